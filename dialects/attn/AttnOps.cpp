@@ -1,0 +1,441 @@
+//===- AttnOps.cpp - attn dialect operations ------------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers reject every malformed op with a message that names the operand
+// and the rule: release MLIR has no asserts, so these checks are what keeps
+// the lowerings safe.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/attn/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+#define GET_OP_CLASSES
+#include "dialects/attn/AttnOps.cpp.inc"
+
+/// Largest static extent of any dim: indices stay far from int64 overflow and
+/// fit the 32-bit grid dimensions of the GPU backend.
+static constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
+/// Largest head dim: the tiled kernels keep a row of Q and of the
+/// accumulator in registers or shared memory.
+static constexpr int64_t kMaxHeadDim = 1024;
+
+//===----------------------------------------------------------------------===//
+// Shared shape rules of attention-like ops
+//===----------------------------------------------------------------------===//
+
+static bool isAttentionElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// Checks rank and that every static dim is in [1, kMaxExtent].
+static LogicalResult verifyTensor(Operation *op, StringRef name,
+                                  RankedTensorType type, int64_t rank,
+                                  StringRef layout) {
+  if (type.getRank() != rank)
+    return op->emitOpError() << "expected " << name << " to have rank " << rank
+                             << " " << layout << ", got rank "
+                             << type.getRank();
+  for (auto [dim, extent] : llvm::enumerate(type.getShape())) {
+    if (ShapedType::isDynamic(extent))
+      continue;
+    if (extent < 1)
+      return op->emitOpError() << name << " dim " << dim << " is " << extent
+                               << "; static dims must be positive";
+    if (extent > kMaxExtent)
+      return op->emitOpError()
+             << name << " dim " << dim << " is " << extent
+             << ", larger than the supported maximum " << kMaxExtent;
+  }
+  return success();
+}
+
+static LogicalResult verifyStaticDim(Operation *op, StringRef name,
+                                     RankedTensorType type, int64_t dim,
+                                     StringRef what) {
+  if (type.isDynamicDim(dim))
+    return op->emitOpError() << "expected the " << what << " of " << name
+                             << " (dim " << dim << ") to be static";
+  return success();
+}
+
+/// Two dims agree when they are equal or either is dynamic.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static std::string dimString(int64_t extent) {
+  return ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
+}
+
+static LogicalResult verifyDimsMatch(Operation *op, StringRef what,
+                                     StringRef nameA, int64_t a, StringRef nameB,
+                                     int64_t b) {
+  if (dimsCompatible(a, b))
+    return success();
+  return op->emitOpError() << "expected " << nameA << " and " << nameB
+                           << " to have the same " << what << ", got " << a
+                           << " and " << b;
+}
+
+/// Rules shared by attn.attention and attn.linear_attention for q [B, Hq, Nq,
+/// D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] and out [B, Hq, Nq, Dv].
+static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
+                                            Value v, Value out) {
+  static constexpr StringLiteral layout = "([batch, heads, seq, head_dim])";
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto kType = cast<RankedTensorType>(k.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  auto outType = cast<RankedTensorType>(out.getType());
+  if (failed(verifyTensor(op, "q", qType, 4, layout)) ||
+      failed(verifyTensor(op, "k", kType, 4, layout)) ||
+      failed(verifyTensor(op, "v", vType, 4, layout)) ||
+      failed(verifyTensor(op, "out", outType, 4, layout)))
+    return failure();
+
+  Type elementType = qType.getElementType();
+  if (!isAttentionElementType(elementType))
+    return op->emitOpError()
+           << "expected q element type to be f32, f16 or bf16, got "
+           << elementType;
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"k", kType},
+                            {"v", vType},
+                            {"out", outType}}) {
+    if (type.getElementType() != elementType)
+      return op->emitOpError()
+             << "expected " << name << " element type " << type.getElementType()
+             << " to match q element type " << elementType;
+  }
+
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", qType},
+                            {"k", kType},
+                            {"v", vType}}) {
+    if (failed(verifyStaticDim(op, name, type, 1, "head count")) ||
+        failed(verifyStaticDim(op, name, type, 3, "head dim")))
+      return failure();
+    if (type.getDimSize(3) > kMaxHeadDim)
+      return op->emitOpError()
+             << "head dim " << type.getDimSize(3) << " of " << name
+             << " exceeds the supported maximum " << kMaxHeadDim;
+  }
+
+  int64_t headsQ = qType.getDimSize(1);
+  int64_t headsKV = kType.getDimSize(1);
+  if (failed(verifyDimsMatch(op, "batch size", "q", qType.getDimSize(0), "k",
+                             kType.getDimSize(0))) ||
+      failed(verifyDimsMatch(op, "batch size", "k", kType.getDimSize(0), "v",
+                             vType.getDimSize(0))) ||
+      failed(verifyDimsMatch(op, "head count", "k", headsKV, "v",
+                             vType.getDimSize(1))) ||
+      failed(verifyDimsMatch(op, "sequence length", "k", kType.getDimSize(2),
+                             "v", vType.getDimSize(2))) ||
+      failed(verifyDimsMatch(op, "head dim", "q", qType.getDimSize(3), "k",
+                             kType.getDimSize(3))))
+    return failure();
+  if (headsQ % headsKV != 0)
+    return op->emitOpError() << "expected the q head count (" << headsQ
+                             << ") to be a multiple of the k/v head count ("
+                             << headsKV << ")";
+
+  SmallVector<int64_t> expectedOut = {qType.getDimSize(0), headsQ,
+                                      qType.getDimSize(2), vType.getDimSize(3)};
+  if (outType.getShape() != ArrayRef<int64_t>(expectedOut))
+    return op->emitOpError()
+           << "expected out shape [" << dimString(expectedOut[0]) << ", "
+           << expectedOut[1] << ", " << dimString(expectedOut[2]) << ", "
+           << expectedOut[3] << "] ([batch, q heads, q seq, v head_dim]), got "
+           << outType;
+  return success();
+}
+
+/// The value of an optional f32 attribute.
+static std::optional<float> getFloat(FloatAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr.getValue().convertToFloat();
+}
+
+static LogicalResult verifyScale(Operation *op, FloatAttr scaleAttr) {
+  std::optional<float> scale = getFloat(scaleAttr);
+  if (scale && (!std::isfinite(*scale) || *scale == 0.0f))
+    return op->emitOpError() << "expected scale to be finite and non-zero, got "
+                             << *scale;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TilesAttr
+//===----------------------------------------------------------------------===//
+
+/// Tiles beyond this stop fitting a block's working set in cache (host) or
+/// shared memory and registers (GPU).
+static constexpr int64_t kMaxTile = 256;
+
+LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t blockM, int64_t blockN) {
+  for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
+                            {"block_n", blockN}}) {
+    if (size < 1 || size > kMaxTile)
+      return emitError() << "expected " << name << " in [1, " << kMaxTile
+                         << "], got " << size;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+float AttentionOp::getEffectiveScale() {
+  if (std::optional<float> scale = getFloat(getScaleAttr()))
+    return *scale;
+  int64_t headDim = getQ().getType().getDimSize(3);
+  return 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+int64_t AttentionOp::getGroupSize() {
+  return getQ().getType().getDimSize(1) / getK().getType().getDimSize(1);
+}
+
+LogicalResult AttentionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyQueryKeyValueOut(op, getQ(), getK(), getV(), getOut())) ||
+      failed(verifyScale(op, getScaleAttr())))
+    return failure();
+
+  RankedTensorType qType = getQ().getType();
+  RankedTensorType lseType = getLse().getType();
+  SmallVector<int64_t> expectedLse(qType.getShape().take_front(3));
+  if (lseType.getShape() != ArrayRef<int64_t>(expectedLse) ||
+      !lseType.getElementType().isF32())
+    return emitOpError() << "expected lse to be an f32 tensor of shape ["
+                         << dimString(expectedLse[0]) << ", " << expectedLse[1]
+                         << ", " << dimString(expectedLse[2])
+                         << "] ([batch, q heads, q seq]), got " << lseType;
+
+  for (auto [name, window] :
+       {std::pair<StringRef, std::optional<int64_t>>{"window_left",
+                                                     getWindowLeft()},
+        {"window_right", getWindowRight()}}) {
+    if (window && *window < 0)
+      return emitOpError() << "expected " << name
+                           << " to be non-negative, got " << *window;
+  }
+  return success();
+}
+
+/// Checks one optional region: its arguments, its yield and that every op in
+/// it is pure (the lowering evaluates it per element, in any order).
+static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
+                                           StringRef name,
+                                           ArrayRef<Type> argTypes,
+                                           StringRef argNames, Type resultType) {
+  if (region.empty())
+    return success();
+  Block &block = region.front();
+  if (block.getArgumentTypes() != TypeRange(argTypes)) {
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "expected the " << name << " region to take ("
+                              << argNames << ") of types (";
+    llvm::interleaveComma(argTypes, diag);
+    diag << "), got (";
+    llvm::interleaveComma(block.getArgumentTypes(), diag);
+    return diag << ")";
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op.emitOpError() << "expected the " << name
+                            << " region to end with attn.yield";
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != resultType)
+    return yield.emitOpError() << "expected the " << name
+                               << " region to yield one " << resultType;
+  WalkResult impure = region.walk([&](Operation *nested) {
+    if (nested == yield.getOperation() || isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    nested->emitOpError() << "is not allowed in the " << name
+                          << " region of attn.attention: region ops must be "
+                             "free of memory effects";
+    return WalkResult::interrupt();
+  });
+  return failure(impure.wasInterrupted());
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  MLIRContext *ctx = getContext();
+  Type index = IndexType::get(ctx);
+  Type f32 = Float32Type::get(ctx);
+  Type i1 = IntegerType::get(ctx, 1);
+  if (failed(verifyAttentionRegion(*this, getMask(), "mask",
+                                   {index, index, index, index},
+                                   "b, h, q_idx, k_idx", i1)))
+    return failure();
+  return verifyAttentionRegion(*this, getScore(), "score",
+                               {f32, index, index, index, index},
+                               "s, b, h, q_idx, k_idx", f32);
+}
+
+namespace {
+
+/// The value a single-block region yields, or null.
+Value getYieldedValue(Region &region) {
+  if (region.empty())
+    return {};
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return {};
+  return yield.getValues().front();
+}
+
+void clearRegion(PatternRewriter &rewriter, Region &region) {
+  while (!region.empty())
+    rewriter.eraseBlock(&region.back());
+}
+
+/// A mask region that always yields true masks nothing.
+struct RemoveTrueMask : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Value allowed = getYieldedValue(op.getMask());
+    if (!allowed || !matchPattern(allowed, m_One()))
+      return rewriter.notifyMatchFailure(op, "mask is not constant true");
+    rewriter.modifyOpInPlace(op, [&] { clearRegion(rewriter, op.getMask()); });
+    return success();
+  }
+};
+
+/// A score region that yields its score argument unchanged is the identity.
+struct RemoveIdentityScore : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Value score = getYieldedValue(op.getScore());
+    if (!score || score != op.getScore().front().getArgument(0))
+      return rewriter.notifyMatchFailure(op, "score is not the identity");
+    rewriter.modifyOpInPlace(op, [&] { clearRegion(rewriter, op.getScore()); });
+    return success();
+  }
+};
+
+/// A mask region that is exactly `k_idx <= q_idx` becomes the `causal`
+/// shorthand, which bounds the key loop without region analysis.
+struct MaskToCausal : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Value allowed = getYieldedValue(op.getMask());
+    auto cmp = allowed ? allowed.getDefiningOp<arith::CmpIOp>() : nullptr;
+    if (!cmp)
+      return rewriter.notifyMatchFailure(op, "mask is not a comparison");
+    Block &block = op.getMask().front();
+    Value qIdx = block.getArgument(2), kIdx = block.getArgument(3);
+    // Indices are non-negative, so signed and unsigned orders agree.
+    arith::CmpIPredicate pred = cmp.getPredicate();
+    bool keyLeQuery =
+        ((pred == arith::CmpIPredicate::sle ||
+          pred == arith::CmpIPredicate::ule) &&
+         cmp.getLhs() == kIdx && cmp.getRhs() == qIdx) ||
+        ((pred == arith::CmpIPredicate::sge ||
+          pred == arith::CmpIPredicate::uge) &&
+         cmp.getLhs() == qIdx && cmp.getRhs() == kIdx);
+    if (!keyLeQuery)
+      return rewriter.notifyMatchFailure(op, "mask is not k_idx <= q_idx");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setCausal(true);
+      clearRegion(rewriter, op.getMask());
+    });
+    return success();
+  }
+};
+
+} // namespace
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<RemoveTrueMask, RemoveIdentityScore, MaskToCausal>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// LinearAttentionOp
+//===----------------------------------------------------------------------===//
+
+/// Upper bound on FAVOR+ random features: the feature matrix lives in the
+/// kernel's shared memory.
+static constexpr int64_t kMaxRandomFeatures = 4096;
+
+LogicalResult LinearAttentionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyQueryKeyValueOut(op, getQ(), getK(), getV(), getOut())))
+    return failure();
+
+  if (getFeatureMap() == FeatureMapKind::Favor) {
+    std::optional<int64_t> numFeatures = getNumFeatures();
+    if (!numFeatures || !getSeed())
+      return emitOpError()
+             << "the favor feature map needs num_features and seed";
+    if (*numFeatures < 1 || *numFeatures > kMaxRandomFeatures)
+      return emitOpError() << "expected num_features in [1, "
+                           << kMaxRandomFeatures << "], got " << *numFeatures;
+  } else if (getNumFeatures() || getSeed()) {
+    return emitOpError() << "num_features and seed apply only to the favor "
+                            "feature map, not "
+                         << stringifyFeatureMapKind(getFeatureMap());
+  }
+
+  int64_t seqQ = getQ().getType().getDimSize(2);
+  int64_t seqK = getK().getType().getDimSize(2);
+  if (getCausal() && !dimsCompatible(seqQ, seqK))
+    return emitOpError() << "causal linear attention needs equal q and k "
+                            "sequence lengths, got "
+                         << seqQ << " and " << seqK;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  RankedTensorType inType = getIn().getType();
+  RankedTensorType outType = getOut().getType();
+  if (inType.getShape() != outType.getShape())
+    return emitOpError() << "expected the result shape to match the input, got "
+                         << inType << " and " << outType;
+  if (!isa<FloatType>(inType.getElementType()))
+    return emitOpError() << "expected a floating-point input, got "
+                         << inType.getElementType();
+  Type to = outType.getElementType();
+  if (!to.isF32() && !to.isF16() && !to.isBF16() &&
+      !isa<Float8E4M3FNType, Float8E5M2Type>(to))
+    return emitOpError() << "expected the result element type to be f32, f16, "
+                            "bf16, f8E4M3FN or f8E5M2, got "
+                         << to;
+  for (int64_t extent : inType.getShape())
+    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
+      return emitOpError() << "dim " << extent
+                           << " is out of range; static dims must be in [1, "
+                           << kMaxExtent << "]";
+  return verifyScale(getOperation(), getScaleAttr());
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  std::optional<float> scale = getFloat(getScaleAttr());
+  bool unitScale = !scale || *scale == 1.0f;
+  if (unitScale && getIn().getType() == getOut().getType())
+    return getIn();
+  return {};
+}

@@ -1,0 +1,196 @@
+//===- AttnOps.td - attn dialect operations ----------------*- tablegen -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTN_ATTNOPS_TD
+#define ATTNC_DIALECTS_ATTN_ATTNOPS_TD
+
+include "dialects/attn/AttnAttrs.td"
+include "dialects/attn/AttnDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// attn.attention
+//===----------------------------------------------------------------------===//
+
+def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove]> {
+  let summary = "softmax attention with optional mask and score regions";
+  let description = [{
+    Computes, for every batch `b`, query head `h`, query row `i`:
+
+    ```
+    s[j]   = score(scale * dot(q[b, h, i], k[b, h / g, j]), b, h, i, j)
+    out[b, h, i] = sum_j softmax(s)[j] * v[b, h / g, j]   over allowed j
+    lse[b, h, i] = log(sum_j exp(s[j]))                    over allowed j
+    ```
+
+    with `g = Hq / Hkv` (multi-head when `g = 1`, grouped-query when `g > 1`,
+    multi-query when `Hkv = 1`). Shapes: `q` is `[B, Hq, Nq, D]`, `k` is
+    `[B, Hkv, Nk, D]`, `v` is `[B, Hkv, Nk, Dv]`, `out` is `[B, Hq, Nq, Dv]`
+    with the element type of `q`, and `lse` is `[B, Hq, Nq]` in f32. A row with
+    no allowed key gets `out = 0` and `lse = -inf`.
+
+    `scale` defaults to `1 / sqrt(D)`. Key `j` is allowed for row `i` when all
+    of these hold:
+    - `causal` is absent, or `j <= i`;
+    - `window_left` is absent, or `i - j <= window_left`;
+    - `window_right` is absent, or `j - i <= window_right`;
+    - the `mask` region is absent, or yields true for `(b, h, i, j)`.
+
+    Indices are raw positions (top-left aligned when `Nq != Nk`). The shorthand
+    attributes mean exactly the mask regions they abbreviate; they exist so the
+    compiler can bound the key loop without analysing a region.
+
+    The `mask` region (FlexAttention's `mask_mod`) takes `(b, h, q_idx, k_idx)`
+    as `index` values and yields an `i1`. The `score` region (`score_mod`) takes
+    the scaled score as `f32` followed by the same four indices and yields the
+    `f32` score that enters the softmax. Both are pure, single-block and
+    isolated from above.
+
+    `tiles` pins the kernel's tile sizes (see `#attn.tiles`).
+
+    Example (ALiBi on top of a causal mask, grouped-query with 4 query heads
+    per key head):
+
+    ```mlir
+    %out, %lse = attn.attention %q, %k, %v {causal}
+        : tensor<?x16x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+        -> tensor<?x16x?x128xbf16>, tensor<?x16x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %d = arith.subi %qi, %ki : index
+        %di = arith.index_cast %d : index to i64
+        %df = arith.sitofp %di : i64 to f32
+        %slope = arith.constant 0.0625 : f32
+        %bias = arith.mulf %df, %slope : f32
+        %r = arith.subf %s, %bias : f32
+        attn.yield %r : f32
+      }
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                       AnyRankedTensor:$v,
+                       OptionalAttr<F32Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window_left,
+                       OptionalAttr<I64Attr>:$window_right,
+                       OptionalAttr<Attn_TilesAttr>:$tiles);
+  let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
+  let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score);
+
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v)
+    `->` type($out) `,` type($lse) (`mask` $mask^)? (`score` $score^)?
+  }];
+
+  let extraClassDeclaration = [{
+    /// The softmax scale: the `scale` attribute, or 1/sqrt(D).
+    float getEffectiveScale();
+    /// The number of query heads that share one key/value head.
+    int64_t getGroupSize();
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.linear_attention
+//===----------------------------------------------------------------------===//
+
+def Attn_LinearAttentionOp : Attn_Op<"linear_attention", [Pure]> {
+  let summary = "linear attention with a fused kernel feature map";
+  let description = [{
+    Computes `out[b, h, i] = phi(q_i) · S / (phi(q_i) · z)` with
+    `S = sum_j phi(k_j)ᵀ v_j` and `z = sum_j phi(k_j)`, the sums running over
+    every key, or over `j <= i` when `causal` is set. Shapes are those of
+    `attn.attention` (`q` is `[B, Hq, Nq, D]`, `k` is `[B, Hkv, Nk, D]`, `v` is
+    `[B, Hkv, Nk, Dv]`, `out` is `[B, Hq, Nq, Dv]`); causal needs `Nq = Nk`.
+
+    Feature maps `phi`:
+    - `elu1`: `elu(x) + 1`;
+    - `relu`: `max(x, 0)`;
+    - `favor`: FAVOR+ positive random features with `num_features` features
+      drawn from `seed`; both attributes are required for `favor` and absent
+      otherwise.
+
+    Example:
+
+    ```mlir
+    %out = attn.linear_attention elu1 %q, %k, %v {causal}
+        : tensor<2x8x1024x64xf32>, tensor<2x8x1024x64xf32>,
+          tensor<2x8x1024x64xf32> -> tensor<2x8x1024x64xf32>
+    ```
+  }];
+
+  let arguments = (ins Attn_FeatureMapKindAttr:$feature_map,
+                       AnyRankedTensor:$q, AnyRankedTensor:$k,
+                       AnyRankedTensor:$v,
+                       UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$num_features,
+                       OptionalAttr<I64Attr>:$seed);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $feature_map $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,`
+    type($v) `->` type($out)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.cast
+//===----------------------------------------------------------------------===//
+
+def Attn_CastOp : Attn_Op<"cast", [Pure]> {
+  let summary = "element type conversion with an optional scale";
+  let description = [{
+    Converts every element to the result element type after multiplying it by
+    `scale` (default 1): `out = convert(in * scale)`, rounding to nearest
+    even. The result type may be f32, f16, bf16, or the fp8 types `f8E4M3FN`
+    and `f8E5M2` (fp8 is accepted here and lowered by a later stage).
+
+    Example (loss scaling before a bf16 cast):
+
+    ```mlir
+    %y = attn.cast %x {scale = 1024.0 : f32} : tensor<8x128xf32> to tensor<8x128xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$in, OptionalAttr<F32Attr>:$scale);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $in attr-dict `:` type($in) `to` type($out)
+  }];
+
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.yield
+//===----------------------------------------------------------------------===//
+
+def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
+                                     HasParent<"AttentionOp">]> {
+  let summary = "yields the value of a mask or score region";
+  let description = [{
+    Terminates a region of `attn.attention`: an `i1` in a mask region, an
+    `f32` in a score region.
+
+    ```mlir
+    attn.yield %allowed : i1
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // ATTNC_DIALECTS_ATTN_ATTNOPS_TD

@@ -1,0 +1,200 @@
+//===- attnc.cpp - The attnc compiler driver ------------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attnc INPUT.mlir -o OUTPUT [--target=host|sm_90a]
+//       [--emit=package|mlir|tiled|llvm]
+//
+// Every failure is a located diagnostic (or `attnc: error: ...` for I/O) and
+// exit code 1; the output file is written only once everything succeeded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/Host/HostLibrary.h"
+#include "compiler/Target/Package/PackageBuilder.h"
+#include "lib/package/Package.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+namespace pkg = attnc::pkg;
+
+namespace {
+
+enum class Emit { Package, Mlir, Tiled, Llvm };
+enum class Target { Host, Sm90a };
+
+llvm::cl::OptionCategory attncCategory("attnc options");
+
+llvm::cl::opt<std::string> inputPath(llvm::cl::Positional,
+                                     llvm::cl::desc("<input .mlir, or - for stdin>"),
+                                     llvm::cl::init("-"),
+                                     llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<std::string> outputPath("o", llvm::cl::desc("Output file (- for stdout)"),
+                                      llvm::cl::value_desc("path"),
+                                      llvm::cl::init("-"),
+                                      llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<Target> target(
+    "target", llvm::cl::desc("Code generation target"),
+    llvm::cl::values(clEnumValN(Target::Host, "host", "the host CPU"),
+                     clEnumValN(Target::Sm90a, "sm_90a",
+                                "NVIDIA Hopper (H100, H200)")),
+    llvm::cl::init(Target::Host), llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<Emit> emit(
+    "emit", llvm::cl::desc("What to write"),
+    llvm::cl::values(
+        clEnumValN(Emit::Package, "package",
+                   "a package the runtime loads (.attnpkg, the default)"),
+        clEnumValN(Emit::Mlir, "mlir", "the verified, canonicalized attn module"),
+        clEnumValN(Emit::Tiled, "tiled", "the tiled kernels (scf/memref)"),
+        clEnumValN(Emit::Llvm, "llvm", "the optimized LLVM IR of host kernels")),
+    llvm::cl::init(Emit::Package), llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<std::string> hostCpu(
+    "host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
+    llvm::cl::init(attnc::HostLibraryOptions().cpu), llvm::cl::cat(attncCategory));
+
+int reportIoError(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "attnc") << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "attnc " << ATTNC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  llvm::cl::HideUnrelatedOptions(attncCategory);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "attnc: compile attn dialect modules into attention kernels\n");
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputPath, &errorMessage);
+  if (!input)
+    return reportIoError(errorMessage);
+
+  DialectRegistry registry;
+  attnc::registerAttncDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto runPipeline = [&](auto build) {
+    PassManager pm(&context);
+    build(pm);
+    return pm.run(*module);
+  };
+  if (failed(runPipeline([](OpPassManager &pm) { attnc::buildFrontendPipeline(pm); })))
+    return 1;
+
+  std::string targetName = target == Target::Host ? "host" : "sm_90a";
+  std::vector<pkg::Function> functions;
+  if (emit != Emit::Mlir) {
+    if (failed(runPipeline([&](OpPassManager &pm) {
+          attnc::buildSelectTilesPipeline(pm, targetName);
+        })))
+      return 1;
+    if (emit == Emit::Package) {
+      FailureOr<std::vector<pkg::Function>> described =
+          attnc::describePackageFunctions(*module, targetName, "host");
+      if (failed(described))
+        return 1;
+      functions = std::move(*described);
+    }
+    if (failed(runPipeline([](OpPassManager &pm) { attnc::buildTilePipeline(pm); })))
+      return 1;
+  }
+  if (emit == Emit::Llvm || emit == Emit::Package) {
+    if (target != Target::Host)
+      return reportIoError("code generation for --target=" + targetName +
+                           " is not implemented yet; use --target=host");
+    if (failed(runPipeline(
+            [](OpPassManager &pm) { attnc::buildHostToLLVMPipeline(pm); })))
+      return 1;
+  }
+
+  attnc::HostLibraryOptions hostOptions;
+  hostOptions.cpu = hostCpu;
+  std::string text;
+  std::vector<uint8_t> bytes;
+  switch (emit) {
+  case Emit::Mlir:
+  case Emit::Tiled: {
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    break;
+  }
+  case Emit::Llvm: {
+    llvm::raw_string_ostream os(text);
+    if (failed(attnc::printHostLLVMIR(*module, hostOptions, os)))
+      return 1;
+    break;
+  }
+  case Emit::Package: {
+    FailureOr<std::vector<uint8_t>> library =
+        attnc::buildHostLibrary(*module, hostOptions);
+    if (failed(library))
+      return 1;
+    pkg::Package package;
+    package.producer = std::string("attnc ") + ATTNC_VERSION;
+    package.functions = std::move(functions);
+    package.blobs.push_back({"host", "host-so", std::move(*library)});
+    if (outputPath != "-") {
+      attnc::Status written = pkg::writeFile(package, outputPath);
+      if (!written)
+        return reportIoError(written.message());
+      return 0;
+    }
+    if (llvm::sys::Process::StandardOutIsDisplayed())
+      return reportIoError("refusing to write a binary package to the "
+                           "terminal; give an output file with -o");
+    attnc::StatusOr<std::vector<uint8_t>> encoded = pkg::serialize(package);
+    if (!encoded)
+      return reportIoError(encoded.status().message());
+    bytes = std::move(*encoded);
+    break;
+  }
+  }
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputPath, &errorMessage);
+  if (!output)
+    return reportIoError(errorMessage);
+  output->os() << text;
+  output->os().write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  output->os().flush();
+  if (output->os().has_error()) {
+    output->os().clear_error();
+    return reportIoError("cannot write '" + outputPath + "'");
+  }
+  output->keep();
+  return 0;
+}
