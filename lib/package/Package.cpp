@@ -1,0 +1,1050 @@
+//===- Package.cpp - Package verification, JSON manifest and file format --===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// nlohmann/json reports errors by throwing; every public function here
+// catches them, so callers built without exceptions only ever see a Status.
+//
+// Manifest conventions beyond the comments in Package.h:
+//  - A field whose C++ member is std::optional may be omitted ("attention",
+//    "window_left", "window_right", "mask", "score"), as may a region op's
+//    "predicate" and "value" and a grid term's "ceildiv"; every other field
+//    is required, and a field the schema does not know is an error (a typo in
+//    an optional field would otherwise change the semantics silently).
+//  - A float ("scale", an op's "value") is a JSON number or one of the
+//    strings "inf", "-inf", "nan", which JSON numbers cannot express.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/package/Package.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <set>
+#include <system_error>
+#include <unistd.h>
+
+namespace attnc::pkg {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+//===----------------------------------------------------------------------===//
+// Small helpers
+//===----------------------------------------------------------------------===//
+
+std::string fieldPath(const std::string &base, const std::string &key) {
+  return base.empty() ? key : base + "." + key;
+}
+
+std::string indexPath(const std::string &base, size_t index) {
+  return base + "[" + std::to_string(index) + "]";
+}
+
+/// An error about the field at `path`.
+Status fieldError(const std::string &path, const std::string &message) {
+  return Status::error(path + ": " + message);
+}
+
+std::string inQuotes(const std::string &s) { return "\"" + s + "\""; }
+
+std::string hex64(uint64_t value) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4)
+    text[i] = digits[value & 0xf];
+  return text;
+}
+
+std::optional<uint64_t> parseHex64(const std::string &text) {
+  if (text.size() != 16)
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    int digit;
+    if (c >= '0' && c <= '9')
+      digit = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      digit = c - 'A' + 10;
+    else
+      return std::nullopt;
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  return value;
+}
+
+std::string errnoMessage(int error) {
+  return std::generic_category().message(error);
+}
+
+void putLE(std::vector<uint8_t> &out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out.push_back(static_cast<uint8_t>(value >> (8 * i)));
+}
+
+uint64_t getLE(const uint8_t *data, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i)
+    value |= static_cast<uint64_t>(data[i]) << (8 * i);
+  return value;
+}
+
+/// Runs `fn`, turning any exception into an error status with `context`.
+template <typename Fn>
+auto noThrow(const std::string &context, Fn &&fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::exception &e) {
+    return Status::error(context + ": internal error: " + e.what());
+  } catch (...) {
+    return Status::error(context + ": internal error: unknown exception");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+/// Checks that `name` is non-empty and not yet in `seen`, then adds it.
+Status checkUniqueName(const std::string &name, const std::string &path,
+                       const char *what, std::set<std::string> &seen) {
+  if (name.empty())
+    return fieldError(path, std::string(what) + " name must not be empty");
+  if (!seen.insert(name).second)
+    return fieldError(path, "duplicate " + std::string(what) + " name " +
+                                inQuotes(name));
+  return Status::ok();
+}
+
+Status checkNonEmpty(const std::string &value, const std::string &path) {
+  return value.empty() ? fieldError(path, "must not be empty") : Status::ok();
+}
+
+Status verifyTensor(const TensorSig &tensor, const std::string &path,
+                    std::set<std::string> &names,
+                    std::set<std::string> &symbols) {
+  if (Status s = checkUniqueName(tensor.name, fieldPath(path, "name"), "tensor",
+                                 names);
+      !s)
+    return s;
+  for (size_t i = 0; i < tensor.shape.size(); ++i) {
+    const Dim &dim = tensor.shape[i];
+    if (!dim.isStatic())
+      symbols.insert(dim.symbol);
+    else if (dim.extent < 0)
+      return fieldError(indexPath(fieldPath(path, "shape"), i),
+                        "static extent must be >= 0, got " +
+                            std::to_string(dim.extent));
+  }
+  return Status::ok();
+}
+
+Status verifyGridTerm(const GridTerm &term, const std::string &path,
+                      const std::set<std::string> &symbols) {
+  if (term.symbol.empty()) {
+    if (term.constant <= 0)
+      return fieldError(path, "constant grid factor must be positive, got " +
+                                  std::to_string(term.constant));
+    return Status::ok();
+  }
+  if (term.constant != 1)
+    return fieldError(
+        path, "a symbolic grid factor cannot also have a constant (got " +
+                  std::to_string(term.constant) + ")");
+  if (term.divisor <= 0)
+    return fieldError(fieldPath(path, "ceildiv"),
+                      "divisor must be positive, got " +
+                          std::to_string(term.divisor));
+  if (!symbols.count(term.symbol))
+    return fieldError(fieldPath(path, "sym"),
+                      "symbol " + inQuotes(term.symbol) +
+                          " is not defined by any tensor of the function");
+  return Status::ok();
+}
+
+Status verifyKernel(const Kernel &kernel, const std::string &path,
+                    const Package &package,
+                    const std::set<std::string> &symbols,
+                    std::set<std::string> &targets) {
+  if (Status s = checkUniqueName(kernel.target, fieldPath(path, "target"),
+                                 "kernel target", targets);
+      !s)
+    return s;
+  if (!package.findBlob(kernel.blob))
+    return fieldError(fieldPath(path, "blob"),
+                      "no blob named " + inQuotes(kernel.blob));
+  if (Status s = checkNonEmpty(kernel.entry, fieldPath(path, "entry")); !s)
+    return s;
+  std::string gridPath = fieldPath(path, "grid");
+  if (kernel.grid.size() > 3)
+    return fieldError(gridPath, "at most 3 dimensions, got " +
+                                    std::to_string(kernel.grid.size()));
+  for (size_t d = 0; d < kernel.grid.size(); ++d)
+    for (size_t t = 0; t < kernel.grid[d].size(); ++t)
+      if (Status s = verifyGridTerm(
+              kernel.grid[d][t], indexPath(indexPath(gridPath, d), t), symbols);
+          !s)
+        return s;
+  for (size_t i = 0; i < 3; ++i)
+    if (kernel.block[i] <= 0)
+      return fieldError(indexPath(fieldPath(path, "block"), i),
+                        "must be positive, got " +
+                            std::to_string(kernel.block[i]));
+  if (kernel.dynamicSharedMemoryBytes < 0)
+    return fieldError(fieldPath(path, "dynamic_shared_memory_bytes"),
+                      "must be >= 0, got " +
+                          std::to_string(kernel.dynamicSharedMemoryBytes));
+  return Status::ok();
+}
+
+/// Checks one optional region of an attention spec: its arity, then its
+/// structure.
+Status verifyAttentionRegion(const std::optional<Region> &region,
+                             const std::string &path, int64_t numArgs,
+                             const char *args) {
+  if (!region)
+    return Status::ok();
+  if (region->numArgs != numArgs)
+    return fieldError(fieldPath(path, "num_args"),
+                      "expected " + std::to_string(numArgs) + " (" + args +
+                          "), got " + std::to_string(region->numArgs));
+  return verifyRegion(*region).withContext(path);
+}
+
+Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
+  if (!std::isfinite(spec.scale))
+    return fieldError(fieldPath(path, "scale"), "must be finite");
+  if (Status s = verifyAttentionRegion(spec.mask, fieldPath(path, "mask"), 4,
+                                       "b, h, q_idx, k_idx");
+      !s)
+    return s;
+  return verifyAttentionRegion(spec.score, fieldPath(path, "score"), 5,
+                               "s, b, h, q_idx, k_idx");
+}
+
+Status verifyFunction(const Function &function, const std::string &path,
+                      const Package &package) {
+  std::set<std::string> tensorNames, symbols;
+  for (auto [list, tensors] : {std::pair{"inputs", &function.inputs},
+                               std::pair{"outputs", &function.outputs}})
+    for (size_t i = 0; i < tensors->size(); ++i)
+      if (Status s =
+              verifyTensor((*tensors)[i], indexPath(fieldPath(path, list), i),
+                           tensorNames, symbols);
+          !s)
+        return s;
+  std::set<std::string> targets;
+  for (size_t i = 0; i < function.kernels.size(); ++i)
+    if (Status s = verifyKernel(function.kernels[i],
+                                indexPath(fieldPath(path, "kernels"), i),
+                                package, symbols, targets);
+        !s)
+      return s;
+  if (function.attention)
+    return verifyAttention(*function.attention, fieldPath(path, "attention"));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// JSON encoding
+//===----------------------------------------------------------------------===//
+
+/// Integral values within int64 are written as integers; the rest as JSON
+/// numbers, or as "inf" / "-inf" / "nan".
+Json encodeNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  if (value == std::trunc(value) && std::fabs(value) < 0x1p63)
+    return static_cast<int64_t>(value);
+  return value;
+}
+
+Json encode(const TensorSig &tensor) {
+  Json shape = Json::array();
+  for (const Dim &dim : tensor.shape)
+    shape.push_back(dim.isStatic() ? Json(dim.extent) : Json(dim.symbol));
+  return {{"name", tensor.name},
+          {"dtype", std::string(dtypeName(tensor.dtype))},
+          {"shape", shape}};
+}
+
+Json encode(const GridTerm &term) {
+  if (term.symbol.empty())
+    return term.constant;
+  Json json = {{"sym", term.symbol}};
+  if (term.divisor != 1)
+    json["ceildiv"] = term.divisor;
+  return json;
+}
+
+Json encode(const Kernel &kernel) {
+  Json grid = Json::array();
+  for (const std::vector<GridTerm> &dim : kernel.grid) {
+    Json terms = Json::array();
+    for (const GridTerm &term : dim)
+      terms.push_back(encode(term));
+    grid.push_back(terms);
+  }
+  return {{"target", kernel.target},
+          {"blob", kernel.blob},
+          {"entry", kernel.entry},
+          {"grid", grid},
+          {"block", {kernel.block[0], kernel.block[1], kernel.block[2]}},
+          {"dynamic_shared_memory_bytes", kernel.dynamicSharedMemoryBytes},
+          {"config", kernel.config},
+          {"resources", kernel.resources}};
+}
+
+Json encode(const Region &region) {
+  Json ops = Json::array();
+  for (const RegionOp &op : region.ops) {
+    Json json = {
+        {"name", op.name}, {"operands", op.operands}, {"type", op.type}};
+    if (!op.predicate.empty())
+      json["predicate"] = op.predicate;
+    if (op.value != 0 || op.name == "arith.constant")
+      json["value"] = encodeNumber(op.value);
+    ops.push_back(json);
+  }
+  return {{"num_args", region.numArgs}, {"ops", ops}, {"yield", region.yield}};
+}
+
+Json encode(const AttentionSpec &spec) {
+  Json json = {{"kind", "attention"},
+               {"scale", encodeNumber(spec.scale)},
+               {"causal", spec.causal}};
+  if (spec.windowLeft)
+    json["window_left"] = *spec.windowLeft;
+  if (spec.windowRight)
+    json["window_right"] = *spec.windowRight;
+  if (spec.mask)
+    json["mask"] = encode(*spec.mask);
+  if (spec.score)
+    json["score"] = encode(*spec.score);
+  return json;
+}
+
+Json encode(const Function &function) {
+  Json inputs = Json::array(), outputs = Json::array(), kernels = Json::array();
+  for (const TensorSig &tensor : function.inputs)
+    inputs.push_back(encode(tensor));
+  for (const TensorSig &tensor : function.outputs)
+    outputs.push_back(encode(tensor));
+  for (const Kernel &kernel : function.kernels)
+    kernels.push_back(encode(kernel));
+  Json json = {{"name", function.name},
+               {"inputs", inputs},
+               {"outputs", outputs},
+               {"kernels", kernels}};
+  if (function.attention)
+    json["attention"] = encode(*function.attention);
+  return json;
+}
+
+/// The manifest of `package` with its blobs laid out back to back, in order,
+/// from the start of the blob section.
+Json encodeManifest(const Package &package) {
+  Json functions = Json::array(), blobs = Json::array();
+  for (const Function &function : package.functions)
+    functions.push_back(encode(function));
+  uint64_t offset = 0;
+  for (const Blob &blob : package.blobs) {
+    blobs.push_back(
+        {{"name", blob.name},
+         {"kind", blob.kind},
+         {"offset", offset},
+         {"size", blob.data.size()},
+         {"fnv1a64", hex64(fnv1a64(blob.data.data(), blob.data.size()))}});
+    offset += blob.data.size();
+  }
+  return {{"schema_version", package.schemaVersion},
+          {"producer", package.producer},
+          {"functions", functions},
+          {"blobs", blobs}};
+}
+
+std::string dumpManifest(const Package &package,
+                         Json::error_handler_t onBadUtf8) {
+  return encodeManifest(package).dump(2, ' ', false, onBadUtf8);
+}
+
+//===----------------------------------------------------------------------===//
+// JSON decoding
+//===----------------------------------------------------------------------===//
+
+/// A blob as the manifest describes it, before its bytes are looked up.
+struct BlobEntry {
+  std::string name;
+  std::string kind;
+  int64_t offset = 0;
+  int64_t size = 0;
+  std::string checksum;
+};
+
+// Every decoder checks the JSON type of `json` and names `path` in its
+// errors. They are declared up front so the container templates below can
+// use them.
+Status decode(const Json &json, const std::string &path, int64_t &out);
+Status decode(const Json &json, const std::string &path, bool &out);
+Status decode(const Json &json, const std::string &path, double &out);
+Status decode(const Json &json, const std::string &path, std::string &out);
+Status decode(const Json &json, const std::string &path, DType &out);
+Status decode(const Json &json, const std::string &path, Dim &out);
+Status decode(const Json &json, const std::string &path, TensorSig &out);
+Status decode(const Json &json, const std::string &path, GridTerm &out);
+Status decode(const Json &json, const std::string &path, Kernel &out);
+Status decode(const Json &json, const std::string &path, RegionOp &out);
+Status decode(const Json &json, const std::string &path, Region &out);
+Status decode(const Json &json, const std::string &path, AttentionSpec &out);
+Status decode(const Json &json, const std::string &path, Function &out);
+Status decode(const Json &json, const std::string &path, BlobEntry &out);
+
+Status typeError(const Json &json, const std::string &path,
+                 const char *expected) {
+  return fieldError(path, std::string("expected ") + expected + ", got " +
+                              json.type_name());
+}
+
+template <typename T>
+Status decode(const Json &json, const std::string &path, std::vector<T> &out) {
+  if (!json.is_array())
+    return typeError(json, path, "an array");
+  out.resize(json.size());
+  for (size_t i = 0; i < json.size(); ++i)
+    if (Status s = decode(json[i], indexPath(path, i), out[i]); !s)
+      return s;
+  return Status::ok();
+}
+
+template <typename T>
+Status decode(const Json &json, const std::string &path,
+              std::map<std::string, T> &out) {
+  if (!json.is_object())
+    return typeError(json, path, "an object");
+  for (const auto &[key, value] : json.items())
+    if (Status s = decode(value, fieldPath(path, key), out[key]); !s)
+      return s;
+  return Status::ok();
+}
+
+template <typename T>
+Status decode(const Json &json, const std::string &path,
+              std::optional<T> &out) {
+  return decode(json, path, out.emplace());
+}
+
+/// Hands out the fields of one JSON object and rejects the ones nobody asked
+/// for.
+class ObjectReader {
+public:
+  ObjectReader(const Json &object, std::string path)
+      : object(object), path(std::move(path)) {}
+
+  template <typename T> Status required(const char *key, T &out) {
+    const Json *value = take(key);
+    if (!value)
+      return fieldError(fieldPath(path, key), "missing required field");
+    return decode(*value, fieldPath(path, key), out);
+  }
+
+  /// Leaves `out` as it is when the field is absent.
+  template <typename T> Status optional(const char *key, T &out) {
+    const Json *value = take(key);
+    return value ? decode(*value, fieldPath(path, key), out) : Status::ok();
+  }
+
+  /// Fails on the first field no accessor consumed.
+  Status finish() const {
+    for (const auto &[key, value] : object.items())
+      if (!consumed.count(key))
+        return fieldError(fieldPath(path, key), "unknown field");
+    return Status::ok();
+  }
+
+private:
+  const Json *take(const char *key) {
+    auto it = object.find(key);
+    if (it == object.end())
+      return nullptr;
+    consumed.insert(key);
+    return &*it;
+  }
+
+  const Json &object;
+  std::string path;
+  std::set<std::string> consumed;
+};
+
+/// Decodes an object field by field: `fields(reader)` reads them, then
+/// unknown fields are rejected.
+template <typename Fn>
+Status decodeObject(const Json &json, const std::string &path, Fn &&fields) {
+  if (!json.is_object())
+    return typeError(json, path, "an object");
+  ObjectReader reader(json, path);
+  if (Status s = fields(reader); !s)
+    return s;
+  return reader.finish();
+}
+
+/// Runs status-returning steps in order and stops at the first error.
+template <typename... Steps> Status all(Steps &&...steps) {
+  Status result = Status::ok();
+  ((result.isOk() ? (void)(result = steps()) : (void)0), ...);
+  return result;
+}
+
+Status decode(const Json &json, const std::string &path, int64_t &out) {
+  if (!json.is_number_integer())
+    return typeError(json, path, "an integer");
+  if (json.is_number_unsigned() &&
+      json.get<uint64_t>() >
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return fieldError(path, "integer out of range");
+  out = json.get<int64_t>();
+  return Status::ok();
+}
+
+Status decode(const Json &json, const std::string &path, bool &out) {
+  if (!json.is_boolean())
+    return typeError(json, path, "a boolean");
+  out = json.get<bool>();
+  return Status::ok();
+}
+
+Status decode(const Json &json, const std::string &path, double &out) {
+  if (json.is_number()) {
+    out = json.get<double>();
+    return Status::ok();
+  }
+  if (json.is_string()) {
+    const std::string &text = json.get_ref<const std::string &>();
+    if (text == "inf" || text == "-inf" || text == "nan") {
+      out = text == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                          : (text == "inf" ? 1.0 : -1.0) *
+                                std::numeric_limits<double>::infinity();
+      return Status::ok();
+    }
+  }
+  return typeError(json, path, "a number (or \"inf\", \"-inf\", \"nan\")");
+}
+
+Status decode(const Json &json, const std::string &path, std::string &out) {
+  if (!json.is_string())
+    return typeError(json, path, "a string");
+  out = json.get<std::string>();
+  return Status::ok();
+}
+
+Status decode(const Json &json, const std::string &path, DType &out) {
+  std::string name;
+  if (Status s = decode(json, path, name); !s)
+    return s;
+  std::optional<DType> type = parseDType(name);
+  if (!type)
+    return fieldError(path, "unknown dtype " + inQuotes(name));
+  out = *type;
+  return Status::ok();
+}
+
+Status decode(const Json &json, const std::string &path, Dim &out) {
+  if (json.is_number_integer()) {
+    out = Dim::fixed(0);
+    return decode(json, path, out.extent);
+  }
+  if (!json.is_string())
+    return typeError(json, path, "an integer or a symbol name");
+  out = Dim::named(json.get<std::string>());
+  return out.symbol.empty() ? fieldError(path, "symbol name must not be empty")
+                            : Status::ok();
+}
+
+Status decode(const Json &json, const std::string &path, TensorSig &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("dtype", out.dtype); },
+               [&] { return r.required("shape", out.shape); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, GridTerm &out) {
+  out = GridTerm();
+  if (json.is_number_integer())
+    return decode(json, path, out.constant);
+  if (!json.is_object())
+    return typeError(json, path,
+                     "an integer or {\"sym\": ..., \"ceildiv\": ...}");
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("sym", out.symbol); },
+               [&] { return r.optional("ceildiv", out.divisor); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, Kernel &out) {
+  std::vector<int64_t> block;
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("target", out.target); },
+               [&] { return r.required("blob", out.blob); },
+               [&] { return r.required("entry", out.entry); },
+               [&] { return r.required("grid", out.grid); },
+               [&] { return r.required("block", block); },
+               [&] {
+                 if (block.size() != 3)
+                   return fieldError(fieldPath(path, "block"),
+                                     "expected 3 extents, got " +
+                                         std::to_string(block.size()));
+                 std::copy(block.begin(), block.end(), out.block);
+                 return Status::ok();
+               },
+               [&] {
+                 return r.required("dynamic_shared_memory_bytes",
+                                   out.dynamicSharedMemoryBytes);
+               },
+               [&] { return r.required("config", out.config); },
+               [&] { return r.required("resources", out.resources); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, RegionOp &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("operands", out.operands); },
+               [&] { return r.required("type", out.type); },
+               [&] { return r.optional("predicate", out.predicate); },
+               [&] { return r.optional("value", out.value); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, Region &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("num_args", out.numArgs); },
+               [&] { return r.required("ops", out.ops); },
+               [&] { return r.required("yield", out.yield); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, AttentionSpec &out) {
+  std::string kind;
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("kind", kind); },
+               [&] {
+                 return kind == "attention"
+                            ? Status::ok()
+                            : fieldError(fieldPath(path, "kind"),
+                                         "expected \"attention\", got " +
+                                             inQuotes(kind));
+               },
+               [&] { return r.required("scale", out.scale); },
+               [&] { return r.required("causal", out.causal); },
+               [&] { return r.optional("window_left", out.windowLeft); },
+               [&] { return r.optional("window_right", out.windowRight); },
+               [&] { return r.optional("mask", out.mask); },
+               [&] { return r.optional("score", out.score); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, Function &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("inputs", out.inputs); },
+               [&] { return r.required("outputs", out.outputs); },
+               [&] { return r.required("kernels", out.kernels); },
+               [&] { return r.optional("attention", out.attention); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, BlobEntry &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("kind", out.kind); },
+               [&] { return r.required("offset", out.offset); },
+               [&] { return r.required("size", out.size); },
+               [&] { return r.required("fnv1a64", out.checksum); });
+  });
+}
+
+const char *const kInvalidManifest = "invalid manifest";
+
+Status manifestError(const std::string &path, const std::string &message) {
+  return fieldError(path, message).withContext(kInvalidManifest);
+}
+
+/// Copies each blob's bytes out of the blob section after checking its range
+/// and checksum. Range errors are manifest errors; a checksum mismatch means
+/// the data is corrupted.
+Status resolveBlobs(const std::vector<BlobEntry> &entries,
+                    const uint8_t *section, uint64_t sectionSize,
+                    std::vector<Blob> &blobs) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const BlobEntry &entry = entries[i];
+    std::string path = indexPath("blobs", i);
+    std::optional<uint64_t> expected = parseHex64(entry.checksum);
+    if (!expected)
+      return manifestError(fieldPath(path, "fnv1a64"),
+                           "expected 16 hex digits, got " +
+                               inQuotes(entry.checksum));
+    if (entry.offset < 0 || entry.size < 0)
+      return manifestError(path, "offset and size must be >= 0");
+    uint64_t offset = static_cast<uint64_t>(entry.offset),
+             size = static_cast<uint64_t>(entry.size);
+    if (offset > sectionSize || size > sectionSize - offset)
+      return manifestError(path, "offset " + std::to_string(offset) +
+                                     " + size " + std::to_string(size) +
+                                     " lies outside the blob section (" +
+                                     std::to_string(sectionSize) + " bytes)");
+    uint64_t actual = fnv1a64(section + offset, size);
+    if (actual != *expected)
+      return Status::error("corrupted: blob " + inQuotes(entry.name) +
+                           " checksum mismatch (manifest says " +
+                           entry.checksum + ", data hashes to " +
+                           hex64(actual) + ")");
+    blobs.push_back(
+        Blob{entry.name, entry.kind,
+             std::vector<uint8_t>(section + offset, section + offset + size)});
+  }
+  return Status::ok();
+}
+
+/// Decodes the manifest text; the schema version is checked before anything
+/// else, since another version may lay out every other field differently.
+StatusOr<Package> decodeManifest(const uint8_t *text, size_t size,
+                                 const uint8_t *section, uint64_t sectionSize) {
+  Json json;
+  try {
+    json = Json::parse(text, text + size);
+  } catch (const Json::parse_error &e) {
+    return Status::error(std::string("manifest is not valid JSON: ") +
+                         e.what());
+  }
+  if (!json.is_object())
+    return Status::error(
+        std::string("invalid manifest: expected a JSON object, got ") +
+        json.type_name());
+  Package package;
+  std::vector<BlobEntry> blobs;
+  Status status = decodeObject(json, "", [&](ObjectReader &r) {
+    return all(
+        [&] { return r.required("schema_version", package.schemaVersion); },
+        [&] {
+          if (package.schemaVersion == kSchemaVersion)
+            return Status::ok();
+          return fieldError("schema_version",
+                            "manifest schema version " +
+                                std::to_string(package.schemaVersion) +
+                                " is not supported (this build reads version " +
+                                std::to_string(kSchemaVersion) + ")");
+        },
+        [&] { return r.required("producer", package.producer); },
+        [&] { return r.required("functions", package.functions); },
+        [&] { return r.required("blobs", blobs); });
+  });
+  status = status.withContext(kInvalidManifest);
+  if (status)
+    status = resolveBlobs(blobs, section, sectionSize, package.blobs);
+  if (status)
+    status = verify(package).withContext(kInvalidManifest);
+  if (!status)
+    return status;
+  return package;
+}
+
+StatusOr<Package> parseBytes(const uint8_t *data, size_t size) {
+  if (size > 0 &&
+      std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0)
+    return Status::error("not an attnc package (bad magic)");
+  if (size < kHeaderSize)
+    return Status::error("truncated: header needs " +
+                         std::to_string(kHeaderSize) + " bytes, file has " +
+                         std::to_string(size));
+  uint32_t version = static_cast<uint32_t>(getLE(data + 8, 4));
+  if (version != kContainerVersion)
+    return Status::error("unsupported container version " +
+                         std::to_string(version) +
+                         " (this build reads version " +
+                         std::to_string(kContainerVersion) + ")");
+  uint32_t headerSize = static_cast<uint32_t>(getLE(data + 12, 4));
+  if (headerSize != kHeaderSize)
+    return Status::error("unsupported header size " +
+                         std::to_string(headerSize) + " (expected " +
+                         std::to_string(kHeaderSize) + ")");
+  uint64_t manifestSize = getLE(data + 16, 8),
+           sectionSize = getLE(data + 24, 8);
+  uint64_t available = size - kHeaderSize;
+  if (manifestSize > available)
+    return Status::error("truncated: manifest needs " +
+                         std::to_string(manifestSize) + " bytes, file has " +
+                         std::to_string(available) + " after the header");
+  available -= manifestSize;
+  if (sectionSize > available)
+    return Status::error("truncated: blob section needs " +
+                         std::to_string(sectionSize) + " bytes, file has " +
+                         std::to_string(available) + " after the manifest");
+  if (sectionSize < available)
+    return Status::error(
+        "corrupted: " + std::to_string(available - sectionSize) +
+        " unexpected bytes after the blob section");
+  const uint8_t *manifest = data + kHeaderSize;
+  uint64_t expected = getLE(data + 32, 8);
+  uint64_t actual = fnv1a64(manifest, manifestSize + sectionSize);
+  if (actual != expected)
+    return Status::error("corrupted: manifest checksum mismatch (header says " +
+                         hex64(expected) + ", manifest and blobs hash to " +
+                         hex64(actual) + ")");
+  return decodeManifest(manifest, manifestSize, manifest + manifestSize,
+                        sectionSize);
+}
+
+/// Writes `bytes` to a fresh file next to `path`, then renames it over
+/// `path`; the temporary file is removed on any failure.
+Status writeAtomically(const std::vector<uint8_t> &bytes,
+                       const std::string &path) {
+  static std::atomic<uint64_t> counter{0};
+  std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                     std::to_string(counter.fetch_add(1));
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return Status::error("cannot create " + temp + ": " + errnoMessage(errno));
+  auto fail = [&](const std::string &what) {
+    int error = errno;
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(temp.c_str());
+    return Status::error(what + ": " + errnoMessage(error));
+  };
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return fail("cannot write " + temp);
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0)
+    return fail("cannot flush " + temp);
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0)
+    return fail("cannot close " + temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    return fail("cannot rename " + temp + " to " + path);
+  return Status::ok();
+}
+
+StatusOr<std::vector<uint8_t>> readAll(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open: " + errnoMessage(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int error = errno;
+      ::close(fd);
+      return Status::error("cannot read: " + errnoMessage(error));
+    }
+    if (n == 0)
+      break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+const Kernel *Function::findKernel(std::string_view target) const {
+  for (const Kernel &kernel : kernels)
+    if (kernel.target == target)
+      return &kernel;
+  return nullptr;
+}
+
+const Function *Package::findFunction(std::string_view name) const {
+  for (const Function &function : functions)
+    if (function.name == name)
+      return &function;
+  return nullptr;
+}
+
+const Blob *Package::findBlob(std::string_view name) const {
+  for (const Blob &blob : blobs)
+    if (blob.name == name)
+      return &blob;
+  return nullptr;
+}
+
+uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed) {
+  uint64_t hash = seed;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+Status verifyRegion(const Region &region) {
+  if (region.numArgs != 4 && region.numArgs != 5)
+    return fieldError("num_args", "must be 4 (mask) or 5 (score), got " +
+                                      std::to_string(region.numArgs));
+  const int64_t numValues =
+      region.numArgs + static_cast<int64_t>(region.ops.size());
+  auto checkInRange = [&](int64_t value, const std::string &path) {
+    if (value < 0 || value >= numValues)
+      return fieldError(path, "value " + std::to_string(value) +
+                                  " out of range [0, " +
+                                  std::to_string(numValues) + ")");
+    return Status::ok();
+  };
+  for (size_t i = 0; i < region.ops.size(); ++i) {
+    const RegionOp &op = region.ops[i];
+    std::string path = indexPath("ops", i);
+    if (Status s = all(
+            [&] { return checkNonEmpty(op.name, fieldPath(path, "name")); },
+            [&] { return checkNonEmpty(op.type, fieldPath(path, "type")); });
+        !s)
+      return s;
+    const int64_t defined = region.numArgs + static_cast<int64_t>(i);
+    for (size_t j = 0; j < op.operands.size(); ++j) {
+      std::string operandPath = indexPath(fieldPath(path, "operands"), j);
+      if (Status s = checkInRange(op.operands[j], operandPath); !s)
+        return s;
+      if (op.operands[j] >= defined)
+        return fieldError(operandPath,
+                          "value " + std::to_string(op.operands[j]) +
+                              " is not defined before use (op " +
+                              std::to_string(i) + " defines value " +
+                              std::to_string(defined) + ")");
+    }
+  }
+  return checkInRange(region.yield, "yield");
+}
+
+Status verify(const Package &package) {
+  if (package.schemaVersion != kSchemaVersion)
+    return fieldError("schema_version",
+                      "version " + std::to_string(package.schemaVersion) +
+                          " is not supported (this build writes version " +
+                          std::to_string(kSchemaVersion) + ")");
+  std::set<std::string> blobNames;
+  for (size_t i = 0; i < package.blobs.size(); ++i) {
+    std::string path = indexPath("blobs", i);
+    if (Status s = all(
+            [&] {
+              return checkUniqueName(package.blobs[i].name,
+                                     fieldPath(path, "name"), "blob",
+                                     blobNames);
+            },
+            [&] {
+              return checkNonEmpty(package.blobs[i].kind,
+                                   fieldPath(path, "kind"));
+            });
+        !s)
+      return s;
+  }
+  std::set<std::string> functionNames;
+  for (size_t i = 0; i < package.functions.size(); ++i) {
+    std::string path = indexPath("functions", i);
+    if (Status s = all(
+            [&] {
+              return checkUniqueName(package.functions[i].name,
+                                     fieldPath(path, "name"), "function",
+                                     functionNames);
+            },
+            [&] {
+              return verifyFunction(package.functions[i], path, package);
+            });
+        !s)
+      return s;
+  }
+  return Status::ok();
+}
+
+std::string manifestJson(const Package &package) {
+  try {
+    return dumpManifest(package, Json::error_handler_t::replace);
+  } catch (...) {
+    // Only reachable when out of memory; this signature has no error channel.
+    return std::string();
+  }
+}
+
+StatusOr<std::vector<uint8_t>> serialize(const Package &package) {
+  return noThrow("cannot serialize", [&]() -> StatusOr<std::vector<uint8_t>> {
+    if (Status s = verify(package); !s)
+      return s.withContext("cannot serialize: invalid package");
+    std::string manifest;
+    try {
+      manifest = dumpManifest(package, Json::error_handler_t::strict);
+    } catch (const Json::type_error &e) {
+      return Status::error(std::string("cannot serialize: ") + e.what());
+    }
+    uint64_t sectionSize = 0;
+    for (const Blob &blob : package.blobs)
+      sectionSize += blob.data.size();
+    std::vector<uint8_t> bytes(kMagic, kMagic + sizeof(kMagic));
+    bytes.reserve(kHeaderSize + manifest.size() + sectionSize);
+    putLE(bytes, kContainerVersion, 4);
+    putLE(bytes, kHeaderSize, 4);
+    putLE(bytes, manifest.size(), 8);
+    putLE(bytes, sectionSize, 8);
+    putLE(bytes, 0, 8); // checksum, filled in below
+    bytes.insert(bytes.end(), manifest.begin(), manifest.end());
+    for (const Blob &blob : package.blobs)
+      bytes.insert(bytes.end(), blob.data.begin(), blob.data.end());
+    uint64_t checksum =
+        fnv1a64(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize);
+    for (int i = 0; i < 8; ++i)
+      bytes[32 + i] = static_cast<uint8_t>(checksum >> (8 * i));
+    return bytes;
+  });
+}
+
+Status writeFile(const Package &package, const std::string &path) {
+  return noThrow(path, [&]() -> Status {
+    StatusOr<std::vector<uint8_t>> bytes = serialize(package);
+    if (!bytes)
+      return bytes.status().withContext(path);
+    return writeAtomically(*bytes, path).withContext(path);
+  });
+}
+
+StatusOr<Package> parse(const uint8_t *data, size_t size,
+                        const std::string &origin) {
+  return noThrow(origin, [&]() -> StatusOr<Package> {
+    StatusOr<Package> package = parseBytes(data, size);
+    if (!package)
+      return package.status().withContext(origin);
+    return package;
+  });
+}
+
+StatusOr<Package> readFile(const std::string &path) {
+  return noThrow(path, [&]() -> StatusOr<Package> {
+    StatusOr<std::vector<uint8_t>> bytes = readAll(path);
+    if (!bytes)
+      return bytes.status().withContext(path);
+    return parse(bytes->data(), bytes->size(), path);
+  });
+}
+
+} // namespace attnc::pkg

@@ -1,0 +1,236 @@
+//===- Package.h - The attnc package: manifest data model and file format -===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A package is the whole contract between the compiler and the runtime: one
+// file holding a versioned JSON manifest (functions, tensor signatures with
+// symbolic dims, kernels per target with launch metadata, and what each
+// function computes so that it can be checked against an fp64 reference) and
+// the binary blobs the kernels live in (host shared library, cubin, PTX).
+// Neither side includes the other's headers; both include this one.
+//
+// File layout (all integers little-endian):
+//   offset  0: magic "ATTNPKG\0"                        8 bytes
+//   offset  8: container version (kContainerVersion)     u32
+//   offset 12: header size in bytes (kHeaderSize)        u32
+//   offset 16: manifest size in bytes                    u64
+//   offset 24: blob section size in bytes                u64
+//   offset 32: FNV-1a 64 of manifest and blob section    u64
+//   offset 40: manifest (UTF-8 JSON), then the blob section.
+// Each blob is a byte range of the blob section named by the manifest, with
+// its own FNV-1a 64 checksum.
+//
+// Manifest conventions: a field whose member below is std::optional may be
+// omitted, as may a region op's "predicate" and "value" and a grid term's
+// "ceildiv"; every other field is required and unknown fields are errors.
+// A float ("scale", an op's "value") is a JSON number or one of the strings
+// "inf", "-inf", "nan".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_PACKAGE_PACKAGE_H
+#define ATTNC_LIB_PACKAGE_PACKAGE_H
+
+#include "lib/support/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnc::pkg {
+
+inline constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'P', 'K', 'G', '\0'};
+inline constexpr uint32_t kContainerVersion = 1;
+inline constexpr uint32_t kHeaderSize = 40;
+/// Version of the manifest's JSON schema ("schema_version"). A reader refuses
+/// any other version with a message naming both.
+inline constexpr int64_t kSchemaVersion = 1;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+enum class DType { F32, F16, BF16, F64, I1, I32, I64, F8E4M3FN, F8E5M2 };
+
+/// Manifest spelling: "f32", "f16", "bf16", "f64", "i1", "i32", "i64",
+/// "f8e4m3fn", "f8e5m2".
+std::string_view dtypeName(DType type);
+std::optional<DType> parseDType(std::string_view name);
+/// Bytes per element (1 for i1 and the fp8 types).
+size_t dtypeSize(DType type);
+
+//===----------------------------------------------------------------------===//
+// Tensor signatures
+//===----------------------------------------------------------------------===//
+
+/// One dimension of a signature: a static extent, or a symbol. Every use of a
+/// symbol within one function binds to the same extent at call time.
+/// JSON: an integer >= 0, or a string symbol name.
+struct Dim {
+  int64_t extent = -1; // >= 0 when static
+  std::string symbol;  // non-empty when symbolic
+  bool isStatic() const { return symbol.empty(); }
+  static Dim fixed(int64_t n) { return Dim{n, {}}; }
+  static Dim named(std::string s) { return Dim{-1, std::move(s)}; }
+};
+
+/// JSON: {"name": "q", "dtype": "bf16", "shape": ["B", 16, "N", 128]}.
+struct TensorSig {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<Dim> shape;
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels and launch metadata
+//===----------------------------------------------------------------------===//
+
+/// A factor of a grid extent: `constant`, or ceil(symbol / divisor).
+/// JSON: an integer, or {"sym": "N", "ceildiv": 64} ("ceildiv" defaults to 1).
+struct GridTerm {
+  int64_t constant = 1;
+  std::string symbol; // empty for a constant factor
+  int64_t divisor = 1;
+};
+
+/// One kernel of a function for one target. Its entry takes every argument
+/// of the function (inputs, then outputs) in order.
+///
+/// Host ABI: the blob is an ELF shared library exporting
+///   extern "C" void entry(void **args, int64_t blockBegin, int64_t blockEnd);
+/// where args[i] points to an MLIR strided memref descriptor of argument i
+///   struct { void *allocated; void *aligned; int64_t offset;
+///            int64_t sizes[rank]; int64_t strides[rank]; }
+/// (offset and strides in elements), and the call runs the blocks with linear
+/// ids in [blockBegin, blockEnd) of the grid (x fastest). Calls on disjoint
+/// ranges may run concurrently.
+struct Kernel {
+  std::string target; // "host" or a CUDA chip such as "sm_90a"
+  std::string blob;   // name of the blob holding the code
+  std::string entry;  // symbol of the entry point in the blob
+  /// Up to three grid extents; each is the product of its terms.
+  std::vector<std::vector<GridTerm>> grid;
+  /// Threads per block (GPU targets; {1, 1, 1} on the host).
+  int64_t block[3] = {1, 1, 1};
+  int64_t dynamicSharedMemoryBytes = 0;
+  /// Tile configuration the compiler chose ("block_m", "block_n", ...).
+  std::map<std::string, int64_t> config;
+  /// Resource report of the code generator ("registers", "spill_stores", ...).
+  std::map<std::string, int64_t> resources;
+};
+
+//===----------------------------------------------------------------------===//
+// What a function computes (for reference checking)
+//===----------------------------------------------------------------------===//
+
+/// A mask or score region as straight-line SSA code. Values are numbered:
+/// first the region arguments (mask: b, h, q_idx, k_idx; score: s, b, h,
+/// q_idx, k_idx), then one value per op in order. `yield` names the result.
+/// JSON: {"num_args": 4, "ops": [...], "yield": 7}.
+struct RegionOp {
+  /// MLIR op name: "arith.constant", "arith.addi", "arith.cmpi",
+  /// "arith.select", "math.tanh", ... (the evaluator lists what it accepts).
+  std::string name;
+  std::vector<int64_t> operands;
+  /// Result type: "index", "i1", "i32", "i64", "f32", "f64", ...
+  std::string type;
+  /// arith.cmpi / arith.cmpf predicate ("slt", "oge", ...); empty otherwise.
+  std::string predicate;
+  /// arith.constant value (integer and float constants both stored here).
+  double value = 0;
+};
+
+struct Region {
+  int64_t numArgs = 0;
+  std::vector<RegionOp> ops;
+  int64_t yield = -1;
+};
+
+/// Semantics of attn.attention, as the compiler understood them.
+/// out[b,h,i,:] = sum_j softmax_j(score(scale * q[b,h,i]·k[b,h/g,j], ...)
+///                restricted to allowed (i, j)) * v[b,h/g,j,:]
+/// with g = Hq / Hkv; lse[b,h,i] = natural-log sum-exp of the allowed scores.
+/// A row with no allowed key has out = 0 and lse = -inf.
+/// JSON: {"kind": "attention", "scale": 0.125, "causal": true,
+///        "window_left": 128, "window_right": 0, "mask": {...}, "score": {...}}.
+struct AttentionSpec {
+  double scale = 1.0;
+  bool causal = false;                // allowed only if k_idx <= q_idx
+  std::optional<int64_t> windowLeft;  // allowed only if q_idx - k_idx <= left
+  std::optional<int64_t> windowRight; // allowed only if k_idx - q_idx <= right
+  std::optional<Region> mask;         // allowed only if it yields true
+  std::optional<Region> score;        // replaces the scaled score
+};
+
+/// A callable function: inputs (q, k, v), outputs (o, lse), its kernels (one
+/// per target) and its semantics.
+struct Function {
+  std::string name;
+  std::vector<TensorSig> inputs;
+  std::vector<TensorSig> outputs;
+  std::vector<Kernel> kernels;
+  std::optional<AttentionSpec> attention;
+
+  const Kernel *findKernel(std::string_view target) const;
+};
+
+/// JSON: {"name": "host", "kind": "host-so" | "cubin" | "ptx",
+///        "offset": 0, "size": 1234, "fnv1a64": "0123abcd..."}.
+struct Blob {
+  std::string name;
+  std::string kind;
+  std::vector<uint8_t> data;
+};
+
+struct Package {
+  int64_t schemaVersion = kSchemaVersion;
+  std::string producer; // e.g. "attnc 0.1.0"
+  std::vector<Function> functions;
+  std::vector<Blob> blobs;
+
+  const Function *findFunction(std::string_view name) const;
+  const Blob *findBlob(std::string_view name) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Reading and writing
+//===----------------------------------------------------------------------===//
+
+/// FNV-1a, 64 bit.
+uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+
+/// Checks a region's structure: 4 (mask) or 5 (score) arguments, every
+/// operand names an argument or an earlier op, and `yield` names a value.
+/// Messages name the field relative to the region ("ops[2].operands[1]: ...").
+/// Op names and types are the evaluator's business (lib/reference/Region.h).
+Status verifyRegion(const Region &region);
+
+/// Checks every invariant a reader relies on (names unique and non-empty,
+/// blobs referenced exist, shapes valid, grid terms positive, regions well
+/// formed, ...). `serialize` and `parse` both call it.
+Status verify(const Package &package);
+
+/// The manifest as JSON text (pretty-printed), without blobs.
+std::string manifestJson(const Package &package);
+
+/// Encodes a verified package into the file format above.
+StatusOr<std::vector<uint8_t>> serialize(const Package &package);
+/// Writes atomically: a temporary file in the same directory, then rename, so
+/// a failed write never leaves a partial package behind.
+Status writeFile(const Package &package, const std::string &path);
+
+/// Decodes and verifies. `origin` (a path or "<memory>") starts every message.
+/// Truncated, corrupted (checksum), foreign (magic) or future-version input
+/// gives an error that says which.
+StatusOr<Package> parse(const uint8_t *data, size_t size, const std::string &origin);
+StatusOr<Package> readFile(const std::string &path);
+
+} // namespace attnc::pkg
+
+#endif // ATTNC_LIB_PACKAGE_PACKAGE_H

@@ -1,0 +1,86 @@
+//===- Region.h - fp64 evaluator for mask and score regions ---------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Evaluates a pkg::Region (straight-line arith/math code) one element at a
+// time, for the fp64 reference. Integer types (index, i64, i32, i16, i8, i1)
+// compute in int64 and wrap to the type's width (index is 64 bits); float
+// types (f64, f32, f16, bf16) all compute in double, so truncf/extf are
+// no-ops. Undefined behaviour in MLIR (division by zero, signed division
+// overflow, shifts by the bit width or more, fptosi/fptoui out of range)
+// is reported as an error instead of producing a value.
+//
+// Accepted ops (full MLIR names):
+//   arith.constant
+//   arith.{addi, subi, muli, divsi, divui, remsi, remui, floordivsi,
+//          ceildivsi, andi, ori, xori, shli, shrsi, shrui, maxsi, minsi,
+//          maxui, minui}, math.absi
+//   arith.cmpi {eq ne slt sle sgt sge ult ule ugt uge}
+//   arith.cmpf {false oeq ogt oge olt ole one ord ueq ugt uge ult ule une
+//               uno true}
+//   arith.select
+//   arith.{index_cast, index_castui, extsi, extui, trunci, sitofp, uitofp,
+//          fptosi, fptoui, extf, truncf}
+//   arith.{addf, subf, mulf, divf, remf, negf, maximumf, minimumf, maxnumf,
+//          minnumf}
+//   math.{tanh, exp, exp2, log, log2, absf, sqrt, rsqrt, copysign, fma}
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_REFERENCE_REGION_H
+#define ATTNC_LIB_REFERENCE_REGION_H
+
+#include "lib/package/Package.h"
+
+#include <memory>
+
+namespace attnc::ref {
+
+/// The arguments of a region. A mask region takes (b, h, qIdx, kIdx), all
+/// index; a score region takes the score `s` (a float) first. `h` is the
+/// query head.
+struct RegionArgs {
+  double s = 0;
+  int64_t b = 0;
+  int64_t h = 0;
+  int64_t qIdx = 0;
+  int64_t kIdx = 0;
+};
+
+/// A value computed by a region: an integer wrapped to its type (i1 is 0 or
+/// 1, narrower types are sign-extended), or a double.
+struct RegionValue {
+  bool isFloat = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+};
+
+/// A checked, ready-to-run region. Cheap to copy; `evaluate` may run
+/// concurrently on one evaluator.
+class RegionEvaluator {
+public:
+  /// Checks the region's structure (pkg::verifyRegion), then every op: known
+  /// name, operand count, result and operand types, predicate. Messages name
+  /// the op, e.g. "op 3 (arith.foo): unknown op".
+  static StatusOr<RegionEvaluator> create(const pkg::Region &region);
+
+  /// 4 for a mask region, 5 for a score region.
+  int64_t numArgs() const;
+  /// MLIR spelling of the yielded value's type ("i1", "f32", ...).
+  const std::string &yieldType() const;
+  /// Whether the yielded type is a float type (RegionValue::floatValue).
+  bool yieldsFloat() const;
+
+  StatusOr<RegionValue> evaluate(const RegionArgs &args) const;
+
+private:
+  struct Program;
+  explicit RegionEvaluator(std::shared_ptr<const Program> program);
+  std::shared_ptr<const Program> program;
+};
+
+} // namespace attnc::ref
+
+#endif // ATTNC_LIB_REFERENCE_REGION_H

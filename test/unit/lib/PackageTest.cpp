@@ -1,0 +1,848 @@
+//===- PackageTest.cpp - Tests for the package format ---------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Builds a package that uses every field, checks that it survives a round
+// trip, then damages its serialized form in every way the reader must
+// report: the container (magic, versions, sizes, checksums) byte by byte,
+// and the manifest by editing its JSON and re-checksumming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/package/Package.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace attnc;
+using namespace attnc::pkg;
+using Json = nlohmann::ordered_json;
+
+//===----------------------------------------------------------------------===//
+// Equality, for round trips (in the package namespace, for gtest to find)
+//===----------------------------------------------------------------------===//
+
+namespace attnc::pkg {
+
+/// Doubles compare by value, NaN equal to NaN.
+static bool sameDouble(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+static bool operator==(const Dim &a, const Dim &b) {
+  return a.isStatic() == b.isStatic() &&
+         (a.isStatic() ? a.extent == b.extent : a.symbol == b.symbol);
+}
+static bool operator==(const TensorSig &a, const TensorSig &b) {
+  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape;
+}
+static bool operator==(const GridTerm &a, const GridTerm &b) {
+  return a.constant == b.constant && a.symbol == b.symbol &&
+         a.divisor == b.divisor;
+}
+static bool operator==(const Kernel &a, const Kernel &b) {
+  return a.target == b.target && a.blob == b.blob && a.entry == b.entry &&
+         a.grid == b.grid && std::equal(a.block, a.block + 3, b.block) &&
+         a.dynamicSharedMemoryBytes == b.dynamicSharedMemoryBytes &&
+         a.config == b.config && a.resources == b.resources;
+}
+static bool operator==(const RegionOp &a, const RegionOp &b) {
+  return a.name == b.name && a.operands == b.operands && a.type == b.type &&
+         a.predicate == b.predicate && sameDouble(a.value, b.value);
+}
+static bool operator==(const Region &a, const Region &b) {
+  return a.numArgs == b.numArgs && a.ops == b.ops && a.yield == b.yield;
+}
+static bool operator==(const AttentionSpec &a, const AttentionSpec &b) {
+  return a.scale == b.scale && a.causal == b.causal &&
+         a.windowLeft == b.windowLeft && a.windowRight == b.windowRight &&
+         a.mask == b.mask && a.score == b.score;
+}
+static bool operator==(const Function &a, const Function &b) {
+  return a.name == b.name && a.inputs == b.inputs && a.outputs == b.outputs &&
+         a.kernels == b.kernels && a.attention == b.attention;
+}
+static bool operator==(const Blob &a, const Blob &b) {
+  return a.name == b.name && a.kind == b.kind && a.data == b.data;
+}
+static bool operator==(const Package &a, const Package &b) {
+  return a.schemaVersion == b.schemaVersion && a.producer == b.producer &&
+         a.functions == b.functions && a.blobs == b.blobs;
+}
+static void PrintTo(const Package &package, std::ostream *os) {
+  *os << manifestJson(package);
+}
+
+} // namespace attnc::pkg
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// A package using every field
+//===----------------------------------------------------------------------===//
+
+RegionOp op(std::string name, std::vector<int64_t> operands, std::string type,
+            std::string predicate = "", double value = 0) {
+  return RegionOp{std::move(name), std::move(operands), std::move(type),
+                  std::move(predicate), value};
+}
+
+/// Prefix-LM: k_idx < 4 or k_idx <= q_idx. Arguments: b=0 h=1 q=2 k=3.
+Region prefixLmMask() {
+  return Region{4,
+                {op("arith.constant", {}, "index", "", 4),
+                 op("arith.cmpi", {3, 4}, "i1", "slt"),
+                 op("arith.cmpi", {3, 2}, "i1", "sle"),
+                 op("arith.ori", {5, 6}, "i1")},
+                7};
+}
+
+/// Soft-capping, max(30 * tanh(s / 30), -inf): exercises a non-finite
+/// constant. Arguments: s=0 b=1 h=2 q=3 k=4.
+Region softcapScore() {
+  return Region{5,
+                {op("arith.constant", {}, "f32", "", 30),
+                 op("arith.divf", {0, 5}, "f32"), op("math.tanh", {6}, "f32"),
+                 op("arith.mulf", {7, 5}, "f32"),
+                 op("arith.constant", {}, "f32", "", -INFINITY),
+                 op("arith.maximumf", {8, 9}, "f32"),
+                 op("arith.constant", {}, "f32", "", 0.1)},
+                10};
+}
+
+Package makePackage() {
+  Package package;
+  package.producer = "attnc 0.1.0 (test)";
+
+  Function attention;
+  attention.name = "attention_fwd";
+  auto bf16 = [](std::string name, int64_t heads) {
+    return TensorSig{
+        std::move(name),
+        DType::BF16,
+        {Dim::named("B"), Dim::fixed(heads), Dim::named("N"), Dim::fixed(128)}};
+  };
+  attention.inputs = {bf16("q", 16), bf16("k", 4), bf16("v", 4)};
+  attention.outputs = {
+      bf16("o", 16),
+      TensorSig{"lse",
+                DType::F32,
+                {Dim::named("B"), Dim::fixed(16), Dim::named("N")}}};
+  Kernel host;
+  host.target = "host";
+  host.blob = "host";
+  host.entry = "attention_fwd_host";
+  host.grid = {
+      {GridTerm{1, "N", 64}}, {GridTerm{16, "", 1}}, {GridTerm{1, "B", 1}}};
+  host.config = {{"block_m", 64}, {"block_n", 64}};
+  Kernel gpu;
+  gpu.target = "sm_90a";
+  gpu.blob = "cubin";
+  gpu.entry = "attention_fwd_kernel";
+  gpu.grid = {{GridTerm{1, "N", 128}},
+              {GridTerm{16, "", 1}, GridTerm{1, "B", 1}}};
+  gpu.block[0] = 384;
+  gpu.dynamicSharedMemoryBytes = 147456;
+  gpu.config = {{"block_m", 128}, {"block_n", 128}, {"stages", 2}};
+  gpu.resources = {{"registers", 168}, {"spill_stores", 0}};
+  attention.kernels = {host, gpu};
+  AttentionSpec spec;
+  spec.scale = 1 / std::sqrt(128.0);
+  spec.causal = true;
+  spec.windowLeft = 256;
+  spec.windowRight = 0;
+  spec.mask = prefixLmMask();
+  spec.score = softcapScore();
+  attention.attention = spec;
+
+  // Minimal: no attention, no grid, a zero-size blob.
+  Function copy;
+  copy.name = "copy";
+  copy.inputs = {TensorSig{"x", DType::F8E4M3FN, {Dim::fixed(7)}}};
+  copy.outputs = {TensorSig{"y", DType::I64, {}}};
+  Kernel copyKernel;
+  copyKernel.target = "host";
+  copyKernel.blob = "empty";
+  copyKernel.entry = "copy";
+  copy.kernels = {copyKernel};
+
+  package.functions = {attention, copy};
+  std::vector<uint8_t> code(300), cubin(100);
+  for (size_t i = 0; i < code.size(); ++i)
+    code[i] = static_cast<uint8_t>(i * 7);
+  for (size_t i = 0; i < cubin.size(); ++i)
+    cubin[i] = static_cast<uint8_t>(255 - i);
+  package.blobs = {Blob{"host", "host-so", code}, Blob{"cubin", "cubin", cubin},
+                   Blob{"empty", "ptx", {}}};
+  return package;
+}
+
+//===----------------------------------------------------------------------===//
+// Taking serialized packages apart and putting them back together
+//===----------------------------------------------------------------------===//
+
+const char *const kOrigin = "pkg.attnpkg";
+
+std::vector<uint8_t> validBytes() {
+  StatusOr<std::vector<uint8_t>> bytes = serialize(makePackage());
+  EXPECT_TRUE(bytes.isOk()) << bytes.status().message();
+  return bytes.isOk() ? *bytes : std::vector<uint8_t>();
+}
+
+uint64_t readLE(const std::vector<uint8_t> &bytes, size_t offset, int size) {
+  uint64_t value = 0;
+  for (int i = 0; i < size; ++i)
+    value |= static_cast<uint64_t>(bytes[offset + i]) << (8 * i);
+  return value;
+}
+
+void writeLE(std::vector<uint8_t> &bytes, size_t offset, uint64_t value,
+             int size) {
+  for (int i = 0; i < size; ++i)
+    bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+size_t manifestSize(const std::vector<uint8_t> &bytes) {
+  return readLE(bytes, 16, 8);
+}
+
+/// Recomputes the header checksum after an edit.
+void rechecksum(std::vector<uint8_t> &bytes) {
+  writeLE(bytes, 32, fnv1a64(bytes.data() + 40, bytes.size() - 40), 8);
+}
+
+/// A file with this manifest and blob section, header built as documented.
+std::vector<uint8_t> assemble(const std::string &manifest,
+                              const std::vector<uint8_t> &section) {
+  std::vector<uint8_t> bytes(40);
+  bytes.reserve(40 + manifest.size() + section.size());
+  std::copy(kMagic, kMagic + 8, bytes.begin());
+  writeLE(bytes, 8, kContainerVersion, 4);
+  writeLE(bytes, 12, kHeaderSize, 4);
+  writeLE(bytes, 16, manifest.size(), 8);
+  writeLE(bytes, 24, section.size(), 8);
+  bytes.insert(bytes.end(), manifest.begin(), manifest.end());
+  bytes.insert(bytes.end(), section.begin(), section.end());
+  rechecksum(bytes);
+  return bytes;
+}
+
+Json manifestOf(const std::vector<uint8_t> &bytes) {
+  const char *begin = reinterpret_cast<const char *>(bytes.data() + 40);
+  return Json::parse(begin, begin + manifestSize(bytes));
+}
+
+std::vector<uint8_t> blobSectionOf(const std::vector<uint8_t> &bytes) {
+  return std::vector<uint8_t>(bytes.begin() + 40 + manifestSize(bytes),
+                              bytes.end());
+}
+
+/// The valid package with its manifest edited (and checksums fixed).
+std::vector<uint8_t> withManifest(const std::function<void(Json &)> &edit) {
+  std::vector<uint8_t> bytes = validBytes();
+  Json manifest = manifestOf(bytes);
+  edit(manifest);
+  return assemble(manifest.dump(), blobSectionOf(bytes));
+}
+
+/// Parses input that must be rejected and returns the message, which must
+/// start with the origin.
+std::string parseError(const std::vector<uint8_t> &bytes) {
+  StatusOr<Package> package = parse(bytes.data(), bytes.size(), kOrigin);
+  EXPECT_FALSE(package.isOk()) << "accepted a damaged package";
+  if (package.isOk())
+    return "";
+  const std::string &message = package.status().message();
+  EXPECT_EQ(message.rfind(std::string(kOrigin) + ": ", 0), 0u) << message;
+  return message;
+}
+
+std::string editError(const std::function<void(Json &)> &edit) {
+  return parseError(withManifest(edit));
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)             \
+      << "message: " << (haystack) << "\nexpected to contain: " << (needle)
+
+//===----------------------------------------------------------------------===//
+// Round trips and layout
+//===----------------------------------------------------------------------===//
+
+TEST(LibPackage, Fnv1a64KnownVectors) {
+  auto hash = [](const std::string &s) {
+    return fnv1a64(reinterpret_cast<const uint8_t *>(s.data()), s.size());
+  };
+  EXPECT_EQ(hash(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(hash("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(hash("foobar"), 0x85944171f73967e8ull);
+}
+
+TEST(LibPackage, RoundTripKeepsEveryField) {
+  Package original = makePackage();
+  std::vector<uint8_t> bytes = validBytes();
+  StatusOr<Package> parsed = parse(bytes.data(), bytes.size(), kOrigin);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(*parsed, original);
+  // Spot checks that do not rely on the equality above.
+  const Function *function = parsed->findFunction("attention_fwd");
+  ASSERT_NE(function, nullptr);
+  const Kernel *gpu = function->findKernel("sm_90a");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->grid[0][0].symbol, "N");
+  EXPECT_EQ(gpu->grid[0][0].divisor, 128);
+  EXPECT_EQ(gpu->block[0], 384);
+  EXPECT_EQ(gpu->resources.at("registers"), 168);
+  EXPECT_EQ(function->attention->windowLeft, 256);
+  EXPECT_TRUE(std::isinf(function->attention->score->ops[4].value));
+  EXPECT_EQ(function->findKernel("nope"), nullptr);
+  EXPECT_EQ(parsed->findBlob("cubin")->data, original.blobs[1].data);
+  EXPECT_EQ(parsed->findBlob("nope"), nullptr);
+  EXPECT_FALSE(parsed->findFunction("copy")->attention);
+  // Serializing again gives the same bytes.
+  StatusOr<std::vector<uint8_t>> again = serialize(*parsed);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(*again, bytes);
+}
+
+TEST(LibPackage, LayoutMatchesTheDocumentation) {
+  std::vector<uint8_t> bytes = validBytes();
+  ASSERT_GE(bytes.size(), 40u);
+  EXPECT_TRUE(std::equal(kMagic, kMagic + 8, bytes.begin()));
+  EXPECT_EQ(readLE(bytes, 8, 4), kContainerVersion);
+  EXPECT_EQ(readLE(bytes, 12, 4), kHeaderSize);
+  EXPECT_EQ(40 + manifestSize(bytes) + readLE(bytes, 24, 8), bytes.size());
+  EXPECT_EQ(readLE(bytes, 32, 8),
+            fnv1a64(bytes.data() + 40, bytes.size() - 40));
+  // Rebuilding the file from its parts with the documented header gives the
+  // same bytes.
+  std::string manifest(bytes.begin() + 40,
+                       bytes.begin() + 40 + manifestSize(bytes));
+  EXPECT_EQ(assemble(manifest, blobSectionOf(bytes)), bytes);
+  EXPECT_EQ(manifest, manifestJson(makePackage()));
+
+  Json json = manifestOf(bytes);
+  EXPECT_EQ(json["schema_version"], kSchemaVersion);
+  const Json &kernel = json["functions"][0]["kernels"][1];
+  EXPECT_EQ(kernel["grid"][0][0], Json({{"sym", "N"}, {"ceildiv", 128}}));
+  EXPECT_EQ(kernel["grid"][1][0], 16);
+  EXPECT_EQ(kernel["block"], Json({384, 1, 1}));
+  EXPECT_EQ(json["functions"][0]["inputs"][0]["shape"],
+            Json({"B", 16, "N", 128}));
+  const Json &score = json["functions"][0]["attention"]["score"];
+  EXPECT_EQ(score["ops"][4]["value"], "-inf");
+  EXPECT_FALSE(score["ops"][1].contains("value"))
+      << "optional fields are written only when set";
+  EXPECT_FALSE(score["ops"][1].contains("predicate"));
+  EXPECT_FALSE(json["functions"][1].contains("attention"));
+  // Blobs lie back to back, each with its own checksum.
+  std::vector<uint8_t> section = blobSectionOf(bytes);
+  uint64_t offset = 0;
+  for (const Json &blob : json["blobs"]) {
+    EXPECT_EQ(blob["offset"], offset);
+    uint64_t size = blob["size"];
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx",
+                  static_cast<unsigned long long>(
+                      fnv1a64(section.data() + offset, size)));
+    EXPECT_EQ(blob["fnv1a64"], hex);
+    offset += size;
+  }
+  EXPECT_EQ(offset, section.size());
+}
+
+//===----------------------------------------------------------------------===//
+// Container errors
+//===----------------------------------------------------------------------===//
+
+TEST(LibPackage, RejectsBadMagic) {
+  std::vector<uint8_t> bytes = validBytes();
+  bytes[0] = 'X';
+  EXPECT_CONTAINS(parseError(bytes), "not an attnc package");
+  std::string text = "{\"schema_version\": 1}";
+  EXPECT_CONTAINS(parseError(std::vector<uint8_t>(text.begin(), text.end())),
+                  "not an attnc package");
+}
+
+TEST(LibPackage, RejectsTruncation) {
+  std::vector<uint8_t> bytes = validBytes();
+  const size_t manifest = manifestSize(bytes),
+               section = bytes.size() - 40 - manifest;
+  struct Case {
+    size_t length;
+    std::string expected;
+  } cases[] = {
+      {0, "truncated: header needs 40 bytes, file has 0"},
+      {5, "truncated: header needs 40 bytes, file has 5"},
+      {39, "truncated: header needs 40 bytes, file has 39"},
+      {40, "truncated: manifest needs " + std::to_string(manifest) +
+               " bytes, file has 0"},
+      {40 + manifest / 2, "truncated: manifest needs " +
+                              std::to_string(manifest) + " bytes, file has " +
+                              std::to_string(manifest / 2)},
+      {40 + manifest, "truncated: blob section needs " +
+                          std::to_string(section) + " bytes, file has 0"},
+      {bytes.size() - 1, "truncated: blob section needs " +
+                             std::to_string(section) + " bytes, file has " +
+                             std::to_string(section - 1)},
+  };
+  for (const Case &c : cases) {
+    std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + c.length);
+    EXPECT_CONTAINS(parseError(truncated), c.expected);
+  }
+}
+
+TEST(LibPackage, RejectsTrailingBytes) {
+  std::vector<uint8_t> bytes = validBytes();
+  bytes.push_back(0);
+  EXPECT_CONTAINS(parseError(bytes),
+                  "1 unexpected bytes after the blob section");
+}
+
+TEST(LibPackage, RejectsOtherContainerVersionOrHeaderSize) {
+  std::vector<uint8_t> bytes = validBytes();
+  writeLE(bytes, 8, 2, 4);
+  EXPECT_CONTAINS(
+      parseError(bytes),
+      "unsupported container version 2 (this build reads version 1)");
+  bytes = validBytes();
+  writeLE(bytes, 12, 48, 4);
+  EXPECT_CONTAINS(parseError(bytes),
+                  "unsupported header size 48 (expected 40)");
+}
+
+TEST(LibPackage, DetectsCorruption) {
+  std::vector<uint8_t> bytes = validBytes();
+  std::vector<uint8_t> manifestFlipped = bytes, blobFlipped = bytes;
+  manifestFlipped[40 + 10] ^= 0x20;
+  EXPECT_CONTAINS(parseError(manifestFlipped),
+                  std::string(kOrigin) +
+                      ": corrupted: manifest checksum mismatch");
+  blobFlipped[bytes.size() - 5] ^= 1;
+  EXPECT_CONTAINS(parseError(blobFlipped),
+                  "corrupted: manifest checksum mismatch");
+  // With the header checksum fixed up, the blob's own checksum catches it.
+  rechecksum(blobFlipped);
+  EXPECT_CONTAINS(parseError(blobFlipped),
+                  "corrupted: blob \"cubin\" checksum mismatch");
+}
+
+TEST(LibPackage, RejectsManifestThatIsNotJson) {
+  std::vector<uint8_t> bytes = validBytes();
+  std::string notJson = "{\"schema_version\": 1, oops";
+  EXPECT_CONTAINS(parseError(assemble(notJson, blobSectionOf(bytes))),
+                  std::string(kOrigin) + ": manifest is not valid JSON");
+  EXPECT_CONTAINS(parseError(assemble("[1, 2]", blobSectionOf(bytes))),
+                  "invalid manifest: expected a JSON object, got array");
+}
+
+//===----------------------------------------------------------------------===//
+// Manifest errors
+//===----------------------------------------------------------------------===//
+
+TEST(LibPackage, ChecksSchemaVersion) {
+  EXPECT_CONTAINS(editError([](Json &m) { m.erase("schema_version"); }),
+                  "schema_version: missing required field");
+  EXPECT_CONTAINS(editError([](Json &m) { m["schema_version"] = "1"; }),
+                  "schema_version: expected an integer, got string");
+  EXPECT_CONTAINS(editError([](Json &m) { m["schema_version"] = 1.0; }),
+                  "schema_version: expected an integer, got number");
+  // A future version is refused before anything else is looked at.
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["schema_version"] = 2;
+                    m["functions"] = "something new";
+                  }),
+                  "schema_version: manifest schema version 2 is not supported "
+                  "(this build reads "
+                  "version 1)");
+}
+
+/// Every JSON node of `json` below the root, with its path as messages
+/// spell it ("functions[0].inputs[1].dtype").
+void forEachNode(
+    const Json &json, const std::string &path,
+    const Json::json_pointer &pointer,
+    const std::function<void(const std::string &, const Json::json_pointer &,
+                             const Json &)> &visit) {
+  if (json.is_object()) {
+    for (const auto &[key, value] : json.items()) {
+      std::string childPath = path.empty() ? key : path + "." + key;
+      visit(childPath, pointer / key, value);
+      forEachNode(value, childPath, pointer / key, visit);
+    }
+  } else if (json.is_array()) {
+    for (size_t i = 0; i < json.size(); ++i) {
+      std::string childPath = path + "[" + std::to_string(i) + "]";
+      visit(childPath, pointer / i, json[i]);
+      forEachNode(json[i], childPath, pointer / i, visit);
+    }
+  }
+}
+
+/// Removes each object field in turn: a required one must be reported by
+/// its path; an optional one must still parse.
+TEST(LibPackage, EveryRequiredFieldIsChecked) {
+  const std::set<std::string> optional = {
+      "attention", "window_left", "window_right", "mask",
+      "score",     "predicate",   "value",        "ceildiv"};
+  const Json manifest = manifestOf(validBytes());
+  const std::vector<uint8_t> section = blobSectionOf(validBytes());
+  int checked = 0;
+  forEachNode(manifest, "", Json::json_pointer(),
+              [&](const std::string &path, const Json::json_pointer &pointer,
+                  const Json &) {
+                const Json &parent = manifest[pointer.parent_pointer()];
+                if (!parent.is_object())
+                  return;
+                std::string key = pointer.back();
+                // Map entries (config, resources) are data, not schema.
+                if (path.find(".config.") != std::string::npos ||
+                    path.find(".resources.") != std::string::npos)
+                  return;
+                Json edited = manifest;
+                edited[pointer.parent_pointer()].erase(key);
+                std::vector<uint8_t> bytes = assemble(edited.dump(), section);
+                if (optional.count(key)) {
+                  StatusOr<Package> package =
+                      parse(bytes.data(), bytes.size(), kOrigin);
+                  EXPECT_TRUE(package.isOk())
+                      << path << ": " << package.status().message();
+                } else {
+                  EXPECT_CONTAINS(parseError(bytes),
+                                  path + ": missing required field");
+                  ++checked;
+                }
+              });
+  EXPECT_GT(checked, 50);
+}
+
+/// Replaces each node in turn with a value of a type it cannot have; the
+/// error must name its path.
+TEST(LibPackage, EveryFieldTypeIsChecked) {
+  const Json manifest = manifestOf(validBytes());
+  const std::vector<uint8_t> section = blobSectionOf(validBytes());
+  int checked = 0;
+  forEachNode(manifest, "", Json::json_pointer(),
+              [&](const std::string &path, const Json::json_pointer &pointer,
+                  const Json &node) {
+                Json edited = manifest;
+                edited[pointer] = node.is_boolean() ? Json(1) : Json(true);
+                EXPECT_CONTAINS(parseError(assemble(edited.dump(), section)),
+                                path + ": expected");
+                ++checked;
+              });
+  EXPECT_GT(checked, 100);
+}
+
+TEST(LibPackage, RejectsUnknownFields) {
+  EXPECT_CONTAINS(editError([](Json &m) { m["extra"] = 1; }),
+                  "invalid manifest: extra: unknown field");
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["functions"][0]["attention"]["windowLeft"] = 3;
+                  }),
+                  "functions[0].attention.windowLeft: unknown field");
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["functions"][0]["kernels"][0]["grid"][0][0]["div"] = 2;
+                  }),
+                  "functions[0].kernels[0].grid[0][0].div: unknown field");
+}
+
+/// Manifest edits that keep the JSON well-typed but break an invariant.
+TEST(LibPackage, RejectsSemanticErrors) {
+  struct Case {
+    const char *what;
+    std::function<void(Json &)> edit;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"unknown dtype",
+       [](Json &m) { m["functions"][0]["inputs"][1]["dtype"] = "f12"; },
+       "functions[0].inputs[1].dtype: unknown dtype \"f12\""},
+      {"negative dim",
+       [](Json &m) { m["functions"][0]["inputs"][0]["shape"][1] = -1; },
+       "functions[0].inputs[0].shape[1]: static extent must be >= 0, got -1"},
+      {"empty symbol",
+       [](Json &m) { m["functions"][0]["inputs"][0]["shape"][0] = ""; },
+       "functions[0].inputs[0].shape[0]: symbol name must not be empty"},
+      {"empty function name", [](Json &m) { m["functions"][1]["name"] = ""; },
+       "functions[1].name: function name must not be empty"},
+      {"duplicate function",
+       [](Json &m) { m["functions"][1]["name"] = "attention_fwd"; },
+       "functions[1].name: duplicate function name \"attention_fwd\""},
+      {"empty blob name", [](Json &m) { m["blobs"][2]["name"] = ""; },
+       "blobs[2].name: blob name must not be empty"},
+      {"duplicate blob", [](Json &m) { m["blobs"][1]["name"] = "host"; },
+       "blobs[1].name: duplicate blob name \"host\""},
+      {"empty blob kind", [](Json &m) { m["blobs"][0]["kind"] = ""; },
+       "blobs[0].kind: must not be empty"},
+      {"empty tensor name",
+       [](Json &m) { m["functions"][0]["inputs"][2]["name"] = ""; },
+       "functions[0].inputs[2].name: tensor name must not be empty"},
+      {"duplicate tensor",
+       [](Json &m) { m["functions"][0]["outputs"][0]["name"] = "q"; },
+       "functions[0].outputs[0].name: duplicate tensor name \"q\""},
+      {"missing blob",
+       [](Json &m) { m["functions"][0]["kernels"][1]["blob"] = "nope"; },
+       "functions[0].kernels[1].blob: no blob named \"nope\""},
+      {"empty target",
+       [](Json &m) { m["functions"][0]["kernels"][0]["target"] = ""; },
+       "functions[0].kernels[0].target: kernel target name must not be empty"},
+      {"duplicate target",
+       [](Json &m) { m["functions"][0]["kernels"][1]["target"] = "host"; },
+       "functions[0].kernels[1].target: duplicate kernel target name \"host\""},
+      {"empty entry",
+       [](Json &m) { m["functions"][0]["kernels"][0]["entry"] = ""; },
+       "functions[0].kernels[0].entry: must not be empty"},
+      {"blob offset past the end",
+       [](Json &m) { m["blobs"][0]["offset"] = 1000000; },
+       "blobs[0]: offset 1000000 + size 300 lies outside the blob section (400 "
+       "bytes)"},
+      {"blob size past the end", [](Json &m) { m["blobs"][1]["size"] = 101; },
+       "blobs[1]: offset 300 + size 101 lies outside the blob section (400 "
+       "bytes)"},
+      {"blob range overflowing",
+       [](Json &m) {
+         m["blobs"][1]["size"] = std::numeric_limits<int64_t>::max();
+       },
+       "lies outside the blob section"},
+      {"negative blob offset", [](Json &m) { m["blobs"][0]["offset"] = -1; },
+       "blobs[0]: offset and size must be >= 0"},
+      {"integer too large",
+       [](Json &m) { m["blobs"][0]["offset"] = UINT64_MAX; },
+       "blobs[0].offset: integer out of range"},
+      {"bad checksum text", [](Json &m) { m["blobs"][0]["fnv1a64"] = "xyz"; },
+       "blobs[0].fnv1a64: expected 16 hex digits, got \"xyz\""},
+      {"wrong blob checksum",
+       [](Json &m) { m["blobs"][0]["fnv1a64"] = "0123456789abcdef"; },
+       std::string(kOrigin) +
+           ": corrupted: blob \"host\" checksum mismatch (manifest says "
+           "0123456789abcdef"},
+      {"four grid dims",
+       [](Json &m) {
+         m["functions"][0]["kernels"][0]["grid"].push_back(Json::array({1}));
+       },
+       "functions[0].kernels[0].grid: at most 3 dimensions, got 4"},
+      {"zero grid constant",
+       [](Json &m) { m["functions"][0]["kernels"][0]["grid"][1][0] = 0; },
+       "functions[0].kernels[0].grid[1][0]: constant grid factor must be "
+       "positive, got 0"},
+      {"negative grid constant",
+       [](Json &m) { m["functions"][0]["kernels"][1]["grid"][1][0] = -16; },
+       "functions[0].kernels[1].grid[1][0]: constant grid factor must be "
+       "positive, got -16"},
+      {"zero divisor",
+       [](Json &m) {
+         m["functions"][0]["kernels"][0]["grid"][0][0]["ceildiv"] = 0;
+       },
+       "functions[0].kernels[0].grid[0][0].ceildiv: divisor must be positive, "
+       "got 0"},
+      {"undefined grid symbol",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["grid"][1][1]["sym"] = "M";
+       },
+       "functions[0].kernels[1].grid[1][1].sym: symbol \"M\" is not defined by "
+       "any tensor of the "
+       "function"},
+      {"grid symbol of another function",
+       [](Json &m) {
+         m["functions"][1]["kernels"][0]["grid"] =
+             Json::parse("[[{\"sym\": \"N\"}]]");
+       },
+       "functions[1].kernels[0].grid[0][0].sym: symbol \"N\" is not defined"},
+      {"short block",
+       [](Json &m) {
+         m["functions"][0]["kernels"][0]["block"] = {1, 1};
+       },
+       "functions[0].kernels[0].block: expected 3 extents, got 2"},
+      {"zero block",
+       [](Json &m) { m["functions"][0]["kernels"][1]["block"][2] = 0; },
+       "functions[0].kernels[1].block[2]: must be positive, got 0"},
+      {"negative shared memory",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["dynamic_shared_memory_bytes"] = -1;
+       },
+       "functions[0].kernels[1].dynamic_shared_memory_bytes: must be >= 0, got "
+       "-1"},
+      {"wrong attention kind",
+       [](Json &m) { m["functions"][0]["attention"]["kind"] = "linear"; },
+       "functions[0].attention.kind: expected \"attention\", got \"linear\""},
+      {"non-finite scale",
+       [](Json &m) { m["functions"][0]["attention"]["scale"] = "nan"; },
+       "functions[0].attention.scale: must be finite"},
+      {"mask arity",
+       [](Json &m) { m["functions"][0]["attention"]["mask"]["num_args"] = 5; },
+       "functions[0].attention.mask.num_args: expected 4 (b, h, q_idx, k_idx), "
+       "got 5"},
+      {"score arity",
+       [](Json &m) { m["functions"][0]["attention"]["score"]["num_args"] = 4; },
+       "functions[0].attention.score.num_args: expected 5 (s, b, h, q_idx, "
+       "k_idx), got 4"},
+      {"operand out of range",
+       [](Json &m) {
+         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][0] = 99;
+       },
+       "functions[0].attention.mask: ops[1].operands[0]: value 99 out of range "
+       "[0, 8)"},
+      {"negative operand",
+       [](Json &m) {
+         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][1] = -1;
+       },
+       "functions[0].attention.mask: ops[1].operands[1]: value -1 out of range "
+       "[0, 8)"},
+      {"use before definition",
+       [](Json &m) {
+         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][1] = 5;
+       },
+       "functions[0].attention.mask: ops[1].operands[1]: value 5 is not "
+       "defined before use (op 1 "
+       "defines value 5)"},
+      {"yield out of range",
+       [](Json &m) { m["functions"][0]["attention"]["score"]["yield"] = 12; },
+       "functions[0].attention.score: yield: value 12 out of range [0, 12)"},
+      {"empty op name",
+       [](Json &m) {
+         m["functions"][0]["attention"]["score"]["ops"][2]["name"] = "";
+       },
+       "functions[0].attention.score: ops[2].name: must not be empty"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_CONTAINS(editError(c.edit), c.expected);
+  }
+}
+
+TEST(LibPackage, VerifyAcceptsValidAndSerializeRejectsInvalid) {
+  Package package = makePackage();
+  EXPECT_TRUE(verify(package).isOk()) << verify(package).message();
+  package.functions[0].kernels[0].blob = "gone";
+  Status status = verify(package);
+  EXPECT_CONTAINS(status.message(),
+                  "functions[0].kernels[0].blob: no blob named \"gone\"");
+  StatusOr<std::vector<uint8_t>> bytes = serialize(package);
+  ASSERT_FALSE(bytes.isOk());
+  EXPECT_CONTAINS(bytes.status().message(),
+                  "cannot serialize: invalid package: functions[0]");
+
+  package = makePackage();
+  package.schemaVersion = 3;
+  EXPECT_CONTAINS(verify(package).message(),
+                  "schema_version: version 3 is not supported");
+  package = makePackage();
+  package.functions[0].kernels[0].grid[0][0].constant = 2; // on a symbolic term
+  EXPECT_CONTAINS(verify(package).message(),
+                  "a symbolic grid factor cannot also have a constant");
+  package = makePackage();
+  package.producer = "\xff\xfe"; // not UTF-8: JSON cannot carry it
+  EXPECT_CONTAINS(serialize(package).status().message(), "cannot serialize");
+  EXPECT_FALSE(manifestJson(package).empty());
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+class LibPackageFile : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "attnc-package-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+
+  /// Names in the directory `path`.
+  std::set<std::string> list(const std::string &path) {
+    std::set<std::string> names;
+    for (const auto &entry : std::filesystem::directory_iterator(path))
+      names.insert(entry.path().filename().string());
+    return names;
+  }
+
+  std::string readText(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  std::string dir;
+};
+
+TEST_F(LibPackageFile, WritesAndReadsBack) {
+  std::string path = dir + "/block.attnpkg";
+  Status status = writeFile(makePackage(), path);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(list(dir), std::set<std::string>{"block.attnpkg"});
+  StatusOr<Package> package = readFile(path);
+  ASSERT_TRUE(package.isOk()) << package.status().message();
+  EXPECT_EQ(*package, makePackage());
+  // Overwriting an existing package works too.
+  Package other = makePackage();
+  other.producer = "second";
+  ASSERT_TRUE(writeFile(other, path).isOk());
+  EXPECT_EQ(readFile(path)->producer, "second");
+}
+
+TEST_F(LibPackageFile, ReadFileNamesThePath) {
+  StatusOr<Package> package = readFile(dir + "/missing.attnpkg");
+  ASSERT_FALSE(package.isOk());
+  EXPECT_EQ(package.status().message(),
+            dir + "/missing.attnpkg: cannot open: No such file or directory");
+  std::ofstream(dir + "/junk.attnpkg") << "junk";
+  EXPECT_CONTAINS(readFile(dir + "/junk.attnpkg").status().message(),
+                  dir + "/junk.attnpkg: not an attnc package");
+}
+
+TEST_F(LibPackageFile, FailedWritesLeaveNothingBehind) {
+  Package package = makePackage();
+  // The directory does not exist.
+  Status status = writeFile(package, dir + "/missing/block.attnpkg");
+  EXPECT_FALSE(status.isOk());
+  EXPECT_CONTAINS(status.message(),
+                  dir + "/missing/block.attnpkg: cannot create");
+  // The parent is a regular file.
+  std::ofstream(dir + "/file") << "x";
+  EXPECT_FALSE(writeFile(package, dir + "/file/block.attnpkg").isOk());
+  // The destination is a directory: the rename fails after the temporary
+  // file was written, and the temporary file must be gone.
+  ASSERT_EQ(mkdir((dir + "/taken").c_str(), 0755), 0);
+  std::ofstream(dir + "/taken/inside") << "keep";
+  status = writeFile(package, dir + "/taken");
+  EXPECT_FALSE(status.isOk());
+  EXPECT_CONTAINS(status.message(), "cannot rename");
+  EXPECT_EQ(list(dir), (std::set<std::string>{"file", "taken"}));
+  EXPECT_EQ(readText(dir + "/taken/inside"), "keep");
+  // An invalid package leaves an existing destination untouched.
+  std::ofstream(dir + "/old.attnpkg") << "previous";
+  package.functions[0].name = "";
+  EXPECT_FALSE(writeFile(package, dir + "/old.attnpkg").isOk());
+  EXPECT_EQ(readText(dir + "/old.attnpkg"), "previous");
+  EXPECT_EQ(list(dir), (std::set<std::string>{"file", "taken", "old.attnpkg"}));
+}
+
+TEST_F(LibPackageFile, UnwritableDirectory) {
+  if (geteuid() == 0)
+    GTEST_SKIP() << "root writes into read-only directories";
+  std::string locked = dir + "/locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0555), 0);
+  Status status = writeFile(makePackage(), locked + "/block.attnpkg");
+  EXPECT_FALSE(status.isOk());
+  EXPECT_CONTAINS(status.message(), "Permission denied");
+  EXPECT_TRUE(list(locked).empty());
+  chmod(locked.c_str(), 0755);
+}
+
+} // namespace

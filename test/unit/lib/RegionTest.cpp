@@ -1,0 +1,404 @@
+//===- RegionTest.cpp - Tests for the region evaluator --------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/reference/Region.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace attnc;
+using namespace attnc::ref;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Builds a region op by op; `add` returns the new value's number.
+class RegionBuilder {
+public:
+  explicit RegionBuilder(int64_t numArgs = 4) { region.numArgs = numArgs; }
+
+  int64_t add(std::string name, std::vector<int64_t> operands, std::string type,
+              std::string predicate = "") {
+    region.ops.push_back(pkg::RegionOp{std::move(name), std::move(operands),
+                                       std::move(type), std::move(predicate),
+                                       0});
+    return region.numArgs + static_cast<int64_t>(region.ops.size()) - 1;
+  }
+
+  int64_t constant(double value, std::string type) {
+    region.ops.push_back(
+        pkg::RegionOp{"arith.constant", {}, std::move(type), "", value});
+    return region.numArgs + static_cast<int64_t>(region.ops.size()) - 1;
+  }
+
+  pkg::Region yield(int64_t value) {
+    region.yield = value;
+    return region;
+  }
+
+private:
+  pkg::Region region;
+};
+
+RegionValue evaluate(const pkg::Region &region, const RegionArgs &args = {}) {
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  EXPECT_TRUE(evaluator.isOk()) << evaluator.status().message();
+  if (!evaluator.isOk())
+    return RegionValue();
+  StatusOr<RegionValue> value = evaluator->evaluate(args);
+  EXPECT_TRUE(value.isOk()) << value.status().message();
+  return value.isOk() ? *value : RegionValue();
+}
+
+std::string createError(const pkg::Region &region) {
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  EXPECT_FALSE(evaluator.isOk());
+  return evaluator.isOk() ? "" : evaluator.status().message();
+}
+
+std::string evaluateError(const pkg::Region &region) {
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  EXPECT_TRUE(evaluator.isOk()) << evaluator.status().message();
+  if (!evaluator.isOk())
+    return "";
+  StatusOr<RegionValue> value = evaluator->evaluate({});
+  EXPECT_FALSE(value.isOk());
+  return value.isOk() ? "" : value.status().message();
+}
+
+/// `op(a, b)` on constants of `type` (operand type `operandType` if given).
+RegionValue binary(const std::string &op, const std::string &type, double a,
+                   double b, const std::string &predicate = "",
+                   std::string operandType = "") {
+  if (operandType.empty())
+    operandType = type;
+  RegionBuilder builder;
+  int64_t x = builder.constant(a, operandType),
+          y = builder.constant(b, operandType);
+  return evaluate(builder.yield(builder.add(op, {x, y}, type, predicate)));
+}
+
+/// `op(a)` on a constant of `operandType`, giving `type`.
+RegionValue unary(const std::string &op, const std::string &type, double a,
+                  const std::string &operandType) {
+  RegionBuilder builder;
+  int64_t x = builder.constant(a, operandType);
+  return evaluate(builder.yield(builder.add(op, {x}, type)));
+}
+
+struct IntCase {
+  const char *op;
+  const char *type;
+  double a, b;
+  int64_t expected;
+};
+
+TEST(LibRegion, IntegerOpsWrapToTheirWidth) {
+  const int64_t i32Min = std::numeric_limits<int32_t>::min();
+  const int64_t i32Max = std::numeric_limits<int32_t>::max();
+  const IntCase cases[] = {
+      {"arith.addi", "i32", 2147483647, 1, i32Min},
+      {"arith.addi", "index", 5, 7, 12},
+      {"arith.addi", "i16", 32767, 1, -32768},
+      {"arith.addi", "i1", 1, 1, 0},
+      {"arith.addi", "i64", 9007199254740992, 9007199254740992,
+       18014398509481984},
+      {"arith.subi", "i32", -2147483648.0, 1, i32Max},
+      {"arith.subi", "i8", 3, 5, -2},
+      {"arith.muli", "i32", 65536, 65536, 0},
+      {"arith.muli", "i32", 65537, 65537, 131073},
+      {"arith.muli", "i64", 3, -4, -12},
+      {"arith.divsi", "i32", -7, 2, -3},
+      {"arith.divui", "i32", -1, 2, i32Max}, // 0xffffffff / 2
+      {"arith.remsi", "i32", -7, 2, -1},
+      {"arith.remui", "i8", -1, 10, 5}, // 255 % 10
+      {"arith.floordivsi", "i32", -7, 2, -4},
+      {"arith.floordivsi", "i32", 7, -2, -4},
+      {"arith.floordivsi", "i32", 6, 3, 2},
+      {"arith.ceildivsi", "i32", 7, 2, 4},
+      {"arith.ceildivsi", "i32", -7, 2, -3},
+      {"arith.ceildivsi", "index", -7, -2, 4},
+      {"arith.andi", "i32", 12, 10, 8},
+      {"arith.ori", "i32", 12, 10, 14},
+      {"arith.xori", "i32", 12, 10, 6},
+      {"arith.xori", "i1", 1, 1, 0},
+      {"arith.shli", "i8", 1, 7, -128},
+      {"arith.shli", "i32", 3, 31, i32Min},
+      {"arith.shrsi", "i8", -128, 7, -1},
+      {"arith.shrui", "i8", -128, 7, 1},
+      {"arith.shrui", "i64", -1, 60, 15},
+      {"arith.maxsi", "i32", -1, 1, 1},
+      {"arith.minsi", "i32", -1, 1, -1},
+      {"arith.maxui", "i32", -1, 1, -1}, // 0xffffffff is the larger
+      {"arith.minui", "i32", -1, 1, 1},
+  };
+  for (const IntCase &c : cases) {
+    RegionValue value = binary(c.op, c.type, c.a, c.b);
+    EXPECT_FALSE(value.isFloat);
+    EXPECT_EQ(value.intValue, c.expected)
+        << c.op << " : " << c.type << " (" << c.a << ", " << c.b << ")";
+  }
+  EXPECT_EQ(unary("math.absi", "i32", -5, "i32").intValue, 5);
+  EXPECT_EQ(unary("math.absi", "i32", -2147483648.0, "i32").intValue, i32Min);
+  // Constants wrap too: 4294967295 is -1 as i32, and true is 1 as i1.
+  RegionBuilder builder;
+  EXPECT_EQ(
+      evaluate(builder.yield(builder.constant(4294967295.0, "i32"))).intValue,
+      -1);
+  RegionBuilder i1;
+  EXPECT_EQ(evaluate(i1.yield(i1.constant(-1, "i1"))).intValue, 1);
+}
+
+TEST(LibRegion, IntegerComparisons) {
+  // -1 and 1 as i32: signed -1 < 1, unsigned 0xffffffff > 1.
+  const std::pair<const char *, int64_t> cases[] = {
+      {"eq", 0},  {"ne", 1},  {"slt", 1}, {"sle", 1}, {"sgt", 0},
+      {"sge", 0}, {"ult", 0}, {"ule", 0}, {"ugt", 1}, {"uge", 1},
+  };
+  for (const auto &[predicate, expected] : cases)
+    EXPECT_EQ(binary("arith.cmpi", "i1", -1, 1, predicate, "i32").intValue,
+              expected)
+        << predicate;
+  EXPECT_EQ(binary("arith.cmpi", "i1", 7, 7, "sge", "index").intValue, 1);
+  // i1 true is -1 when signed.
+  EXPECT_EQ(binary("arith.cmpi", "i1", 1, 0, "slt", "i1").intValue, 1);
+}
+
+TEST(LibRegion, FloatComparisons) {
+  struct Case {
+    const char *predicate;
+    int64_t less, equal, unordered; // for (1, 2), (2, 2), (NaN, 2)
+  } cases[] = {
+      {"false", 0, 0, 0}, {"oeq", 0, 1, 0}, {"ogt", 0, 0, 0}, {"oge", 0, 1, 0},
+      {"olt", 1, 0, 0},   {"ole", 1, 1, 0}, {"one", 1, 0, 0}, {"ord", 1, 1, 0},
+      {"ueq", 0, 1, 1},   {"ugt", 0, 0, 1}, {"uge", 0, 1, 1}, {"ult", 1, 0, 1},
+      {"ule", 1, 1, 1},   {"une", 1, 0, 1}, {"uno", 0, 0, 1}, {"true", 1, 1, 1},
+  };
+  for (const Case &c : cases) {
+    EXPECT_EQ(binary("arith.cmpf", "i1", 1, 2, c.predicate, "f32").intValue,
+              c.less)
+        << c.predicate;
+    EXPECT_EQ(binary("arith.cmpf", "i1", 2, 2, c.predicate, "f64").intValue,
+              c.equal)
+        << c.predicate;
+    EXPECT_EQ(binary("arith.cmpf", "i1", kNaN, 2, c.predicate, "f32").intValue,
+              c.unordered)
+        << c.predicate;
+  }
+}
+
+TEST(LibRegion, FloatOps) {
+  struct Case {
+    const char *op;
+    double a, b, expected;
+  } binaryCases[] = {
+      {"arith.addf", 1.5, 2.25, 3.75}, {"arith.subf", 1.5, 2.25, -0.75},
+      {"arith.mulf", 1.5, -2, -3},     {"arith.divf", 1, 3, 1.0 / 3},
+      {"arith.remf", 7.5, 2, 1.5},     {"arith.remf", -7.5, 2, -1.5},
+      {"arith.maximumf", -1, 3, 3},    {"arith.minimumf", -1, 3, -1},
+      {"arith.maxnumf", kNaN, 3, 3},   {"arith.minnumf", 3, kNaN, 3},
+      {"math.copysign", 3, -0.0, -3},
+  };
+  for (const Case &c : binaryCases) {
+    RegionValue value = binary(c.op, "f32", c.a, c.b);
+    EXPECT_TRUE(value.isFloat);
+    EXPECT_EQ(value.floatValue, c.expected) << c.op;
+  }
+  // Computed in double even when typed f32: 1/3 above is not rounded.
+  EXPECT_TRUE(std::isnan(binary("arith.maximumf", "f32", kNaN, 3).floatValue));
+  EXPECT_TRUE(std::isnan(binary("arith.minimumf", "f32", 3, kNaN).floatValue));
+  EXPECT_FALSE(
+      std::signbit(binary("arith.maximumf", "f32", -0.0, 0.0).floatValue));
+  EXPECT_TRUE(
+      std::signbit(binary("arith.minimumf", "f32", 0.0, -0.0).floatValue));
+
+  struct UnaryCase {
+    const char *op;
+    double a, expected;
+  } unaryCases[] = {
+      {"arith.negf", 2, -2},          {"math.tanh", 0.5, std::tanh(0.5)},
+      {"math.exp", 1, std::exp(1.0)}, {"math.exp2", 10, 1024},
+      {"math.log", std::exp(2.0), 2}, {"math.log2", 1024, 10},
+      {"math.absf", -2.5, 2.5},       {"math.sqrt", 2.25, 1.5},
+      {"math.rsqrt", 4, 0.5},         {"arith.extf", 0.1, 0.1},
+      {"arith.truncf", 0.1, 0.1},
+  };
+  for (const UnaryCase &c : unaryCases)
+    EXPECT_DOUBLE_EQ(unary(c.op, "f32", c.a, "f32").floatValue, c.expected)
+        << c.op;
+
+  RegionBuilder fma;
+  int64_t a = fma.constant(2, "f64"), b = fma.constant(3, "f64"),
+          c = fma.constant(4, "f64");
+  EXPECT_EQ(
+      evaluate(fma.yield(fma.add("math.fma", {a, b, c}, "f64"))).floatValue,
+      10);
+}
+
+TEST(LibRegion, Casts) {
+  struct Case {
+    const char *op;
+    const char *type;
+    const char *operandType;
+    double a;
+    int64_t expected;
+  } intCases[] = {
+      {"arith.index_cast", "index", "i32", -1, -1},
+      {"arith.index_cast", "i8", "index", 300, 44},
+      {"arith.index_castui", "index", "i32", -1, 4294967295},
+      {"arith.extsi", "i32", "i8", -1, -1},
+      {"arith.extsi", "i64", "i1", 1, -1},
+      {"arith.extui", "i32", "i8", -1, 255},
+      {"arith.extui", "i64", "i1", 1, 1},
+      {"arith.trunci", "i8", "i32", 300, 44},
+      {"arith.trunci", "i1", "i32", 3, 1},
+      {"arith.fptosi", "i32", "f32", -3.7, -3},
+      {"arith.fptoui", "i8", "f32", 255.9, -1}, // 255 as i8
+  };
+  for (const Case &c : intCases)
+    EXPECT_EQ(unary(c.op, c.type, c.a, c.operandType).intValue, c.expected)
+        << c.op << " " << c.operandType << " -> " << c.type;
+  EXPECT_EQ(unary("arith.sitofp", "f32", -3, "i32").floatValue, -3.0);
+  EXPECT_EQ(unary("arith.uitofp", "f32", -1, "i8").floatValue, 255.0);
+  EXPECT_EQ(unary("arith.uitofp", "f64", -1, "index").floatValue, 0x1p64);
+}
+
+TEST(LibRegion, SelectAndArguments) {
+  // Mask: q_idx >= k_idx ? 10 : 20, as i64.
+  RegionBuilder mask;
+  int64_t cond = mask.add("arith.cmpi", {2, 3}, "i1", "sge");
+  int64_t ten = mask.constant(10, "i64"), twenty = mask.constant(20, "i64");
+  pkg::Region region =
+      mask.yield(mask.add("arith.select", {cond, ten, twenty}, "i64"));
+  EXPECT_EQ(evaluate(region, {0, 0, 0, 5, 3}).intValue, 10);
+  EXPECT_EQ(evaluate(region, {0, 0, 0, 3, 5}).intValue, 20);
+
+  // Score: s * h + b, selecting floats.
+  RegionBuilder score(5);
+  int64_t h = score.add("arith.index_cast", {2}, "i64");
+  int64_t hf = score.add("arith.sitofp", {h}, "f32");
+  int64_t b = score.add("arith.index_castui", {1}, "i32");
+  int64_t bf = score.add("arith.uitofp", {b}, "f32");
+  int64_t product = score.add("arith.mulf", {0, hf}, "f32");
+  int64_t sum = score.add("arith.addf", {product, bf}, "f32");
+  int64_t positive =
+      score.add("arith.cmpf", {sum, score.constant(0, "f32")}, "i1", "ogt");
+  region = score.yield(score.add(
+      "arith.select", {positive, sum, score.constant(-kInf, "f32")}, "f32"));
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  ASSERT_TRUE(evaluator.isOk()) << evaluator.status().message();
+  EXPECT_EQ(evaluator->numArgs(), 5);
+  EXPECT_EQ(evaluator->yieldType(), "f32");
+  EXPECT_TRUE(evaluator->yieldsFloat());
+  EXPECT_EQ(evaluate(region, {1.5, 2, 3, 0, 0}).floatValue, 6.5);
+  EXPECT_EQ(evaluate(region, {-1.5, 2, 3, 0, 0}).floatValue, -kInf);
+  // Yielding an argument directly.
+  RegionBuilder identity;
+  EXPECT_EQ(evaluate(identity.yield(3), {0, 0, 0, 0, 42}).intValue, 42);
+}
+
+TEST(LibRegion, RejectsMalformedRegions) {
+  RegionBuilder unknown;
+  EXPECT_EQ(createError(unknown.yield(unknown.add("arith.foo", {2, 3}, "i1"))),
+            "op 0 (arith.foo): unknown op");
+  RegionBuilder count;
+  EXPECT_EQ(createError(count.yield(count.add("arith.addi", {2}, "index"))),
+            "op 0 (arith.addi): expects 2 operands, got 1");
+  RegionBuilder type;
+  type.constant(1, "index");
+  EXPECT_EQ(createError(type.yield(type.add("arith.addi", {2, 4}, "f128"))),
+            "op 1 (arith.addi): unknown type \"f128\"");
+  RegionBuilder mixed;
+  EXPECT_EQ(createError(mixed.yield(mixed.add(
+                "arith.addi", {2, mixed.constant(1, "i32")}, "index"))),
+            "op 1 (arith.addi): operand 1 has type i32, expected index");
+  RegionBuilder floatOnInt;
+  EXPECT_EQ(createError(
+                floatOnInt.yield(floatOnInt.add("arith.addf", {2, 3}, "f32"))),
+            "op 0 (arith.addf): operand 0 has type index, expected a float");
+  RegionBuilder resultType;
+  EXPECT_EQ(createError(resultType.yield(
+                resultType.add("arith.cmpi", {2, 3}, "i32", "slt"))),
+            "op 0 (arith.cmpi): result type must be i1, got i32");
+  RegionBuilder intResult;
+  EXPECT_EQ(
+      createError(intResult.yield(intResult.add("arith.sitofp", {2}, "i32"))),
+      "op 0 (arith.sitofp): result type must be a float, got i32");
+  RegionBuilder predicate;
+  EXPECT_EQ(createError(predicate.yield(
+                predicate.add("arith.cmpi", {2, 3}, "i1", "olt"))),
+            "op 0 (arith.cmpi): unknown predicate \"olt\"");
+  RegionBuilder stray;
+  EXPECT_EQ(
+      createError(stray.yield(stray.add("arith.addi", {2, 3}, "index", "eq"))),
+      "op 0 (arith.addi): unexpected predicate \"eq\"");
+  RegionBuilder narrowing;
+  EXPECT_EQ(
+      createError(narrowing.yield(narrowing.add("arith.extsi", {2}, "i32"))),
+      "op 0 (arith.extsi): result must be wider than the operand");
+  RegionBuilder selectCond;
+  EXPECT_EQ(createError(selectCond.yield(
+                selectCond.add("arith.select", {2, 3, 3}, "index"))),
+            "op 0 (arith.select): operand 0 has type index, expected i1");
+  RegionBuilder fraction;
+  EXPECT_EQ(
+      createError(fraction.yield(fraction.constant(0.5, "i32"))),
+      "op 0 (arith.constant): integer constant out of range or not integral");
+  // Structural errors come from pkg::verifyRegion.
+  RegionBuilder range;
+  EXPECT_EQ(createError(range.yield(range.add("arith.addi", {2, 9}, "index"))),
+            "ops[0].operands[1]: value 9 out of range [0, 5)");
+  RegionBuilder arity(3);
+  EXPECT_EQ(createError(arity.yield(0)),
+            "num_args: must be 4 (mask) or 5 (score), got 3");
+}
+
+TEST(LibRegion, ReportsUndefinedBehaviour) {
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              return b.yield(
+                  b.add("arith.divsi", {2, b.constant(0, "index")}, "index"));
+            }()),
+            "op 1 (arith.divsi): division by zero");
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              int64_t min = b.constant(-2147483648.0, "i32"),
+                      minusOne = b.constant(-1, "i32");
+              return b.yield(b.add("arith.divsi", {min, minusOne}, "i32"));
+            }()),
+            "op 2 (arith.divsi): signed division overflow");
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              int64_t one = b.constant(1, "i32"),
+                      amount = b.constant(32, "i32");
+              return b.yield(b.add("arith.shli", {one, amount}, "i32"));
+            }()),
+            "op 2 (arith.shli): shift amount not less than the bit width");
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              return b.yield(
+                  b.add("arith.fptosi", {b.constant(300, "f32")}, "i8"));
+            }()),
+            "op 1 (arith.fptosi): value out of range of the result type");
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              return b.yield(
+                  b.add("arith.fptoui", {b.constant(kNaN, "f32")}, "i32"));
+            }()),
+            "op 1 (arith.fptoui): value out of range of the result type");
+  EXPECT_EQ(evaluateError([] {
+              RegionBuilder b;
+              return b.yield(
+                  b.add("arith.remui", {2, b.constant(0, "index")}, "index"));
+            }()),
+            "op 1 (arith.remui): division by zero");
+}
+
+} // namespace
