@@ -1,0 +1,356 @@
+//===- CApi.cpp - C API of libattnrt --------------------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Thin wrappers over the C++ handles. Each entry point runs its body under
+// `guarded`, so that no exception (std::bad_alloc included) crosses into C.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc_runtime.h"
+
+#include "attnc/runtime/Runtime.h"
+
+#include <exception>
+#include <new>
+
+using namespace attnc;
+using namespace attnc::rt;
+
+struct attnc_status_impl {
+  std::string message;
+};
+
+struct attnc_runtime {
+  Runtime runtime;
+};
+
+struct attnc_package {
+  Package package;
+  std::vector<std::string> names;
+  std::string manifestJson;
+};
+
+struct attnc_function {
+  Function function;
+};
+
+#define ATTNC_CHECK_DTYPE(NAME)                                                \
+  static_assert(ATTNC_DTYPE_##NAME == static_cast<int>(pkg::DType::NAME),      \
+                "attnc_tensor dtype codes follow pkg::DType")
+ATTNC_CHECK_DTYPE(F32);
+ATTNC_CHECK_DTYPE(F16);
+ATTNC_CHECK_DTYPE(BF16);
+ATTNC_CHECK_DTYPE(F64);
+ATTNC_CHECK_DTYPE(I1);
+ATTNC_CHECK_DTYPE(I32);
+ATTNC_CHECK_DTYPE(I64);
+ATTNC_CHECK_DTYPE(F8E4M3FN);
+ATTNC_CHECK_DTYPE(F8E5M2);
+#undef ATTNC_CHECK_DTYPE
+
+namespace {
+
+/// Returned when an error cannot even be allocated; never freed.
+attnc_status_impl outOfMemory{"out of memory"};
+
+attnc_status toCStatus(const Status &status) noexcept {
+  if (status.isOk())
+    return nullptr;
+  try {
+    return new attnc_status_impl{status.message()};
+  } catch (...) {
+    return &outOfMemory;
+  }
+}
+
+/// Runs `body` (which returns a Status) and turns any exception that escapes
+/// it into an error status.
+template <typename Body> attnc_status guarded(Body &&body) noexcept {
+  try {
+    return toCStatus(body());
+  } catch (const std::bad_alloc &) {
+    return &outOfMemory;
+  } catch (const std::exception &e) {
+    try {
+      return toCStatus(
+          Status::error(std::string("internal error: ") + e.what()));
+    } catch (...) {
+      return &outOfMemory;
+    }
+  } catch (...) {
+    return &outOfMemory;
+  }
+}
+
+/// The error for a null pointer argument of a C entry point.
+Status nullArgument(const char *function, const char *argument) {
+  return Status::error(std::string(function) + ": " + argument + " is null");
+}
+
+/// kDLBool (DLPack >= 0.8): Debian's dlpack.h may predate it.
+constexpr uint8_t kDLPackBoolCode = 6;
+
+StatusOr<pkg::DType> fromDLPackDType(DLDataType type) {
+  if (type.lanes == 1) {
+    switch (type.code) {
+    case kDLFloat:
+      if (type.bits == 16)
+        return pkg::DType::F16;
+      if (type.bits == 32)
+        return pkg::DType::F32;
+      if (type.bits == 64)
+        return pkg::DType::F64;
+      break;
+    case kDLBfloat:
+      if (type.bits == 16)
+        return pkg::DType::BF16;
+      break;
+    case kDLInt:
+      if (type.bits == 32)
+        return pkg::DType::I32;
+      if (type.bits == 64)
+        return pkg::DType::I64;
+      break;
+    case kDLPackBoolCode:
+      if (type.bits == 8)
+        return pkg::DType::I1;
+      break;
+    default:
+      break;
+    }
+  }
+  return Status::error("unsupported dlpack dtype (code " +
+                       std::to_string(type.code) + ", bits " +
+                       std::to_string(type.bits) + ", lanes " +
+                       std::to_string(type.lanes) + ")");
+}
+
+Status fromDLPack(const DLTensor *tensor, attnc_tensor *out) {
+  if (!tensor)
+    return Status::error("dlpack tensor is null");
+  // The host is the only device so far; a cuda device will take kDLCUDA.
+  if (tensor->device.device_type != kDLCPU)
+    return Status::error("dlpack tensor is on device type " +
+                         std::to_string(tensor->device.device_type) +
+                         ", expected cpu (" + std::to_string(kDLCPU) + ")");
+  auto dtype = fromDLPackDType(tensor->dtype);
+  if (!dtype)
+    return dtype.status();
+  if (tensor->ndim < 0 || (tensor->ndim > 0 && !tensor->shape))
+    return Status::error("dlpack tensor has rank " +
+                         std::to_string(tensor->ndim) +
+                         (tensor->shape ? "" : " and a null shape"));
+  out->data = tensor->data
+                  ? static_cast<char *>(tensor->data) + tensor->byte_offset
+                  : nullptr;
+  out->dtype = static_cast<int32_t>(*dtype);
+  out->rank = tensor->ndim;
+  out->shape = tensor->shape;
+  out->strides = tensor->strides;
+  return Status::ok();
+}
+
+StatusOr<TensorRef> toTensorRef(const attnc_tensor &tensor,
+                                const std::string &role) {
+  if (tensor.dtype < ATTNC_DTYPE_F32 || tensor.dtype > ATTNC_DTYPE_F8E5M2)
+    return Status::error(role + " has unknown dtype code " +
+                         std::to_string(tensor.dtype));
+  if (tensor.rank < 0)
+    return Status::error(role + " has negative rank " +
+                         std::to_string(tensor.rank));
+  if (tensor.rank > 0 && !tensor.shape)
+    return Status::error(role + " has a null shape");
+  TensorRef ref;
+  ref.data = tensor.data;
+  ref.dtype = static_cast<pkg::DType>(tensor.dtype);
+  ref.shape.assign(tensor.shape, tensor.shape + tensor.rank);
+  if (tensor.strides)
+    ref.strides.assign(tensor.strides, tensor.strides + tensor.rank);
+  return ref;
+}
+
+/// Converts `count` C tensors, naming them `role[i]` in messages.
+StatusOr<std::vector<TensorRef>> toTensorRefs(const attnc_tensor *tensors,
+                                              size_t count, const char *role) {
+  if (count != 0 && !tensors)
+    return Status::error(std::string(role) + " is null but its count is " +
+                         std::to_string(count));
+  std::vector<TensorRef> refs;
+  for (size_t i = 0; i < count; ++i) {
+    auto ref = toTensorRef(tensors[i],
+                           std::string(role) + "[" + std::to_string(i) + "]");
+    if (!ref)
+      return ref.status();
+    refs.push_back(std::move(*ref));
+  }
+  return refs;
+}
+
+StatusOr<std::vector<attnc_tensor>>
+fromDLPackArray(const DLTensor *const *tensors, size_t count,
+                const char *role) {
+  if (count != 0 && !tensors)
+    return Status::error(std::string(role) + " is null but its count is " +
+                         std::to_string(count));
+  std::vector<attnc_tensor> result(count);
+  for (size_t i = 0; i < count; ++i)
+    if (Status s = fromDLPack(tensors[i], &result[i]); !s)
+      return s.withContext(std::string(role) + "[" + std::to_string(i) + "]");
+  return result;
+}
+
+Status callFunction(const attnc_function *function, const attnc_tensor *inputs,
+                    size_t nInputs, const attnc_tensor *outputs,
+                    size_t nOutputs, void *stream) {
+  if (!function)
+    return nullArgument("attnc_function_call", "function");
+  auto in = toTensorRefs(inputs, nInputs, "inputs");
+  if (!in)
+    return in.status();
+  auto out = toTensorRefs(outputs, nOutputs, "outputs");
+  if (!out)
+    return out.status();
+  return function->function.call(*in, *out, stream);
+}
+
+Status wrapPackage(StatusOr<Package> loaded, attnc_package **out) {
+  if (!loaded)
+    return loaded.status();
+  auto handle = std::make_unique<attnc_package>(attnc_package{
+      *loaded, loaded->functionNames(), pkg::manifestJson(loaded->manifest())});
+  *out = handle.release();
+  return Status::ok();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Status
+//===----------------------------------------------------------------------===//
+
+const char *attnc_status_message(attnc_status status) {
+  return status ? status->message.c_str() : "ok";
+}
+
+void attnc_status_free(attnc_status status) {
+  if (status != &outOfMemory)
+    delete status;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+attnc_status attnc_tensor_from_dlpack(const DLTensor *tensor,
+                                      attnc_tensor *out) {
+  return guarded([&] {
+    if (!out)
+      return nullArgument("attnc_tensor_from_dlpack", "out");
+    return fromDLPack(tensor, out);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime, packages, functions
+//===----------------------------------------------------------------------===//
+
+attnc_status attnc_runtime_open(const char *device, attnc_runtime **out) {
+  return guarded([&] {
+    if (!device)
+      return nullArgument("attnc_runtime_open", "device");
+    if (!out)
+      return nullArgument("attnc_runtime_open", "out");
+    auto runtime = Runtime::open(device);
+    if (!runtime)
+      return runtime.status();
+    *out = new attnc_runtime{std::move(*runtime)};
+    return Status::ok();
+  });
+}
+
+void attnc_runtime_destroy(attnc_runtime *runtime) { delete runtime; }
+
+attnc_status attnc_package_load(const attnc_runtime *runtime, const char *path,
+                                attnc_package **out) {
+  return guarded([&] {
+    if (!runtime || !path || !out)
+      return nullArgument("attnc_package_load", !runtime ? "runtime"
+                                                : !path  ? "path"
+                                                         : "out");
+    return wrapPackage(runtime->runtime.load(path), out);
+  });
+}
+
+attnc_status attnc_package_load_memory(const attnc_runtime *runtime,
+                                       const void *data, size_t size,
+                                       attnc_package **out) {
+  return guarded([&] {
+    if (!runtime || !out)
+      return nullArgument("attnc_package_load_memory",
+                          !runtime ? "runtime" : "out");
+    return wrapPackage(runtime->runtime.loadFromMemory(data, size), out);
+  });
+}
+
+void attnc_package_destroy(attnc_package *package) { delete package; }
+
+size_t attnc_package_function_count(const attnc_package *package) {
+  return package ? package->names.size() : 0;
+}
+
+const char *attnc_package_function_name(const attnc_package *package,
+                                        size_t index) {
+  if (!package || index >= package->names.size())
+    return nullptr;
+  return package->names[index].c_str();
+}
+
+const char *attnc_package_manifest_json(const attnc_package *package) {
+  return package ? package->manifestJson.c_str() : nullptr;
+}
+
+attnc_status attnc_package_function(const attnc_package *package,
+                                    const char *name, attnc_function **out) {
+  return guarded([&] {
+    if (!package || !name || !out)
+      return nullArgument("attnc_package_function", !package ? "package"
+                                                    : !name  ? "name"
+                                                             : "out");
+    auto function = package->package.function(name);
+    if (!function)
+      return function.status();
+    *out = new attnc_function{std::move(*function)};
+    return Status::ok();
+  });
+}
+
+void attnc_function_destroy(attnc_function *function) { delete function; }
+
+attnc_status attnc_function_call(const attnc_function *function,
+                                 const attnc_tensor *inputs, size_t n_inputs,
+                                 const attnc_tensor *outputs, size_t n_outputs,
+                                 void *stream) {
+  return guarded([&] {
+    return callFunction(function, inputs, n_inputs, outputs, n_outputs, stream);
+  });
+}
+
+attnc_status attnc_function_call_dlpack(const attnc_function *function,
+                                        const DLTensor *const *inputs,
+                                        size_t n_inputs,
+                                        const DLTensor *const *outputs,
+                                        size_t n_outputs, void *stream) {
+  return guarded([&]() -> Status {
+    auto in = fromDLPackArray(inputs, n_inputs, "inputs");
+    if (!in)
+      return in.status();
+    auto out = fromDLPackArray(outputs, n_outputs, "outputs");
+    if (!out)
+      return out.status();
+    return callFunction(function, in->data(), in->size(), out->data(),
+                        out->size(), stream);
+  });
+}

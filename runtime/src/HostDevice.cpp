@@ -1,0 +1,232 @@
+//===- HostDevice.cpp - The host CPU as a device --------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A host kernel's blob is written to a private temporary file, dlopen'ed and
+// unlinked at once, so nothing is left behind even if the process dies. Its
+// entry (see pkg::Kernel for the ABI) receives one MLIR strided memref
+// descriptor per argument and runs a range of linear block ids; the device
+// splits the grid into chunks and runs them on its thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostDevice.h"
+#include "ThreadPool.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace attnc;
+using namespace attnc::rt::detail;
+
+namespace {
+
+constexpr const char *kHostTarget = "host";
+constexpr const char *kHostBlobKind = "host-so";
+constexpr unsigned kMaxThreads = 4096;
+
+/// extern "C" void entry(void **args, int64_t blockBegin, int64_t blockEnd)
+using HostEntry = void (*)(void **, int64_t, int64_t);
+
+std::string errnoText() { return std::strerror(errno); }
+
+/// Writes all of `data` to `fd`, retrying short writes.
+bool writeAll(int fd, const std::vector<uint8_t> &data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// A blob loaded with dlopen; closed when the last kernel using it goes.
+class SharedObject {
+public:
+  static StatusOr<std::shared_ptr<SharedObject>> open(const pkg::Blob &blob);
+  ~SharedObject() { dlclose(handle_); }
+  SharedObject(const SharedObject &) = delete;
+  SharedObject &operator=(const SharedObject &) = delete;
+
+  StatusOr<HostEntry> lookup(const std::string &symbol) const;
+
+private:
+  SharedObject(void *handle, std::string blobName)
+      : handle_(handle), blobName_(std::move(blobName)) {}
+
+  void *handle_;
+  std::string blobName_;
+};
+
+StatusOr<std::shared_ptr<SharedObject>>
+SharedObject::open(const pkg::Blob &blob) {
+  static const uint8_t elfMagic[4] = {0x7f, 'E', 'L', 'F'};
+  if (blob.data.size() < sizeof(elfMagic) ||
+      !std::equal(elfMagic, elfMagic + sizeof(elfMagic), blob.data.begin()))
+    return Status::error("blob '" + blob.name +
+                         "' is not an ELF shared library");
+
+  const char *tmpDir = std::getenv("TMPDIR");
+  std::string path =
+      std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") + "/attnc-host-XXXXXX";
+  // O_CLOEXEC: a child forked meanwhile must not inherit the descriptor.
+  int fd = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot create a temporary file for blob '" +
+                         blob.name + "' (" + path + "): " + errnoText());
+  bool written = writeAll(fd, blob.data);
+  std::string writeError = written ? "" : errnoText();
+  if (::close(fd) != 0 && written) {
+    written = false;
+    writeError = errnoText();
+  }
+  void *handle =
+      written ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  const char *dlError = written && !handle ? dlerror() : nullptr;
+  // dlopen has mapped the file (or failed): the name is no longer needed.
+  ::unlink(path.c_str());
+  if (!written)
+    return Status::error("cannot write blob '" + blob.name + "' to " + path +
+                         ": " + writeError);
+  if (!handle)
+    return Status::error("cannot load blob '" + blob.name +
+                         "': " + (dlError ? dlError : "unknown dlopen error"));
+  return std::shared_ptr<SharedObject>(new SharedObject(handle, blob.name));
+}
+
+StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {
+  dlerror(); // clear any earlier error
+  void *address = dlsym(handle_, symbol.c_str());
+  const char *error = dlerror();
+  if (error || !address)
+    return Status::error("blob '" + blobName_ + "' has no entry '" + symbol +
+                         "': " + (error ? error : "symbol is null"));
+  return reinterpret_cast<HostEntry>(address);
+}
+
+/// Builds the MLIR strided memref descriptor of `arg`, as int64_t words:
+/// {allocated, aligned, offset = 0, sizes[rank], strides[rank]}.
+std::vector<int64_t> memrefDescriptor(const KernelArg &arg) {
+  static_assert(sizeof(void *) == sizeof(int64_t),
+                "the host ABI assumes 64-bit pointers");
+  auto pointer = static_cast<int64_t>(reinterpret_cast<intptr_t>(arg.data));
+  std::vector<int64_t> words = {pointer, pointer, 0};
+  words.insert(words.end(), arg.shape.begin(), arg.shape.end());
+  words.insert(words.end(), arg.strides.begin(), arg.strides.end());
+  return words;
+}
+
+class HostKernel final : public DeviceKernel {
+public:
+  HostKernel(std::shared_ptr<SharedObject> object, HostEntry entry,
+             std::shared_ptr<ThreadPool> pool)
+      : object_(std::move(object)), entry_(entry), pool_(std::move(pool)) {}
+
+  Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
+                void *stream) const override {
+    if (stream)
+      return Status::error("the host device has no streams; pass a null "
+                           "stream");
+    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<void *> argv;
+    descriptors.reserve(args.size());
+    for (const KernelArg &arg : args) {
+      descriptors.push_back(memrefDescriptor(arg));
+      argv.push_back(descriptors.back().data());
+    }
+    pool_->parallelFor(
+        grid[0] * grid[1] * grid[2],
+        [&](int64_t begin, int64_t end) { entry_(argv.data(), begin, end); });
+    return Status::ok();
+  }
+
+private:
+  std::shared_ptr<SharedObject> object_; // keeps entry_ mapped
+  HostEntry entry_;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+class HostDevice final : public Device {
+public:
+  explicit HostDevice(std::shared_ptr<ThreadPool> pool)
+      : pool_(std::move(pool)) {}
+
+  const std::string &name() const override { return target_; }
+  const std::string &target() const override { return target_; }
+  StatusOr<KernelMap> load(const pkg::Package &package) override;
+
+private:
+  std::string target_ = kHostTarget;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+StatusOr<KernelMap> HostDevice::load(const pkg::Package &package) {
+  // Kernels sharing a blob share one loaded copy of it.
+  std::map<std::string, std::shared_ptr<SharedObject>> objects;
+  KernelMap kernels;
+  for (const pkg::Function &function : package.functions) {
+    const pkg::Kernel *kernel = function.findKernel(kHostTarget);
+    if (!kernel)
+      continue;
+    std::string context = "function '" + function.name + "'";
+    const pkg::Blob *blob = package.findBlob(kernel->blob);
+    if (!blob)
+      return Status::error(context + ": no blob '" + kernel->blob + "'");
+    if (blob->kind != kHostBlobKind)
+      return Status::error(context + ": host kernel blob '" + blob->name +
+                           "' has kind '" + blob->kind + "', expected '" +
+                           kHostBlobKind + "'");
+    std::shared_ptr<SharedObject> &object = objects[blob->name];
+    if (!object) {
+      auto opened = SharedObject::open(*blob);
+      if (!opened)
+        return opened.status().withContext(context);
+      object = std::move(*opened);
+    }
+    auto entry = object->lookup(kernel->entry);
+    if (!entry)
+      return entry.status().withContext(context);
+    kernels[function.name] =
+        std::make_shared<HostKernel>(object, *entry, pool_);
+  }
+  return kernels;
+}
+
+/// Threads of the pool: ATTNC_NUM_THREADS when set, else one per core.
+StatusOr<unsigned> hostThreadCount() {
+  const char *env = std::getenv("ATTNC_NUM_THREADS");
+  if (!env || !*env)
+    return std::max(1u, std::thread::hardware_concurrency());
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(env, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 1 || value > kMaxThreads)
+    return Status::error("ATTNC_NUM_THREADS must be an integer in [1, " +
+                         std::to_string(kMaxThreads) + "], got '" + env + "'");
+  return static_cast<unsigned>(value);
+}
+
+} // namespace
+
+StatusOr<std::shared_ptr<Device>> attnc::rt::detail::openHostDevice() {
+  auto numThreads = hostThreadCount();
+  if (!numThreads)
+    return numThreads.status();
+  auto pool = ThreadPool::create(*numThreads);
+  if (!pool)
+    return pool.status();
+  return std::shared_ptr<Device>(std::make_shared<HostDevice>(
+      std::shared_ptr<ThreadPool>(std::move(*pool))));
+}

@@ -1,0 +1,307 @@
+//===- Runtime.cpp - Runtime, Package and Function handles ----------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The device-independent half of a call: tensors are checked against the
+// signature and the grid is resolved from the bound symbols here, so that a
+// device only ever sees arguments that match its kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/runtime/Runtime.h"
+
+#include "Device.h"
+
+#include <algorithm>
+
+using namespace attnc;
+using namespace attnc::rt;
+using detail::GridExtents;
+using detail::KernelArg;
+
+/// Multiplies into `product`; false on int64 overflow.
+static bool checkedMul(int64_t &product, int64_t factor) {
+  return !__builtin_mul_overflow(product, factor, &product);
+}
+
+static std::string joined(const std::vector<std::string> &items) {
+  std::string text;
+  for (const std::string &item : items)
+    text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// SymbolBindings
+//===----------------------------------------------------------------------===//
+
+Status SymbolBindings::bind(const std::string &symbol, int64_t extent,
+                            const std::string &origin) {
+  auto [it, inserted] = bindings_.emplace(symbol, Binding{extent, origin});
+  if (inserted || it->second.extent == extent)
+    return Status::ok();
+  return Status::error("symbol " + symbol + " bound to " +
+                       std::to_string(it->second.extent) + " by " +
+                       it->second.origin + " but " + origin + " is " +
+                       std::to_string(extent));
+}
+
+Status SymbolBindings::bindShape(const pkg::TensorSig &sig,
+                                 const std::vector<int64_t> &shape,
+                                 const std::string &role) {
+  if (shape.size() != sig.shape.size())
+    return Status::error(role + " has rank " + std::to_string(shape.size()) +
+                         ", expected " + std::to_string(sig.shape.size()));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::string dim = " dim " + std::to_string(i);
+    const pkg::Dim &expected = sig.shape[i];
+    if (shape[i] < 0)
+      return Status::error(role + dim + " has negative extent " +
+                           std::to_string(shape[i]));
+    if (expected.isStatic() && shape[i] != expected.extent)
+      return Status::error(role + dim + " is " + std::to_string(shape[i]) +
+                           ", expected " + std::to_string(expected.extent));
+    if (!expected.isStatic())
+      if (Status s = bind(expected.symbol, shape[i], sig.name + dim); !s)
+        return s;
+  }
+  return Status::ok();
+}
+
+std::optional<int64_t> SymbolBindings::lookup(const std::string &symbol) const {
+  auto it = bindings_.find(symbol);
+  if (it == bindings_.end())
+    return std::nullopt;
+  return it->second.extent;
+}
+
+StatusOr<std::vector<int64_t>>
+SymbolBindings::resolve(const pkg::TensorSig &sig) const {
+  std::vector<int64_t> shape;
+  std::vector<std::string> unbound;
+  for (const pkg::Dim &dim : sig.shape) {
+    std::optional<int64_t> extent =
+        dim.isStatic() ? dim.extent : lookup(dim.symbol);
+    if (extent)
+      shape.push_back(*extent);
+    else if (std::find(unbound.begin(), unbound.end(), dim.symbol) ==
+             unbound.end())
+      unbound.push_back(dim.symbol);
+  }
+  if (!unbound.empty())
+    return Status::error("unbound symbols in the shape of " + sig.name + ": " +
+                         joined(unbound));
+  return shape;
+}
+
+std::map<std::string, int64_t> SymbolBindings::values() const {
+  std::map<std::string, int64_t> result;
+  for (const auto &[symbol, binding] : bindings_)
+    result[symbol] = binding.extent;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Function
+//===----------------------------------------------------------------------===//
+
+/// Checks one tensor against its signature, binding its symbols, and returns
+/// it with explicit strides. `role` names it in messages ("input q").
+static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
+                                       const pkg::TensorSig &sig,
+                                       const std::string &role,
+                                       SymbolBindings &symbols) {
+  if (tensor.dtype != sig.dtype)
+    return Status::error(
+        role + " has dtype " + std::string(pkg::dtypeName(tensor.dtype)) +
+        ", expected " + std::string(pkg::dtypeName(sig.dtype)));
+  if (Status s = symbols.bindShape(sig, tensor.shape, role); !s)
+    return s;
+
+  size_t rank = tensor.shape.size();
+  KernelArg arg{tensor.data, tensor.shape, tensor.strides};
+  if (arg.strides.empty()) {
+    arg.strides.assign(rank, 1);
+    for (size_t i = rank; i-- > 1;) {
+      arg.strides[i - 1] = arg.strides[i];
+      if (!checkedMul(arg.strides[i - 1], tensor.shape[i]))
+        return Status::error(role + " is too large to address");
+    }
+  } else if (arg.strides.size() != rank) {
+    return Status::error(role + " has " + std::to_string(arg.strides.size()) +
+                         " strides for rank " + std::to_string(rank));
+  }
+  int64_t numElements = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    if (arg.strides[i] < 0)
+      return Status::error(role + " dim " + std::to_string(i) +
+                           " has negative stride " +
+                           std::to_string(arg.strides[i]));
+    if (!checkedMul(numElements, tensor.shape[i]))
+      return Status::error(role + " is too large to address");
+  }
+  // An empty tensor is never dereferenced (frameworks give it null data).
+  if (!tensor.data && numElements != 0)
+    return Status::error(role + " has null data");
+  return arg;
+}
+
+/// The grid of `kernel` with its symbols replaced by their bound extents.
+static StatusOr<GridExtents> resolveGrid(const pkg::Kernel &kernel,
+                                         const SymbolBindings &symbols) {
+  if (kernel.grid.size() > 3)
+    return Status::error("kernel grid has " +
+                         std::to_string(kernel.grid.size()) +
+                         " dimensions, at most 3 allowed");
+  GridExtents grid = {1, 1, 1};
+  int64_t total = 1;
+  for (size_t d = 0; d < kernel.grid.size(); ++d) {
+    for (const pkg::GridTerm &term : kernel.grid[d]) {
+      int64_t factor = term.constant;
+      if (!term.symbol.empty()) {
+        std::optional<int64_t> extent = symbols.lookup(term.symbol);
+        if (!extent)
+          return Status::error("kernel grid uses symbol " + term.symbol +
+                               ", which no tensor binds");
+        if (term.divisor <= 0)
+          return Status::error("kernel grid divides symbol " + term.symbol +
+                               " by " + std::to_string(term.divisor));
+        factor = *extent / term.divisor + (*extent % term.divisor != 0);
+      }
+      if (factor < 0 || !checkedMul(grid[d], factor))
+        return Status::error("kernel grid dim " + std::to_string(d) +
+                             " is negative or overflows");
+    }
+    if (!checkedMul(total, grid[d]))
+      return Status::error("kernel grid has more than 2^63 blocks");
+  }
+  return grid;
+}
+
+Function::Function(std::shared_ptr<const detail::LoadedPackage> package,
+                   const pkg::Function *function)
+    : package_(std::move(package)), function_(function) {}
+
+const std::string &Function::name() const { return function_->name; }
+
+const pkg::Function &Function::signature() const { return *function_; }
+
+Status Function::call(const std::vector<TensorRef> &inputs,
+                      const std::vector<TensorRef> &outputs,
+                      void *stream) const {
+  const pkg::Function &fn = *function_;
+  const std::string &target = package_->device->target();
+  auto kernelIt = package_->kernels.find(fn.name);
+  const pkg::Kernel *kernel = fn.findKernel(target);
+  if (kernelIt == package_->kernels.end() || !kernel) {
+    std::vector<std::string> targets;
+    for (const pkg::Kernel &k : fn.kernels)
+      targets.push_back(k.target);
+    return Status::error(
+        "function '" + fn.name + "' has no kernel for target '" + target + "'" +
+        (targets.empty() ? "" : " (it has: " + joined(targets) + ")"));
+  }
+  if (inputs.size() != fn.inputs.size())
+    return Status::error("function '" + fn.name + "' takes " +
+                         std::to_string(fn.inputs.size()) + " inputs, got " +
+                         std::to_string(inputs.size()));
+  if (outputs.size() != fn.outputs.size())
+    return Status::error("function '" + fn.name + "' takes " +
+                         std::to_string(fn.outputs.size()) + " outputs, got " +
+                         std::to_string(outputs.size()));
+
+  SymbolBindings symbols;
+  std::vector<KernelArg> args;
+  args.reserve(inputs.size() + outputs.size());
+  auto checkAll = [&](const std::vector<TensorRef> &tensors,
+                      const std::vector<pkg::TensorSig> &sigs,
+                      const std::string &kind) -> Status {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      auto arg =
+          checkTensor(tensors[i], sigs[i], kind + " " + sigs[i].name, symbols);
+      if (!arg)
+        return arg.status();
+      args.push_back(std::move(*arg));
+    }
+    return Status::ok();
+  };
+  if (Status s = checkAll(inputs, fn.inputs, "input"); !s)
+    return s;
+  if (Status s = checkAll(outputs, fn.outputs, "output"); !s)
+    return s;
+
+  auto grid = resolveGrid(*kernel, symbols);
+  if (!grid)
+    return grid.status();
+  return kernelIt->second->launch(args, *grid, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Package
+//===----------------------------------------------------------------------===//
+
+Package::Package(std::shared_ptr<const detail::LoadedPackage> impl)
+    : impl_(std::move(impl)) {}
+
+const std::string &Package::origin() const { return impl_->origin; }
+
+const pkg::Package &Package::manifest() const { return impl_->manifest; }
+
+std::vector<std::string> Package::functionNames() const {
+  std::vector<std::string> names;
+  for (const pkg::Function &fn : impl_->manifest.functions)
+    names.push_back(fn.name);
+  return names;
+}
+
+StatusOr<Function> Package::function(const std::string &name) const {
+  if (const pkg::Function *fn = impl_->manifest.findFunction(name))
+    return Function(impl_, fn);
+  std::vector<std::string> names = functionNames();
+  return Status::error("no function '" + name + "' in " + impl_->origin +
+                       (names.empty() ? " (it has no functions)"
+                                      : "; available: " + joined(names)));
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime
+//===----------------------------------------------------------------------===//
+
+Runtime::Runtime(std::shared_ptr<detail::Device> device)
+    : device_(std::move(device)) {}
+
+StatusOr<Runtime> Runtime::open(const std::string &device) {
+  auto opened = detail::openDevice(device);
+  if (!opened)
+    return opened.status();
+  return Runtime(std::move(*opened));
+}
+
+const std::string &Runtime::device() const { return device_->name(); }
+
+StatusOr<Package> Runtime::load(const std::string &path) const {
+  return loadParsed(pkg::readFile(path), path);
+}
+
+StatusOr<Package> Runtime::loadFromMemory(const void *data, size_t size) const {
+  const std::string origin = "<memory>";
+  if (!data && size != 0)
+    return Status::error(origin + ": null data of size " +
+                         std::to_string(size));
+  return loadParsed(
+      pkg::parse(static_cast<const uint8_t *>(data), size, origin), origin);
+}
+
+StatusOr<Package> Runtime::loadParsed(StatusOr<pkg::Package> parsed,
+                                      const std::string &origin) const {
+  if (!parsed)
+    return parsed.status();
+  auto kernels = device_->load(*parsed);
+  if (!kernels)
+    return kernels.status().withContext(origin);
+  return Package(
+      std::make_shared<const detail::LoadedPackage>(detail::LoadedPackage{
+          device_, origin, std::move(*parsed), std::move(*kernels)}));
+}

@@ -1,0 +1,491 @@
+//===- RuntimeTest.cpp - Tests of the C++ runtime API ---------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExpectReference.h"
+#include "TempPath.h"
+
+#include "attnc/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+using namespace attnc;
+
+namespace {
+
+/// Sets an environment variable for one scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+class RuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto library = test::readBytes(ATTNC_TEST_KERNELS);
+    ASSERT_TRUE(library) << library.status().message();
+    package_ = test::makeTestPackage(std::move(*library));
+  }
+
+  /// Serializes `package` and loads it on a fresh host runtime.
+  static StatusOr<rt::Package> load(const pkg::Package &package) {
+    auto bytes = pkg::serialize(package);
+    if (!bytes)
+      return bytes.status();
+    auto runtime = rt::Runtime::open("host");
+    if (!runtime)
+      return runtime.status();
+    return runtime->loadFromMemory(bytes->data(), bytes->size());
+  }
+
+  /// Loads `package` and looks up `name`; a failure fails the test (gtest
+  /// reports the exception).
+  static rt::Function function(const pkg::Package &package,
+                               const std::string &name) {
+    auto loaded = load(package);
+    if (!loaded)
+      throw std::runtime_error(loaded.status().message());
+    auto fn = loaded->function(name);
+    if (!fn)
+      throw std::runtime_error(fn.status().message());
+    return *fn;
+  }
+
+  static std::vector<rt::TensorRef> inputs(test::AttentionData &data) {
+    return {{data.q.data(), pkg::DType::F32, data.qShape, {}},
+            {data.k.data(), pkg::DType::F32, data.kvShape, {}},
+            {data.v.data(), pkg::DType::F32, data.kvShape, {}}};
+  }
+  static std::vector<rt::TensorRef> outputs(test::AttentionData &data) {
+    return {{data.o.data(), pkg::DType::F32, data.oShape, {}},
+            {data.lse.data(), pkg::DType::F32, data.lseShape, {}}};
+  }
+
+  /// The message of a failed call of "attention" on `in` and `out`.
+  std::string callError(std::vector<rt::TensorRef> in,
+                        std::vector<rt::TensorRef> out,
+                        void *stream = nullptr) {
+    Status status = function(package_, "attention").call(in, out, stream);
+    EXPECT_FALSE(status);
+    return status.message();
+  }
+
+  /// Runs "blocks" with grid (ceildiv(n, 4), 2); returns blocks[0, g) and the
+  /// number of entry calls.
+  std::pair<std::vector<int64_t>, int64_t> runBlocks(int64_t n, int64_t g) {
+    std::vector<int64_t> x(n), blocks(g, -1), calls(1, 0);
+    rt::Function fn = function(package_, "blocks");
+    Status status = fn.call({{x.data(), pkg::DType::I64, {n}, {}}},
+                            {{blocks.data(), pkg::DType::I64, {g}, {}},
+                             {calls.data(), pkg::DType::I64, {1}, {}}});
+    EXPECT_TRUE(status) << status.message();
+    return {blocks, calls[0]};
+  }
+
+  pkg::Package package_;
+};
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, OpensHost) {
+  auto runtime = rt::Runtime::open("host");
+  ASSERT_TRUE(runtime) << runtime.status().message();
+  EXPECT_EQ(runtime->device(), "host");
+}
+
+TEST_F(RuntimeTest, CudaIsNotBuiltYet) {
+  auto runtime = rt::Runtime::open("cuda:0");
+  ASSERT_FALSE(runtime);
+  EXPECT_EQ(runtime.status().message(),
+            "cannot open device 'cuda:0': cuda support is not built into this "
+            "runtime yet");
+}
+
+TEST_F(RuntimeTest, RejectsUnknownDevices) {
+  for (const char *device : {"tpu", "cuda", "cuda:", "cuda:x", "Host", ""}) {
+    auto runtime = rt::Runtime::open(device);
+    ASSERT_FALSE(runtime) << device;
+    EXPECT_EQ(runtime.status().message(),
+              "unknown device '" + std::string(device) +
+                  "'; expected 'host' or 'cuda:N' (N a device ordinal)");
+  }
+}
+
+TEST_F(RuntimeTest, RejectsBadThreadCount) {
+  for (const char *value : {"0", "-2", "abc", "4x", "100000"}) {
+    ScopedEnv env("ATTNC_NUM_THREADS", value);
+    auto runtime = rt::Runtime::open("host");
+    ASSERT_FALSE(runtime) << value;
+    EXPECT_EQ(runtime.status().message(),
+              "ATTNC_NUM_THREADS must be an integer in [1, 4096], got '" +
+                  std::string(value) + "'");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, ListsAndFindsFunctions) {
+  auto loaded = load(package_);
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  EXPECT_EQ(
+      loaded->functionNames(),
+      (std::vector<std::string>{"attention", "attention_noscale", "blocks"}));
+  EXPECT_EQ(loaded->origin(), "<memory>");
+  auto fn = loaded->function("attention");
+  ASSERT_TRUE(fn);
+  EXPECT_EQ(fn->name(), "attention");
+  EXPECT_EQ(fn->signature().inputs.size(), 3u);
+  ASSERT_TRUE(fn->signature().attention);
+  EXPECT_EQ(fn->signature().attention->scale, test::kScale);
+
+  auto missing = loaded->function("attention_bwd");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().message(),
+            "no function 'attention_bwd' in <memory>; available: attention, "
+            "attention_noscale, blocks");
+}
+
+TEST_F(RuntimeTest, LoadsFromFile) {
+  std::string path = test::uniqueTempPath("runtime-test-load");
+  ASSERT_TRUE(pkg::writeFile(package_, path));
+  auto runtime = rt::Runtime::open("host");
+  ASSERT_TRUE(runtime);
+  auto loaded = runtime->load(path);
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  EXPECT_EQ(loaded->origin(), path);
+  EXPECT_EQ(loaded->manifest().functions.size(), 3u);
+  std::remove(path.c_str());
+}
+
+TEST_F(RuntimeTest, RejectsCorruptFile) {
+  std::string path = test::uniqueTempPath("runtime-test-corrupt");
+  auto bytes = pkg::serialize(package_);
+  ASSERT_TRUE(bytes);
+  (*bytes)[bytes->size() / 2] ^= 0x5a;
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+  auto runtime = rt::Runtime::open("host");
+  ASSERT_TRUE(runtime);
+  auto loaded = runtime->load(path);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.status().message().rfind(path, 0), 0u)
+      << loaded.status().message();
+  std::remove(path.c_str());
+
+  auto missing = runtime->load(path);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.status().message().find(path), std::string::npos);
+
+  auto truncated = runtime->loadFromMemory(bytes->data(), 20);
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.status().message().rfind("<memory>", 0), 0u);
+}
+
+TEST_F(RuntimeTest, RejectsMissingEntry) {
+  package_.functions[1].kernels[0].entry = "no_such_entry";
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  const std::string &message = loaded.status().message();
+  EXPECT_EQ(message.rfind("<memory>: function 'attention_noscale': blob "
+                          "'host' has no entry 'no_such_entry': ",
+                          0),
+            0u)
+      << message;
+  // The dlerror text follows.
+  EXPECT_NE(message.find("undefined symbol"), std::string::npos) << message;
+}
+
+TEST_F(RuntimeTest, RejectsBlobThatIsNotElf) {
+  std::string text = "#!/bin/sh\necho not a library\n";
+  package_.blobs[0].data.assign(text.begin(), text.end());
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.status().message(),
+            "<memory>: function 'attention': blob 'host' is not an ELF shared "
+            "library");
+}
+
+TEST_F(RuntimeTest, RejectsBrokenElf) {
+  package_.blobs[0].data.resize(64);
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  // dlopen's own message follows.
+  EXPECT_EQ(loaded.status().message().rfind(
+                "<memory>: function 'attention': cannot load blob 'host': ", 0),
+            0u)
+      << loaded.status().message();
+}
+
+TEST_F(RuntimeTest, RejectsHostKernelInForeignBlob) {
+  package_.blobs[0].kind = "ptx";
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.status().message(),
+            "<memory>: function 'attention': host kernel blob 'host' has kind "
+            "'ptx', expected 'host-so'");
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, MatchesReference) {
+  test::AttentionData data(2, 33, 17, /*seed=*/1);
+  Status status =
+      function(package_, "attention").call(inputs(data), outputs(data));
+  ASSERT_TRUE(status) << status.message();
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeTest, WrongKernelIsDetected) {
+  test::AttentionData data(1, 8, 8, /*seed=*/2);
+  ASSERT_TRUE(function(package_, "attention_noscale")
+                  .call(inputs(data), outputs(data)));
+  auto errors = data.referenceErrors();
+  ASSERT_TRUE(errors) << errors.status().message();
+  EXPECT_GT(errors->first, 1e-2);
+}
+
+TEST_F(RuntimeTest, NoKeysGiveZeroOutputAndInfiniteLse) {
+  test::AttentionData data(1, 3, 0, /*seed=*/3);
+  std::vector<rt::TensorRef> in = inputs(data);
+  in[1].data = in[2].data = nullptr; // empty tensors need no data
+  ASSERT_TRUE(function(package_, "attention").call(in, outputs(data)));
+  for (float o : data.o)
+    EXPECT_EQ(o, 0.0f);
+  for (float lse : data.lse)
+    EXPECT_EQ(lse, -std::numeric_limits<float>::infinity());
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeTest, HonorsStrides) {
+  // q and o stored as [B, N, H, D], passed as [B, H, N, D] views.
+  const int64_t b = 2, n = 9, m = 5, h = test::kHeadsQ, d = test::kHeadDim;
+  test::AttentionData data(b, n, m, /*seed=*/4);
+  std::vector<float> qBNHD(data.q.size()), oBNHD(data.o.size(), NAN);
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          qBNHD[((ib * n + in) * h + ih) * d + id] =
+              data.q[((ib * h + ih) * n + in) * d + id];
+  std::vector<int64_t> stridesBNHD = {n * h * d, d, h * d, 1};
+  std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
+  in[0].data = qBNHD.data();
+  in[0].strides = stridesBNHD;
+  out[0].data = oBNHD.data();
+  out[0].strides = stridesBNHD;
+  Status status = function(package_, "attention").call(in, out);
+  ASSERT_TRUE(status) << status.message();
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          data.o[((ib * h + ih) * n + in) * d + id] =
+              oBNHD[((ib * n + in) * h + ih) * d + id];
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeTest, FunctionKeepsItsCodeAlive) {
+  std::optional<rt::Function> fn;
+  {
+    auto loaded = load(package_); // the runtime handle is gone already
+    ASSERT_TRUE(loaded);
+    auto found = loaded->function("attention");
+    ASSERT_TRUE(found);
+    fn = *found;
+  }
+  test::AttentionData data(1, 4, 4, /*seed=*/5);
+  ASSERT_TRUE(fn->call(inputs(data), outputs(data)));
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeTest, MultiThreadedEqualsSingleThreaded) {
+  auto run = [&](const char *threads) {
+    ScopedEnv env("ATTNC_NUM_THREADS", threads);
+    test::AttentionData data(2, 37, 23, /*seed=*/6);
+    Status status =
+        function(package_, "attention").call(inputs(data), outputs(data));
+    EXPECT_TRUE(status) << status.message();
+    return std::make_pair(data.o, data.lse);
+  };
+  auto single = run("1");
+  EXPECT_EQ(run(nullptr), single); // one thread per core
+  EXPECT_EQ(run("7"), single);
+}
+
+//===----------------------------------------------------------------------===//
+// Grids and threads
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, ResolvesGridWithCeildiv) {
+  ScopedEnv env("ATTNC_NUM_THREADS", "1");
+  // ceildiv(10, 4) * 2 = 6 blocks, all in one call on one thread.
+  auto [blocks, calls] = runBlocks(10, 7);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(blocks, (std::vector<int64_t>{0, 0, 0, 0, 0, 0, -1}));
+}
+
+TEST_F(RuntimeTest, EmptyGridMakesNoCall) {
+  auto [blocks, calls] = runBlocks(0, 1);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(blocks[0], -1);
+}
+
+TEST_F(RuntimeTest, SplitsGridIntoChunksPerThread) {
+  ScopedEnv env("ATTNC_NUM_THREADS", "3");
+  // 100 blocks over 3 threads: 4 chunks each, of 8 or 9 contiguous blocks.
+  auto [blocks, calls] = runBlocks(200, 100);
+  EXPECT_EQ(calls, 12);
+  std::set<int64_t> begins(blocks.begin(), blocks.end());
+  EXPECT_EQ(begins.size(), 12u);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    EXPECT_LE(blocks[b], static_cast<int64_t>(b));
+    EXPECT_GE(blocks[b] + 9, static_cast<int64_t>(b) + 1);
+    if (b > 0)
+      EXPECT_TRUE(blocks[b] == blocks[b - 1] ||
+                  blocks[b] == static_cast<int64_t>(b))
+          << "block " << b;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, RejectsWrongTensorCounts) {
+  test::AttentionData data(1, 4, 4, 0);
+  std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
+  EXPECT_EQ(callError({in[0], in[1]}, out),
+            "function 'attention' takes 3 inputs, got 2");
+  EXPECT_EQ(callError(in, {out[0], out[1], out[1]}),
+            "function 'attention' takes 2 outputs, got 3");
+}
+
+TEST_F(RuntimeTest, RejectsMismatchedTensors) {
+  test::AttentionData data(1, 4, 4, 0);
+  std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
+  auto withInput = [&](size_t i, auto change) {
+    std::vector<rt::TensorRef> changed = in;
+    change(changed[i]);
+    return callError(changed, out);
+  };
+  EXPECT_EQ(withInput(1, [](rt::TensorRef &t) { t.dtype = pkg::DType::F16; }),
+            "input k has dtype f16, expected f32");
+  EXPECT_EQ(withInput(0, [](rt::TensorRef &t) { t.shape.pop_back(); }),
+            "input q has rank 3, expected 4");
+  EXPECT_EQ(withInput(1, [](rt::TensorRef &t) { t.shape[1] = 3; }),
+            "input k dim 1 is 3, expected 2");
+  EXPECT_EQ(withInput(0, [](rt::TensorRef &t) { t.shape[0] = -1; }),
+            "input q dim 0 has negative extent -1");
+  EXPECT_EQ(withInput(2, [](rt::TensorRef &t) { t.shape[2] = 5; }),
+            "symbol M bound to 4 by k dim 2 but v dim 2 is 5");
+  EXPECT_EQ(withInput(2, [](rt::TensorRef &t) { t.data = nullptr; }),
+            "input v has null data");
+  EXPECT_EQ(withInput(0,
+                      [](rt::TensorRef &t) {
+                        t.strides = {1, 1};
+                      }),
+            "input q has 2 strides for rank 4");
+  EXPECT_EQ(withInput(0,
+                      [](rt::TensorRef &t) {
+                        t.strides = {1, -1, 1, 1};
+                      }),
+            "input q dim 1 has negative stride -1");
+
+  std::vector<rt::TensorRef> badOut = out;
+  badOut[1].shape[2] = 5;
+  EXPECT_EQ(callError(in, badOut),
+            "symbol N bound to 4 by q dim 2 but lse dim 2 is 5");
+  int stream = 0;
+  EXPECT_EQ(callError(in, out, &stream),
+            "the host device has no streams; pass a null stream");
+}
+
+TEST_F(RuntimeTest, NamesBothSidesOfASymbolConflict) {
+  // Self-attention: k's sequence is q's symbol N. Nothing is launched, so
+  // the data pointers are never read.
+  pkg::Function &fn = package_.functions[0];
+  fn.inputs[1].shape[2] = fn.inputs[2].shape[2] = pkg::Dim::named("N");
+  float dummy = 0;
+  auto tensor = [&](std::vector<int64_t> shape) {
+    return rt::TensorRef{&dummy, pkg::DType::F32, std::move(shape), {}};
+  };
+  Status status = function(package_, "attention")
+                      .call({tensor({1, 4, 1000, 16}), tensor({1, 2, 999, 16}),
+                             tensor({1, 2, 999, 16})},
+                            {tensor({1, 4, 1000, 16}), tensor({1, 4, 1000})});
+  EXPECT_EQ(status.message(), "symbol N bound to 1000 by q dim 2 but k dim 2 "
+                              "is 999");
+}
+
+TEST_F(RuntimeTest, RejectsFunctionWithoutHostKernel) {
+  pkg::Function &fn = package_.functions[0];
+  fn.kernels[0].target = "sm_90a";
+  fn.kernels[0].blob = "gpu";
+  package_.blobs.push_back(pkg::Blob{"gpu", "cubin", {1, 2, 3}});
+  test::AttentionData data(1, 4, 4, 0);
+  EXPECT_EQ(callError(inputs(data), outputs(data)),
+            "function 'attention' has no kernel for target 'host' (it has: "
+            "sm_90a)");
+}
+
+//===----------------------------------------------------------------------===//
+// SymbolBindings
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeSymbolBindingsTest, ResolvesAndReportsUnbound) {
+  pkg::TensorSig sig{"q",
+                     pkg::DType::F32,
+                     {pkg::Dim::named("B"), pkg::Dim::fixed(8),
+                      pkg::Dim::named("N"), pkg::Dim::named("B")}};
+  rt::SymbolBindings bindings;
+  auto unresolved = bindings.resolve(sig);
+  ASSERT_FALSE(unresolved);
+  EXPECT_EQ(unresolved.status().message(),
+            "unbound symbols in the shape of q: B, N");
+
+  ASSERT_TRUE(bindings.bind("B", 2, "--shape B=2"));
+  EXPECT_EQ(bindings.bind("B", 3, "--shape B=3").message(),
+            "symbol B bound to 2 by --shape B=2 but --shape B=3 is 3");
+  ASSERT_TRUE(bindings.bind("N", 5, "here"));
+  auto shape = bindings.resolve(sig);
+  ASSERT_TRUE(shape);
+  EXPECT_EQ(*shape, (std::vector<int64_t>{2, 8, 5, 2}));
+  EXPECT_EQ(bindings.values(),
+            (std::map<std::string, int64_t>{{"B", 2}, {"N", 5}}));
+}
+
+} // namespace

@@ -1,0 +1,552 @@
+//===- attn-run.cpp - Run, check and time a package function --------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attn-run PACKAGE --list
+// attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
+//          [--check] [--bench [--iters N]]
+//
+// Inputs are fresh normal(0, 1) values rounded to each input's dtype, from a
+// seed that is always printed; outputs are poisoned before every run. --check
+// compares each output with the fp64 reference computed from the rounded
+// inputs; --bench times warm runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/runtime/Runtime.h"
+#include "lib/dtype/DType.h"
+#include "lib/reference/Attention.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <set>
+
+using namespace attnc;
+
+namespace {
+
+const char *const kUsage =
+    "usage: attn-run PACKAGE --list\n"
+    "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
+    "                [--seed S] [--check] [--bench [--iters N]]\n"
+    "\n"
+    "  --list          print the package's function names, one per line\n"
+    "  --fn NAME       run function NAME once on random inputs\n"
+    "  --device DEV    host (default) or cuda:N\n"
+    "  --shape SPEC    SYMBOL=VALUE binds a symbolic dim (N=1000);\n"
+    "                  TENSOR=AxBxC gives a tensor's full shape "
+    "(q=2x8x1000x64)\n"
+    "  --seed S        seed of the random inputs (default: random; always "
+    "printed)\n"
+    "  --check         compare the outputs with the fp64 reference\n"
+    "  --bench         time warm runs; print the median and minimum\n"
+    "  --iters N       timed runs of --bench (default 20)\n"
+    "  --help          print this help\n";
+
+/// Runs before the timed ones, so that first-touch costs are not timed.
+constexpr int kWarmupRuns = 2;
+
+struct Options {
+  std::string package;
+  bool list = false;
+  std::string function;
+  std::string device = "host";
+  std::vector<std::string> shapes;
+  std::optional<uint64_t> seed;
+  bool check = false;
+  bool bench = false;
+  std::optional<int64_t> iters;
+};
+
+/// A non-negative decimal integer that fits `max`; `what` names it in errors.
+StatusOr<uint64_t> parseUnsigned(const std::string &text,
+                                 const std::string &what,
+                                 uint64_t max = UINT64_MAX) {
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value =
+      text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))
+          ? 0
+          : std::strtoull(text.c_str(), &end, 10);
+  if (!end || *end != '\0' || errno != 0 || value > max)
+    return Status::error(what + " must be an integer in [0, " +
+                         std::to_string(max) + "], got '" + text + "'");
+  return static_cast<uint64_t>(value);
+}
+
+StatusOr<int64_t> parseExtent(const std::string &text,
+                              const std::string &what) {
+  auto value = parseUnsigned(text, what, INT64_MAX);
+  if (!value)
+    return value.status();
+  return static_cast<int64_t>(*value);
+}
+
+/// Parses the command line; nullopt means --help was printed.
+StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
+  static const std::set<std::string> kValueOptions = {
+      "--fn", "--device", "--shape", "--seed", "--iters"};
+  Options options;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::optional<std::string> value;
+    if (size_t eq = arg.find('=');
+        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    bool takesValue = kValueOptions.count(arg) != 0;
+    if (takesValue && !value) {
+      if (i + 1 == args.size())
+        return Status::error(arg + " needs a value");
+      value = args[++i];
+    } else if (!takesValue && value) {
+      return Status::error(arg + " takes no value");
+    }
+
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return std::optional<Options>();
+    }
+    if (arg == "--list") {
+      options.list = true;
+    } else if (arg == "--check") {
+      options.check = true;
+    } else if (arg == "--bench") {
+      options.bench = true;
+    } else if (arg == "--fn") {
+      options.function = *value;
+    } else if (arg == "--device") {
+      options.device = *value;
+    } else if (arg == "--shape") {
+      options.shapes.push_back(*value);
+    } else if (arg == "--seed") {
+      auto seed = parseUnsigned(*value, "--seed");
+      if (!seed)
+        return seed.status();
+      options.seed = *seed;
+    } else if (arg == "--iters") {
+      auto iters = parseExtent(*value, "--iters");
+      if (!iters)
+        return iters.status();
+      if (*iters < 1)
+        return Status::error("--iters must be at least 1");
+      options.iters = *iters;
+    } else if (arg.rfind("-", 0) == 0) {
+      return Status::error("unknown option '" + arg + "'");
+    } else if (options.package.empty()) {
+      options.package = arg;
+    } else {
+      return Status::error("unexpected argument '" + arg + "'");
+    }
+  }
+  if (options.package.empty())
+    return Status::error("no package given");
+  if (options.list == !options.function.empty())
+    return Status::error("give exactly one of --list and --fn NAME");
+  if (options.iters && !options.bench)
+    return Status::error("--iters needs --bench");
+  return std::optional<Options>(options);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+/// A dense host tensor of one signature entry.
+struct HostTensor {
+  const pkg::TensorSig *sig;
+  std::vector<int64_t> shape;
+  int64_t numElements;
+  std::unique_ptr<uint8_t, decltype(&std::free)> data{nullptr, &std::free};
+
+  size_t byteSize() const {
+    return static_cast<size_t>(numElements) * pkg::dtypeSize(sig->dtype);
+  }
+  rt::TensorRef ref() const { return {data.get(), sig->dtype, shape, {}}; }
+  double at(int64_t i) const {
+    return loadElementAsDouble(data.get(), sig->dtype, i);
+  }
+};
+
+StatusOr<HostTensor> allocate(const pkg::TensorSig &sig,
+                              std::vector<int64_t> shape) {
+  // Cache-line aligned, as a framework's allocator would give.
+  constexpr size_t kAlignment = 64;
+  HostTensor tensor{&sig, std::move(shape), 1};
+  size_t bytes = pkg::dtypeSize(sig.dtype);
+  for (int64_t extent : tensor.shape)
+    if (__builtin_mul_overflow(tensor.numElements, extent,
+                               &tensor.numElements) ||
+        __builtin_mul_overflow(bytes, extent, &bytes) ||
+        bytes > SIZE_MAX - kAlignment)
+      return Status::error(sig.name + " is too large");
+  bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  tensor.data.reset(static_cast<uint8_t *>(
+      std::aligned_alloc(kAlignment, std::max(bytes, kAlignment))));
+  if (!tensor.data)
+    return Status::error("cannot allocate " + std::to_string(bytes) +
+                         " bytes for " + sig.name);
+  return tensor;
+}
+
+/// Binds the --shape specs and checks that they bind every symbol.
+StatusOr<rt::SymbolBindings> bindShapes(const pkg::Function &fn,
+                                        const std::vector<std::string> &specs) {
+  std::vector<const pkg::TensorSig *> sigs;
+  std::set<std::string> symbols;
+  for (const auto *list : {&fn.inputs, &fn.outputs})
+    for (const pkg::TensorSig &sig : *list) {
+      sigs.push_back(&sig);
+      for (const pkg::Dim &dim : sig.shape)
+        if (!dim.isStatic())
+          symbols.insert(dim.symbol);
+    }
+
+  rt::SymbolBindings bindings;
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos)
+      return Status::error("--shape " + spec +
+                           ": expected SYMBOL=VALUE or TENSOR=AxBxC");
+    std::string name = spec.substr(0, eq), value = spec.substr(eq + 1);
+    auto sig = std::find_if(sigs.begin(), sigs.end(),
+                            [&](auto *s) { return s->name == name; });
+    Status status = Status::ok();
+    if (sig != sigs.end()) {
+      std::vector<int64_t> shape;
+      for (size_t begin = 0; !value.empty() && begin <= value.size();) {
+        size_t end = std::min(value.find('x', begin), value.size());
+        auto extent = parseExtent(value.substr(begin, end - begin),
+                                  "a dim of --shape " + spec);
+        if (!extent)
+          return extent.status();
+        shape.push_back(*extent);
+        begin = end + 1;
+      }
+      status = bindings.bindShape(**sig, shape, "--shape " + spec);
+    } else if (symbols.count(name)) {
+      auto extent = parseExtent(value, "--shape " + spec);
+      if (!extent)
+        return extent.status();
+      status = bindings.bind(name, *extent, "--shape " + spec);
+    } else {
+      return Status::error("--shape " + spec + ": '" + name +
+                           "' is neither a tensor nor a symbol of function '" +
+                           fn.name + "'");
+    }
+    if (!status)
+      return status;
+  }
+
+  std::string unbound;
+  for (const std::string &symbol : symbols)
+    if (!bindings.lookup(symbol))
+      unbound += (unbound.empty() ? "" : ", ") + symbol;
+  if (!unbound.empty())
+    return Status::error("unbound symbols " + unbound +
+                         ": bind each with --shape SYMBOL=VALUE, or give "
+                         "tensor shapes with --shape TENSOR=AxBxC");
+  return bindings;
+}
+
+StatusOr<std::vector<HostTensor>>
+allocateAll(const std::vector<pkg::TensorSig> &sigs,
+            const rt::SymbolBindings &bindings) {
+  std::vector<HostTensor> tensors;
+  for (const pkg::TensorSig &sig : sigs) {
+    auto shape = bindings.resolve(sig);
+    if (!shape)
+      return shape.status();
+    auto tensor = allocate(sig, std::move(*shape));
+    if (!tensor)
+      return tensor.status();
+    tensors.push_back(std::move(*tensor));
+  }
+  return tensors;
+}
+
+std::vector<rt::TensorRef> refs(const std::vector<HostTensor> &tensors) {
+  std::vector<rt::TensorRef> result;
+  for (const HostTensor &tensor : tensors)
+    result.push_back(tensor.ref());
+  return result;
+}
+
+/// 0xFF bytes are NaN in every float dtype and -1 in every integer one.
+void poison(const std::vector<HostTensor> &outputs) {
+  for (const HostTensor &tensor : outputs)
+    std::memset(tensor.data.get(), 0xFF, tensor.byteSize());
+}
+
+//===----------------------------------------------------------------------===//
+// --check
+//===----------------------------------------------------------------------===//
+
+/// Tolerance of ||out - ref|| / ||ref|| for an output of `type`.
+double tolerance(pkg::DType type) {
+  switch (type) {
+  case pkg::DType::F64:
+    return 1e-12;
+  case pkg::DType::F32:
+    return 1e-5;
+  case pkg::DType::F16:
+  case pkg::DType::BF16:
+    return 2e-2;
+  case pkg::DType::F8E4M3FN:
+  case pkg::DType::F8E5M2:
+    return 1e-1;
+  default:
+    return 0; // integer outputs must be exact
+  }
+}
+
+/// Compares `output` with `ref` and prints one line; true when within `tol`.
+/// Where the reference is infinite (lse of a fully masked row) the output
+/// must match exactly; a NaN output always fails.
+bool compare(const HostTensor &output, const std::vector<double> &ref,
+             double tol) {
+  double diff2 = 0, ref2 = 0;
+  int64_t nans = 0, infMismatches = 0;
+  for (int64_t i = 0; i < output.numElements; ++i) {
+    double out = output.at(i), expected = ref[i];
+    if (std::isnan(out))
+      ++nans;
+    else if (!std::isfinite(expected))
+      infMismatches += out != expected;
+    else {
+      diff2 += (out - expected) * (out - expected);
+      ref2 += expected * expected;
+    }
+  }
+  // An all-zero reference (e.g. no keys at all) leaves the absolute error.
+  double err = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  bool ok = nans == 0 && infMismatches == 0 && err <= tol;
+  std::printf("%s: rel_err %.2g (tol %.2g) %s", output.sig->name.c_str(), err,
+              tol, ok ? "ok" : "FAILED");
+  if (nans)
+    std::printf(", %lld NaN entries", static_cast<long long>(nans));
+  if (infMismatches)
+    std::printf(", %lld entries differ where the reference is infinite",
+                static_cast<long long>(infMismatches));
+  std::printf("\n");
+  return ok;
+}
+
+/// The tensors of an attention function, found by the names the compiler
+/// gives them (q, k, v, out, lse), and the shape the reference sees.
+struct AttentionTensors {
+  const HostTensor *q = nullptr, *k = nullptr, *v = nullptr;
+  const HostTensor *out = nullptr, *lse = nullptr;
+  ref::AttentionShape shape;
+};
+
+/// Finds and checks the tensors before anything runs, so the reference never
+/// reads or writes outside them.
+StatusOr<AttentionTensors> attentionTensors(const pkg::Function &fn,
+                                            const std::vector<HostTensor> &inputs,
+                                            const std::vector<HostTensor> &outputs) {
+  if (!fn.attention)
+    return Status::error("--check: function '" + fn.name +
+                         "' has no attention semantics in its manifest to "
+                         "check against");
+  auto find = [](const std::vector<HostTensor> &tensors, const char *name) {
+    for (const HostTensor &t : tensors)
+      if (t.sig->name == name)
+        return &t;
+    return static_cast<const HostTensor *>(nullptr);
+  };
+  AttentionTensors t{find(inputs, "q"), find(inputs, "k"), find(inputs, "v"),
+                     find(outputs, "out"), find(outputs, "lse"), {}};
+  auto rank = [](const HostTensor *x, size_t r) {
+    return x && x->shape.size() == r;
+  };
+  bool matches = rank(t.q, 4) && rank(t.k, 4) && rank(t.v, 4) &&
+                 (t.out || t.lse) && (!t.out || rank(t.out, 4)) &&
+                 (!t.lse || rank(t.lse, 3));
+  if (matches) {
+    const std::vector<int64_t> &q = t.q->shape, &k = t.k->shape, &v = t.v->shape;
+    t.shape = {q[0], q[1], k[1], q[2], k[2], q[3], v[3]};
+    const ref::AttentionShape &s = t.shape;
+    matches = k == std::vector<int64_t>{s.batch, s.headsKV, s.seqK, s.headDim} &&
+              v == std::vector<int64_t>{s.batch, s.headsKV, s.seqK, s.headDimV} &&
+              (!t.out || t.out->shape == std::vector<int64_t>{s.batch, s.headsQ,
+                                                              s.seqQ, s.headDimV}) &&
+              (!t.lse || t.lse->shape == std::vector<int64_t>{s.batch, s.headsQ,
+                                                              s.seqQ});
+  }
+  if (!matches)
+    return Status::error("--check: function '" + fn.name +
+                         "' is not q, k, v -> out and/or lse with shapes [B, "
+                         "Hq, N, D], [B, Hkv, M, D], [B, Hkv, M, Dv] -> [B, "
+                         "Hq, N, Dv], [B, Hq, N]");
+  return t;
+}
+
+/// Compares the outputs with the fp64 reference of the (rounded) inputs,
+/// printing one line per output. Each output is held to the tolerance of its
+/// own element type: the reference sees the same rounded inputs, so only the
+/// kernel's arithmetic and the output's rounding remain.
+Status check(const pkg::AttentionSpec &spec, const AttentionTensors &t) {
+  auto values = [](const HostTensor &tensor) {
+    std::vector<double> v(tensor.numElements);
+    for (int64_t i = 0; i < tensor.numElements; ++i)
+      v[i] = tensor.at(i);
+    return v;
+  };
+  std::vector<double> q = values(*t.q), k = values(*t.k), v = values(*t.v);
+  const ref::AttentionShape &s = t.shape;
+  std::vector<double> out(static_cast<size_t>(s.batch * s.headsQ * s.seqQ * s.headDimV)),
+      lse(static_cast<size_t>(s.batch * s.headsQ * s.seqQ));
+  if (Status status = ref::attentionForward(spec, s, q.data(), k.data(), v.data(),
+                                            out.data(), lse.data());
+      !status)
+    return status.withContext("--check: reference");
+
+  bool ok = true;
+  if (t.out)
+    ok = compare(*t.out, out, tolerance(t.out->sig->dtype)) && ok;
+  if (t.lse)
+    ok = compare(*t.lse, lse, tolerance(t.lse->sig->dtype)) && ok;
+  if (!ok)
+    return Status::error("--check: outputs differ from the reference");
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+Status listFunctions(const std::string &path) {
+  auto package = pkg::readFile(path);
+  if (!package)
+    return package.status();
+  for (const pkg::Function &fn : package->functions)
+    std::printf("%s\n", fn.name.c_str());
+  return Status::ok();
+}
+
+Status runFunction(const Options &options) {
+  auto runtime = rt::Runtime::open(options.device);
+  if (!runtime)
+    return runtime.status();
+  auto package = runtime->load(options.package);
+  if (!package)
+    return package.status();
+  auto fn = package->function(options.function);
+  if (!fn)
+    return fn.status();
+  const pkg::Function &sig = fn->signature();
+
+  auto bindings = bindShapes(sig, options.shapes);
+  if (!bindings)
+    return bindings.status();
+  auto inputs = allocateAll(sig.inputs, *bindings);
+  if (!inputs)
+    return inputs.status();
+  auto outputs = allocateAll(sig.outputs, *bindings);
+  if (!outputs)
+    return outputs.status();
+  std::optional<AttentionTensors> checked;
+  if (options.check) {
+    auto tensors = attentionTensors(sig, *inputs, *outputs);
+    if (!tensors)
+      return tensors.status();
+    checked = *tensors;
+  }
+
+  uint64_t seed = options.seed ? *options.seed
+                               : (uint64_t(std::random_device()()) << 32) ^
+                                     std::random_device()();
+  std::printf("seed: %llu\n", static_cast<unsigned long long>(seed));
+  std::string symbolText;
+  for (const auto &[symbol, extent] : bindings->values())
+    symbolText += " " + symbol + "=" + std::to_string(extent);
+  if (!symbolText.empty())
+    std::printf("symbols:%s\n", symbolText.c_str());
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (HostTensor &tensor : *inputs)
+    for (int64_t i = 0; i < tensor.numElements; ++i)
+      storeElementFromDouble(tensor.data.get(), tensor.sig->dtype, i,
+                             normal(rng));
+
+  std::vector<rt::TensorRef> inputRefs = refs(*inputs),
+                             outputRefs = refs(*outputs);
+  auto runOnce = [&]() -> StatusOr<double> {
+    poison(*outputs);
+    Clock::time_point start = Clock::now();
+    if (Status s = fn->call(inputRefs, outputRefs); !s)
+      return s;
+    return millisecondsSince(start);
+  };
+
+  auto first = runOnce();
+  if (!first)
+    return first.status();
+  if (checked)
+    if (Status s = check(*sig.attention, *checked); !s)
+      return s;
+  if (!options.bench) {
+    if (!options.check)
+      std::printf("%s: ran in %.3f ms\n", sig.name.c_str(), *first);
+    return Status::ok();
+  }
+
+  for (int i = 0; i < kWarmupRuns; ++i)
+    if (auto run = runOnce(); !run)
+      return run.status();
+  std::vector<double> times;
+  for (int64_t i = 0, n = options.iters.value_or(20); i < n; ++i) {
+    auto run = runOnce();
+    if (!run)
+      return run.status();
+    times.push_back(*run);
+  }
+  std::sort(times.begin(), times.end());
+  size_t mid = times.size() / 2;
+  double median =
+      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  std::printf("median: %.3f ms, min: %.3f ms (%zu runs)\n", median, times[0],
+              times.size());
+  return Status::ok();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  auto options = parseArgs(argc, argv);
+  if (!options) {
+    std::fprintf(stderr, "attn-run: error: %s\n%s",
+                 options.status().message().c_str(), kUsage);
+    return 1;
+  }
+  if (!*options)
+    return 0;
+  const Options &opts = **options;
+  Status status = opts.list ? listFunctions(opts.package) : runFunction(opts);
+  if (!status) {
+    std::fprintf(stderr, "attn-run: error: %s\n", status.message().c_str());
+    return 1;
+  }
+  return 0;
+}
