@@ -1,0 +1,62 @@
+//===- Passes.td - attnc passes ----------------------------*- tablegen -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_PASSES_TD
+#define ATTNC_COMPILER_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Passes (keep alphabetical)
+//===----------------------------------------------------------------------===//
+
+def AttnHostEntryPoints : Pass<"attn-host-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Give every host kernel the packed entry point the runtime calls";
+  let description = [{
+    For each LLVM function `F` carrying the `attn.kernel` attribute (and its
+    C interface `_mlir_ciface_F`), adds
+    `void F_entry(void **args, int64_t blockBegin, int64_t blockEnd)` where
+    `args[i]` points to the memref descriptor of argument `i`: the host ABI of
+    `lib/package/Package.h`, one signature for every kernel.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def AttnSelectTiles : Pass<"attn-select-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Pin the tile sizes of every attn.attention without them";
+  let description = [{
+    Sets `tiles = #attn.tiles<block_m, block_n>` from a heuristic for the
+    target on each `attn.attention` that has no `tiles` attribute; existing
+    attributes (user or test choices) are kept.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Code generation target: host or sm_90a">,
+  ];
+}
+
+def ConvertAttnToTiled : Pass<"convert-attn-to-tiled", "::mlir::func::FuncOp"> {
+  let summary = "Lower attn.attention into the tiled online-softmax kernel form";
+  let description = [{
+    Rewrites a function whose body is one `attn.attention` on its arguments
+    into a kernel over memrefs that computes the blocks `[block_begin,
+    block_end)` of the grid `(ceil(Nq / block_m), Hq, B)` (x fastest). Each
+    block stages its query rows in f32, loops over key tiles carrying the
+    accumulator, running max and running sum in f32, classifies every tile
+    from the mask (empty tiles are skipped, full tiles pay no mask math),
+    inlines the mask and score regions per element, and uses exp2 with
+    log2(e) folded into the scale. Tile sizes come from the op's `tiles`
+    attribute (run `attn-select-tiles` first).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // ATTNC_COMPILER_PASSES_TD

@@ -1,0 +1,119 @@
+//===- Pipelines.cpp - The pass pipelines of attnc ------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Pipelines/Pipelines.h"
+
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnDialect.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void attnc::registerAttncDialects(DialectRegistry &registry) {
+  registry.insert<attn::AttnDialect, arith::ArithDialect, func::FuncDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
+}
+
+void attnc::buildFrontendPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void attnc::buildSelectTilesPipeline(OpPassManager &pm,
+                                     const std::string &target) {
+  pm.addNestedPass<func::FuncOp>(createAttnSelectTiles({target}));
+}
+
+void attnc::buildTilePipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertAttnToTiled());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
+  // bf16 conversions become integer arithmetic: the x86 C runtime has no
+  // bf16 truncation routine to call.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  // Math ops with an LLVM intrinsic use it; the rest call libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createAttnHostEntryPoints());
+  pm.addPass(createCanonicalizerPass());
+}
+
+namespace {
+struct TargetOptions : PassPipelineOptions<TargetOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("host or sm_90a"),
+                             llvm::cl::init("host")};
+};
+} // namespace
+
+void attnc::registerAttncPassesAndPipelines() {
+  registerAttncPasses();
+  PassPipelineRegistration<>(
+      "attnc-frontend",
+      "Canonicalize and CSE a verified attn module (what `attnc "
+      "--emit=mlir` prints)",
+      [](OpPassManager &pm) { buildFrontendPipeline(pm); });
+  PassPipelineRegistration<TargetOptions>(
+      "attnc-select-tiles", "Pin the tile sizes of every attn.attention",
+      [](OpPassManager &pm, const TargetOptions &options) {
+        buildSelectTilesPipeline(pm, options.target);
+      });
+  PassPipelineRegistration<>(
+      "attnc-tile",
+      "Lower attn.attention into tiled kernels (what `attnc --emit=tiled` "
+      "prints)",
+      [](OpPassManager &pm) { buildTilePipeline(pm); });
+  PassPipelineRegistration<>(
+      "attnc-host-to-llvm",
+      "Lower tiled host kernels to the LLVM dialect with packed entry points",
+      [](OpPassManager &pm) { buildHostToLLVMPipeline(pm); });
+  PassPipelineRegistration<>(
+      "attnc-host", "The whole host pipeline, attn to LLVM dialect",
+      [](OpPassManager &pm) {
+        buildFrontendPipeline(pm);
+        buildSelectTilesPipeline(pm, "host");
+        buildTilePipeline(pm);
+        buildHostToLLVMPipeline(pm);
+      });
+}

@@ -1,0 +1,44 @@
+//===- Pipelines.h - The pass pipelines of attnc ----------------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each pipeline has exactly one builder. `attnc` calls the builders directly,
+// stage by stage, and `attn-opt` registers them by name, so the CLI and the
+// lit tests always run the same passes.
+//
+//   attnc-frontend      canonicalize + CSE (what --emit=mlir prints)
+//   attnc-select-tiles  pin tile sizes for the target
+//   attnc-tile          attn.attention -> tiled kernels (--emit=tiled)
+//   attnc-host-to-llvm  tiled kernels -> LLVM dialect with entry points
+//   attnc-host          all of the above, in order
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_PIPELINES_PIPELINES_H
+#define ATTNC_COMPILER_PIPELINES_PIPELINES_H
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace attnc {
+
+/// Registers every dialect that attnc reads or produces.
+void registerAttncDialects(mlir::DialectRegistry &registry);
+
+void buildFrontendPipeline(mlir::OpPassManager &pm);
+void buildSelectTilesPipeline(mlir::OpPassManager &pm, const std::string &target);
+void buildTilePipeline(mlir::OpPassManager &pm);
+void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers the passes and pipelines above with the registry (attn-opt).
+void registerAttncPassesAndPipelines();
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_PIPELINES_PIPELINES_H

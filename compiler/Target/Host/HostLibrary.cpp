@@ -1,0 +1,167 @@
+//===- HostLibrary.cpp - Host kernels to a shared library -----------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/Host/HostLibrary.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Translates and optimizes `module` for the host; null after a diagnostic.
+std::unique_ptr<llvm::Module>
+optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
+                llvm::LLVMContext &llvmContext,
+                std::unique_ptr<llvm::TargetMachine> &machine) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    module.emitError() << "no LLVM target for the host (" << triple.str()
+                       << "): " << error;
+    return nullptr;
+  }
+  // The default CPU names an x86 level; elsewhere tune for the generic CPU.
+  std::string cpu = triple.isX86() ? options.cpu : "generic";
+  machine.reset(target->createTargetMachine(triple, cpu, "", llvm::TargetOptions(),
+                                            llvm::Reloc::PIC_, std::nullopt,
+                                            llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    module.emitError() << "cannot create an LLVM target machine for CPU '"
+                       << cpu << "'";
+    return nullptr;
+  }
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    module.emitError() << "cannot translate the host kernels to LLVM IR";
+    return nullptr;
+  }
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    module.emitError() << "LLVM optimization failed: "
+                       << llvm::toString(std::move(err));
+    return nullptr;
+  }
+  return llvmModule;
+}
+
+/// A temporary file removed when this goes out of scope.
+struct TempFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  LogicalResult create(ModuleOp module, StringRef suffix) {
+    int fd;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("attnc", suffix, fd, path))
+      return module.emitError() << "cannot create a temporary file: "
+                                << ec.message();
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    remover.emplace(path);
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult attnc::printHostLLVMIR(ModuleOp module,
+                                     const HostLibraryOptions &options,
+                                     llvm::raw_ostream &os) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> llvmModule =
+      optimizeForHost(module, options, llvmContext, machine);
+  if (!llvmModule)
+    return failure();
+  llvmModule->print(os, nullptr);
+  return success();
+}
+
+FailureOr<std::vector<uint8_t>>
+attnc::buildHostLibrary(ModuleOp module, const HostLibraryOptions &options) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> llvmModule =
+      optimizeForHost(module, options, llvmContext, machine);
+  if (!llvmModule)
+    return failure();
+
+  TempFile object, library, linkerLog;
+  if (failed(object.create(module, "o")) || failed(library.create(module, "so")) ||
+      failed(linkerLog.create(module, "log")))
+    return failure();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(object.path, ec);
+    if (ec)
+      return module.emitError() << "cannot write " << object.path << ": "
+                                << ec.message();
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return module.emitError() << "the host target cannot emit object files";
+    codegen.run(*llvmModule);
+  }
+
+  // Link with the C compiler driver: it knows where libm and the C runtime
+  // the kernels call into (malloc, free, math functions) live.
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
+  if (!linker)
+    return module.emitError()
+           << "cannot find the system C compiler driver `cc` to link host "
+              "kernels (install gcc or clang)";
+  SmallVector<StringRef> args = {*linker, "-shared", "-o", library.path,
+                                 object.path, "-lm"};
+  std::optional<StringRef> redirects[] = {std::nullopt, linkerLog.path.str(),
+                                          linkerLog.path.str()};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/60, 0, &error);
+  if (rc != 0) {
+    auto log = llvm::MemoryBuffer::getFile(linkerLog.path);
+    return module.emitError()
+           << "linking the host kernels failed"
+           << (error.empty() ? "" : ": " + error)
+           << (log ? "\n" + (*log)->getBuffer().str() : std::string());
+  }
+  auto bytes = llvm::MemoryBuffer::getFile(library.path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return module.emitError() << "cannot read the linked host library: "
+                              << bytes.getError().message();
+  StringRef data = (*bytes)->getBuffer();
+  return std::vector<uint8_t>(data.begin(), data.end());
+}

@@ -1,0 +1,10 @@
+// Causal sliding-window attention (Mistral style): each query sees itself
+// and the 256 keys before it. f16, 8 heads of dim 64.
+func.func @sliding_window(%q: tensor<?x8x?x64xf16>, %k: tensor<?x8x?x64xf16>,
+                          %v: tensor<?x8x?x64xf16>)
+    -> (tensor<?x8x?x64xf16>, tensor<?x8x?xf32>) {
+  %out, %lse = attn.attention %q, %k, %v {causal, window_left = 256 : i64}
+      : tensor<?x8x?x64xf16>, tensor<?x8x?x64xf16>, tensor<?x8x?x64xf16>
+      -> tensor<?x8x?x64xf16>, tensor<?x8x?xf32>
+  return %out, %lse : tensor<?x8x?x64xf16>, tensor<?x8x?xf32>
+}

@@ -1,0 +1,97 @@
+// Masks on the host backend against the fp64 reference: no mask, the
+// shorthands alone and combined, mask regions the classifier proves empty or
+// full tiles for, and causal written as a region (checked against the
+// shorthand's result through the same reference). Lengths are not tile
+// multiples; the tile is pinned small so every shape crosses many tiles.
+//
+// RUN: attnc %s -o %t.attnpkg
+// RUN: attn-run %t.attnpkg --fn none --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn none --shape Nq=7 --shape Nk=1000 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal --shape Nq=1000 --shape Nk=1000 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal --shape Nq=1 --shape Nk=1 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal --shape Nq=7 --shape Nk=7 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal --shape Nq=100 --shape Nk=37 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window_causal --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window_both --shape Nq=300 --shape Nk=250 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn prefix_lm --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn document --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal_region --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+
+// CHECK: seed:
+// CHECK: out: rel_err {{.*}} ok
+// CHECK-NEXT: lse: rel_err {{.*}} ok
+
+!t = tensor<1x2x?x64xf32>
+!lse = tensor<1x2x?xf32>
+
+func.func @none(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @causal(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @window(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {window_left = 40 : i64, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @window_causal(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, window_left = 40 : i64, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @window_both(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {window_left = 50 : i64, window_right = 20 : i64, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @prefix_lm(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c50 = arith.constant 50 : index
+      %prefix = arith.cmpi slt, %ki, %c50 : index
+      %causal = arith.cmpi sle, %ki, %qi : index
+      %ok = arith.ori %prefix, %causal : i1
+      attn.yield %ok : i1
+    }
+  return %o, %l : !t, !lse
+}
+
+func.func @document(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c96 = arith.constant 96 : index
+      %qd = arith.divui %qi, %c96 : index
+      %kd = arith.divui %ki, %c96 : index
+      %same = arith.cmpi eq, %qd, %kd : index
+      attn.yield %same : i1
+    }
+  return %o, %l : !t, !lse
+}
+
+func.func @causal_region(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c1 = arith.constant 1 : index
+      %next = arith.addi %qi, %c1 : index
+      %ok = arith.cmpi ult, %ki, %next : index
+      attn.yield %ok : i1
+    }
+  return %o, %l : !t, !lse
+}

@@ -1,0 +1,43 @@
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-select-tiles{target=host}))' | FileCheck %s --check-prefix=HOST
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-select-tiles{target=sm_90a}))' | FileCheck %s --check-prefix=GPU
+
+// Dynamic lengths get the target's default tiles.
+// HOST-LABEL: func.func @dynamic
+// HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>
+// GPU-LABEL:  func.func @dynamic
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128>
+func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+}
+
+// -----
+
+// Short static lengths shrink the tile to the next power of two; wide heads
+// halve the GPU key tile.
+// HOST-LABEL: func.func @short
+// HOST:         tiles = #attn.tiles<block_m = 8, block_n = 32>
+// GPU-LABEL:  func.func @short
+// GPU:          tiles = #attn.tiles<block_m = 8, block_n = 32>
+func.func @short(%q: tensor<1x4x7x256xf32>, %k: tensor<1x4x20x256xf32>) -> (tensor<1x4x7x256xf32>, tensor<1x4x7xf32>) {
+  %o, %l = attn.attention %q, %k, %k
+      : tensor<1x4x7x256xf32>, tensor<1x4x20x256xf32>, tensor<1x4x20x256xf32>
+      -> tensor<1x4x7x256xf32>, tensor<1x4x7xf32>
+  return %o, %l : tensor<1x4x7x256xf32>, tensor<1x4x7xf32>
+}
+
+// -----
+
+// A pinned configuration is kept.
+// HOST-LABEL: func.func @pinned
+// HOST:         tiles = #attn.tiles<block_m = 16, block_n = 16>
+// GPU-LABEL:  func.func @pinned
+// GPU:          tiles = #attn.tiles<block_m = 16, block_n = 16>
+func.func @pinned(%q: tensor<1x4x?x64xf32>) -> (tensor<1x4x?x64xf32>, tensor<1x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 16, block_n = 16>}
+      : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>
+      -> tensor<1x4x?x64xf32>, tensor<1x4x?xf32>
+  return %o, %l : tensor<1x4x?x64xf32>, tensor<1x4x?xf32>
+}
