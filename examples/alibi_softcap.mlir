@@ -1,5 +1,8 @@
 // Two score modifications: ALiBi (a per-head linear distance penalty) under a
 // causal mask, and Gemma-style logit softcapping 30 * tanh(s / 30).
+//
+// EXAMPLE-RUN: --fn alibi --shape B=1 --shape Nq=1024 --shape Nk=1024
+// EXAMPLE-RUN: --fn softcap --shape B=1 --shape Nq=512 --shape Nk=2048
 func.func @alibi(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>,
                  %v: tensor<?x8x?x128xbf16>)
     -> (tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>) {

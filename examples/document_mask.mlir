@@ -1,6 +1,8 @@
 // Packed documents of 128 tokens each: a query attends causally within its
 // own document. Document ids come from the indices, so whole tiles outside
 // the diagonal documents are proven empty and skipped.
+//
+// EXAMPLE-RUN: --fn document_mask --shape B=2 --shape Nq=1024 --shape Nk=1024
 func.func @document_mask(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>,
                          %v: tensor<?x4x?x64xbf16>)
     -> (tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) {

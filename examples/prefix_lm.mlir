@@ -1,5 +1,7 @@
 // Prefix-LM: the first 64 positions (the prompt) are visible to every query,
 // the rest causally. A mask region, classified per tile by the compiler.
+//
+// EXAMPLE-RUN: --fn prefix_lm --shape Nq=1000 --shape Nk=1000
 func.func @prefix_lm(%q: tensor<1x4x?x64xf32>, %k: tensor<1x4x?x64xf32>,
                      %v: tensor<1x4x?x64xf32>)
     -> (tensor<1x4x?x64xf32>, tensor<1x4x?xf32>) {
