@@ -11,21 +11,16 @@ include "dialects/attn/AttnDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
-def Attn_FeatureMapElu1 : I32EnumCase<"Elu1", 0, "elu1">;
-def Attn_FeatureMapRelu : I32EnumCase<"Relu", 1, "relu">;
-def Attn_FeatureMapFavor : I32EnumCase<"Favor", 2, "favor">;
+def Attn_FeatureMapElu1 : I32EnumAttrCase<"Elu1", 0, "elu1">;
+def Attn_FeatureMapRelu : I32EnumAttrCase<"Relu", 1, "relu">;
+def Attn_FeatureMapFavor : I32EnumAttrCase<"Favor", 2, "favor">;
 
-def Attn_FeatureMapKind : I32Enum<"FeatureMapKind",
-    "kernel feature map of linear attention",
+// An integer-backed enum attribute: the op prints it bare
+// (`attn.linear_attention elu1 ...`) and the generic form as an i32.
+def Attn_FeatureMapKindAttr : I32EnumAttr<"FeatureMapKind",
+    "kernel feature map of linear attention: elu1, relu or favor",
     [Attn_FeatureMapElu1, Attn_FeatureMapRelu, Attn_FeatureMapFavor]> {
   let cppNamespace = "::mlir::attn";
-}
-
-def Attn_FeatureMapKindAttr
-    : EnumAttr<Attn_Dialect, Attn_FeatureMapKind, "feature_map"> {
-  let summary = "feature map phi of linear attention: elu1, relu or favor";
-  // Printed bare in the op (`attn.linear_attention elu1 ...`).
-  let assemblyFormat = "`` $value";
 }
 
 def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {

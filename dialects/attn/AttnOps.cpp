@@ -170,10 +170,15 @@ static std::optional<float> getFloat(FloatAttr attr) {
 
 static LogicalResult verifyScale(Operation *op, FloatAttr scaleAttr) {
   std::optional<float> scale = getFloat(scaleAttr);
-  if (scale && (!std::isfinite(*scale) || *scale == 0.0f))
-    return op->emitOpError() << "expected scale to be finite and non-zero, got "
-                             << *scale;
-  return success();
+  if (!scale || (std::isfinite(*scale) && *scale != 0.0f))
+    return success();
+  InFlightDiagnostic diag =
+      op->emitOpError() << "expected scale to be finite and non-zero, got ";
+  if (std::isnan(*scale))
+    return diag << "nan";
+  if (std::isinf(*scale))
+    return diag << (*scale < 0 ? "-inf" : "inf");
+  return diag << *scale;
 }
 
 //===----------------------------------------------------------------------===//

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <limits>
 #include <set>
 #include <system_error>
@@ -809,14 +810,53 @@ StatusOr<Package> parseBytes(const uint8_t *data, size_t size) {
 
 /// Writes `bytes` to a fresh file next to `path`, then renames it over
 /// `path`; the temporary file is removed on any failure.
+/// Writes every byte to `fd`; false with errno set on failure.
+bool writeAll(int fd, const std::vector<uint8_t> &bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Writes through to an existing destination that is not a plain file (a
+/// symlink, a FIFO, a device): replacing it by rename would destroy it.
+Status writeInPlace(const std::vector<uint8_t> &bytes, const std::string &path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open for writing: " + errnoMessage(errno));
+  bool written = writeAll(fd, bytes);
+  int error = errno;
+  if (::close(fd) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (!written)
+    return Status::error("cannot write: " + errnoMessage(error));
+  return Status::ok();
+}
+
+/// Writes a new or plain-file destination through a temporary file in the
+/// same directory and a rename, so a failure never leaves a partial package.
 Status writeAtomically(const std::vector<uint8_t> &bytes,
                        const std::string &path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return writeInPlace(bytes, path);
   static std::atomic<uint64_t> counter{0};
   std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
                      std::to_string(counter.fetch_add(1));
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0)
-    return Status::error("cannot create " + temp + ": " + errnoMessage(errno));
+    return Status::error("cannot create a file next to it: " +
+                         errnoMessage(errno));
   auto fail = [&](const std::string &what) {
     int error = errno;
     if (fd >= 0)
@@ -824,14 +864,8 @@ Status writeAtomically(const std::vector<uint8_t> &bytes,
     ::unlink(temp.c_str());
     return Status::error(what + ": " + errnoMessage(error));
   };
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return fail("cannot write " + temp);
-    done += static_cast<size_t>(n);
-  }
+  if (!writeAll(fd, bytes))
+    return fail("cannot write " + temp);
   if (::fsync(fd) != 0)
     return fail("cannot flush " + temp);
   int closed = ::close(fd);

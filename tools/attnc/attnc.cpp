@@ -12,11 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Host/HostLibrary.h"
 #include "compiler/Target/Package/PackageBuilder.h"
 #include "lib/package/Package.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -93,6 +95,11 @@ int main(int argc, char **argv) {
       openInputFile(inputPath, &errorMessage);
   if (!input)
     return reportIoError(errorMessage);
+  // MLIR's bytecode reader is not hardened against malformed input; attnc
+  // reads models as text.
+  if (input->getBuffer().starts_with("ML\xefR"))
+    return reportIoError("'" + inputPath +
+                         "' is MLIR bytecode; attnc reads textual MLIR");
 
   DialectRegistry registry;
   attnc::registerAttncDialects(registry);
@@ -118,6 +125,13 @@ int main(int argc, char **argv) {
   std::string targetName = target == Target::Host ? "host" : "sm_90a";
   std::vector<pkg::Function> functions;
   if (emit != Emit::Mlir) {
+    // Code generation handles kernel-form functions only; say so up front
+    // rather than failing later in LLVM translation.
+    bool supported = true;
+    for (auto func : module->getOps<func::FuncOp>())
+      supported &= succeeded(attnc::matchAttentionKernel(func));
+    if (!supported)
+      return 1;
     if (failed(runPipeline([&](OpPassManager &pm) {
           attnc::buildSelectTilesPipeline(pm, targetName);
         })))

@@ -816,13 +816,12 @@ TEST_F(LibPackageFile, FailedWritesLeaveNothingBehind) {
   // The parent is a regular file.
   std::ofstream(dir + "/file") << "x";
   EXPECT_FALSE(writeFile(package, dir + "/file/block.attnpkg").isOk());
-  // The destination is a directory: the rename fails after the temporary
-  // file was written, and the temporary file must be gone.
+  // The destination is a directory: it is neither replaced nor written.
   ASSERT_EQ(mkdir((dir + "/taken").c_str(), 0755), 0);
   std::ofstream(dir + "/taken/inside") << "keep";
   status = writeFile(package, dir + "/taken");
   EXPECT_FALSE(status.isOk());
-  EXPECT_CONTAINS(status.message(), "cannot rename");
+  EXPECT_CONTAINS(status.message(), "Is a directory");
   EXPECT_EQ(list(dir), (std::set<std::string>{"file", "taken"}));
   EXPECT_EQ(readText(dir + "/taken/inside"), "keep");
   // An invalid package leaves an existing destination untouched.
@@ -831,6 +830,18 @@ TEST_F(LibPackageFile, FailedWritesLeaveNothingBehind) {
   EXPECT_FALSE(writeFile(package, dir + "/old.attnpkg").isOk());
   EXPECT_EQ(readText(dir + "/old.attnpkg"), "previous");
   EXPECT_EQ(list(dir), (std::set<std::string>{"file", "taken", "old.attnpkg"}));
+}
+
+TEST_F(LibPackageFile, WritesThroughSymlinks) {
+  // Replacing a symlink (or a device such as /dev/null) by rename would
+  // destroy it: such destinations are written in place.
+  std::ofstream(dir + "/target.attnpkg") << "old";
+  ASSERT_EQ(symlink("target.attnpkg", (dir + "/link.attnpkg").c_str()), 0);
+  ASSERT_TRUE(writeFile(makePackage(), dir + "/link.attnpkg"));
+  struct stat info;
+  ASSERT_EQ(lstat((dir + "/link.attnpkg").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  EXPECT_TRUE(readFile(dir + "/target.attnpkg").isOk());
 }
 
 TEST_F(LibPackageFile, UnwritableDirectory) {
