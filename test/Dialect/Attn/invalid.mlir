@@ -1,0 +1,1285 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// One chunk per verifier diagnostic of the attn dialect
+// (dialects/attn/AttnOps.cpp), plus the ODS-generated and trait checks that
+// guard the same ops.
+
+//===----------------------------------------------------------------------===//
+// attn.attention / attn.linear_attention: ranks
+//===----------------------------------------------------------------------===//
+
+// q must have rank 4.
+func.func @attention_q_rank_not_4(%q: tensor<4x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected q to have rank 4 ([batch, heads, seq, head_dim]), got rank 3}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// k must have rank 4.
+func.func @attention_k_rank_not_4(%q: tensor<1x4x64x32xf32>, %k: tensor<1x1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected k to have rank 4 ([batch, heads, seq, head_dim]), got rank 5}}
+  %out, %lse = attn.attention %q, %k, %q
+      : tensor<1x4x64x32xf32>, tensor<1x1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// v must have rank 4.
+func.func @attention_v_rank_not_4(%q: tensor<1x4x64x32xf32>, %v: tensor<f32>) {
+  // expected-error @below {{'attn.attention' op expected v to have rank 4 ([batch, heads, seq, head_dim]), got rank 0}}
+  %out, %lse = attn.attention %q, %q, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<f32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// out must have rank 4.
+func.func @attention_out_rank_not_4(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected out to have rank 4 ([batch, heads, seq, head_dim]), got rank 2}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The rank rule is shared with attn.linear_attention.
+func.func @linear_attention_q_rank_not_4(%q: tensor<4x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected q to have rank 4 ([batch, heads, seq, head_dim]), got rank 3}}
+  %out = attn.linear_attention relu %q, %k, %k
+      : tensor<4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// Operands must be ranked tensors (ODS constraint; the custom parser would
+// reject an unranked type first, hence the generic form).
+func.func @attention_unranked_q(%q: tensor<*xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op operand #0 must be ranked tensor of any type values, but got 'tensor<*xf32>'}}
+  %out, %lse = "attn.attention"(%q, %k, %k) ({}, {})
+      : (tensor<*xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
+  return
+}
+
+// -----
+
+// A memref is not a tensor (ODS constraint, generic form).
+func.func @linear_attention_memref_v(%q: tensor<1x4x64x32xf32>, %v: memref<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op operand #2 must be ranked tensor of any type values, but got 'memref<1x4x64x32xf32>'}}
+  %out = "attn.linear_attention"(%q, %q, %v) <{feature_map = 1 : i32}>
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, memref<1x4x64x32xf32>)
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// q must be f32, f16 or bf16.
+func.func @attention_q_element_type_not_float(%q: tensor<1x4x64x32xi8>) {
+  // expected-error @below {{'attn.attention' op expected q element type to be f32, f16 or bf16, got 'i8'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xi8>, tensor<1x4x64x32xi8>, tensor<1x4x64x32xi8>
+      -> tensor<1x4x64x32xi8>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// f64 is a float type but not an attention element type.
+func.func @linear_attention_q_element_type_f64(%q: tensor<1x4x64x32xf64>) {
+  // expected-error @below {{'attn.linear_attention' op expected q element type to be f32, f16 or bf16, got 'f64'}}
+  %out = attn.linear_attention elu1 %q, %q, %q
+      : tensor<1x4x64x32xf64>, tensor<1x4x64x32xf64>, tensor<1x4x64x32xf64>
+      -> tensor<1x4x64x32xf64>
+  return
+}
+
+// -----
+
+// fp8 inputs must be cast first.
+func.func @attention_q_element_type_fp8(%q: tensor<1x4x64x32xf8E4M3FN>) {
+  // expected-error @below {{'attn.attention' op expected q element type to be f32, f16 or bf16, got 'f8E4M3FN'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf8E4M3FN>, tensor<1x4x64x32xf8E4M3FN>, tensor<1x4x64x32xf8E4M3FN>
+      -> tensor<1x4x64x32xf8E4M3FN>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// k must have the element type of q.
+func.func @attention_k_element_type_mismatch(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf16>) {
+  // expected-error @below {{'attn.attention' op expected k element type 'f16' to match q element type 'f32'}}
+  %out, %lse = attn.attention %q, %k, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf16>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// v must have the element type of q.
+func.func @attention_v_element_type_mismatch(%q: tensor<1x4x64x32xbf16>, %v: tensor<1x4x64x32xf16>) {
+  // expected-error @below {{'attn.attention' op expected v element type 'f16' to match q element type 'bf16'}}
+  %out, %lse = attn.attention %q, %q, %v
+      : tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>, tensor<1x4x64x32xf16>
+      -> tensor<1x4x64x32xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// out must have the element type of q (it is not promoted to f32).
+func.func @attention_out_element_type_mismatch(%q: tensor<1x4x64x32xf16>) {
+  // expected-error @below {{'attn.attention' op expected out element type 'f32' to match q element type 'f16'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf16>, tensor<1x4x64x32xf16>, tensor<1x4x64x32xf16>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The element type rule is shared with attn.linear_attention.
+func.func @linear_attention_out_element_type_mismatch(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected out element type 'bf16' to match q element type 'f32'}}
+  %out = attn.linear_attention elu1 %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Static extents
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A static dim of 0 is rejected.
+func.func @attention_zero_dim(%q: tensor<0x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op q dim 0 is 0; static dims must be positive}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<0x4x64x32xf32>, tensor<0x4x64x32xf32>, tensor<0x4x64x32xf32>
+      -> tensor<0x4x64x32xf32>, tensor<0x4x64xf32>
+  return
+}
+
+// -----
+
+// The zero-dim rule applies to out as well.
+func.func @attention_zero_dim_out(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op out dim 2 is 0; static dims must be positive}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x0x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// A static dim above 2^31 - 1 is rejected.
+func.func @attention_dim_too_large(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x2147483648x32xf32>) {
+  // expected-error @below {{'attn.attention' op k dim 2 is 2147483648, larger than the supported maximum 2147483647}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x4x64x32xf32>, tensor<1x4x2147483648x32xf32>, tensor<1x4x2147483648x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// A dim near the int64 limit is rejected the same way.
+func.func @linear_attention_dim_near_int64_max(%q: tensor<9223372036854775807x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op q dim 0 is 9223372036854775807, larger than the supported maximum 2147483647}}
+  %out = attn.linear_attention relu %q, %q, %q
+      : tensor<9223372036854775807x4x64x32xf32>, tensor<9223372036854775807x4x64x32xf32>,
+        tensor<9223372036854775807x4x64x32xf32> -> tensor<9223372036854775807x4x64x32xf32>
+  return
+}
+
+// -----
+
+// The head count of q must be static.
+func.func @attention_dynamic_q_head_count(%q: tensor<1x?x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the head count of q (dim 1) to be static}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x?x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x?x64x32xf32>, tensor<1x?x64xf32>
+  return
+}
+
+// -----
+
+// The head count of k must be static.
+func.func @attention_dynamic_k_head_count(%q: tensor<1x4x64x32xf32>, %k: tensor<1x?x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the head count of k (dim 1) to be static}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x4x64x32xf32>, tensor<1x?x64x32xf32>, tensor<1x?x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head count of v must be static.
+func.func @attention_dynamic_v_head_count(%q: tensor<1x4x64x32xf32>, %v: tensor<1x?x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the head count of v (dim 1) to be static}}
+  %out, %lse = attn.attention %q, %q, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x?x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head dim of q must be static.
+func.func @attention_dynamic_q_head_dim(%q: tensor<1x4x64x?xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the head dim of q (dim 3) to be static}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x4x64x?xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head dim of k must be static.
+func.func @linear_attention_dynamic_k_head_dim(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x?xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected the head dim of k (dim 3) to be static}}
+  %out = attn.linear_attention elu1 %q, %k, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x?xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// The head dim of v must be static.
+func.func @attention_dynamic_v_head_dim(%q: tensor<1x4x64x32xf32>, %v: tensor<1x4x64x?xf32>) {
+  // expected-error @below {{'attn.attention' op expected the head dim of v (dim 3) to be static}}
+  %out, %lse = attn.attention %q, %q, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x?xf32>
+      -> tensor<1x4x64x?xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head dim of q is at most 1024.
+func.func @attention_q_head_dim_over_1024(%q: tensor<1x4x64x1025xf32>) {
+  // expected-error @below {{'attn.attention' op head dim 1025 of q exceeds the supported maximum 1024}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x1025xf32>, tensor<1x4x64x1025xf32>, tensor<1x4x64x1025xf32>
+      -> tensor<1x4x64x1025xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head dim of k is at most 1024 (checked before the q/k head dim match).
+func.func @attention_k_head_dim_over_1024(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x2048xf32>) {
+  // expected-error @below {{'attn.attention' op head dim 2048 of k exceeds the supported maximum 1024}}
+  %out, %lse = attn.attention %q, %k, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x2048xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The head dim of v is at most 1024, even though v's head dim is otherwise
+// free (Dv != D is allowed).
+func.func @attention_v_head_dim_over_1024(%q: tensor<1x4x64x32xf32>, %v: tensor<1x4x64x4096xf32>) {
+  // expected-error @below {{'attn.attention' op head dim 4096 of v exceeds the supported maximum 1024}}
+  %out, %lse = attn.attention %q, %q, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x4096xf32>
+      -> tensor<1x4x64x4096xf32>, tensor<1x4x64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Shape agreement between q, k, v and out
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// q and k must have the same batch size.
+func.func @attention_batch_mismatch_q_k(%q: tensor<2x4x64x32xf32>, %k: tensor<3x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected q and k to have the same batch size, got 2 and 3}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<2x4x64x32xf32>, tensor<3x4x64x32xf32>, tensor<3x4x64x32xf32>
+      -> tensor<2x4x64x32xf32>, tensor<2x4x64xf32>
+  return
+}
+
+// -----
+
+// k and v must have the same batch size.
+func.func @attention_batch_mismatch_k_v(%q: tensor<?x4x64x32xf32>, %k: tensor<2x4x64x32xf32>,
+                                        %v: tensor<5x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected k and v to have the same batch size, got 2 and 5}}
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<?x4x64x32xf32>, tensor<2x4x64x32xf32>, tensor<5x4x64x32xf32>
+      -> tensor<?x4x64x32xf32>, tensor<?x4x64xf32>
+  return
+}
+
+// -----
+
+// k and v must have the same head count.
+func.func @attention_head_count_mismatch_k_v(%q: tensor<1x8x64x32xf32>, %k: tensor<1x4x64x32xf32>,
+                                             %v: tensor<1x2x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected k and v to have the same head count, got 4 and 2}}
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<1x8x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x2x64x32xf32>
+      -> tensor<1x8x64x32xf32>, tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+// k and v must have the same sequence length.
+func.func @attention_seq_mismatch_k_v(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x128x32xf32>,
+                                      %v: tensor<1x4x96x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected k and v to have the same sequence length, got 128 and 96}}
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x128x32xf32>, tensor<1x4x96x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// q and k must have the same head dim.
+func.func @attention_head_dim_mismatch_q_k(%q: tensor<1x4x64x64xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected q and k to have the same head dim, got 64 and 32}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x4x64x64xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The shape agreement rules are shared with attn.linear_attention.
+func.func @linear_attention_seq_mismatch_k_v(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf32>,
+                                             %v: tensor<1x4x65x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected k and v to have the same sequence length, got 64 and 65}}
+  %out = attn.linear_attention relu %q, %k, %v
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x65x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// The q head count must be a multiple of the k/v head count.
+func.func @attention_heads_not_multiple(%q: tensor<1x6x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the q head count (6) to be a multiple of the k/v head count (4)}}
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x6x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x6x64x32xf32>, tensor<1x6x64xf32>
+  return
+}
+
+// -----
+
+// More k/v heads than q heads is not grouped-query attention either.
+func.func @linear_attention_more_kv_heads_than_q_heads(%q: tensor<1x2x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected the q head count (2) to be a multiple of the k/v head count (4)}}
+  %out = attn.linear_attention relu %q, %k, %k
+      : tensor<1x2x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x2x64x32xf32>
+  return
+}
+
+// -----
+
+// out must be [B, Hq, Nq, Dv]: here it has the head dim of q instead of v.
+func.func @attention_out_shape_mismatch(%q: tensor<2x8x128x64xf32>, %k: tensor<2x8x256x64xf32>,
+                                        %v: tensor<2x8x256x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected out shape [2, 8, 128, 32] ([batch, q heads, q seq, v head_dim]), got 'tensor<2x8x128x64xf32>'}}
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<2x8x128x64xf32>, tensor<2x8x256x64xf32>, tensor<2x8x256x32xf32>
+      -> tensor<2x8x128x64xf32>, tensor<2x8x128xf32>
+  return
+}
+
+// -----
+
+// out must follow q's dynamic dims exactly: a static out for a dynamic q is
+// rejected.
+func.func @attention_out_static_for_dynamic_q(%q: tensor<?x4x?x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected out shape [?, 4, ?, 32] ([batch, q heads, q seq, v head_dim]), got 'tensor<1x4x64x32xf32>'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<?x4x?xf32>
+  return
+}
+
+// -----
+
+// out has the k/v head count instead of the q head count.
+func.func @linear_attention_out_has_kv_heads(%q: tensor<1x8x64x32xf32>, %k: tensor<1x2x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected out shape [1, 8, 64, 32] ([batch, q heads, q seq, v head_dim]), got 'tensor<1x2x64x32xf32>'}}
+  %out = attn.linear_attention elu1 %q, %k, %k
+      : tensor<1x8x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>
+      -> tensor<1x2x64x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.attention: lse, scale and windows
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// lse must be [B, Hq, Nq].
+func.func @attention_lse_shape_mismatch(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected lse to be an f32 tensor of shape [1, 4, 64] ([batch, q heads, q seq]), got 'tensor<1x4x32xf32>'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x32xf32>
+  return
+}
+
+// -----
+
+// lse must have rank 3.
+func.func @attention_lse_rank_4(%q: tensor<?x4x?x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected lse to be an f32 tensor of shape [?, 4, ?] ([batch, q heads, q seq]), got 'tensor<?x4x?x1xf32>'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>
+      -> tensor<?x4x?x32xf32>, tensor<?x4x?x1xf32>
+  return
+}
+
+// -----
+
+// lse is f32 whatever the element type of q.
+func.func @attention_lse_not_f32(%q: tensor<1x4x64x32xbf16>) {
+  // expected-error @below {{'attn.attention' op expected lse to be an f32 tensor of shape [1, 4, 64] ([batch, q heads, q seq]), got 'tensor<1x4x64xbf16>'}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>
+      -> tensor<1x4x64x32xbf16>, tensor<1x4x64xbf16>
+  return
+}
+
+// -----
+
+// The scale must not be zero.
+func.func @attention_zero_scale(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected scale to be finite and non-zero, got 0}}
+  %out, %lse = attn.attention %q, %q, %q {scale = 0.0 : f32}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// Negative zero is zero too.
+func.func @attention_negative_zero_scale(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected scale to be finite and non-zero, got -0}}
+  %out, %lse = attn.attention %q, %q, %q {scale = -0.0 : f32}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The scale must not be infinite (+inf written as its bit pattern).
+func.func @attention_infinite_scale(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected scale to be finite and non-zero, got inf}}
+  %out, %lse = attn.attention %q, %q, %q {scale = 0x7F800000 : f32}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The scale must not be NaN.
+func.func @attention_nan_scale(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected scale to be finite and non-zero, got nan}}
+  %out, %lse = attn.attention %q, %q, %q {scale = 0x7FC00000 : f32}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The scale is an f32 attribute (ODS constraint).
+func.func @attention_scale_not_f32(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op attribute 'scale' failed to satisfy constraint: 32-bit float attribute}}
+  %out, %lse = attn.attention %q, %q, %q {scale = 0.5 : f64}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// window_left must be non-negative.
+func.func @attention_negative_window_left(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected window_left to be non-negative, got -1}}
+  %out, %lse = attn.attention %q, %q, %q {window_left = -1}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// window_right must be non-negative.
+func.func @attention_negative_window_right(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected window_right to be non-negative, got -9223372036854775808}}
+  %out, %lse = attn.attention %q, %q, %q {window_left = 4, window_right = -9223372036854775808}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// block_m of #attn.tiles is at least 1.
+func.func @attention_tiles_block_m_zero(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{expected block_m in [1, 256], got 0}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 0, block_n = 32>}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// block_n of #attn.tiles is at most 256.
+func.func @attention_tiles_block_n_over_256(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{expected block_n in [1, 256], got 257}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 257>}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// A negative tile size is rejected too.
+func.func @attention_tiles_negative_block_m(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{expected block_m in [1, 256], got -64}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = -64, block_n = 32>}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// tiles must be an #attn.tiles attribute (ODS constraint).
+func.func @attention_tiles_wrong_attribute(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op attribute 'tiles' failed to satisfy constraint: tile sizes of an attention kernel}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = [64, 32]}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.attention: mask and score regions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// The mask region takes four index arguments, not three.
+func.func @attention_mask_region_too_few_args(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to take (b, h, q_idx, k_idx) of types ('index', 'index', 'index', 'index'), got ('index', 'index', 'index')}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    }
+  return
+}
+
+// -----
+
+// The mask region takes index arguments, not i64.
+func.func @attention_mask_region_wrong_arg_types(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to take (b, h, q_idx, k_idx) of types ('index', 'index', 'index', 'index'), got ('index', 'index', 'i64', 'i64')}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: i64, %ki: i64):
+      %allowed = arith.cmpi sle, %ki, %qi : i64
+      attn.yield %allowed : i1
+    }
+  return
+}
+
+// -----
+
+// A mask region written with the score signature.
+func.func @attention_mask_region_with_score_args(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to take (b, h, q_idx, k_idx) of types ('index', 'index', 'index', 'index'), got ('f32', 'index', 'index', 'index', 'index')}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    }
+  return
+}
+
+// -----
+
+// The score region takes the score first: (f32, index, index, index, index).
+func.func @attention_score_region_wrong_args(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the score region to take (s, b, h, q_idx, k_idx) of types ('f32', 'index', 'index', 'index', 'index'), got ('index', 'index', 'index', 'index', 'f32')}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %s: f32):
+      attn.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// The score region's score is f32 even when the inputs are f16.
+func.func @attention_score_region_f16_score(%q: tensor<1x4x64x32xf16>) {
+  // expected-error @below {{'attn.attention' op expected the score region to take (s, b, h, q_idx, k_idx) of types ('f32', 'index', 'index', 'index', 'index'), got ('f16', 'index', 'index', 'index', 'index')}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf16>, tensor<1x4x64x32xf16>, tensor<1x4x64x32xf16>
+      -> tensor<1x4x64x32xf16>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f16, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f16
+    }
+  return
+}
+
+// -----
+
+// A score region without arguments.
+func.func @attention_score_region_no_args(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the score region to take (s, b, h, q_idx, k_idx) of types ('f32', 'index', 'index', 'index', 'index'), got ()}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+      %c = arith.constant 1.0 : f32
+      attn.yield %c : f32
+    }
+  return
+}
+
+// -----
+
+// The mask region yields an i1, not an i32.
+func.func @attention_mask_yield_wrong_type(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %one = arith.constant 1 : i32
+      // expected-error @below {{'attn.yield' op expected the mask region to yield one 'i1'}}
+      attn.yield %one : i32
+    }
+  return
+}
+
+// -----
+
+// The mask region yields exactly one value, not none.
+func.func @attention_mask_yield_nothing(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'attn.yield' op expected the mask region to yield one 'i1'}}
+      attn.yield
+    }
+  return
+}
+
+// -----
+
+// The mask region yields exactly one value, not two.
+func.func @attention_mask_yield_two_values(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %lt = arith.cmpi ult, %ki, %qi : index
+      %eq = arith.cmpi eq, %ki, %qi : index
+      // expected-error @below {{'attn.yield' op expected the mask region to yield one 'i1'}}
+      attn.yield %lt, %eq : i1, i1
+    }
+  return
+}
+
+// -----
+
+// The score region yields an f32, not an i1.
+func.func @attention_score_yield_wrong_type(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %allowed = arith.cmpi ule, %ki, %qi : index
+      // expected-error @below {{'attn.yield' op expected the score region to yield one 'f32'}}
+      attn.yield %allowed : i1
+    }
+  return
+}
+
+// -----
+
+// The score region yields an f32 even for bf16 inputs.
+func.func @attention_score_yield_bf16(%q: tensor<1x4x64x32xbf16>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>
+      -> tensor<1x4x64x32xbf16>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %t = arith.truncf %s : f32 to bf16
+      // expected-error @below {{'attn.yield' op expected the score region to yield one 'f32'}}
+      attn.yield %t : bf16
+    }
+  return
+}
+
+// -----
+
+// The score region yields one value, not two.
+func.func @attention_score_yield_two_values(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'attn.yield' op expected the score region to yield one 'f32'}}
+      attn.yield %s, %s : f32, f32
+    }
+  return
+}
+
+// -----
+
+// Region ops must be free of memory effects: func.call has unknown effects.
+func.func private @bias(f32) -> f32
+
+func.func @attention_score_region_with_call(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'func.call' op is not allowed in the score region of attn.attention: region ops must be free of memory effects}}
+      %r = func.call @bias(%s) : (f32) -> f32
+      attn.yield %r : f32
+    }
+  return
+}
+
+// -----
+
+// The purity rule applies to the mask region too.
+func.func private @allowed(index, index) -> i1
+
+func.func @attention_mask_region_with_call(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'func.call' op is not allowed in the mask region of attn.attention: region ops must be free of memory effects}}
+      %ok = func.call @allowed(%qi, %ki) : (index, index) -> i1
+      attn.yield %ok : i1
+    }
+  return
+}
+
+// -----
+
+// The purity rule looks into nested regions: a call inside a tensor.generate
+// body is found although tensor.generate itself has only recursive effects.
+func.func private @value_at(index) -> f32
+
+func.func @attention_score_region_with_nested_call(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %table = tensor.generate {
+      ^bb0(%i: index):
+        // expected-error @below {{'func.call' op is not allowed in the score region of attn.attention: region ops must be free of memory effects}}
+        %x = func.call @value_at(%i) : (index) -> f32
+        tensor.yield %x : f32
+      } : tensor<4xf32>
+      %c0 = arith.constant 0 : index
+      %bias = tensor.extract %table[%c0] : tensor<4xf32>
+      %r = arith.addf %s, %bias : f32
+      attn.yield %r : f32
+    }
+  return
+}
+
+// -----
+
+// The purity rule applies to registered memory ops as well.
+memref.global "private" constant @allowed_keys : memref<64xi1> = dense<true>
+
+func.func @attention_mask_region_with_memref_load(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %table = memref.get_global @allowed_keys : memref<64xi1>
+      // expected-error @below {{'memref.load' op is not allowed in the mask region of attn.attention: region ops must be free of memory effects}}
+      %ok = memref.load %table[%ki] : memref<64xi1>
+      attn.yield %ok : i1
+    }
+  return
+}
+
+// -----
+
+// A mask region must end with attn.yield, not another terminator.
+func.func @attention_mask_region_not_ending_in_yield(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to end with attn.yield}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      llvm.unreachable
+    }
+  return
+}
+
+// -----
+
+// A score region must end with attn.yield, not a return.
+func.func @attention_score_region_not_ending_in_yield(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the score region to end with attn.yield}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      llvm.return %s : f32
+    }
+  return
+}
+
+// -----
+
+// The regions have at most one block (ODS constraint).
+func.func @attention_mask_region_two_blocks(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op region #0 ('mask') failed to verify constraint: region with at most 1 blocks}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    ^bb1:
+      %false = arith.constant false
+      attn.yield %false : i1
+    }
+  return
+}
+
+// -----
+
+// The regions are isolated from above: q is not visible inside.
+func.func @attention_score_region_uses_outer_value(%q: tensor<1x4x64x32xf32>, %bias: f32) {
+  // expected-note @below {{required by region isolation constraints}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{using value defined outside the region}}
+      %r = arith.addf %s, %bias : f32
+      attn.yield %r : f32
+    }
+  return
+}
+
+// -----
+
+// A region block needs a terminator.
+func.func @attention_score_region_empty_block(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{empty block: expect at least a terminator}}
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+    }
+  return
+}
+
+// -----
+
+// attn.attention has exactly two regions, mask then score (generic form).
+func.func @attention_generic_one_region(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected 2 regions}}
+  %out, %lse = "attn.attention"(%q, %q, %q) ({})
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
+  return
+}
+
+// -----
+
+// attn.attention has three operands (generic form).
+func.func @attention_generic_missing_operand(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected 3 operands, but found 2}}
+  %out, %lse = "attn.attention"(%q, %q) ({}, {})
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
+  return
+}
+
+// -----
+
+// attn.attention has two results (generic form).
+func.func @attention_generic_missing_lse(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected 2 results}}
+  %out = "attn.attention"(%q, %q, %q) ({}, {})
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// In the generic form the regions are positional: a score-shaped region in
+// the first (mask) slot is checked against the mask signature.
+func.func @attention_generic_score_in_mask_slot(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to take (b, h, q_idx, k_idx) of types ('index', 'index', 'index', 'index'), got ('f32', 'index', 'index', 'index', 'index')}}
+  %out, %lse = "attn.attention"(%q, %q, %q) ({
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      "attn.yield"(%s) : (f32) -> ()
+    }, {})
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.yield
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// attn.yield only terminates the regions of attn.attention.
+func.func @yield_outside_attention(%x: f32) {
+  // expected-error @below {{'attn.yield' op expects parent op 'attn.attention'}}
+  attn.yield %x : f32
+}
+
+// -----
+
+// attn.yield is a terminator: it cannot appear in the middle of a region.
+func.func @yield_not_last_in_region(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'attn.yield' op must be the last operation in the parent block}}
+      attn.yield %s : f32
+      attn.yield %s : f32
+    }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.linear_attention: feature maps and causality
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// favor needs num_features.
+func.func @linear_attention_favor_missing_num_features(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op the favor feature map needs num_features and seed}}
+  %out = attn.linear_attention favor %q, %q, %q {seed = 7}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// favor needs a seed.
+func.func @linear_attention_favor_missing_seed(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op the favor feature map needs num_features and seed}}
+  %out = attn.linear_attention favor %q, %q, %q {num_features = 128}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// num_features must be at least 1.
+func.func @linear_attention_favor_zero_num_features(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected num_features in [1, 4096], got 0}}
+  %out = attn.linear_attention favor %q, %q, %q {num_features = 0, seed = 7}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// num_features must be at most 4096.
+func.func @linear_attention_favor_too_many_features(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected num_features in [1, 4096], got 4097}}
+  %out = attn.linear_attention favor %q, %q, %q {num_features = 4097, seed = 7}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// A negative num_features is out of range.
+func.func @linear_attention_favor_negative_num_features(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op expected num_features in [1, 4096], got -1}}
+  %out = attn.linear_attention favor %q, %q, %q {num_features = -1, seed = 7}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// num_features applies only to favor.
+func.func @linear_attention_elu1_with_num_features(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op num_features and seed apply only to the favor feature map, not elu1}}
+  %out = attn.linear_attention elu1 %q, %q, %q {num_features = 64}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// seed applies only to favor.
+func.func @linear_attention_relu_with_seed(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op num_features and seed apply only to the favor feature map, not relu}}
+  %out = attn.linear_attention relu %q, %q, %q {seed = 3}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// Causal linear attention needs Nq = Nk when both are static.
+func.func @linear_attention_causal_seq_mismatch(%q: tensor<1x4x16x32xf32>, %k: tensor<1x4x32x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op causal linear attention needs equal q and k sequence lengths, got 16 and 32}}
+  %out = attn.linear_attention elu1 %q, %k, %k {causal}
+      : tensor<1x4x16x32xf32>, tensor<1x4x32x32xf32>, tensor<1x4x32x32xf32>
+      -> tensor<1x4x16x32xf32>
+  return
+}
+
+// -----
+
+// An unknown feature map is rejected by the enum parser.
+func.func @linear_attention_unknown_feature_map(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'feature_map' [elu1, relu, favor]}}
+  %out = attn.linear_attention softmax %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+// -----
+
+// feature_map is a required attribute (generic form).
+func.func @linear_attention_missing_feature_map(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.linear_attention' op requires attribute 'feature_map'}}
+  %out = "attn.linear_attention"(%q, %q, %q)
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> tensor<1x4x64x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.cast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// The result shape must match the input shape.
+func.func @cast_shape_mismatch(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result shape to match the input, got 'tensor<8x128xf32>' and 'tensor<8x64xf16>'}}
+  %y = attn.cast %x : tensor<8x128xf32> to tensor<8x64xf16>
+  return
+}
+
+// -----
+
+// The result must keep dynamic dims dynamic.
+func.func @cast_dynamic_to_static(%x: tensor<?x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result shape to match the input, got 'tensor<?x128xf32>' and 'tensor<8x128xbf16>'}}
+  %y = attn.cast %x : tensor<?x128xf32> to tensor<8x128xbf16>
+  return
+}
+
+// -----
+
+// The result rank must match too.
+func.func @cast_rank_mismatch(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result shape to match the input, got 'tensor<8x128xf32>' and 'tensor<1024xf16>'}}
+  %y = attn.cast %x : tensor<8x128xf32> to tensor<1024xf16>
+  return
+}
+
+// -----
+
+// The input must be a floating-point tensor.
+func.func @cast_integer_input(%x: tensor<8x128xi32>) {
+  // expected-error @below {{'attn.cast' op expected a floating-point input, got 'i32'}}
+  %y = attn.cast %x : tensor<8x128xi32> to tensor<8x128xf16>
+  return
+}
+
+// -----
+
+// index is not a float either.
+func.func @cast_index_input(%x: tensor<4xindex>) {
+  // expected-error @below {{'attn.cast' op expected a floating-point input, got 'index'}}
+  %y = attn.cast %x : tensor<4xindex> to tensor<4xf32>
+  return
+}
+
+// -----
+
+// The result element type must be one of the supported floats, not f64.
+func.func @cast_to_f64(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result element type to be f32, f16, bf16, f8E4M3FN or f8E5M2, got 'f64'}}
+  %y = attn.cast %x : tensor<8x128xf32> to tensor<8x128xf64>
+  return
+}
+
+// -----
+
+// Other fp8 variants are not supported.
+func.func @cast_to_f8E4M3FNUZ(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result element type to be f32, f16, bf16, f8E4M3FN or f8E5M2, got 'f8E4M3FNUZ'}}
+  %y = attn.cast %x : tensor<8x128xf32> to tensor<8x128xf8E4M3FNUZ>
+  return
+}
+
+// -----
+
+// Integer results are not supported.
+func.func @cast_to_integer(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected the result element type to be f32, f16, bf16, f8E4M3FN or f8E5M2, got 'i8'}}
+  %y = attn.cast %x : tensor<8x128xf32> to tensor<8x128xi8>
+  return
+}
+
+// -----
+
+// A static dim of 0 is out of range.
+func.func @cast_zero_dim(%x: tensor<0x128xf32>) {
+  // expected-error @below {{'attn.cast' op dim 0 is out of range; static dims must be in [1, 2147483647]}}
+  %y = attn.cast %x : tensor<0x128xf32> to tensor<0x128xf16>
+  return
+}
+
+// -----
+
+// A static dim above 2^31 - 1 is out of range.
+func.func @cast_dim_too_large(%x: tensor<8x2147483648xf32>) {
+  // expected-error @below {{'attn.cast' op dim 2147483648 is out of range; static dims must be in [1, 2147483647]}}
+  %y = attn.cast %x : tensor<8x2147483648xf32> to tensor<8x2147483648xf16>
+  return
+}
+
+// -----
+
+// The scale must not be zero.
+func.func @cast_zero_scale(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected scale to be finite and non-zero, got 0}}
+  %y = attn.cast %x {scale = 0.0 : f32} : tensor<8x128xf32> to tensor<8x128xf16>
+  return
+}
+
+// -----
+
+// The scale must be finite (-inf written as its bit pattern).
+func.func @cast_infinite_scale(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected scale to be finite and non-zero, got -inf}}
+  %y = attn.cast %x {scale = 0xFF800000 : f32} : tensor<8x128xf32> to tensor<8x128xf8E5M2>
+  return
+}
+
+// -----
+
+// The scale must not be NaN.
+func.func @cast_nan_scale(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected scale to be finite and non-zero, got nan}}
+  %y = attn.cast %x {scale = 0x7FC00000 : f32} : tensor<8x128xf32> to tensor<8x128xf8E4M3FN>
+  return
+}
+
+// -----
+
+// The input must be a ranked tensor (ODS constraint, generic form).
+func.func @cast_unranked_input(%x: tensor<*xf32>) {
+  // expected-error @below {{'attn.cast' op operand #0 must be ranked tensor of any type values, but got 'tensor<*xf32>'}}
+  %y = "attn.cast"(%x) : (tensor<*xf32>) -> tensor<*xf16>
+  return
+}
+
+// -----
+
+// The result must be a ranked tensor (ODS constraint, generic form).
+func.func @cast_vector_result(%x: tensor<4xf32>) {
+  // expected-error @below {{'attn.cast' op result #0 must be ranked tensor of any type values, but got 'vector<4xf16>'}}
+  %y = "attn.cast"(%x) : (tensor<4xf32>) -> vector<4xf16>
+  return
+}
