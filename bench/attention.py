@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Forward attention on one GPU: attnc against PyTorch's best kernels.
+
+For bf16, head dims 64 and 128, shapes B4 H16 N4096 and B1 H16 N16384,
+causal and not, times on the same tensors, in one process:
+
+  cudnn  SDPA with the cuDNN backend  (torch.nn.attention.sdpa_kernel)
+  flash  SDPA with the flash backend  (FlashAttention-2 inside PyTorch)
+  flex   torch.compile'd FlexAttention (a causal BlockMask when causal)
+  attnc  a package function through the attnc Python binding on cuda:0,
+         when --package names a package with GPU kernels
+
+Correctness comes first: each implementation's output is compared with an
+fp32 SDPA math reference on a slice (batch 0, every head, query rows spread
+over the sequence); ||out - ref|| / ||ref|| above 2e-2, or NaN, marks it
+wrong and it is not timed. Timing: CUDA events around each run, after
+warm-up; a GPU sleep queued first lets the CPU enqueue every timed run, so
+launch overhead stays out of the times; the median over the runs; the runs
+rotate over several input sets so that L2 cannot hold the inputs.
+TFLOP/s by the FlashAttention convention: 4*B*H*N^2*D, halved for causal.
+
+Every implementation runs in its own try/except: a failure is reported in
+the table, never fatal. Writes <out>/<date>-<gpu>.md and .json.
+
+usage: python3 bench/attention.py [--quick] [--out DIR]
+                                  [--package FILE [--function NAME ...]]
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOLERANCE = 2e-2  # bf16 output against the fp32 reference
+REFERENCE_ROWS = 256  # query rows of the reference slice
+NO_GPU_KERNEL = "n/a (no GPU kernel in this build)"
+
+
+class NotApplicable(Exception):
+    """An implementation that does not cover a case (not a failure)."""
+
+
+class Case:
+    def __init__(self, b, h, n, d, causal):
+        self.b, self.h, self.n, self.d, self.causal = b, h, n, d, causal
+
+    @property
+    def label(self):
+        return (f"B{self.b} H{self.h} N{self.n} D{self.d}"
+                + (" causal" if self.causal else ""))
+
+    @property
+    def flops(self):
+        full = 4 * self.b * self.h * self.n * self.n * self.d
+        return full / 2 if self.causal else full
+
+    def as_dict(self):
+        return dict(b=self.b, h=self.h, n=self.n, d=self.d, causal=self.causal)
+
+
+def cases(quick):
+    shapes = [(4, 16, 4096)] + ([] if quick else [(1, 16, 16384)])
+    return [Case(b, h, n, d, causal) for b, h, n in shapes
+            for d in (64, 128) for causal in (False, True)]
+
+
+# --- implementations --------------------------------------------------------
+# Each is make(case, sets) -> run(i), where run(i) computes the attention of
+# input set i (q, k, v) and returns the output tensor [B, H, N, D].
+
+def sdpa(backend):
+    def make(case, sets):
+        def run(i):
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(*sets[i],
+                                                      is_causal=case.causal)
+        return run
+    return make
+
+
+_flex = None
+
+
+def flex(case, sets):
+    from torch.nn.attention.flex_attention import (create_block_mask,
+                                                   flex_attention)
+    global _flex
+    if _flex is None:
+        _flex = torch.compile(flex_attention, dynamic=False)
+    mask = None
+    if case.causal:
+        mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None,
+                                 case.n, case.n, device="cuda")
+    return lambda i: _flex(*sets[i], block_mask=mask)
+
+
+class Attnc:
+    """Functions of an attnc package, called through the Python binding on
+    the current CUDA device. A failure to open the runtime or the package is
+    kept and reported in every case."""
+
+    def __init__(self, package, names):
+        self.error, self.functions = None, []
+        try:
+            sys.path.insert(0, os.path.join(REPO, "python"))
+            import attnc
+            self.torch_call = attnc.torch_call
+            runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
+            with runtime, runtime.load(package) as pkg:
+                self.producer = pkg.manifest.get("producer", "unknown")
+                entries = {f["name"]: f for f in pkg.manifest["functions"]}
+                self.functions = [(pkg.function(name), entries[name])
+                                  for name in names or pkg.functions]
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            self.error, self.producer = e, "unknown"
+
+    def __call__(self, case, sets):
+        if self.error:
+            raise self.error
+        if not any(k["target"].startswith("sm_")
+                   for _, entry in self.functions for k in entry["kernels"]):
+            raise NotApplicable(NO_GPU_KERNEL)
+        shapes = [tuple(t.shape) for t in sets[0]]
+        for fn, entry in self.functions:
+            if fits(fn, entry, case, shapes):
+                return self._runner(fn, sets)
+        raise NotApplicable("n/a (no function of the package fits)")
+
+    def _runner(self, fn, sets):
+        # torch_call allocates the outputs (and runs once); they are then
+        # poisoned, so that the correctness run must write every element.
+        outputs = self.torch_call(fn, *sets[0])
+        for t in outputs:
+            t.fill_(math.nan)
+        names = [spec.name for spec in fn.signature.outputs]
+        out = outputs[names.index("out") if "out" in names else 0]
+
+        def run(i):
+            fn.call(sets[i], outputs, torch.cuda.current_stream())
+            return out
+        return run
+
+
+def no_attnc(case, sets):
+    raise NotApplicable(NO_GPU_KERNEL)
+
+
+def fits(fn, entry, case, shapes):
+    """Whether package function `fn` computes `case` on tensors of `shapes`:
+    bf16 q, k, v whose static dims and symbols agree, plain softmax attention
+    with the default scale and the case's causality."""
+    spec = entry.get("attention") or {}
+    if (len(fn.signature.inputs) != 3 or spec.get("kind") != "attention"
+            or bool(spec.get("causal")) != case.causal
+            or any(key in spec for key in ("window_left", "window_right",
+                                           "mask", "score"))
+            or not math.isclose(spec.get("scale", 0), case.d ** -0.5,
+                                rel_tol=1e-6)):
+        return False
+    bound = {}
+    for sig, shape in zip(fn.signature.inputs, shapes):
+        if sig.dtype != "bf16" or len(sig.shape) != len(shape):
+            return False
+        for dim, extent in zip(sig.shape, shape):
+            if isinstance(dim, str):
+                if bound.setdefault(dim, extent) != extent:
+                    return False
+            elif dim != extent:
+                return False
+    return True
+
+
+# --- measuring --------------------------------------------------------------
+
+def reference_slice(case, q, k, v):
+    """fp32 SDPA (math backend) for batch 0, every head and REFERENCE_ROWS
+    query rows spread over the sequence: (rows, ref [1, H, rows, D])."""
+    rows = torch.linspace(0, case.n - 1, min(REFERENCE_ROWS, case.n),
+                          device="cuda").round().long().unique()
+    mask = None
+    if case.causal:
+        mask = torch.arange(case.n, device="cuda")[None, :] <= rows[:, None]
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = F.scaled_dot_product_attention(
+            q[:1, :, rows].float(), k[:1].float(), v[:1].float(),
+            attn_mask=mask)
+    return rows, ref
+
+
+def rel_err(out, rows, ref):
+    got = out[:1, :, rows].float()
+    return ((got - ref).norm() / ref.norm()).item()  # NaN stays NaN
+
+
+def time_runs(run, n_sets, warmup, iters):
+    """Median milliseconds of `iters` runs after `warmup` ones."""
+    torch.cuda.synchronize()
+    begin = time.perf_counter()
+    for i in range(warmup):
+        run(i % n_sets)
+    enqueue_s = (time.perf_counter() - begin) / max(warmup, 1)
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    # Hold the GPU (about 2 GHz) while the CPU queues every run: a generous
+    # multiple of the CPU time the warm-up runs took.
+    if hasattr(torch.cuda, "_sleep"):
+        torch.cuda._sleep(int(2e9 * max(0.02, 3 * enqueue_s * iters)))
+    for i in range(iters):
+        starts[i].record()
+        run(i % n_sets)
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def measure(make, case, sets, rows, ref, warmup, iters):
+    """One table cell: a dict with status ok | wrong | error | n/a."""
+    try:
+        run = make(case, sets)
+        err = rel_err(run(0), rows, ref)
+        if not err <= TOLERANCE:  # NaN fails too
+            return dict(status="wrong", rel_err=err)
+        ms = time_runs(run, len(sets), warmup, iters)
+        return dict(status="ok", rel_err=err, ms=ms,
+                    tflops=case.flops / (ms * 1e-3) / 1e12)
+    except NotApplicable as e:
+        return dict(status="n/a", message=str(e))
+    except Exception as e:  # noqa: BLE001 - every failure goes in the table
+        text = " ".join(line.strip() for line in str(e).splitlines())
+        return dict(status="error", message=f"{type(e).__name__}: {text}"[:400])
+    finally:
+        torch.cuda.empty_cache()
+
+
+# --- reporting --------------------------------------------------------------
+
+def environment():
+    try:
+        driver = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30).stdout.split("\n")[0]
+    except (OSError, subprocess.SubprocessError):
+        driver = ""
+    cudnn = torch.backends.cudnn.version()
+    try:
+        import triton
+        triton_version = triton.__version__
+    except Exception:  # noqa: BLE001
+        triton_version = "not available"
+    props = torch.cuda.get_device_properties(0)
+    return {
+        "date": datetime.date.today().isoformat(),
+        "gpu": torch.cuda.get_device_name(0),
+        "compute_capability": f"{props.major}.{props.minor}",
+        "driver": driver.strip() or "unknown",
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": (f"{cudnn // 10000}.{cudnn % 10000 // 100}.{cudnn % 100}"
+                  if cudnn else "not available"),
+        "triton": triton_version,
+        "python": sys.version.split()[0],
+        "command": "python3 " + " ".join(shlex.quote(a) for a in sys.argv),
+    }
+
+
+def cell(result):
+    if result["status"] == "ok":
+        return f"{result['tflops']:.1f}"
+    if result["status"] == "n/a":
+        return result["message"]
+    if result["status"] == "wrong":
+        return f"wrong (rel err {result['rel_err']:.2g})"
+    return "error (see notes)"
+
+
+def markdown(env, settings, names, table):
+    """The report: environment, TFLOP/s table, errors table, failure notes."""
+    peers = [n for n in names if n != "attnc"]
+    lines = [f"# Attention forward, {env['gpu']}, {env['date']}", ""]
+    lines += [f"- {key}: `{env[key]}`" for key in
+              ("gpu", "compute_capability", "driver", "torch", "cuda", "cudnn",
+               "triton", "python", "attnc", "command") if key in env]
+    lines += [f"- settings: {settings}", "",
+              "TFLOP/s (4·B·H·N²·D, halved for causal; median of CUDA-event "
+              "times; bf16):", "",
+              "| case | " + " | ".join(names) + " | attnc / best peer |",
+              "|---" * (len(names) + 2) + "|"]
+    for case, results in table:
+        best = max((results[p]["tflops"] for p in peers
+                    if results[p]["status"] == "ok"), default=None)
+        mine = results.get("attnc", {})
+        ratio = (f"{mine['tflops'] / best:.2f}×"
+                 if mine.get("status") == "ok" and best else "—")
+        lines.append(f"| {case.label} | "
+                     + " | ".join(cell(results[n]) for n in names)
+                     + f" | {ratio} |")
+    lines += ["", f"‖out − ref‖/‖ref‖ against fp32 SDPA math on a slice "
+              f"(batch 0, all heads, {REFERENCE_ROWS} query rows; tolerance "
+              f"{TOLERANCE}):", "",
+              "| case | " + " | ".join(names) + " |",
+              "|---" * (len(names) + 1) + "|"]
+    for case, results in table:
+        lines.append(f"| {case.label} | " + " | ".join(
+            f"{r['rel_err']:.2g}" if "rel_err" in r else "—"
+            for r in (results[n] for n in names)) + " |")
+    notes = [f"- {case.label}, {n}: {results[n]['message']}"
+             for case, results in table for n in names
+             if results[n]["status"] == "error"]
+    if notes:
+        lines += ["", "Failures:", ""] + notes
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(out_dir, env, settings, names, table, quick):
+    gpu = re.sub(r"[^A-Za-z0-9]+", "-", env["gpu"]).strip("-")
+    stem = os.path.join(out_dir, f"{env['date']}-{gpu}{'-quick' if quick else ''}")
+    os.makedirs(out_dir, exist_ok=True)
+    text = markdown(env, settings, names, table)
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    with open(stem + ".json", "w") as f:
+        json.dump(dict(env, settings=settings, results=[
+            dict(case.as_dict(), implementation=n, **results[n])
+            for case, results in table for n in names]), f, indent=2)
+    return stem, text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.path.join(REPO, "bench", "results"),
+                        help="folder for the .md and .json reports")
+    parser.add_argument("--package", help="attnc package with GPU kernels")
+    parser.add_argument("--function", action="append", default=[],
+                        help="package function(s) to try (default: all); "
+                        "each case uses the first one that fits it")
+    parser.add_argument("--runtime-library",
+                        help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: N=4096 only, few iterations")
+    parser.add_argument("--iters", type=int, help="timed runs (default 30, quick 5)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs (default 10, quick 2)")
+    parser.add_argument("--sets", type=int, default=3,
+                        help="input sets rotated across runs (default 3)")
+    parser.add_argument("--seed", type=int, help="input seed (default: random)")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("attention.py: no CUDA device visible to PyTorch")
+    if args.runtime_library:
+        os.environ["ATTNC_RUNTIME_LIBRARY"] = args.runtime_library
+    iters = args.iters or (5 if args.quick else 30)
+    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 10)
+    seed = (args.seed if args.seed is not None
+            else int.from_bytes(os.urandom(4), "little"))
+    settings = (f"seed {seed}, {iters} timed runs after {warmup} warm-up runs, "
+                f"{args.sets} input sets")
+    print(f"seed: {seed}", flush=True)
+
+    torch.set_float32_matmul_precision("highest")  # an fp32 reference
+    for name in ("recompile_limit", "cache_size_limit"):  # flex recompiles per case
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 64)
+    impls = {"cudnn (SDPA)": sdpa(SDPBackend.CUDNN_ATTENTION),
+             "flash (SDPA)": sdpa(SDPBackend.FLASH_ATTENTION),
+             "flex": flex}
+    env = environment()
+    if args.package:
+        impls["attnc"] = Attnc(args.package, args.function)
+        env["attnc"] = f"{args.package} ({impls['attnc'].producer})"
+    else:
+        impls["attnc"] = no_attnc
+    names = list(impls)
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    table = []  # (case, {implementation: result})
+    for case in cases(args.quick):
+        shape = (case.b, case.h, case.n, case.d)
+        sets = [tuple(torch.randn(shape, device="cuda", dtype=torch.bfloat16,
+                                  generator=generator) for _ in range(3))
+                for _ in range(args.sets)]
+        rows, ref = reference_slice(case, *sets[0])
+        results = {}
+        for name, make in impls.items():
+            results[name] = r = measure(make, case, sets, rows, ref, warmup,
+                                        iters)
+            detail = (f"{r['tflops']:.1f} TFLOP/s ({r['ms']:.3f} ms), "
+                      f"rel err {r['rel_err']:.2g}" if r["status"] == "ok"
+                      else cell(r) if r["status"] != "error" else r["message"])
+            print(f"{case.label:<24} {name:<13} {detail}", flush=True)
+        table.append((case, results))
+        del sets, ref
+        torch.cuda.empty_cache()
+        stem, text = write_reports(args.out, env, settings, names, table,
+                                   args.quick)
+    print()
+    print(text)
+    print(f"wrote {stem}.md and {stem}.json")
+
+
+if __name__ == "__main__":
+    main()

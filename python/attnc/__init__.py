@@ -1,0 +1,387 @@
+"""Python binding of libattnrt, the attnc runtime (ctypes, no compile step).
+
+    import attnc
+    with attnc.Runtime("host") as rt, rt.load("model.attnpkg") as pkg:
+        fn = pkg.function("attention_fwd")
+        fn(q, k, v, out=(o, lse))          # tensors with __dlpack__, or
+        fn.call([attnc.Tensor(q_ptr, "bf16", (2, 16, 1024, 128)), ...],
+                [...], stream=None)
+
+Tensors are passed by reference, never copied:
+
+* objects with ``__dlpack__`` (PyTorch, NumPy, CuPy, JAX arrays): the DLPack
+  capsule is borrowed for the duration of the call, not consumed, so the
+  producer keeps ownership; a CUDA tensor is exported for the call's stream
+  (the DLPack stream protocol), so the producer orders its pending work first;
+* ``attnc.Tensor(ptr, dtype, shape, strides=None)`` descriptors of raw
+  addresses (``torch.Tensor.data_ptr()``, ``array.array``, ctypes buffers);
+  the caller vouches that they live on the runtime's device.
+
+Every error the runtime reports is raised as ``attnc.Error`` with its message.
+Handles (Runtime, Package, Function) are independent of each other and are
+freed by ``close()``, at the end of a ``with`` block, or when collected.
+The runtime library is located as described in ``attnc._capi``.
+"""
+
+import collections
+import ctypes
+import json
+import os
+
+from . import _capi
+
+__all__ = ["Error", "Function", "Package", "Runtime", "Signature", "Tensor",
+           "TensorSpec", "torch_call"]
+
+
+class Error(RuntimeError):
+    """An error status of libattnrt; ``str(error)`` is the runtime's message."""
+
+
+def _check(status):
+    """Raises the attnc_status `status` (an address, or None for success)."""
+    if status:
+        lib = _capi.lib()
+        message = lib.attnc_status_message(status).decode("utf-8", "replace")
+        lib.attnc_status_free(status)
+        raise Error(message)
+
+
+# --- element types ----------------------------------------------------------
+
+#: Long (PyTorch/NumPy) names of the manifest dtypes.
+_LONG_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16",
+               "f64": "float64", "i1": "bool", "i32": "int32", "i64": "int64",
+               "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
+_SHORT_NAMES = {long: short for short, long in _LONG_NAMES.items()}
+_ITEM_SIZES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i1": 1, "i32": 4,
+               "i64": 8, "f8e4m3fn": 1, "f8e5m2": 1}
+
+
+def _dtype_name(dtype):
+    """The manifest spelling of `dtype`: "bf16", "bfloat16", torch.bfloat16,
+    numpy.dtype("float32"), ... (anything whose str ends in a known name)."""
+    name = str(dtype).rsplit(".", 1)[-1]
+    name = _SHORT_NAMES.get(name, name)
+    if name not in _capi.DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}; expected one of "
+                         + ", ".join(_capi.DTYPES))
+    return name
+
+
+# --- signatures -------------------------------------------------------------
+
+class TensorSpec(collections.namedtuple("TensorSpec", "name dtype shape")):
+    """One tensor of a signature: ``shape`` holds ints (static extents) and
+    strings (symbols such as "B", "Nq", bound by the call's tensors)."""
+
+
+class Signature(collections.namedtuple("Signature", "inputs outputs")):
+    """The inputs and outputs of a function (tuples of TensorSpec)."""
+
+
+def _signature(manifest_function):
+    def specs(entries):
+        return tuple(TensorSpec(e["name"], e["dtype"], tuple(e["shape"]))
+                     for e in entries)
+    return Signature(specs(manifest_function["inputs"]),
+                     specs(manifest_function["outputs"]))
+
+
+# --- tensors ----------------------------------------------------------------
+
+class Tensor:
+    """A caller-owned tensor by address: ``ptr`` (an int; 0 only for an empty
+    tensor), ``dtype`` (see ``_dtype_name``), ``shape`` and ``strides`` (in
+    elements; None means contiguous row-major). ``owner`` is kept alive with
+    the descriptor (the object the memory belongs to)."""
+
+    def __init__(self, ptr, dtype, shape, strides=None, owner=None):
+        self.ptr = int(ptr or 0)
+        self.dtype = _dtype_name(dtype)
+        self.shape = tuple(int(n) for n in shape)
+        self.strides = None if strides is None else tuple(int(s) for s in strides)
+        self.owner = owner
+
+    @classmethod
+    def from_buffer(cls, buffer, dtype, shape, strides=None):
+        """A host tensor over a writable Python buffer (array.array,
+        bytearray, ctypes array, writable memoryview), checked to be large
+        enough for `shape` and `strides`."""
+        view = (ctypes.c_char * memoryview(buffer).nbytes).from_buffer(buffer)
+        tensor = cls(ctypes.addressof(view), dtype, shape, strides, owner=view)
+        if len(tensor.strides or ()) not in (0, len(tensor.shape)):
+            raise ValueError(f"{len(tensor.strides)} strides for rank "
+                             f"{len(tensor.shape)}")
+        if tensor._span_bytes() > len(view):
+            raise ValueError(f"buffer of {len(view)} bytes is too small for "
+                             f"{tensor!r}, which spans "
+                             f"{tensor._span_bytes()} bytes")
+        return tensor
+
+    def _span_bytes(self):
+        """Bytes from the first element to past the last one."""
+        if 0 in self.shape:
+            return 0
+        strides = self.strides or tuple(
+            _product(self.shape[i + 1:]) for i in range(len(self.shape)))
+        last = sum((n - 1) * s for n, s in zip(self.shape, strides))
+        return (last + 1) * _ITEM_SIZES[self.dtype]
+
+    def __repr__(self):
+        dims = "x".join(map(str, self.shape))
+        strides = "" if self.strides is None else f" strides {self.strides}"
+        return f"attnc.Tensor({dims}x{self.dtype}{strides} at {self.ptr:#x})"
+
+
+def _product(values):
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+# --- DLPack borrowing -------------------------------------------------------
+
+# Private function objects (item access, unlike attribute access, is not
+# shared), so that nobody else's argtypes on pythonapi affect them.
+_capsule_name = ctypes.pythonapi["PyCapsule_GetName"]
+_capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+_capsule_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+#: DLPack device types whose producers take a stream.
+_STREAM_DEVICE_TYPES = (_capi.KDL_CUDA, _capi.KDL_CUDA_MANAGED)
+#: DLPack's value for "the legacy default stream" (0 is not allowed).
+_DLPACK_DEFAULT_STREAM = 1
+
+
+def _borrow_dlpack(obj, stream, keep):
+    """The address of `obj`'s DLTensor. The capsule is not consumed (renamed):
+    it and `obj` go into `keep`, which the caller holds until the call ends,
+    and the producer frees the tensor when the capsule is collected."""
+    device_type, _ = obj.__dlpack_device__()
+    if device_type in _STREAM_DEVICE_TYPES:
+        capsule = obj.__dlpack__(stream=stream or _DLPACK_DEFAULT_STREAM)
+    else:
+        capsule = obj.__dlpack__()
+    keep.append((obj, capsule))
+    name = _capsule_name(capsule)
+    if name == b"dltensor":
+        return _capsule_pointer(capsule, name)
+    if name == b"dltensor_versioned":
+        return (_capsule_pointer(capsule, name)
+                + _capi.DLManagedTensorVersioned.dl_tensor.offset)
+    raise TypeError(f"{type(obj).__name__}.__dlpack__ returned a capsule "
+                    f"named {name!r}, expected 'dltensor'")
+
+
+def _stream_handle(stream):
+    """A CUDA stream as an int: an int itself, or an object with
+    ``cuda_stream`` (torch.cuda.Stream) or ``ptr`` (cupy.cuda.Stream)."""
+    if stream is None or isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    raise TypeError(f"stream must be an int, torch.cuda.Stream or "
+                    f"cupy.cuda.Stream, not {type(stream).__name__}")
+
+
+# --- handles ----------------------------------------------------------------
+
+class _Handle:
+    """Owns one C handle, destroyed by close(), `with` or collection."""
+
+    _DESTROY = None  # name of the C function that destroys the handle
+    _handle = None
+
+    def __init__(self, handle):
+        self._destroy = getattr(_capi.lib(), self._DESTROY)
+        self._handle = handle
+
+    @property
+    def _h(self):
+        if self._handle is None:
+            raise ValueError(f"{type(self).__name__} is closed")
+        return self._handle
+
+    def close(self):
+        handle, self._handle = self._handle, None
+        if handle:
+            self._destroy(handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Runtime(_Handle):
+    """A device: "host" (a thread pool; ATTNC_NUM_THREADS limits it) or
+    "cuda:N"."""
+
+    _DESTROY = "attnc_runtime_destroy"
+
+    def __init__(self, device="host"):
+        out = ctypes.c_void_p()
+        _check(_capi.lib().attnc_runtime_open(device.encode(), ctypes.byref(out)))
+        super().__init__(out.value)
+        self.device = device
+
+    def load(self, path):
+        """Reads, verifies and loads the package file at `path`."""
+        out = ctypes.c_void_p()
+        _check(_capi.lib().attnc_package_load(self._h, os.fsencode(path),
+                                              ctypes.byref(out)))
+        return Package(out.value, os.fspath(path))
+
+    def __repr__(self):
+        return f"attnc.Runtime({self.device!r})"
+
+
+class Package(_Handle):
+    """A loaded package: ``functions`` (names), ``manifest`` (the parsed JSON
+    manifest: signatures, kernels, semantics) and ``function(name)``."""
+
+    _DESTROY = "attnc_package_destroy"
+
+    def __init__(self, handle, path):
+        super().__init__(handle)
+        lib = _capi.lib()
+        self.path = path
+        self.functions = tuple(
+            lib.attnc_package_function_name(handle, i).decode()
+            for i in range(lib.attnc_package_function_count(handle)))
+        self.manifest = json.loads(lib.attnc_package_manifest_json(handle))
+
+    def function(self, name):
+        """The function `name`; an Error lists the available ones."""
+        out = ctypes.c_void_p()
+        _check(_capi.lib().attnc_package_function(self._h, name.encode(),
+                                                  ctypes.byref(out)))
+        entry = next(f for f in self.manifest["functions"] if f["name"] == name)
+        return Function(out.value, name, _signature(entry))
+
+    def __repr__(self):
+        return f"attnc.Package({self.path!r}, functions={list(self.functions)})"
+
+
+class Function(_Handle):
+    """A callable package function with its ``name`` and ``signature``."""
+
+    _DESTROY = "attnc_function_destroy"
+
+    def __init__(self, handle, name, signature):
+        super().__init__(handle)
+        self.name = name
+        self.signature = signature
+
+    def __call__(self, *inputs, out, stream=None):
+        """Runs the function on `inputs`, writing `out` (a tensor or a sequence
+        of them, in signature order), and returns `out`."""
+        outputs = out if isinstance(out, (list, tuple)) else (out,)
+        self.call(inputs, outputs, stream)
+        return out
+
+    def call(self, inputs, outputs, stream=None):
+        """Checks the tensors against the signature and runs the function.
+
+        Each tensor is an ``attnc.Tensor`` or an object with ``__dlpack__``.
+        `stream` (CUDA devices only: an int, torch.cuda.Stream or
+        cupy.cuda.Stream; None is the default stream) is where the kernel is
+        queued; on the host the call returns when the kernel is done."""
+        stream = _stream_handle(stream)
+        inputs, outputs = list(inputs), list(outputs)
+        tensors = inputs + outputs
+        keep = []  # producers, capsules and shape arrays alive until return
+        args = []
+        for t in tensors:
+            if isinstance(t, Tensor):
+                args.append(t)
+            elif hasattr(t, "__dlpack__"):
+                args.append(_borrow_dlpack(t, stream, keep))
+            else:
+                raise TypeError(f"expected an attnc.Tensor or an object with "
+                                f"__dlpack__, got {type(t).__name__}")
+        n_in, n_out = len(inputs), len(outputs)
+        lib = _capi.lib()
+        c_stream = ctypes.c_void_p(stream) if stream else None
+        if not any(isinstance(a, Tensor) for a in args):
+            ins = (ctypes.c_void_p * n_in)(*args[:n_in])
+            outs = (ctypes.c_void_p * n_out)(*args[n_in:])
+            _check(lib.attnc_function_call_dlpack(self._h, ins, n_in, outs,
+                                                  n_out, c_stream))
+            return
+        c_tensors = [_to_c_tensor(a, keep) for a in args]
+        ins = (_capi.AttncTensor * n_in)(*c_tensors[:n_in])
+        outs = (_capi.AttncTensor * n_out)(*c_tensors[n_in:])
+        _check(lib.attnc_function_call(self._h, ins, n_in, outs, n_out,
+                                       c_stream))
+
+    def output_shapes(self, input_shapes):
+        """The output shapes for inputs of `input_shapes`: each symbol takes
+        its extent from the first input that has it (the call checks the
+        rest)."""
+        if len(input_shapes) != len(self.signature.inputs):
+            raise Error(f"function '{self.name}' takes "
+                        f"{len(self.signature.inputs)} inputs, got "
+                        f"{len(input_shapes)}")
+        bound = {}
+        for spec, shape in zip(self.signature.inputs, input_shapes):
+            for dim, extent in zip(spec.shape, shape):
+                if isinstance(dim, str):
+                    bound.setdefault(dim, int(extent))
+        return [tuple(bound[d] if isinstance(d, str) else d for d in spec.shape)
+                for spec in self.signature.outputs]
+
+    def __repr__(self):
+        return f"attnc.Function({self.name!r})"
+
+
+def _to_c_tensor(arg, keep):
+    """An attnc_tensor for a Tensor or a DLTensor address (whose shape and
+    strides it borrows); arrays it points to go into `keep`."""
+    c_tensor = _capi.AttncTensor()
+    if not isinstance(arg, Tensor):
+        _check(_capi.lib().attnc_tensor_from_dlpack(arg, ctypes.byref(c_tensor)))
+        return c_tensor
+    rank = len(arg.shape)
+    shape = (ctypes.c_int64 * rank)(*arg.shape)
+    strides = None if arg.strides is None else (
+        ctypes.c_int64 * len(arg.strides))(*arg.strides)
+    keep.append((shape, strides))
+    c_tensor.data = arg.ptr or None
+    c_tensor.dtype = _capi.DTYPES.index(arg.dtype)
+    c_tensor.rank = rank
+    c_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    if strides is not None:
+        c_tensor.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+    return c_tensor
+
+
+# --- PyTorch convenience ----------------------------------------------------
+
+def torch_call(fn, *inputs, stream=None):
+    """Calls `fn` on torch tensors and returns its outputs (a tuple, in
+    signature order), allocated with ``torch.empty`` on the inputs' device with
+    the shapes the inputs bind. On CUDA the kernel is queued on `stream`,
+    by default torch's current stream (so the outputs are ordered like any
+    torch result; with another stream, synchronize before using them)."""
+    import torch  # only here: the binding itself never needs torch
+
+    shapes = fn.output_shapes([tuple(t.shape) for t in inputs])
+    device = inputs[0].device
+    outputs = tuple(
+        torch.empty(shape, dtype=getattr(torch, _LONG_NAMES[spec.dtype]),
+                    device=device)
+        for spec, shape in zip(fn.signature.outputs, shapes))
+    if stream is None and device.type == "cuda":
+        stream = torch.cuda.current_stream(device)
+    fn.call([t.detach() for t in inputs], outputs, stream)
+    return outputs
