@@ -20,6 +20,12 @@ class ArithDialect;
 namespace math {
 class MathDialect;
 } // namespace math
+namespace gpu {
+class GPUDialect;
+} // namespace gpu
+namespace NVVM {
+class NVVMDialect;
+} // namespace NVVM
 namespace memref {
 class MemRefDialect;
 } // namespace memref

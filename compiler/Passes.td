@@ -38,6 +38,32 @@ def AttnSelectTiles : Pass<"attn-select-tiles", "::mlir::func::FuncOp"> {
   ];
 }
 
+def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower attn.attention into GPU kernels in a gpu.module";
+  let description = [{
+    Each function whose body is one `attn.attention` becomes a `gpu.func`
+    kernel (same name, same arguments as the host kernel minus the block
+    range) in the gpu.module `attnc_kernels`, targeting `chip`. A block
+    (x, y, z) = (query block, head, batch) of `block_m` threads computes the
+    same recurrence as the host kernel, one thread per query row, with the
+    working tiles in dynamic shared memory (`GpuBlockLayout`). The function
+    itself is removed. This is the scalar (SIMT) form: correct on any tile
+    size that fits shared memory, without tensor cores.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "NVIDIA chip the gpu.module targets">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def ConvertAttnToTiled : Pass<"convert-attn-to-tiled", "::mlir::func::FuncOp"> {
   let summary = "Lower attn.attention into the tiled online-softmax kernel form";
   let description = [{

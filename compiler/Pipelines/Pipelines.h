@@ -12,7 +12,10 @@
 //   attnc-select-tiles  pin tile sizes for the target
 //   attnc-tile          attn.attention -> tiled kernels (--emit=tiled)
 //   attnc-host-to-llvm  tiled kernels -> LLVM dialect with entry points
-//   attnc-host          all of the above, in order
+//   attnc-host          frontend, tiles, tile, host-to-llvm
+//   attnc-gpu           attn.attention -> gpu.module of kernels (--emit=tiled
+//                       for GPU targets)
+//   attnc-gpu-to-nvvm   gpu.module -> NVVM/LLVM dialect, ready for PTX
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +38,8 @@ void buildFrontendPipeline(mlir::OpPassManager &pm);
 void buildSelectTilesPipeline(mlir::OpPassManager &pm, const std::string &target);
 void buildTilePipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
+void buildGpuPipeline(mlir::OpPassManager &pm, const std::string &chip);
+void buildGpuToNVVMPipeline(mlir::OpPassManager &pm);
 
 /// Registers the passes and pipelines above with the registry (attn-opt).
 void registerAttncPassesAndPipelines();

@@ -32,8 +32,8 @@ struct AttnSelectTilesPass
 
   void runOnOperation() override {
     // Host: 64 x 64 keeps a block's f32 tiles (Q, K, V, S, acc) in L2 for
-    // head dims up to 256. sm_90a: 128-row blocks feed two 64-row warpgroup
-    // MMAs; wide head dims halve the key tile to fit shared memory.
+    // head dims up to 256. sm_90a: the block's f32 tiles live in shared
+    // memory (GpuBlockLayout), so wide heads take 32 x 32.
     bool gpu = target == "sm_90a";
     if (!gpu && target != "host") {
       getOperation().emitError() << "unknown target '" << target
@@ -44,8 +44,8 @@ struct AttnSelectTilesPass
       if (op.getTiles())
         return;
       int64_t headDim = op.getQ().getType().getDimSize(3);
-      int64_t blockM = gpu ? 128 : 64;
-      int64_t blockN = gpu ? (headDim > 128 ? 64 : 128) : 64;
+      int64_t blockM = gpu && headDim > 128 ? 32 : 64;
+      int64_t blockN = blockM;
       blockM = fitToExtent(blockM, op.getQ().getType().getDimSize(2));
       blockN = fitToExtent(blockN, op.getK().getType().getDimSize(2));
       op.setTilesAttr(attn::TilesAttr::get(op.getContext(), blockM, blockN));

@@ -5,7 +5,7 @@
 // HOST-LABEL: func.func @dynamic
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>
 // GPU-LABEL:  func.func @dynamic
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128>
+// GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64>
 func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
@@ -16,7 +16,7 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // -----
 
 // Short static lengths shrink the tile to the next power of two; wide heads
-// halve the GPU key tile.
+// take smaller GPU tiles (the f32 tiles live in shared memory).
 // HOST-LABEL: func.func @short
 // HOST:         tiles = #attn.tiles<block_m = 8, block_n = 32>
 // GPU-LABEL:  func.func @short

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // attnc INPUT.mlir -o OUTPUT [--target=host|sm_90a]
-//       [--emit=package|mlir|tiled|llvm]
+//       [--emit=package|mlir|tiled|llvm|ptx|cubin] [--explain]
 //
 // Every failure is a located diagnostic (or `attnc: error: ...` for I/O) and
 // exit code 1; the output file is written only once everything succeeded.
@@ -14,6 +14,7 @@
 
 #include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/CUDA/CudaBinary.h"
 #include "compiler/Target/Host/HostLibrary.h"
 #include "compiler/Target/Package/PackageBuilder.h"
 #include "lib/package/Package.h"
@@ -37,7 +38,7 @@ namespace pkg = attnc::pkg;
 
 namespace {
 
-enum class Emit { Package, Mlir, Tiled, Llvm };
+enum class Emit { Package, Mlir, Tiled, Llvm, Ptx, Cubin };
 enum class Target { Host, Sm90a };
 
 llvm::cl::OptionCategory attncCategory("attnc options");
@@ -66,8 +67,16 @@ llvm::cl::opt<Emit> emit(
                    "a package the runtime loads (.attnpkg, the default)"),
         clEnumValN(Emit::Mlir, "mlir", "the verified, canonicalized attn module"),
         clEnumValN(Emit::Tiled, "tiled", "the tiled kernels (scf/memref)"),
-        clEnumValN(Emit::Llvm, "llvm", "the optimized LLVM IR of host kernels")),
+        clEnumValN(Emit::Llvm, "llvm", "the optimized LLVM IR of host kernels"),
+        clEnumValN(Emit::Ptx, "ptx", "the PTX of GPU kernels"),
+        clEnumValN(Emit::Cubin, "cubin", "the cubin of GPU kernels")),
     llvm::cl::init(Emit::Package), llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<bool> explain(
+    "explain",
+    llvm::cl::desc("Print each GPU kernel's tiles, launch and resource report "
+                   "(registers, spills, wgmma serialization warnings)"),
+    llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<std::string> hostCpu(
     "host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
@@ -122,7 +131,15 @@ int main(int argc, char **argv) {
   if (failed(runPipeline([](OpPassManager &pm) { attnc::buildFrontendPipeline(pm); })))
     return 1;
 
-  std::string targetName = target == Target::Host ? "host" : "sm_90a";
+  bool host = target == Target::Host;
+  std::string targetName = host ? "host" : "sm_90a";
+  if (host && (emit == Emit::Ptx || emit == Emit::Cubin))
+    return reportIoError("--emit=ptx and --emit=cubin need a GPU target "
+                         "(--target=sm_90a)");
+  if (!host && emit == Emit::Llvm)
+    return reportIoError("--emit=llvm shows host kernels; use --emit=ptx for "
+                         "--target=" + targetName);
+
   std::vector<pkg::Function> functions;
   if (emit != Emit::Mlir) {
     // Code generation handles kernel-form functions only; say so up front
@@ -138,65 +155,103 @@ int main(int argc, char **argv) {
       return 1;
     if (emit == Emit::Package) {
       FailureOr<std::vector<pkg::Function>> described =
-          attnc::describePackageFunctions(*module, targetName, "host");
+          attnc::describePackageFunctions(*module, targetName, targetName);
       if (failed(described))
         return 1;
       functions = std::move(*described);
     }
-    if (failed(runPipeline([](OpPassManager &pm) { attnc::buildTilePipeline(pm); })))
+    if (failed(runPipeline([&](OpPassManager &pm) {
+          if (host)
+            attnc::buildTilePipeline(pm);
+          else
+            attnc::buildGpuPipeline(pm, targetName);
+        })))
       return 1;
   }
-  if (emit == Emit::Llvm || emit == Emit::Package) {
-    if (target != Target::Host)
-      return reportIoError("code generation for --target=" + targetName +
-                           " is not implemented yet; use --target=host");
-    if (failed(runPipeline(
-            [](OpPassManager &pm) { attnc::buildHostToLLVMPipeline(pm); })))
-      return 1;
-  }
+  if (emit != Emit::Mlir && emit != Emit::Tiled &&
+      failed(runPipeline([&](OpPassManager &pm) {
+        if (host)
+          attnc::buildHostToLLVMPipeline(pm);
+        else
+          attnc::buildGpuToNVVMPipeline(pm);
+      })))
+    return 1;
 
   attnc::HostLibraryOptions hostOptions;
   hostOptions.cpu = hostCpu;
   std::string text;
   std::vector<uint8_t> bytes;
-  switch (emit) {
-  case Emit::Mlir:
-  case Emit::Tiled: {
+  pkg::Blob blob{targetName, host ? "host-so" : "cubin", {}};
+  if (emit == Emit::Mlir || emit == Emit::Tiled) {
     llvm::raw_string_ostream os(text);
     module->print(os);
-    break;
-  }
-  case Emit::Llvm: {
+  } else if (emit == Emit::Llvm) {
     llvm::raw_string_ostream os(text);
     if (failed(attnc::printHostLLVMIR(*module, hostOptions, os)))
       return 1;
-    break;
-  }
-  case Emit::Package: {
+  } else if (host) {
     FailureOr<std::vector<uint8_t>> library =
         attnc::buildHostLibrary(*module, hostOptions);
     if (failed(library))
       return 1;
+    blob.data = std::move(*library);
+  } else {
+    FailureOr<std::string> ptx = attnc::emitPTX(*module);
+    if (failed(ptx))
+      return 1;
+    if (emit == Emit::Ptx) {
+      text = std::move(*ptx);
+    } else {
+      FailureOr<attnc::CudaAssembly> assembly =
+          attnc::assemblePTX(*module, *ptx, targetName);
+      if (failed(assembly))
+        return 1;
+      for (pkg::Function &fn : functions)
+        for (pkg::Kernel &kernel : fn.kernels)
+          kernel.resources = assembly->resources[kernel.entry];
+      if (explain)
+        for (const auto &[kernel, report] : assembly->resources) {
+          llvm::errs() << kernel << " (" << targetName << "):";
+          for (const auto &[key, value] : report)
+            llvm::errs() << " " << key << "=" << value;
+          llvm::errs() << "\n";
+        }
+      blob.data = std::move(assembly->cubin);
+    }
+  }
+  if (explain)
+    for (const pkg::Function &fn : functions)
+      for (const pkg::Kernel &kernel : fn.kernels) {
+        llvm::errs() << fn.name << ": entry " << kernel.entry << ", block "
+                     << kernel.block[0] << ", dynamic shared memory "
+                     << kernel.dynamicSharedMemoryBytes << " bytes, tiles";
+        for (const auto &[key, value] : kernel.config)
+          llvm::errs() << " " << key << "=" << value;
+        llvm::errs() << "\n";
+      }
+
+  if (emit == Emit::Cubin)
+    bytes = std::move(blob.data);
+  if (emit == Emit::Package) {
     pkg::Package package;
     package.producer = std::string("attnc ") + ATTNC_VERSION;
     package.functions = std::move(functions);
-    package.blobs.push_back({"host", "host-so", std::move(*library)});
+    package.blobs.push_back(std::move(blob));
     if (outputPath != "-") {
       attnc::Status written = pkg::writeFile(package, outputPath);
       if (!written)
         return reportIoError(written.message());
       return 0;
     }
-    if (llvm::sys::Process::StandardOutIsDisplayed())
-      return reportIoError("refusing to write a binary package to the "
-                           "terminal; give an output file with -o");
     attnc::StatusOr<std::vector<uint8_t>> encoded = pkg::serialize(package);
     if (!encoded)
       return reportIoError(encoded.status().message());
     bytes = std::move(*encoded);
-    break;
   }
-  }
+  if (!bytes.empty() && outputPath == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed())
+    return reportIoError("refusing to write binary output to the terminal; "
+                         "give an output file with -o");
 
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputPath, &errorMessage);

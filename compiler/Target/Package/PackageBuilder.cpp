@@ -6,6 +6,7 @@
 
 #include "compiler/Target/Package/PackageBuilder.h"
 
+#include "compiler/Conversion/AttnToGPU/AttnToGPU.h"
 #include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -231,7 +232,14 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
   pkg::Kernel kernel;
   kernel.target = target.str();
   kernel.blob = blob.str();
-  kernel.entry = attnc::hostEntryName(func.getName());
+  if (target == "host") {
+    kernel.entry = attnc::hostEntryName(func.getName());
+  } else {
+    attnc::GpuBlockLayout layout = attnc::getGpuBlockLayout(op);
+    kernel.entry = func.getName().str();
+    kernel.block[0] = layout.threads;
+    kernel.dynamicSharedMemoryBytes = layout.sharedBytes;
+  }
   // Grid (x fastest): query blocks, query heads, batch; see AttnToTiled.
   pkg::Dim seqQ = dimOf({0, inputOf(op.getQ()), 2});
   pkg::Dim batchDim = dimOf({0, inputOf(op.getQ()), 0});

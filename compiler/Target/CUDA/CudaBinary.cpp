@@ -1,0 +1,175 @@
+//===- CudaBinary.cpp - GPU kernels to PTX and cubin ----------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// PTX comes from MLIR's NVVM serializer (format=isa), which links libdevice
+// when given the toolkit. ptxas runs as a subprocess rather than through the
+// serializer because MLIR's release build discards ptxas -v output, and the
+// resource report (registers, spills, wgmma serialization warnings) is what
+// tells whether a kernel is fast.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/CUDA/CudaBinary.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+std::string attnc::cudaToolkitPath() {
+  for (const char *name : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(name); value && *value)
+      return value;
+  return "/usr/local/cuda";
+}
+
+FailureOr<std::string> attnc::emitPTX(ModuleOp module) {
+  std::string toolkit = cudaToolkitPath();
+  llvm::SmallString<256> libdevice(toolkit);
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (!llvm::sys::fs::exists(libdevice))
+    return module.emitError() << "libdevice not found at " << libdevice
+                              << ": set CUDA_HOME to a CUDA toolkit";
+
+  PassManager pm(module.getContext());
+  GpuModuleToBinaryPassOptions options;
+  options.toolkitPath = toolkit;
+  options.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(options));
+  if (failed(pm.run(module)))
+    return failure();
+
+  std::string ptx;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  });
+  if (ptx.empty())
+    return module.emitError() << "the module has no GPU kernels";
+  return ptx;
+}
+
+namespace {
+
+/// A temporary file removed when this goes out of scope.
+struct TempFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  LogicalResult create(ModuleOp module, StringRef suffix) {
+    int fd;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("attnc", suffix, fd, path))
+      return module.emitError() << "cannot create a temporary file: "
+                                << ec.message();
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    remover.emplace(path);
+    return success();
+  }
+};
+
+/// Reads ptxas -v output: per kernel, registers, stack and spill bytes, and
+/// how many wgmma serialization warnings (C751x) it got.
+std::map<std::string, std::map<std::string, int64_t>>
+parseResourceReport(StringRef log) {
+  std::map<std::string, std::map<std::string, int64_t>> report;
+  llvm::Regex entry("Compiling entry function '([^']+)'");
+  llvm::Regex properties("Function properties for ([^ ]+)");
+  llvm::Regex frame("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, "
+                    "([0-9]+) bytes spill loads");
+  llvm::Regex registers("Used ([0-9]+) registers");
+  std::string current;
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> m;
+    auto number = [&](unsigned i) {
+      int64_t v = 0;
+      m[i].getAsInteger(10, v);
+      return v;
+    };
+    if (entry.match(line, &m) || properties.match(line, &m)) {
+      current = m[1].str();
+      report[current];
+    } else if (!current.empty() && frame.match(line, &m)) {
+      report[current]["stack_bytes"] = number(1);
+      report[current]["spill_store_bytes"] = number(2);
+      report[current]["spill_load_bytes"] = number(3);
+    } else if (!current.empty() && registers.match(line, &m)) {
+      report[current]["registers"] = number(1);
+    } else if (!current.empty() && line.contains("C751")) {
+      ++report[current]["wgmma_serialization_warnings"];
+    }
+  }
+  return report;
+}
+
+} // namespace
+
+FailureOr<attnc::CudaAssembly> attnc::assemblePTX(ModuleOp module, StringRef ptx,
+                                                  StringRef chip) {
+  llvm::SmallString<256> inToolkit(cudaToolkitPath());
+  llvm::sys::path::append(inToolkit, "bin", "ptxas");
+  std::string ptxas = inToolkit.str().str();
+  if (!llvm::sys::fs::can_execute(ptxas)) {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas");
+    if (!found)
+      return module.emitError()
+             << "cannot find ptxas in " << cudaToolkitPath()
+             << "/bin or on PATH: set CUDA_HOME to a CUDA toolkit";
+    ptxas = *found;
+  }
+
+  TempFile input, output, log;
+  if (failed(input.create(module, "ptx")) ||
+      failed(output.create(module, "cubin")) || failed(log.create(module, "log")))
+    return failure();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (ec)
+      return module.emitError() << "cannot write " << input.path << ": "
+                                << ec.message();
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-O3", "-v", input.path, "-o",
+                                 output.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
+                                          log.path.str()};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/300, 0, &error);
+  auto logText = llvm::MemoryBuffer::getFile(log.path);
+  std::string logString = logText ? (*logText)->getBuffer().str() : "";
+  if (rc != 0)
+    return module.emitError() << "ptxas failed" << (error.empty() ? "" : ": ")
+                              << error << "\n"
+                              << logString;
+  auto cubin = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!cubin)
+    return module.emitError() << "cannot read the cubin ptxas wrote: "
+                              << cubin.getError().message();
+  StringRef bytes = (*cubin)->getBuffer();
+  CudaAssembly assembly;
+  assembly.cubin.assign(bytes.begin(), bytes.end());
+  assembly.resources = parseResourceReport(logString);
+  assembly.log = std::move(logString);
+  return assembly;
+}
