@@ -110,6 +110,19 @@ struct GridTerm {
 /// (offset and strides in elements), and the call runs the blocks with linear
 /// ids in [blockBegin, blockEnd) of the grid (x fastest). Calls on disjoint
 /// ranges may run concurrently.
+///
+/// CUDA ABI (targets "sm_XY", "sm_90a" for compute capability 9.0): the blob
+/// is a cubin (kind "cubin", an ELF image for exactly that chip) or PTX
+/// (kind "ptx", NUL-free text the driver compiles when the package is
+/// loaded), and `entry` names a `.entry` kernel whose parameters are, for
+/// each argument in order, MLIR's expanded memref convention
+///   void *allocated, void *aligned, int64_t offset,
+///   int64_t sizes[rank], int64_t strides[rank]
+/// (offset and strides in elements; the runtime passes allocated = aligned =
+/// the tensor's data pointer and offset 0). It is launched with grid (x, y, z)
+/// from `grid`, `block` threads per block and `dynamicSharedMemoryBytes` of
+/// dynamic shared memory (above 48 KiB the runtime opts the kernel in), on
+/// the caller's stream (a CUstream; null is the legacy default stream).
 struct Kernel {
   std::string target; // "host" or a CUDA chip such as "sm_90a"
   std::string blob;   // name of the blob holding the code

@@ -14,6 +14,8 @@
  *   if (s) { fprintf(stderr, "%s\n", attnc_status_message(s));
  *            attnc_status_free(s); }
  *
+ * Tensors live in memory the runtime's device can access: the caller's own
+ * (e.g. a framework's, through DLPack) or attnc_runtime_allocate's.
  * Every fallible call returns an attnc_status: NULL on success, else an error
  * the caller frees. Nothing prints, aborts or lets an exception out. Handles
  * are independent: destroying a runtime or package leaves the functions taken
@@ -36,6 +38,7 @@ extern "C" {
 typedef struct attnc_runtime attnc_runtime;
 typedef struct attnc_package attnc_package;
 typedef struct attnc_function attnc_function;
+typedef struct attnc_event attnc_event;
 
 /*===----------------------------------------------------------------------===
  * Status
@@ -82,8 +85,8 @@ typedef struct {
 /**
  * Describes a DLPack tensor as an attnc_tensor that borrows its shape and
  * strides (keep `tensor` alive while `out` is used); `byte_offset` is folded
- * into `data`. Accepts CPU tensors of float 16/32/64, bfloat 16, int 32/64
- * and bool; other devices and types are errors.
+ * into `data`. Accepts CPU and CUDA tensors of float 16/32/64, bfloat 16,
+ * int 32/64 and bool; other devices and types are errors.
  */
 ATTNC_RT_EXPORT attnc_status attnc_tensor_from_dlpack(const DLTensor *tensor,
                                                       attnc_tensor *out);
@@ -137,12 +140,65 @@ ATTNC_RT_EXPORT attnc_status attnc_function_call(
     const attnc_tensor *outputs, size_t n_outputs, void *stream);
 /**
  * attnc_function_call on DLPack tensors, which must live on the function's
- * device (CPU for "host").
+ * device: kDLCPU for "host", kDLCUDA with device_id N for "cuda:N".
  */
 ATTNC_RT_EXPORT attnc_status attnc_function_call_dlpack(
     const attnc_function *function, const DLTensor *const *inputs,
     size_t n_inputs, const DLTensor *const *outputs, size_t n_outputs,
     void *stream);
+
+/*===----------------------------------------------------------------------===
+ * Device memory, synchronization and timing
+ *
+ * On a cuda device, copies and fills run in order on the legacy default
+ * stream: a host-to-device copy returns once `src` may be reused, a
+ * device-to-host copy once `dst` holds the data, and device-side copies and
+ * fills may still be running when they return. On the host all of them are
+ * done when they return.
+ *===----------------------------------------------------------------------===*/
+
+/** Which way attnc_runtime_copy moves bytes. */
+enum {
+  ATTNC_COPY_HOST_TO_DEVICE = 0,
+  ATTNC_COPY_DEVICE_TO_HOST = 1,
+  ATTNC_COPY_DEVICE_TO_DEVICE = 2
+};
+
+/**
+ * Allocates `bytes` bytes of device memory (host: 64-byte aligned; CUDA:
+ * 256-byte aligned), valid until freed or until every handle using the
+ * device is destroyed. Zero bytes give NULL.
+ */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_allocate(
+    const attnc_runtime *runtime, size_t bytes, void **out);
+/** Frees memory from attnc_runtime_allocate; NULL is allowed. */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_free(const attnc_runtime *runtime,
+                                                void *data);
+/** Copies `bytes` bytes from `src` to `dst`; `kind` (ATTNC_COPY_*) says
+ * which of them is device memory. */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_copy(const attnc_runtime *runtime,
+                                                void *dst, const void *src,
+                                                size_t bytes, int32_t kind);
+/** Sets `bytes` bytes of device memory at `data` to `value`. */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_fill(const attnc_runtime *runtime,
+                                                void *data, uint8_t value,
+                                                size_t bytes);
+/** Waits for the work queued on `stream`; NULL waits for all work of the
+ * device. A no-op on the host, which only accepts NULL. */
+ATTNC_RT_EXPORT attnc_status
+attnc_runtime_synchronize(const attnc_runtime *runtime, void *stream);
+
+/** Records the current point of `stream` (NULL: the legacy default stream;
+ * the host only accepts NULL) to time the work between two events. */
+ATTNC_RT_EXPORT attnc_status attnc_event_record(const attnc_runtime *runtime,
+                                                void *stream,
+                                                attnc_event **out);
+/** Milliseconds from `start` to `end`, both recorded on the same device;
+ * waits until `end` has happened. */
+ATTNC_RT_EXPORT attnc_status attnc_event_elapsed_ms(const attnc_event *start,
+                                                    const attnc_event *end,
+                                                    double *out);
+ATTNC_RT_EXPORT void attnc_event_destroy(attnc_event *event);
 
 #ifdef __cplusplus
 } /* extern "C" */

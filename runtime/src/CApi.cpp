@@ -37,6 +37,10 @@ struct attnc_function {
   Function function;
 };
 
+struct attnc_event {
+  Event event;
+};
+
 #define ATTNC_CHECK_DTYPE(NAME)                                                \
   static_assert(ATTNC_DTYPE_##NAME == static_cast<int>(pkg::DType::NAME),      \
                 "attnc_tensor dtype codes follow pkg::DType")
@@ -131,11 +135,12 @@ StatusOr<pkg::DType> fromDLPackDType(DLDataType type) {
 Status fromDLPack(const DLTensor *tensor, attnc_tensor *out) {
   if (!tensor)
     return Status::error("dlpack tensor is null");
-  // The host is the only device so far; a cuda device will take kDLCUDA.
-  if (tensor->device.device_type != kDLCPU)
+  if (tensor->device.device_type != kDLCPU &&
+      tensor->device.device_type != kDLCUDA)
     return Status::error("dlpack tensor is on device type " +
                          std::to_string(tensor->device.device_type) +
-                         ", expected cpu (" + std::to_string(kDLCPU) + ")");
+                         ", expected cpu (" + std::to_string(kDLCPU) +
+                         ") or cuda (" + std::to_string(kDLCUDA) + ")");
   auto dtype = fromDLPackDType(tensor->dtype);
   if (!dtype)
     return dtype.status();
@@ -189,16 +194,33 @@ StatusOr<std::vector<TensorRef>> toTensorRefs(const attnc_tensor *tensors,
   return refs;
 }
 
+/// Checks that a DLPack tensor lives on `device` ("host", "cuda:N").
+Status checkDLPackDevice(const DLTensor &tensor, const std::string &device) {
+  std::string actual = tensor.device.device_type == kDLCPU
+                           ? "host"
+                           : "cuda:" + std::to_string(tensor.device.device_id);
+  if (actual == device)
+    return Status::ok();
+  return Status::error("dlpack tensor is on " + actual +
+                       ", but the function runs on " + device);
+}
+
+/// Converts `count` DLPack tensors that must live on `device`, naming them
+/// `role[i]` in messages.
 StatusOr<std::vector<attnc_tensor>>
-fromDLPackArray(const DLTensor *const *tensors, size_t count,
-                const char *role) {
+fromDLPackArray(const DLTensor *const *tensors, size_t count, const char *role,
+                const std::string &device) {
   if (count != 0 && !tensors)
     return Status::error(std::string(role) + " is null but its count is " +
                          std::to_string(count));
   std::vector<attnc_tensor> result(count);
-  for (size_t i = 0; i < count; ++i)
-    if (Status s = fromDLPack(tensors[i], &result[i]); !s)
+  for (size_t i = 0; i < count; ++i) {
+    Status s = fromDLPack(tensors[i], &result[i]);
+    if (s)
+      s = checkDLPackDevice(*tensors[i], device);
+    if (!s)
       return s.withContext(std::string(role) + "[" + std::to_string(i) + "]");
+  }
   return result;
 }
 
@@ -344,13 +366,109 @@ attnc_status attnc_function_call_dlpack(const attnc_function *function,
                                         const DLTensor *const *outputs,
                                         size_t n_outputs, void *stream) {
   return guarded([&]() -> Status {
-    auto in = fromDLPackArray(inputs, n_inputs, "inputs");
+    if (!function)
+      return nullArgument("attnc_function_call_dlpack", "function");
+    const std::string &device = function->function.device();
+    auto in = fromDLPackArray(inputs, n_inputs, "inputs", device);
     if (!in)
       return in.status();
-    auto out = fromDLPackArray(outputs, n_outputs, "outputs");
+    auto out = fromDLPackArray(outputs, n_outputs, "outputs", device);
     if (!out)
       return out.status();
     return callFunction(function, in->data(), in->size(), out->data(),
                         out->size(), stream);
   });
 }
+
+//===----------------------------------------------------------------------===//
+// Device memory, synchronization and timing
+//===----------------------------------------------------------------------===//
+
+attnc_status attnc_runtime_allocate(const attnc_runtime *runtime, size_t bytes,
+                                    void **out) {
+  return guarded([&]() -> Status {
+    if (!runtime || !out)
+      return nullArgument("attnc_runtime_allocate",
+                          !runtime ? "runtime" : "out");
+    auto data = runtime->runtime.allocate(bytes);
+    if (!data)
+      return data.status();
+    *out = *data;
+    return Status::ok();
+  });
+}
+
+attnc_status attnc_runtime_free(const attnc_runtime *runtime, void *data) {
+  return guarded([&] {
+    if (!runtime)
+      return nullArgument("attnc_runtime_free", "runtime");
+    return runtime->runtime.free(data);
+  });
+}
+
+attnc_status attnc_runtime_copy(const attnc_runtime *runtime, void *dst,
+                                const void *src, size_t bytes, int32_t kind) {
+  static_assert(ATTNC_COPY_HOST_TO_DEVICE ==
+                        static_cast<int>(CopyKind::HostToDevice) &&
+                    ATTNC_COPY_DEVICE_TO_HOST ==
+                        static_cast<int>(CopyKind::DeviceToHost) &&
+                    ATTNC_COPY_DEVICE_TO_DEVICE ==
+                        static_cast<int>(CopyKind::DeviceToDevice),
+                "ATTNC_COPY_* follow CopyKind");
+  return guarded([&] {
+    if (!runtime)
+      return nullArgument("attnc_runtime_copy", "runtime");
+    if (kind < ATTNC_COPY_HOST_TO_DEVICE || kind > ATTNC_COPY_DEVICE_TO_DEVICE)
+      return Status::error("attnc_runtime_copy: unknown copy kind " +
+                           std::to_string(kind));
+    return runtime->runtime.copy(dst, src, bytes, static_cast<CopyKind>(kind));
+  });
+}
+
+attnc_status attnc_runtime_fill(const attnc_runtime *runtime, void *data,
+                                uint8_t value, size_t bytes) {
+  return guarded([&] {
+    if (!runtime)
+      return nullArgument("attnc_runtime_fill", "runtime");
+    return runtime->runtime.fill(data, value, bytes);
+  });
+}
+
+attnc_status attnc_runtime_synchronize(const attnc_runtime *runtime,
+                                       void *stream) {
+  return guarded([&] {
+    if (!runtime)
+      return nullArgument("attnc_runtime_synchronize", "runtime");
+    return runtime->runtime.synchronize(stream);
+  });
+}
+
+attnc_status attnc_event_record(const attnc_runtime *runtime, void *stream,
+                                attnc_event **out) {
+  return guarded([&]() -> Status {
+    if (!runtime || !out)
+      return nullArgument("attnc_event_record", !runtime ? "runtime" : "out");
+    auto event = runtime->runtime.record(stream);
+    if (!event)
+      return event.status();
+    *out = new attnc_event{std::move(*event)};
+    return Status::ok();
+  });
+}
+
+attnc_status attnc_event_elapsed_ms(const attnc_event *start,
+                                    const attnc_event *end, double *out) {
+  return guarded([&]() -> Status {
+    if (!start || !end || !out)
+      return nullArgument("attnc_event_elapsed_ms", !start ? "start"
+                                                    : !end ? "end"
+                                                           : "out");
+    auto milliseconds = end->event.millisecondsSince(start->event);
+    if (!milliseconds)
+      return milliseconds.status();
+    *out = *milliseconds;
+    return Status::ok();
+  });
+}
+
+void attnc_event_destroy(attnc_event *event) { delete event; }

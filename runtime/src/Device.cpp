@@ -6,30 +6,55 @@
 
 #include "Device.h"
 #include "HostDevice.h"
+#if ATTNC_RT_HAVE_CUDA
+#include "CudaDevice.h"
+#endif
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 
 using namespace attnc;
 using namespace attnc::rt::detail;
 
-/// True for "cuda:N" with N a decimal ordinal.
-static bool isCudaSpec(const std::string &spec) {
+std::vector<int64_t> attnc::rt::detail::memrefDescriptor(const KernelArg &arg) {
+  static_assert(sizeof(void *) == sizeof(int64_t),
+                "the kernel ABI assumes 64-bit pointers");
+  auto pointer = static_cast<int64_t>(reinterpret_cast<intptr_t>(arg.data));
+  std::vector<int64_t> words = {pointer, pointer, 0};
+  words.insert(words.end(), arg.shape.begin(), arg.shape.end());
+  words.insert(words.end(), arg.strides.begin(), arg.strides.end());
+  return words;
+}
+
+/// The N of "cuda:N" (saturated at INT_MAX, which no machine reaches), or -1
+/// when `spec` has another form.
+static int cudaOrdinal(const std::string &spec) {
   const std::string prefix = "cuda:";
   if (spec.size() <= prefix.size() || spec.compare(0, prefix.size(), prefix))
-    return false;
-  for (size_t i = prefix.size(); i < spec.size(); ++i)
+    return -1;
+  long long ordinal = 0;
+  for (size_t i = prefix.size(); i < spec.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(spec[i])))
-      return false;
-  return true;
+      return -1;
+    ordinal = std::min<long long>(ordinal * 10 + (spec[i] - '0'), INT_MAX);
+  }
+  return static_cast<int>(ordinal);
 }
 
 StatusOr<std::shared_ptr<Device>>
 attnc::rt::detail::openDevice(const std::string &spec) {
   if (spec == "host")
     return openHostDevice();
-  if (isCudaSpec(spec))
-    return Status::error("cannot open device '" + spec +
-                         "': cuda support is not built into this runtime yet");
-  return Status::error("unknown device '" + spec +
-                       "'; expected 'host' or 'cuda:N' (N a device ordinal)");
+  int ordinal = cudaOrdinal(spec);
+  if (ordinal < 0)
+    return Status::error("unknown device '" + spec +
+                         "'; expected 'host' or 'cuda:N' (N a device ordinal)");
+#if ATTNC_RT_HAVE_CUDA
+  return openCudaDevice(spec, ordinal);
+#else
+  return Status::error("cannot open device '" + spec +
+                       "': this runtime was built without CUDA headers "
+                       "(cuda.h)");
+#endif
 }

@@ -4,20 +4,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A Device loads a package's code for its target and launches kernels on
-// tensors that Function::call has already validated. Everything
-// device-specific lives behind this interface: the host device (a shared
-// library run on a thread pool) now, a CUDA device (driver API) later.
+// A Device loads a package's code for its target, launches kernels on
+// tensors that Function::call has already validated, and manages the memory
+// and timing events of its Runtime. Everything device-specific lives behind
+// this interface: the host device (shared libraries run on a thread pool) and
+// the CUDA device (driver API, loaded at run time).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTNC_RUNTIME_DEVICE_H
 #define ATTNC_RUNTIME_DEVICE_H
 
+#include "attnc/runtime/Runtime.h"
 #include "lib/package/Package.h"
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +35,11 @@ struct KernelArg {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;
 };
+
+/// The MLIR strided memref descriptor of `arg` as int64_t words, the
+/// per-argument ABI of every target (see pkg::Kernel):
+/// {allocated, aligned, offset = 0, sizes[rank], strides[rank]}.
+std::vector<int64_t> memrefDescriptor(const KernelArg &arg);
 
 /// Grid extents (x, y, z) of one launch, each >= 0.
 using GridExtents = std::array<int64_t, 3>;
@@ -49,6 +57,12 @@ public:
 /// Function name -> its kernel for the device's target.
 using KernelMap = std::map<std::string, std::shared_ptr<const DeviceKernel>>;
 
+/// A recorded point in a stream's work (Runtime::record).
+class DeviceEvent {
+public:
+  virtual ~DeviceEvent() = default;
+};
+
 class Device {
 public:
   virtual ~Device() = default;
@@ -59,7 +73,63 @@ public:
   /// Loads the code of every kernel of `package` for target(). Functions
   /// without such a kernel are left out (calling them is an error).
   virtual StatusOr<KernelMap> load(const pkg::Package &package) = 0;
+
+  /// Checks that the `bytes` bytes at `data` (bytes > 0) are memory that
+  /// this device's kernels may read and write.
+  virtual Status checkAccess(const void *data, size_t bytes) const = 0;
+
+  /// The memory operations of Runtime, whose documentation they follow; the
+  /// Runtime has already handled null pointers and zero sizes.
+  virtual StatusOr<void *> allocate(size_t bytes) const = 0;
+  virtual Status free(void *data) const = 0;
+  virtual Status copy(void *dst, const void *src, size_t bytes,
+                      CopyKind kind) const = 0;
+  virtual Status fill(void *data, uint8_t value, size_t bytes) const = 0;
+  virtual Status synchronize(void *stream) const = 0;
+  virtual StatusOr<std::shared_ptr<const DeviceEvent>>
+  record(void *stream) const = 0;
+  /// Milliseconds from `start` to `end`, both recorded by a device of the
+  /// same name; waits for `end`.
+  virtual StatusOr<double>
+  elapsedMilliseconds(const DeviceEvent &start,
+                      const DeviceEvent &end) const = 0;
 };
+
+/// The walk over a package that Device::load implementations share: for each
+/// function with a kernel for `target`, the kernel's blob is loaded by
+/// `loadBlob` (once per blob, shared by its kernels) and the kernel by
+/// `loadKernel`. Errors name the function.
+template <typename Code>
+StatusOr<KernelMap> loadKernels(
+    const pkg::Package &package, const std::string &target,
+    const std::function<
+        StatusOr<std::shared_ptr<const Code>>(const pkg::Blob &)> &loadBlob,
+    const std::function<StatusOr<std::shared_ptr<const DeviceKernel>>(
+        std::shared_ptr<const Code>, const pkg::Kernel &)> &loadKernel) {
+  std::map<std::string, std::shared_ptr<const Code>> loaded;
+  KernelMap kernels;
+  for (const pkg::Function &function : package.functions) {
+    const pkg::Kernel *kernel = function.findKernel(target);
+    if (!kernel)
+      continue;
+    std::string context = "function '" + function.name + "'";
+    const pkg::Blob *blob = package.findBlob(kernel->blob);
+    if (!blob)
+      return Status::error(context + ": no blob '" + kernel->blob + "'");
+    std::shared_ptr<const Code> &code = loaded[blob->name];
+    if (!code) {
+      auto opened = loadBlob(*blob);
+      if (!opened)
+        return opened.status().withContext(context);
+      code = std::move(*opened);
+    }
+    auto made = loadKernel(code, *kernel);
+    if (!made)
+      return made.status().withContext(context);
+    kernels[function.name] = std::move(*made);
+  }
+  return kernels;
+}
 
 /// Opens "host" or "cuda:N"; anything else is an error naming those forms.
 StatusOr<std::shared_ptr<Device>> openDevice(const std::string &spec);

@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 using namespace attnc;
+using namespace attnc::rt;
 using namespace attnc::rt::detail;
 
 namespace {
@@ -55,7 +58,8 @@ bool writeAll(int fd, const std::vector<uint8_t> &data) {
 /// A blob loaded with dlopen; closed when the last kernel using it goes.
 class SharedObject {
 public:
-  static StatusOr<std::shared_ptr<SharedObject>> open(const pkg::Blob &blob);
+  static StatusOr<std::shared_ptr<const SharedObject>>
+  open(const pkg::Blob &blob);
   ~SharedObject() { dlclose(handle_); }
   SharedObject(const SharedObject &) = delete;
   SharedObject &operator=(const SharedObject &) = delete;
@@ -70,7 +74,7 @@ private:
   std::string blobName_;
 };
 
-StatusOr<std::shared_ptr<SharedObject>>
+StatusOr<std::shared_ptr<const SharedObject>>
 SharedObject::open(const pkg::Blob &blob) {
   static const uint8_t elfMagic[4] = {0x7f, 'E', 'L', 'F'};
   if (blob.data.size() < sizeof(elfMagic) ||
@@ -103,7 +107,8 @@ SharedObject::open(const pkg::Blob &blob) {
   if (!handle)
     return Status::error("cannot load blob '" + blob.name +
                          "': " + (dlError ? dlError : "unknown dlopen error"));
-  return std::shared_ptr<SharedObject>(new SharedObject(handle, blob.name));
+  return std::shared_ptr<const SharedObject>(
+      new SharedObject(handle, blob.name));
 }
 
 StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {
@@ -116,29 +121,24 @@ StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {
   return reinterpret_cast<HostEntry>(address);
 }
 
-/// Builds the MLIR strided memref descriptor of `arg`, as int64_t words:
-/// {allocated, aligned, offset = 0, sizes[rank], strides[rank]}.
-std::vector<int64_t> memrefDescriptor(const KernelArg &arg) {
-  static_assert(sizeof(void *) == sizeof(int64_t),
-                "the host ABI assumes 64-bit pointers");
-  auto pointer = static_cast<int64_t>(reinterpret_cast<intptr_t>(arg.data));
-  std::vector<int64_t> words = {pointer, pointer, 0};
-  words.insert(words.end(), arg.shape.begin(), arg.shape.end());
-  words.insert(words.end(), arg.strides.begin(), arg.strides.end());
-  return words;
+/// Streams are a device concept the host does not have.
+Status requireNullStream(void *stream) {
+  if (stream)
+    return Status::error("the host device has no streams; pass a null "
+                         "stream");
+  return Status::ok();
 }
 
 class HostKernel final : public DeviceKernel {
 public:
-  HostKernel(std::shared_ptr<SharedObject> object, HostEntry entry,
+  HostKernel(std::shared_ptr<const SharedObject> object, HostEntry entry,
              std::shared_ptr<ThreadPool> pool)
       : object_(std::move(object)), entry_(entry), pool_(std::move(pool)) {}
 
   Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
                 void *stream) const override {
-    if (stream)
-      return Status::error("the host device has no streams; pass a null "
-                           "stream");
+    if (Status s = requireNullStream(stream); !s)
+      return s;
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> argv;
     descriptors.reserve(args.size());
@@ -153,9 +153,15 @@ public:
   }
 
 private:
-  std::shared_ptr<SharedObject> object_; // keeps entry_ mapped
+  std::shared_ptr<const SharedObject> object_; // keeps entry_ mapped
   HostEntry entry_;
   std::shared_ptr<ThreadPool> pool_;
+};
+
+/// A steady-clock reading: host work is done when its call returns.
+struct HostEvent final : DeviceEvent {
+  explicit HostEvent(std::chrono::steady_clock::time_point time) : time(time) {}
+  std::chrono::steady_clock::time_point time;
 };
 
 class HostDevice final : public Device {
@@ -167,41 +173,81 @@ public:
   const std::string &target() const override { return target_; }
   StatusOr<KernelMap> load(const pkg::Package &package) override;
 
+  /// Host pointers cannot be checked; kernels trust them.
+  Status checkAccess(const void *, size_t) const override {
+    return Status::ok();
+  }
+
+  StatusOr<void *> allocate(size_t bytes) const override {
+    if (bytes > SIZE_MAX - kAlignment)
+      return Status::error("cannot allocate " + std::to_string(bytes) +
+                           " bytes");
+    // aligned_alloc wants a multiple of the alignment.
+    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    void *data = std::aligned_alloc(kAlignment, rounded);
+    if (!data)
+      return Status::error("cannot allocate " + std::to_string(bytes) +
+                           " bytes: out of memory");
+    return data;
+  }
+  Status free(void *data) const override {
+    std::free(data);
+    return Status::ok();
+  }
+  Status copy(void *dst, const void *src, size_t bytes,
+              CopyKind) const override {
+    std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
+  Status fill(void *data, uint8_t value, size_t bytes) const override {
+    std::memset(data, value, bytes);
+    return Status::ok();
+  }
+  Status synchronize(void *stream) const override {
+    return requireNullStream(stream);
+  }
+  StatusOr<std::shared_ptr<const DeviceEvent>>
+  record(void *stream) const override {
+    if (Status s = requireNullStream(stream); !s)
+      return s;
+    return std::shared_ptr<const DeviceEvent>(
+        std::make_shared<HostEvent>(std::chrono::steady_clock::now()));
+  }
+  StatusOr<double> elapsedMilliseconds(const DeviceEvent &start,
+                                       const DeviceEvent &end) const override {
+    return std::chrono::duration<double, std::milli>(
+               static_cast<const HostEvent &>(end).time -
+               static_cast<const HostEvent &>(start).time)
+        .count();
+  }
+
 private:
+  /// A cache line, as a framework's allocator would give.
+  static constexpr size_t kAlignment = 64;
+
   std::string target_ = kHostTarget;
   std::shared_ptr<ThreadPool> pool_;
 };
 
 StatusOr<KernelMap> HostDevice::load(const pkg::Package &package) {
-  // Kernels sharing a blob share one loaded copy of it.
-  std::map<std::string, std::shared_ptr<SharedObject>> objects;
-  KernelMap kernels;
-  for (const pkg::Function &function : package.functions) {
-    const pkg::Kernel *kernel = function.findKernel(kHostTarget);
-    if (!kernel)
-      continue;
-    std::string context = "function '" + function.name + "'";
-    const pkg::Blob *blob = package.findBlob(kernel->blob);
-    if (!blob)
-      return Status::error(context + ": no blob '" + kernel->blob + "'");
-    if (blob->kind != kHostBlobKind)
-      return Status::error(context + ": host kernel blob '" + blob->name +
-                           "' has kind '" + blob->kind + "', expected '" +
-                           kHostBlobKind + "'");
-    std::shared_ptr<SharedObject> &object = objects[blob->name];
-    if (!object) {
-      auto opened = SharedObject::open(*blob);
-      if (!opened)
-        return opened.status().withContext(context);
-      object = std::move(*opened);
-    }
-    auto entry = object->lookup(kernel->entry);
-    if (!entry)
-      return entry.status().withContext(context);
-    kernels[function.name] =
-        std::make_shared<HostKernel>(object, *entry, pool_);
-  }
-  return kernels;
+  return loadKernels<SharedObject>(
+      package, kHostTarget,
+      [](const pkg::Blob &blob)
+          -> StatusOr<std::shared_ptr<const SharedObject>> {
+        if (blob.kind != kHostBlobKind)
+          return Status::error("host kernel blob '" + blob.name +
+                               "' has kind '" + blob.kind + "', expected '" +
+                               kHostBlobKind + "'");
+        return SharedObject::open(blob);
+      },
+      [&](std::shared_ptr<const SharedObject> object, const pkg::Kernel &kernel)
+          -> StatusOr<std::shared_ptr<const DeviceKernel>> {
+        auto entry = object->lookup(kernel.entry);
+        if (!entry)
+          return entry.status();
+        return std::shared_ptr<const DeviceKernel>(
+            std::make_shared<HostKernel>(std::move(object), *entry, pool_));
+      });
 }
 
 /// Threads of the pool: ATTNC_NUM_THREADS when set, else one per core.

@@ -107,11 +107,30 @@ std::map<std::string, int64_t> SymbolBindings::values() const {
 // Function
 //===----------------------------------------------------------------------===//
 
-/// Checks one tensor against its signature, binding its symbols, and returns
-/// it with explicit strides. `role` names it in messages ("input q").
+/// Bytes from the first to one past the last element of a non-empty tensor
+/// of `elementSize`-byte elements; nullopt if that overflows.
+static std::optional<int64_t> spanBytes(const KernelArg &arg,
+                                        size_t elementSize) {
+  int64_t lastElement = 0;
+  for (size_t i = 0; i < arg.shape.size(); ++i) {
+    int64_t offset = arg.shape[i] - 1;
+    if (!checkedMul(offset, arg.strides[i]) ||
+        __builtin_add_overflow(lastElement, offset, &lastElement))
+      return std::nullopt;
+  }
+  int64_t bytes = lastElement + 1;
+  if (!checkedMul(bytes, static_cast<int64_t>(elementSize)))
+    return std::nullopt;
+  return bytes;
+}
+
+/// Checks one tensor against its signature and `device`, binding its
+/// symbols, and returns it with explicit strides. `role` names it in
+/// messages ("input q").
 static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
                                        const pkg::TensorSig &sig,
                                        const std::string &role,
+                                       const detail::Device &device,
                                        SymbolBindings &symbols) {
   if (tensor.dtype != sig.dtype)
     return Status::error(
@@ -143,8 +162,16 @@ static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
       return Status::error(role + " is too large to address");
   }
   // An empty tensor is never dereferenced (frameworks give it null data).
-  if (!tensor.data && numElements != 0)
+  if (numElements == 0)
+    return arg;
+  if (!tensor.data)
     return Status::error(role + " has null data");
+  std::optional<int64_t> bytes = spanBytes(arg, pkg::dtypeSize(sig.dtype));
+  if (!bytes)
+    return Status::error(role + " is too large to address");
+  if (Status s = device.checkAccess(tensor.data, static_cast<size_t>(*bytes));
+      !s)
+    return s.withContext(role);
   return arg;
 }
 
@@ -188,6 +215,8 @@ const std::string &Function::name() const { return function_->name; }
 
 const pkg::Function &Function::signature() const { return *function_; }
 
+const std::string &Function::device() const { return package_->device->name(); }
+
 Status Function::call(const std::vector<TensorRef> &inputs,
                       const std::vector<TensorRef> &outputs,
                       void *stream) const {
@@ -219,8 +248,8 @@ Status Function::call(const std::vector<TensorRef> &inputs,
                       const std::vector<pkg::TensorSig> &sigs,
                       const std::string &kind) -> Status {
     for (size_t i = 0; i < tensors.size(); ++i) {
-      auto arg =
-          checkTensor(tensors[i], sigs[i], kind + " " + sigs[i].name, symbols);
+      auto arg = checkTensor(tensors[i], sigs[i], kind + " " + sigs[i].name,
+                             *package_->device, symbols);
       if (!arg)
         return arg.status();
       args.push_back(std::move(*arg));
@@ -266,6 +295,22 @@ StatusOr<Function> Package::function(const std::string &name) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Event
+//===----------------------------------------------------------------------===//
+
+Event::Event(std::shared_ptr<detail::Device> device,
+             std::shared_ptr<const detail::DeviceEvent> event)
+    : device_(std::move(device)), event_(std::move(event)) {}
+
+StatusOr<double> Event::millisecondsSince(const Event &start) const {
+  // Devices of one name are one implementation sharing one device.
+  if (start.device_->name() != device_->name())
+    return Status::error("events recorded on " + start.device_->name() +
+                         " and " + device_->name() + " cannot be compared");
+  return device_->elapsedMilliseconds(*start.event_, *event_);
+}
+
+//===----------------------------------------------------------------------===//
 // Runtime
 //===----------------------------------------------------------------------===//
 
@@ -304,4 +349,44 @@ StatusOr<Package> Runtime::loadParsed(StatusOr<pkg::Package> parsed,
   return Package(
       std::make_shared<const detail::LoadedPackage>(detail::LoadedPackage{
           device_, origin, std::move(*parsed), std::move(*kernels)}));
+}
+
+StatusOr<void *> Runtime::allocate(size_t bytes) const {
+  if (bytes == 0)
+    return static_cast<void *>(nullptr);
+  return device_->allocate(bytes);
+}
+
+Status Runtime::free(void *data) const {
+  return data ? device_->free(data) : Status::ok();
+}
+
+Status Runtime::copy(void *dst, const void *src, size_t bytes,
+                     CopyKind kind) const {
+  if (bytes == 0)
+    return Status::ok();
+  if (!dst || !src)
+    return Status::error(std::string("copy of ") + std::to_string(bytes) +
+                         " bytes " + (dst ? "from" : "to") + " a null pointer");
+  return device_->copy(dst, src, bytes, kind);
+}
+
+Status Runtime::fill(void *data, uint8_t value, size_t bytes) const {
+  if (bytes == 0)
+    return Status::ok();
+  if (!data)
+    return Status::error("fill of " + std::to_string(bytes) +
+                         " bytes at a null pointer");
+  return device_->fill(data, value, bytes);
+}
+
+Status Runtime::synchronize(void *stream) const {
+  return device_->synchronize(stream);
+}
+
+StatusOr<Event> Runtime::record(void *stream) const {
+  auto event = device_->record(stream);
+  if (!event)
+    return event.status();
+  return Event(device_, std::move(*event));
 }

@@ -9,9 +9,11 @@
 //          [--check] [--bench [--iters N]]
 //
 // Inputs are fresh normal(0, 1) values rounded to each input's dtype, from a
-// seed that is always printed; outputs are poisoned before every run. --check
-// compares each output with the fp64 reference computed from the rounded
-// inputs; --bench times warm runs.
+// seed that is always printed, uploaded to buffers of the device; outputs are
+// poisoned on the device before every run. --check downloads the outputs and
+// compares each with the fp64 reference computed from the rounded inputs;
+// --bench times warm runs between two device events (a steady clock on the
+// host).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,12 +24,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -165,40 +166,36 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
 // Tensors
 //===----------------------------------------------------------------------===//
 
-/// A dense host tensor of one signature entry.
-struct HostTensor {
+/// One dense tensor of the signature: device memory for the kernel, and a
+/// host copy where inputs are generated and outputs downloaded to.
+struct Tensor {
   const pkg::TensorSig *sig;
   std::vector<int64_t> shape;
   int64_t numElements;
-  std::unique_ptr<uint8_t, decltype(&std::free)> data{nullptr, &std::free};
+  std::vector<uint8_t> host;
+  std::unique_ptr<void, std::function<void(void *)>> device;
 
-  size_t byteSize() const {
-    return static_cast<size_t>(numElements) * pkg::dtypeSize(sig->dtype);
-  }
-  rt::TensorRef ref() const { return {data.get(), sig->dtype, shape, {}}; }
+  size_t byteSize() const { return host.size(); }
+  rt::TensorRef ref() const { return {device.get(), sig->dtype, shape, {}}; }
   double at(int64_t i) const {
-    return loadElementAsDouble(data.get(), sig->dtype, i);
+    return loadElementAsDouble(host.data(), sig->dtype, i);
   }
 };
 
-StatusOr<HostTensor> allocate(const pkg::TensorSig &sig,
-                              std::vector<int64_t> shape) {
-  // Cache-line aligned, as a framework's allocator would give.
-  constexpr size_t kAlignment = 64;
-  HostTensor tensor{&sig, std::move(shape), 1};
+StatusOr<Tensor> allocate(const rt::Runtime &runtime, const pkg::TensorSig &sig,
+                          std::vector<int64_t> shape) {
+  Tensor tensor{&sig, std::move(shape), 1, {}, {}};
   size_t bytes = pkg::dtypeSize(sig.dtype);
   for (int64_t extent : tensor.shape)
     if (__builtin_mul_overflow(tensor.numElements, extent,
                                &tensor.numElements) ||
-        __builtin_mul_overflow(bytes, extent, &bytes) ||
-        bytes > SIZE_MAX - kAlignment)
+        __builtin_mul_overflow(bytes, extent, &bytes))
       return Status::error(sig.name + " is too large");
-  bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  tensor.data.reset(static_cast<uint8_t *>(
-      std::aligned_alloc(kAlignment, std::max(bytes, kAlignment))));
-  if (!tensor.data)
-    return Status::error("cannot allocate " + std::to_string(bytes) +
-                         " bytes for " + sig.name);
+  auto data = runtime.allocate(bytes);
+  if (!data)
+    return data.status().withContext(sig.name);
+  tensor.device = {*data, [runtime](void *p) { (void)runtime.free(p); }};
+  tensor.host.resize(bytes);
   return tensor;
 }
 
@@ -262,15 +259,15 @@ StatusOr<rt::SymbolBindings> bindShapes(const pkg::Function &fn,
   return bindings;
 }
 
-StatusOr<std::vector<HostTensor>>
-allocateAll(const std::vector<pkg::TensorSig> &sigs,
+StatusOr<std::vector<Tensor>>
+allocateAll(const rt::Runtime &runtime, const std::vector<pkg::TensorSig> &sigs,
             const rt::SymbolBindings &bindings) {
-  std::vector<HostTensor> tensors;
+  std::vector<Tensor> tensors;
   for (const pkg::TensorSig &sig : sigs) {
     auto shape = bindings.resolve(sig);
     if (!shape)
       return shape.status();
-    auto tensor = allocate(sig, std::move(*shape));
+    auto tensor = allocate(runtime, sig, std::move(*shape));
     if (!tensor)
       return tensor.status();
     tensors.push_back(std::move(*tensor));
@@ -278,17 +275,33 @@ allocateAll(const std::vector<pkg::TensorSig> &sigs,
   return tensors;
 }
 
-std::vector<rt::TensorRef> refs(const std::vector<HostTensor> &tensors) {
+std::vector<rt::TensorRef> refs(const std::vector<Tensor> &tensors) {
   std::vector<rt::TensorRef> result;
-  for (const HostTensor &tensor : tensors)
+  for (const Tensor &tensor : tensors)
     result.push_back(tensor.ref());
   return result;
 }
 
+/// Copies each tensor's host data to the device, or back with `toHost`.
+Status transfer(const rt::Runtime &runtime, std::vector<Tensor> &tensors,
+                bool toHost) {
+  for (Tensor &t : tensors) {
+    Status s = toHost ? runtime.copy(t.host.data(), t.device.get(),
+                                     t.byteSize(), rt::CopyKind::DeviceToHost)
+                      : runtime.copy(t.device.get(), t.host.data(),
+                                     t.byteSize(), rt::CopyKind::HostToDevice);
+    if (!s)
+      return s.withContext(t.sig->name);
+  }
+  return Status::ok();
+}
+
 /// 0xFF bytes are NaN in every float dtype and -1 in every integer one.
-void poison(const std::vector<HostTensor> &outputs) {
-  for (const HostTensor &tensor : outputs)
-    std::memset(tensor.data.get(), 0xFF, tensor.byteSize());
+Status poison(const rt::Runtime &runtime, const std::vector<Tensor> &outputs) {
+  for (const Tensor &t : outputs)
+    if (Status s = runtime.fill(t.device.get(), 0xFF, t.byteSize()); !s)
+      return s.withContext(t.sig->name);
+  return Status::ok();
 }
 
 //===----------------------------------------------------------------------===//
@@ -316,8 +329,7 @@ double tolerance(pkg::DType type) {
 /// Compares `output` with `ref` and prints one line; true when within `tol`.
 /// Where the reference is infinite (lse of a fully masked row) the output
 /// must match exactly; a NaN output always fails.
-bool compare(const HostTensor &output, const std::vector<double> &ref,
-             double tol) {
+bool compare(const Tensor &output, const std::vector<double> &ref, double tol) {
   double diff2 = 0, ref2 = 0;
   int64_t nans = 0, infMismatches = 0;
   for (int64_t i = 0; i < output.numElements; ++i) {
@@ -348,29 +360,29 @@ bool compare(const HostTensor &output, const std::vector<double> &ref,
 /// The tensors of an attention function, found by the names the compiler
 /// gives them (q, k, v, out, lse), and the shape the reference sees.
 struct AttentionTensors {
-  const HostTensor *q = nullptr, *k = nullptr, *v = nullptr;
-  const HostTensor *out = nullptr, *lse = nullptr;
+  const Tensor *q = nullptr, *k = nullptr, *v = nullptr;
+  const Tensor *out = nullptr, *lse = nullptr;
   ref::AttentionShape shape;
 };
 
 /// Finds and checks the tensors before anything runs, so the reference never
 /// reads or writes outside them.
-StatusOr<AttentionTensors> attentionTensors(const pkg::Function &fn,
-                                            const std::vector<HostTensor> &inputs,
-                                            const std::vector<HostTensor> &outputs) {
+StatusOr<AttentionTensors>
+attentionTensors(const pkg::Function &fn, const std::vector<Tensor> &inputs,
+                 const std::vector<Tensor> &outputs) {
   if (!fn.attention)
     return Status::error("--check: function '" + fn.name +
                          "' has no attention semantics in its manifest to "
                          "check against");
-  auto find = [](const std::vector<HostTensor> &tensors, const char *name) {
-    for (const HostTensor &t : tensors)
+  auto find = [](const std::vector<Tensor> &tensors, const char *name) {
+    for (const Tensor &t : tensors)
       if (t.sig->name == name)
         return &t;
-    return static_cast<const HostTensor *>(nullptr);
+    return static_cast<const Tensor *>(nullptr);
   };
   AttentionTensors t{find(inputs, "q"), find(inputs, "k"), find(inputs, "v"),
                      find(outputs, "out"), find(outputs, "lse"), {}};
-  auto rank = [](const HostTensor *x, size_t r) {
+  auto rank = [](const Tensor *x, size_t r) {
     return x && x->shape.size() == r;
   };
   bool matches = rank(t.q, 4) && rank(t.k, 4) && rank(t.v, 4) &&
@@ -400,7 +412,7 @@ StatusOr<AttentionTensors> attentionTensors(const pkg::Function &fn,
 /// own element type: the reference sees the same rounded inputs, so only the
 /// kernel's arithmetic and the output's rounding remain.
 Status check(const pkg::AttentionSpec &spec, const AttentionTensors &t) {
-  auto values = [](const HostTensor &tensor) {
+  auto values = [](const Tensor &tensor) {
     std::vector<double> v(tensor.numElements);
     for (int64_t i = 0; i < tensor.numElements; ++i)
       v[i] = tensor.at(i);
@@ -429,13 +441,6 @@ Status check(const pkg::AttentionSpec &spec, const AttentionTensors &t) {
 // Driver
 //===----------------------------------------------------------------------===//
 
-using Clock = std::chrono::steady_clock;
-
-double millisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
-
 Status listFunctions(const std::string &path) {
   auto package = pkg::readFile(path);
   if (!package)
@@ -460,10 +465,10 @@ Status runFunction(const Options &options) {
   auto bindings = bindShapes(sig, options.shapes);
   if (!bindings)
     return bindings.status();
-  auto inputs = allocateAll(sig.inputs, *bindings);
+  auto inputs = allocateAll(*runtime, sig.inputs, *bindings);
   if (!inputs)
     return inputs.status();
-  auto outputs = allocateAll(sig.outputs, *bindings);
+  auto outputs = allocateAll(*runtime, sig.outputs, *bindings);
   if (!outputs)
     return outputs.status();
   std::optional<AttentionTensors> checked;
@@ -485,27 +490,38 @@ Status runFunction(const Options &options) {
     std::printf("symbols:%s\n", symbolText.c_str());
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
-  for (HostTensor &tensor : *inputs)
+  for (Tensor &tensor : *inputs)
     for (int64_t i = 0; i < tensor.numElements; ++i)
-      storeElementFromDouble(tensor.data.get(), tensor.sig->dtype, i,
+      storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
                              normal(rng));
+  if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
+    return s;
 
   std::vector<rt::TensorRef> inputRefs = refs(*inputs),
                              outputRefs = refs(*outputs);
   auto runOnce = [&]() -> StatusOr<double> {
-    poison(*outputs);
-    Clock::time_point start = Clock::now();
+    if (Status s = poison(*runtime, *outputs); !s)
+      return s;
+    auto start = runtime->record();
+    if (!start)
+      return start.status();
     if (Status s = fn->call(inputRefs, outputRefs); !s)
       return s;
-    return millisecondsSince(start);
+    auto end = runtime->record();
+    if (!end)
+      return end.status();
+    return end->millisecondsSince(*start);
   };
 
   auto first = runOnce();
   if (!first)
     return first.status();
-  if (checked)
+  if (checked) {
+    if (Status s = transfer(*runtime, *outputs, /*toHost=*/true); !s)
+      return s;
     if (Status s = check(*sig.attention, *checked); !s)
       return s;
+  }
   if (!options.bench) {
     if (!options.check)
       std::printf("%s: ran in %.3f ms\n", sig.name.c_str(), *first);

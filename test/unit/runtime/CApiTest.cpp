@@ -124,9 +124,10 @@ TEST_F(RuntimeCApiTest, ReportsErrors) {
   EXPECT_EQ(takeMessage(attnc_runtime_open("tpu", &runtime)),
             "unknown device 'tpu'; expected 'host' or 'cuda:N' (N a device "
             "ordinal)");
-  EXPECT_EQ(takeMessage(attnc_runtime_open("cuda:1", &runtime)),
-            "cannot open device 'cuda:1': cuda support is not built into "
-            "this runtime yet");
+  // How opening a cuda device fails depends on the machine (cuda/).
+  EXPECT_EQ(takeMessage(attnc_runtime_open("cuda:4096", &runtime))
+                .rfind("cannot open device 'cuda:4096': ", 0),
+            0u);
   EXPECT_EQ(takeMessage(attnc_runtime_open(nullptr, &runtime)),
             "attnc_runtime_open: device is null");
   EXPECT_EQ(runtime, nullptr);
@@ -240,13 +241,13 @@ TEST(RuntimeDLPackTest, RejectsUnsupportedTensors) {
                   std::to_string(dtype.lanes) + ")");
   }
 
-  DLTensor onGpu = dlTensor(storage, kF32, shape);
-  onGpu.device = {kDLCUDA, 0};
-  EXPECT_EQ(takeMessage(attnc_tensor_from_dlpack(&onGpu, &tensor)),
-            "dlpack tensor is on device type 2, expected cpu (1)");
+  DLTensor onRocm = dlTensor(storage, kF32, shape);
+  onRocm.device = {kDLROCM, 0};
+  EXPECT_EQ(takeMessage(attnc_tensor_from_dlpack(&onRocm, &tensor)),
+            "dlpack tensor is on device type 10, expected cpu (1) or cuda (2)");
   EXPECT_EQ(takeMessage(attnc_tensor_from_dlpack(nullptr, &tensor)),
             "dlpack tensor is null");
-  EXPECT_EQ(takeMessage(attnc_tensor_from_dlpack(&onGpu, nullptr)),
+  EXPECT_EQ(takeMessage(attnc_tensor_from_dlpack(&onRocm, nullptr)),
             "attnc_tensor_from_dlpack: out is null");
 }
 
@@ -281,7 +282,8 @@ TEST_F(RuntimeCApiTest, CallsWithDLPackTensors) {
   k.device = {kDLCUDA, 0};
   EXPECT_EQ(takeMessage(attnc_function_call_dlpack(function_, inputs, 3,
                                                    outputs, 2, nullptr)),
-            "inputs[1]: dlpack tensor is on device type 2, expected cpu (1)");
+            "inputs[1]: dlpack tensor is on cuda:0, but the function runs on "
+            "host");
 }
 
 } // namespace

@@ -6,15 +6,17 @@
 //
 // The C++ API of libattnrt:
 //
-//   auto rt = attnc::rt::Runtime::open("host");
+//   auto rt = attnc::rt::Runtime::open("cuda:0");  // or "host"
 //   auto package = rt->load("block.attnpkg");
 //   auto fn = package->function("attention_fwd");
-//   Status s = fn->call({q, k, v}, {out, lse});
+//   Status s = fn->call({q, k, v}, {out, lse}, stream);
 //
-// Every fallible call returns a Status or StatusOr; nothing prints. Handles
-// are cheap to copy and share what they refer to: a Function keeps its
-// package's loaded code and its device alive, so the Runtime and Package
-// handles it came from may be dropped first.
+// Tensors live in memory the device can access: the caller's own (e.g. a
+// framework's tensors) or Runtime::allocate's. Every fallible call returns a
+// Status or StatusOr; nothing prints. Handles are cheap to copy and share
+// what they refer to: a Function keeps its package's loaded code and its
+// device alive, so the Runtime and Package handles it came from may be
+// dropped first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +38,13 @@ namespace attnc::rt {
 
 namespace detail {
 class Device;
+class DeviceEvent;
 class DeviceKernel;
 struct LoadedPackage;
 } // namespace detail
+
+/// Which way Runtime::copy moves bytes. On the host every kind is a memcpy.
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
 /// A caller-owned tensor: a pointer the device can read or write, its element
 /// type and its layout. Strides are in elements; empty means contiguous
@@ -84,12 +90,16 @@ public:
   const std::string &name() const;
   /// Inputs, outputs, kernels and semantics, as the manifest states them.
   const pkg::Function &signature() const;
+  /// The device it runs on, as the Runtime was opened ("host", "cuda:0").
+  const std::string &device() const;
 
   /// Checks every tensor against the signature (count, dtype, rank, static
-  /// extents, consistent symbols, layout), resolves the launch grid and runs
-  /// the kernel for this device. Inputs then outputs are the kernel's
-  /// arguments. `stream` is the device's stream (CUDA); it must be null on the
-  /// host, where the call returns when the kernel is done.
+  /// extents, consistent symbols, layout) and the device (on CUDA: memory of
+  /// this device that holds every element), resolves the launch grid and
+  /// runs the kernel for this device. Inputs then outputs are the kernel's
+  /// arguments. `stream` is a CUstream on a cuda device (null: the legacy
+  /// default stream), where the call only enqueues the kernel; it must be
+  /// null on the host, where the call returns when the kernel is done.
   Status call(const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
               void *stream = nullptr) const;
@@ -121,6 +131,23 @@ private:
   std::shared_ptr<const detail::LoadedPackage> impl_;
 };
 
+/// A point in the work of a stream, recorded by Runtime::record to time the
+/// work between two such points.
+class ATTNC_RT_EXPORT Event {
+public:
+  /// Milliseconds from `start` to this event; waits until this event has
+  /// happened. Both must be recorded on the same device.
+  StatusOr<double> millisecondsSince(const Event &start) const;
+
+private:
+  friend class Runtime;
+  Event(std::shared_ptr<detail::Device> device,
+        std::shared_ptr<const detail::DeviceEvent> event);
+
+  std::shared_ptr<detail::Device> device_;
+  std::shared_ptr<const detail::DeviceEvent> event_;
+};
+
 /// A device to load packages onto.
 class ATTNC_RT_EXPORT Runtime {
 public:
@@ -135,6 +162,34 @@ public:
   /// this device.
   StatusOr<Package> load(const std::string &path) const;
   StatusOr<Package> loadFromMemory(const void *data, size_t size) const;
+
+  //===--------------------------------------------------------------------===//
+  // Memory, synchronization and timing
+  //
+  // On a cuda device, copies and fills run in order on the legacy default
+  // stream: a host-to-device copy returns once `src` may be reused, a
+  // device-to-host copy once `dst` holds the data, and device-side copies
+  // and fills may still be running when they return. On the host all of
+  // them are done when they return.
+  //===--------------------------------------------------------------------===//
+
+  /// `bytes` bytes of device memory (host: 64-byte aligned; CUDA: 256-byte
+  /// aligned), valid until freed or until the last handle using this device
+  /// is gone. Zero bytes give a null pointer.
+  StatusOr<void *> allocate(size_t bytes) const;
+  /// Frees memory from allocate(); null is allowed.
+  Status free(void *data) const;
+  /// Copies `bytes` bytes from `src` to `dst`; `kind` says which of them is
+  /// device memory.
+  Status copy(void *dst, const void *src, size_t bytes, CopyKind kind) const;
+  /// Sets `bytes` bytes of device memory at `data` to `value`.
+  Status fill(void *data, uint8_t value, size_t bytes) const;
+  /// Waits for the work queued on `stream`; null waits for all work of the
+  /// device. A no-op on the host, which only accepts null.
+  Status synchronize(void *stream = nullptr) const;
+  /// Records the current point of `stream` (null: the legacy default
+  /// stream; the host only accepts null), for Event::millisecondsSince.
+  StatusOr<Event> record(void *stream = nullptr) const;
 
 private:
   explicit Runtime(std::shared_ptr<detail::Device> device);

@@ -1,0 +1,523 @@
+//===- CudaDevice.cpp - A CUDA GPU as a device ----------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Every blob a package's kernels for this device use becomes one CUmodule of
+// the device's primary context, and each kernel is checked against the
+// device's limits (block size, shared memory) when it is loaded, so that a
+// launch can only fail for reasons of the call. Before a launch, the driver's
+// pointer attributes confirm that each tensor is memory of this device: a
+// host pointer or another device's memory would fault inside the kernel and
+// leave the context unusable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDevice.h"
+#include "CudaDriver.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+using namespace attnc;
+using namespace attnc::rt;
+using namespace attnc::rt::detail;
+
+namespace {
+
+constexpr const char *kCubinKind = "cubin";
+constexpr const char *kPtxKind = "ptx";
+/// Shared memory a block may use without opting in.
+constexpr int64_t kDefaultSharedBytes = 48 * 1024;
+/// Capacity of each of the JIT's error and info logs.
+constexpr size_t kJitLogBytes = 16 * 1024;
+
+std::string triple(int64_t x, int64_t y, int64_t z) {
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + ", " +
+         std::to_string(z) + ")";
+}
+
+std::string address(uintptr_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR, value);
+  return text;
+}
+
+CUdeviceptr devicePointer(const void *data) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(data));
+}
+
+/// "; LABEL: TEXT" for a JIT log buffer that holds text, else "".
+std::string logText(const char *label, const std::string &buffer) {
+  std::string text = buffer.c_str();
+  text.erase(text.find_last_not_of(" \t\r\n") + 1);
+  return text.empty() ? "" : std::string("; ") + label + ": " + text;
+}
+
+/// What kernels are checked against.
+struct CudaLimits {
+  int block[3];
+  int threadsPerBlock;
+  int grid[3];
+  int sharedBytesOptIn;
+};
+
+/// A driver object (module, event) destroyed with its context current when
+/// its last user is gone.
+template <typename Handle> class CudaObject {
+public:
+  using Destroy = CUresult (*)(Handle);
+  CudaObject(std::shared_ptr<const CudaContext> context, Handle handle,
+             Destroy destroy)
+      : context_(std::move(context)), handle_(handle), destroy_(destroy) {}
+  ~CudaObject() {
+    // Nothing to report to; a failure here leaks the object at worst.
+    (void)context_->run([&] {
+      destroy_(handle_);
+      return Status::ok();
+    });
+  }
+  CudaObject(const CudaObject &) = delete;
+  CudaObject &operator=(const CudaObject &) = delete;
+
+  const CudaContext &context() const { return *context_; }
+  Handle get() const { return handle_; }
+
+private:
+  std::shared_ptr<const CudaContext> context_;
+  Handle handle_;
+  Destroy destroy_;
+};
+
+using CudaModule = CudaObject<CUmodule>;
+
+struct CudaEvent final : DeviceEvent {
+  CudaEvent(std::shared_ptr<const CudaContext> context, CUevent handle,
+            CudaObject<CUevent>::Destroy destroy)
+      : event(std::move(context), handle, destroy) {}
+  CudaObject<CUevent> event;
+};
+
+class CudaKernel final : public DeviceKernel {
+public:
+  CudaKernel(std::shared_ptr<const CudaModule> module, CUfunction function,
+             const pkg::Kernel &kernel, const CudaLimits &limits)
+      : module_(std::move(module)), function_(function), entry_(kernel.entry),
+        sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)) {
+    for (int d = 0; d < 3; ++d) {
+      block_[d] = static_cast<unsigned>(kernel.block[d]);
+      gridLimits_[d] = limits.grid[d];
+    }
+  }
+
+  Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
+                void *stream) const override;
+
+private:
+  std::shared_ptr<const CudaModule> module_; // keeps function_ loaded
+  CUfunction function_;
+  std::string entry_;
+  unsigned block_[3];
+  unsigned sharedBytes_;
+  int64_t gridLimits_[3];
+};
+
+Status CudaKernel::launch(const std::vector<KernelArg> &args,
+                          const GridExtents &grid, void *stream) const {
+  const CudaContext &context = module_->context();
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > gridLimits_[d])
+      return Status::error(
+          "grid " + triple(grid[0], grid[1], grid[2]) + " of '" + entry_ +
+          "' exceeds the limits of " + context.name() + ": at most " +
+          triple(gridLimits_[0], gridLimits_[1], gridLimits_[2]));
+  // CUDA rejects empty grids; there is nothing to run.
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return Status::ok();
+
+  // One word per kernel parameter; params[i] points at word i.
+  std::vector<int64_t> words;
+  for (const KernelArg &arg : args) {
+    std::vector<int64_t> descriptor = memrefDescriptor(arg);
+    words.insert(words.end(), descriptor.begin(), descriptor.end());
+  }
+  std::vector<void *> params;
+  for (int64_t &word : words)
+    params.push_back(&word);
+  return context
+      .run([&] {
+        return ATTNC_CUDA_CALL(
+            context.driver(), cuLaunchKernel, function_,
+            static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+            static_cast<unsigned>(grid[2]), block_[0], block_[1], block_[2],
+            sharedBytes_, static_cast<CUstream>(stream), params.data(),
+            nullptr);
+      })
+      .withContext("cannot launch '" + entry_ + "'");
+}
+
+class CudaDevice final : public Device {
+public:
+  CudaDevice(std::shared_ptr<const CudaContext> context, int ordinal,
+             std::string target, const CudaLimits &limits)
+      : context_(std::move(context)), ordinal_(ordinal),
+        target_(std::move(target)), limits_(limits) {}
+
+  const std::string &name() const override { return context_->name(); }
+  const std::string &target() const override { return target_; }
+  StatusOr<KernelMap> load(const pkg::Package &package) override;
+
+  Status checkAccess(const void *data, size_t bytes) const override;
+
+  StatusOr<void *> allocate(size_t bytes) const override;
+  Status free(void *data) const override;
+  Status copy(void *dst, const void *src, size_t bytes,
+              CopyKind kind) const override;
+  Status fill(void *data, uint8_t value, size_t bytes) const override;
+  Status synchronize(void *stream) const override;
+  StatusOr<std::shared_ptr<const DeviceEvent>>
+  record(void *stream) const override;
+  StatusOr<double> elapsedMilliseconds(const DeviceEvent &start,
+                                       const DeviceEvent &end) const override;
+
+private:
+  const CudaDriver &driver() const { return context_->driver(); }
+  StatusOr<std::shared_ptr<const CudaModule>>
+  loadModule(const pkg::Blob &blob) const;
+  StatusOr<std::shared_ptr<const DeviceKernel>>
+  loadKernel(std::shared_ptr<const CudaModule> module,
+             const pkg::Kernel &kernel) const;
+  /// Checks `kernel`'s launch configuration against the device and
+  /// `function`, and opts in to the shared memory it needs.
+  Status configure(CUfunction function, const pkg::Kernel &kernel) const;
+
+  std::shared_ptr<const CudaContext> context_;
+  int ordinal_;
+  std::string target_;
+  CudaLimits limits_;
+};
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+StatusOr<KernelMap> CudaDevice::load(const pkg::Package &package) {
+  return loadKernels<CudaModule>(
+      package, target_, [&](const pkg::Blob &blob) { return loadModule(blob); },
+      [&](std::shared_ptr<const CudaModule> module, const pkg::Kernel &kernel) {
+        return loadKernel(std::move(module), kernel);
+      });
+}
+
+StatusOr<std::shared_ptr<const CudaModule>>
+CudaDevice::loadModule(const pkg::Blob &blob) const {
+  static const uint8_t elfMagic[4] = {0x7f, 'E', 'L', 'F'};
+  if (blob.kind == kCubinKind) {
+    if (blob.data.size() < sizeof(elfMagic) ||
+        !std::equal(elfMagic, elfMagic + sizeof(elfMagic), blob.data.begin()))
+      return Status::error("cubin blob '" + blob.name +
+                           "' is not an ELF image");
+  } else if (blob.kind == kPtxKind) {
+    if (std::find(blob.data.begin(), blob.data.end(), 0) != blob.data.end())
+      return Status::error("ptx blob '" + blob.name + "' holds a NUL byte");
+  } else {
+    return Status::error("cuda kernel blob '" + blob.name + "' has kind '" +
+                         blob.kind + "', expected '" + kCubinKind + "' or '" +
+                         kPtxKind + "'");
+  }
+
+  // The driver reads PTX up to its NUL; a cubin ignores the extra byte.
+  std::string image(blob.data.begin(), blob.data.end());
+  std::string errorLog(kJitLogBytes, '\0'), infoLog(kJitLogBytes, '\0');
+  CUjit_option options[] = {
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errorLog.data(), reinterpret_cast<void *>(kJitLogBytes),
+                    infoLog.data(), reinterpret_cast<void *>(kJitLogBytes)};
+  return context_->run([&]() -> StatusOr<std::shared_ptr<const CudaModule>> {
+    CUmodule module = nullptr;
+    Status s =
+        ATTNC_CUDA_CALL(driver(), cuModuleLoadDataEx, &module, image.c_str(),
+                        std::size(options), options, values);
+    if (!s)
+      return Status::error("cannot load blob '" + blob.name + "' (" +
+                           blob.kind + "): " + s.message() +
+                           logText("jit error log", errorLog) +
+                           logText("jit info log", infoLog));
+    return std::make_shared<const CudaModule>(context_, module,
+                                              driver().cuModuleUnload);
+  });
+}
+
+StatusOr<std::shared_ptr<const DeviceKernel>>
+CudaDevice::loadKernel(std::shared_ptr<const CudaModule> module,
+                       const pkg::Kernel &kernel) const {
+  return context_->run([&]() -> StatusOr<std::shared_ptr<const DeviceKernel>> {
+    CUfunction function = nullptr;
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuModuleGetFunction, &function,
+                                   module->get(), kernel.entry.c_str());
+        !s)
+      return s.withContext("blob '" + kernel.blob + "' has no entry '" +
+                           kernel.entry + "'");
+    if (Status s = configure(function, kernel); !s)
+      return s.withContext("entry '" + kernel.entry + "'");
+    return std::shared_ptr<const DeviceKernel>(std::make_shared<CudaKernel>(
+        std::move(module), function, kernel, limits_));
+  });
+}
+
+Status CudaDevice::configure(CUfunction function,
+                             const pkg::Kernel &kernel) const {
+  const int64_t *block = kernel.block;
+  bool fits = block[0] <= limits_.block[0] && block[1] <= limits_.block[1] &&
+              block[2] <= limits_.block[2];
+  int64_t threads = fits ? block[0] * block[1] * block[2] : 0;
+  if (!fits || threads > limits_.threadsPerBlock)
+    return Status::error(
+        "block " + triple(block[0], block[1], block[2]) +
+        " exceeds the limits of " + name() + ": at most " +
+        triple(limits_.block[0], limits_.block[1], limits_.block[2]) + " and " +
+        std::to_string(limits_.threadsPerBlock) + " threads");
+
+  int maxThreads = 0, staticBytes = 0;
+  Status s = ATTNC_CUDA_CALL(driver(), cuFuncGetAttribute, &maxThreads,
+                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
+  if (s)
+    s = ATTNC_CUDA_CALL(driver(), cuFuncGetAttribute, &staticBytes,
+                        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function);
+  if (!s)
+    return s;
+  // Registers per thread can lower the limit below the device's.
+  if (threads > maxThreads)
+    return Status::error("runs at most " + std::to_string(maxThreads) +
+                         " threads per block, but its block has " +
+                         std::to_string(threads));
+
+  int64_t dynamicBytes = kernel.dynamicSharedMemoryBytes;
+  if (dynamicBytes > limits_.sharedBytesOptIn - staticBytes)
+    return Status::error(
+        "needs " + std::to_string(dynamicBytes) + " bytes of dynamic and " +
+        std::to_string(staticBytes) +
+        " bytes of static shared memory per block, but " + name() +
+        " allows at most " + std::to_string(limits_.sharedBytesOptIn) +
+        " bytes in all");
+  // Beyond the default, a kernel must opt in to its dynamic shared memory.
+  if (dynamicBytes + staticBytes > kDefaultSharedBytes)
+    return ATTNC_CUDA_CALL(driver(), cuFuncSetAttribute, function,
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           static_cast<int>(dynamicBytes));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Status CudaDevice::checkAccess(const void *data, size_t bytes) const {
+  // cuPointerGetAttributes, unlike cuPointerGetAttribute, succeeds on
+  // memory CUDA does not know and leaves the values zero.
+  unsigned memoryType = 0;
+  int ordinal = -1;
+  uint64_t managed = 0; // a bool: wide enough whatever size the driver writes
+  CUpointer_attribute kinds[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                 CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void *kindValues[] = {&memoryType, &ordinal, &managed};
+  Status s = context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuPointerGetAttributes, std::size(kinds),
+                           kinds, kindValues, devicePointer(data));
+  });
+  if (!s)
+    return s;
+
+  uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  if (!managed && memoryType != CU_MEMORYTYPE_DEVICE)
+    return Status::error(address(begin) + " is not device memory of " + name() +
+                         (memoryType == CU_MEMORYTYPE_HOST
+                              ? " but page-locked host memory"
+                              : " (nor any CUDA allocation; a host pointer?)"));
+  // Managed memory migrates to whichever device touches it.
+  if (!managed && ordinal != ordinal_)
+    return Status::error(address(begin) + " is memory of cuda:" +
+                         std::to_string(ordinal) + ", not of " + name());
+
+  // The bounds of its allocation, which only device memory has.
+  CUdeviceptr rangeStart = 0;
+  size_t rangeSize = 0;
+  CUpointer_attribute ranges[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void *rangeValues[] = {&rangeStart, &rangeSize};
+  s = context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuPointerGetAttributes, std::size(ranges),
+                           ranges, rangeValues, devicePointer(data));
+  });
+  if (!s)
+    return s;
+  uintptr_t rangeEnd = static_cast<uintptr_t>(rangeStart) + rangeSize;
+  if (rangeSize != 0 && (begin < rangeStart || bytes > rangeEnd - begin))
+    return Status::error(
+        "its " + std::to_string(bytes) + " bytes at " + address(begin) +
+        " run past the end of their allocation (" + std::to_string(rangeSize) +
+        " bytes at " + address(rangeStart) + ")");
+  return Status::ok();
+}
+
+StatusOr<void *> CudaDevice::allocate(size_t bytes) const {
+  return context_->run([&]() -> StatusOr<void *> {
+    CUdeviceptr pointer = 0;
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuMemAlloc, &pointer, bytes); !s)
+      return s.withContext("cannot allocate " + std::to_string(bytes) +
+                           " bytes on " + name());
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  });
+}
+
+Status CudaDevice::free(void *data) const {
+  return context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuMemFree, devicePointer(data));
+  });
+}
+
+Status CudaDevice::copy(void *dst, const void *src, size_t bytes,
+                        CopyKind kind) const {
+  return context_->run([&] {
+    switch (kind) {
+    case CopyKind::HostToDevice:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyHtoD, devicePointer(dst), src,
+                             bytes);
+    case CopyKind::DeviceToHost:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyDtoH, dst, devicePointer(src),
+                             bytes);
+    case CopyKind::DeviceToDevice:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyDtoD, devicePointer(dst),
+                             devicePointer(src), bytes);
+    }
+    return Status::error("unknown copy kind " +
+                         std::to_string(static_cast<int>(kind)));
+  });
+}
+
+Status CudaDevice::fill(void *data, uint8_t value, size_t bytes) const {
+  return context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuMemsetD8, devicePointer(data), value,
+                           bytes);
+  });
+}
+
+Status CudaDevice::synchronize(void *stream) const {
+  return context_->run([&] {
+    return stream ? ATTNC_CUDA_CALL(driver(), cuStreamSynchronize,
+                                    static_cast<CUstream>(stream))
+                  : driver().check(driver().cuCtxSynchronize(),
+                                   "cuCtxSynchronize");
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+StatusOr<std::shared_ptr<const DeviceEvent>>
+CudaDevice::record(void *stream) const {
+  return context_->run([&]() -> StatusOr<std::shared_ptr<const DeviceEvent>> {
+    CUevent handle = nullptr;
+    if (Status s =
+            ATTNC_CUDA_CALL(driver(), cuEventCreate, &handle, CU_EVENT_DEFAULT);
+        !s)
+      return s;
+    auto event = std::make_shared<const CudaEvent>(context_, handle,
+                                                   driver().cuEventDestroy);
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuEventRecord, handle,
+                                   static_cast<CUstream>(stream));
+        !s)
+      return s;
+    return std::shared_ptr<const DeviceEvent>(std::move(event));
+  });
+}
+
+StatusOr<double> CudaDevice::elapsedMilliseconds(const DeviceEvent &start,
+                                                 const DeviceEvent &end) const {
+  CUevent from = static_cast<const CudaEvent &>(start).event.get();
+  CUevent to = static_cast<const CudaEvent &>(end).event.get();
+  return context_->run([&]() -> StatusOr<double> {
+    float milliseconds = 0;
+    Status s = ATTNC_CUDA_CALL(driver(), cuEventSynchronize, to);
+    if (s)
+      s = ATTNC_CUDA_CALL(driver(), cuEventElapsedTime, &milliseconds, from,
+                          to);
+    if (!s)
+      return s;
+    return static_cast<double>(milliseconds);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Opening
+//===----------------------------------------------------------------------===//
+
+StatusOr<std::shared_ptr<Device>> openOrdinal(const std::string &spec,
+                                              int ordinal) {
+  auto loaded = CudaDriver::get();
+  if (!loaded)
+    return loaded.status();
+  const CudaDriver &driver = **loaded;
+  int count = 0;
+  Status s = ATTNC_CUDA_CALL(driver, cuInit, 0);
+  if (s)
+    s = ATTNC_CUDA_CALL(driver, cuDeviceGetCount, &count);
+  if (!s)
+    return s;
+  if (ordinal >= count)
+    return Status::error(count == 0 ? std::string("there are no CUDA devices")
+                         : count == 1
+                             ? std::string("there is 1 CUDA device (cuda:0)")
+                             : "there are " + std::to_string(count) +
+                                   " CUDA devices (cuda:0 to cuda:" +
+                                   std::to_string(count - 1) + ")");
+
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  CudaLimits limits = {};
+  const std::pair<CUdevice_attribute, int *> queries[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &limits.block[0]},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &limits.block[1]},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &limits.block[2]},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &limits.threadsPerBlock},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &limits.grid[0]},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &limits.grid[1]},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &limits.grid[2]},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+       &limits.sharedBytesOptIn}};
+  s = ATTNC_CUDA_CALL(driver, cuDeviceGet, &device, ordinal);
+  for (const auto &[attribute, value] : queries)
+    if (s)
+      s = ATTNC_CUDA_CALL(driver, cuDeviceGetAttribute, value, attribute,
+                          device);
+  if (!s)
+    return s;
+
+  auto context = CudaContext::retain(driver, device, spec);
+  if (!context)
+    return context.status();
+  // Hopper's wgmma and TMA exist only in the architecture-specific sm_90a.
+  std::string target = "sm_" + std::to_string(major) + std::to_string(minor) +
+                       (major == 9 && minor == 0 ? "a" : "");
+  return std::shared_ptr<Device>(std::make_shared<CudaDevice>(
+      std::move(*context), ordinal, std::move(target), limits));
+}
+
+} // namespace
+
+StatusOr<std::shared_ptr<Device>>
+attnc::rt::detail::openCudaDevice(const std::string &spec, int ordinal) {
+  auto device = openOrdinal(spec, ordinal);
+  if (!device)
+    return device.status().withContext("cannot open device '" + spec + "'");
+  return device;
+}

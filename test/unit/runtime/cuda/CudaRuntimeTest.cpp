@@ -1,0 +1,427 @@
+//===- CudaRuntimeTest.cpp - Tests of the cuda device (GPU tests) ---------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Loads and runs the kernels of TestKernels.cu on cuda:0; every test skips
+// when cuda:0 cannot be opened (no driver, no GPU).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaTestSupport.h"
+
+#include "test/unit/runtime/ExpectReference.h"
+#include "test/unit/runtime/TempPath.h"
+
+#include "attnc/runtime/Runtime.h"
+#include "attnc_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+using namespace attnc;
+
+namespace {
+
+class RuntimeCudaTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto opened = rt::Runtime::open("cuda:0");
+    if (!opened)
+      GTEST_SKIP() << opened.status().message();
+    runtime_ = *opened;
+  }
+  void TearDown() override {
+    for (void *buffer : buffers_)
+      EXPECT_TRUE(runtime_->free(buffer));
+  }
+
+  static pkg::Package cubinPackage() {
+    return test::makeCudaTestPackage("cubin", test::testKernelsCubin());
+  }
+
+  StatusOr<rt::Package> load(const pkg::Package &package) const {
+    auto bytes = pkg::serialize(package);
+    if (!bytes)
+      return bytes.status();
+    return runtime_->loadFromMemory(bytes->data(), bytes->size());
+  }
+
+  /// Loads `package` and looks up `name`; a failure fails the test (gtest
+  /// reports the exception).
+  rt::Function function(const pkg::Package &package,
+                        const std::string &name) const {
+    auto loaded = load(package);
+    if (!loaded)
+      throw std::runtime_error(loaded.status().message());
+    auto fn = loaded->function(name);
+    if (!fn)
+      throw std::runtime_error(fn.status().message());
+    return *fn;
+  }
+
+  /// The message of loading `package`, which must fail.
+  std::string loadError(const pkg::Package &package) const {
+    auto loaded = load(package);
+    EXPECT_FALSE(loaded);
+    return loaded ? "" : loaded.status().message();
+  }
+
+  /// Device memory holding a copy of `values`, freed after the test.
+  float *upload(const std::vector<float> &values) {
+    size_t bytes = values.size() * sizeof(float);
+    auto data = runtime_->allocate(bytes);
+    if (!data)
+      throw std::runtime_error(data.status().message());
+    buffers_.push_back(*data);
+    Status s =
+        runtime_->copy(*data, values.data(), bytes, rt::CopyKind::HostToDevice);
+    if (!s)
+      throw std::runtime_error(s.message());
+    return static_cast<float *>(*data);
+  }
+
+  void download(std::vector<float> &values, const float *data) const {
+    Status s =
+        runtime_->copy(values.data(), data, values.size() * sizeof(float),
+                       rt::CopyKind::DeviceToHost);
+    if (!s)
+      throw std::runtime_error(s.message());
+  }
+
+  /// Device copies of `data`'s tensors (q, k, v, o, lse); o and lse start
+  /// as NaN, as `data` has them.
+  std::vector<rt::TensorRef> deviceTensors(const test::AttentionData &data) {
+    return {{upload(data.q), pkg::DType::F32, data.qShape, {}},
+            {upload(data.k), pkg::DType::F32, data.kvShape, {}},
+            {upload(data.v), pkg::DType::F32, data.kvShape, {}},
+            {upload(data.o), pkg::DType::F32, data.oShape, {}},
+            {upload(data.lse), pkg::DType::F32, data.lseShape, {}}};
+  }
+
+  /// Runs `fn` on device copies of `data` and downloads o and lse into it.
+  Status runAttention(const rt::Function &fn, test::AttentionData &data) {
+    std::vector<rt::TensorRef> t = deviceTensors(data);
+    Status s = fn.call({t[0], t[1], t[2]}, {t[3], t[4]});
+    if (s)
+      s = runtime_->synchronize();
+    if (s) {
+      download(data.o, static_cast<const float *>(t[3].data));
+      download(data.lse, static_cast<const float *>(t[4].data));
+    }
+    return s;
+  }
+
+  /// The message of calling "attention" of `package` with `in` and `out`.
+  std::string callError(const pkg::Package &package,
+                        const std::vector<rt::TensorRef> &in,
+                        const std::vector<rt::TensorRef> &out) {
+    Status s = function(package, "attention").call(in, out);
+    EXPECT_FALSE(s);
+    return s.message();
+  }
+
+  std::optional<rt::Runtime> runtime_;
+  std::vector<void *> buffers_;
+};
+
+//===----------------------------------------------------------------------===//
+// Running kernels
+//===----------------------------------------------------------------------===//
+
+/// The same kernels from a cubin and from PTX (compiled by the driver's JIT).
+class RuntimeCudaBlobTest : public RuntimeCudaTest,
+                            public ::testing::WithParamInterface<std::string> {
+protected:
+  pkg::Package package() const {
+    return test::makeCudaTestPackage(GetParam(), GetParam() == "cubin"
+                                                     ? test::testKernelsCubin()
+                                                     : test::testKernelsPtx());
+  }
+};
+
+TEST_P(RuntimeCudaBlobTest, MatchesReference) {
+  // 300 rows: the last block of 128 threads is partly idle.
+  test::AttentionData data(2, 300, 77, /*seed=*/1);
+  Status s = runAttention(function(package(), "attention"), data);
+  ASSERT_TRUE(s) << s.message();
+  test::expectMatchesReference(data);
+}
+
+TEST_P(RuntimeCudaBlobTest, LaunchesWithLargeDynamicSharedMemory) {
+  // One chunk exactly: y is x reversed only if the kernel got all of it.
+  const int64_t n = test::kReverseSharedBytes / sizeof(float);
+  std::vector<float> x(n), y(n, std::numeric_limits<float>::quiet_NaN());
+  std::iota(x.begin(), x.end(), 0.0f);
+  float *dx = upload(x), *dy = upload(y);
+  Status s = function(package(), "reverse")
+                 .call({{dx, pkg::DType::F32, {n}, {}}},
+                       {{dy, pkg::DType::F32, {n}, {}}});
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_TRUE(runtime_->synchronize());
+  download(y, dy);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], x[n - 1 - i]) << "at " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Blobs, RuntimeCudaBlobTest,
+                         ::testing::Values("cubin", "ptx"),
+                         [](const auto &info) { return info.param; });
+
+TEST_F(RuntimeCudaTest, HonorsStrides) {
+  // q and o stored as [B, N, H, D], passed as [B, H, N, D] views.
+  const int64_t b = 2, n = 9, m = 5, h = test::kHeadsQ, d = test::kHeadDim;
+  test::AttentionData data(b, n, m, /*seed=*/2);
+  auto bhnd = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
+    return ((ib * h + ih) * n + in) * d + id;
+  };
+  auto bnhd = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
+    return ((ib * n + in) * h + ih) * d + id;
+  };
+  std::vector<float> qBNHD(data.q.size()), oBNHD(data.o.size());
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          qBNHD[bnhd(ib, ih, in, id)] = data.q[bhnd(ib, ih, in, id)];
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  std::vector<int64_t> strides = {n * h * d, d, h * d, 1};
+  t[0].data = upload(qBNHD);
+  t[0].strides = strides;
+  t[3].data = upload(oBNHD);
+  t[3].strides = strides;
+  Status s = function(cubinPackage(), "attention")
+                 .call({t[0], t[1], t[2]}, {t[3], t[4]});
+  ASSERT_TRUE(s) << s.message();
+  download(oBNHD, static_cast<const float *>(t[3].data));
+  download(data.lse, static_cast<const float *>(t[4].data));
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          data.o[bhnd(ib, ih, in, id)] = oBNHD[bnhd(ib, ih, in, id)];
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeCudaTest, HandlesEmptyTensors) {
+  rt::Function fn = function(cubinPackage(), "attention");
+  // No keys: every row is empty (o = 0, lse = -inf).
+  test::AttentionData noKeys(1, 3, 0, /*seed=*/3);
+  Status s = runAttention(fn, noKeys);
+  ASSERT_TRUE(s) << s.message();
+  test::expectMatchesReference(noKeys);
+  // No queries: an empty grid, nothing is launched.
+  test::AttentionData noQueries(2, 0, 4, /*seed=*/4);
+  s = runAttention(fn, noQueries);
+  EXPECT_TRUE(s) << s.message();
+}
+
+TEST_F(RuntimeCudaTest, FunctionKeepsItsModuleAlive) {
+  std::optional<rt::Function> fn;
+  {
+    auto loaded = load(cubinPackage());
+    ASSERT_TRUE(loaded) << loaded.status().message();
+    auto found = loaded->function("attention");
+    ASSERT_TRUE(found);
+    fn = *found;
+  }
+  test::AttentionData data(1, 4, 4, /*seed=*/5);
+  Status s = runAttention(*fn, data);
+  ASSERT_TRUE(s) << s.message();
+  test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeCudaTest, TimesAKernelWithEvents) {
+  rt::Function fn = function(cubinPackage(), "attention");
+  test::AttentionData data(1, 256, 256, /*seed=*/6);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  auto start = runtime_->record();
+  ASSERT_TRUE(start) << start.status().message();
+  ASSERT_TRUE(fn.call({t[0], t[1], t[2]}, {t[3], t[4]}));
+  auto end = runtime_->record();
+  ASSERT_TRUE(end) << end.status().message();
+  auto elapsed = end->millisecondsSince(*start);
+  ASSERT_TRUE(elapsed) << elapsed.status().message();
+  EXPECT_GT(*elapsed, 0.0);
+}
+
+TEST_F(RuntimeCudaTest, CallsWithDLPackTensors) {
+  std::string path = test::uniqueTempPath("cuda-dlpack-test");
+  ASSERT_TRUE(pkg::writeFile(cubinPackage(), path));
+  attnc_runtime *runtime = nullptr;
+  attnc_package *package = nullptr;
+  attnc_function *fn = nullptr;
+  ASSERT_EQ(attnc_runtime_open("cuda:0", &runtime), nullptr);
+  ASSERT_EQ(attnc_package_load(runtime, path.c_str(), &package), nullptr);
+  ASSERT_EQ(attnc_package_function(package, "attention", &fn), nullptr);
+  std::remove(path.c_str());
+
+  test::AttentionData data(2, 7, 5, /*seed=*/7);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  std::vector<DLTensor> dl(t.size());
+  for (size_t i = 0; i < t.size(); ++i)
+    dl[i] = DLTensor{t[i].data,
+                     {kDLCUDA, 0},
+                     static_cast<int32_t>(t[i].shape.size()),
+                     {kDLFloat, 32, 1},
+                     t[i].shape.data(),
+                     nullptr,
+                     0};
+  const DLTensor *inputs[] = {&dl[0], &dl[1], &dl[2]};
+  const DLTensor *outputs[] = {&dl[3], &dl[4]};
+  auto callError = [&] {
+    attnc_status status =
+        attnc_function_call_dlpack(fn, inputs, 3, outputs, 2, nullptr);
+    std::string message = status ? attnc_status_message(status) : "";
+    attnc_status_free(status);
+    return message;
+  };
+  ASSERT_EQ(callError(), "");
+  ASSERT_TRUE(runtime_->synchronize());
+  download(data.o, static_cast<const float *>(t[3].data));
+  download(data.lse, static_cast<const float *>(t[4].data));
+  test::expectMatchesReference(data);
+
+  dl[1].device = {kDLCUDA, 1};
+  EXPECT_EQ(callError(), "inputs[1]: dlpack tensor is on cuda:1, but the "
+                         "function runs on cuda:0");
+  dl[1].device = {kDLCPU, 0};
+  EXPECT_EQ(callError(), "inputs[1]: dlpack tensor is on host, but the "
+                         "function runs on cuda:0");
+  attnc_function_destroy(fn);
+  attnc_package_destroy(package);
+  attnc_runtime_destroy(runtime);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeCudaTest, RejectsHostPointers) {
+  test::AttentionData data(1, 4, 4, /*seed=*/8);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  t[0].data = data.q.data();
+  std::string message =
+      callError(cubinPackage(), {t[0], t[1], t[2]}, {t[3], t[4]});
+  EXPECT_EQ(message.rfind("input q: 0x", 0), 0u) << message;
+  EXPECT_NE(message.find(" is not device memory of cuda:0 (nor any CUDA "
+                         "allocation; a host pointer?)"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(RuntimeCudaTest, RejectsTensorsPastTheirAllocation) {
+  // k claims 8 MiB but its buffer holds 4 KiB.
+  test::AttentionData data(1, 4, 4, /*seed=*/9);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  std::vector<int64_t> bigKV = {1, test::kHeadsKV, 65536, test::kHeadDim};
+  t[1].data = upload(std::vector<float>(1024));
+  t[1].shape = t[2].shape = bigKV;
+  std::string message =
+      callError(cubinPackage(), {t[0], t[1], t[2]}, {t[3], t[4]});
+  EXPECT_EQ(message.rfind("input k: its 8388608 bytes at 0x", 0), 0u)
+      << message;
+  EXPECT_NE(message.find(" run past the end of their allocation ("),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(RuntimeCudaTest, LeavesFunctionsForOtherTargetsUnloaded) {
+  // Not a cubin at all: loading it would fail.
+  pkg::Package package =
+      test::makeCudaTestPackage("cubin", {'j', 'u', 'n', 'k'}, "sm_1");
+  auto loaded = load(package);
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  auto fn = loaded->function("attention");
+  ASSERT_TRUE(fn);
+  test::AttentionData data(1, 4, 4, /*seed=*/10);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  Status s = fn->call({t[0], t[1], t[2]}, {t[3], t[4]});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("function 'attention' has no kernel for target "
+                              "'sm_",
+                              0),
+            0u)
+      << s.message();
+  EXPECT_NE(s.message().find("' (it has: sm_1)"), std::string::npos)
+      << s.message();
+}
+
+TEST_F(RuntimeCudaTest, ReportsTheJitLogOfBadPtx) {
+  const std::string ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry test_attention() {\n"
+                          "  not_an_instruction;\n}\n";
+  std::string message = loadError(test::makeCudaTestPackage(
+      "ptx", std::vector<uint8_t>(ptx.begin(), ptx.end())));
+  EXPECT_EQ(message.rfind("<memory>: function 'attention': cannot load blob "
+                          "'gpu' (ptx): cuModuleLoadDataEx: ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("; jit error log: "), std::string::npos) << message;
+}
+
+TEST_F(RuntimeCudaTest, RejectsMalformedBlobs) {
+  pkg::Package package = cubinPackage();
+  package.blobs[0].kind = "host-so";
+  EXPECT_EQ(loadError(package),
+            "<memory>: function 'attention': cuda kernel blob 'gpu' has kind "
+            "'host-so', expected 'cubin' or 'ptx'");
+  std::vector<uint8_t> ptx = test::testKernelsPtx();
+  EXPECT_EQ(loadError(test::makeCudaTestPackage("cubin", ptx)),
+            "<memory>: function 'attention': cubin blob 'gpu' is not an ELF "
+            "image");
+  ptx[10] = 0;
+  EXPECT_EQ(loadError(test::makeCudaTestPackage("ptx", ptx)),
+            "<memory>: function 'attention': ptx blob 'gpu' holds a NUL byte");
+}
+
+TEST_F(RuntimeCudaTest, ReportsMissingEntry) {
+  pkg::Package package = cubinPackage();
+  package.functions[1].kernels[0].entry = "no_such_kernel";
+  std::string message = loadError(package);
+  EXPECT_EQ(message.rfind("<memory>: function 'reverse': blob 'gpu' has no "
+                          "entry 'no_such_kernel': cuModuleGetFunction: ",
+                          0),
+            0u)
+      << message;
+}
+
+TEST_F(RuntimeCudaTest, RejectsLaunchConfigsBeyondTheDevice) {
+  pkg::Package package = cubinPackage();
+  package.functions[0].kernels[0].block[0] = 2048;
+  std::string message = loadError(package);
+  EXPECT_EQ(message.rfind("<memory>: function 'attention': entry "
+                          "'test_attention': block (2048, 1, 1) exceeds the "
+                          "limits of cuda:0: at most (",
+                          0),
+            0u)
+      << message;
+
+  package = cubinPackage();
+  package.functions[1].kernels[0].dynamicSharedMemoryBytes = 1 << 20;
+  message = loadError(package);
+  EXPECT_EQ(message.rfind("<memory>: function 'reverse': entry "
+                          "'test_reverse': needs 1048576 bytes of dynamic and ",
+                          0),
+            0u)
+      << message;
+}
+
+TEST_F(RuntimeCudaTest, RejectsGridsBeyondTheDevice) {
+  pkg::Package package = cubinPackage();
+  package.functions[0].kernels[0].grid[1] = {pkg::GridTerm{65536}};
+  test::AttentionData data(1, 4, 4, /*seed=*/11);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  EXPECT_EQ(callError(package, {t[0], t[1], t[2]}, {t[3], t[4]}),
+            "grid (1, 65536, 1) of 'test_attention' exceeds the limits of "
+            "cuda:0: at most (2147483647, 65535, 65535)");
+}
+
+} // namespace
