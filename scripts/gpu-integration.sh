@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Makes the GPU bundle (scripts/gpu-bundle.sh) and adds the GPU integration
+# tests: every model of test/Integration/Host and examples/ compiled with
+# --target=sm_90a, each `attn-run ... --check` case of those files to run on
+# cuda:0, and the benchmark's package. Run here (needs the built attnc and a
+# CUDA toolkit, no GPU); then on the GPU machine:
+#   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+bundle="$root/gpu-bundle"
+attnc="$build/bin/attnc"
+
+bash "$root/scripts/gpu-bundle.sh" "${1:--j2}"
+mkdir -p "$bundle/packages"
+cases="$bundle/cases.txt"
+: >"$cases"
+
+for model in "$root"/test/Integration/Host/*.mlir; do
+  name="$(basename "$model" .mlir)"
+  "$attnc" "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
+  sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
+    while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
+done
+for model in "$root"/examples/*.mlir; do
+  name="$(basename "$model" .mlir)"
+  "$attnc" "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
+  sed -n 's|^// EXAMPLE-RUN: \(.*\)|\1 --check|p' "$model" |
+    while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
+done
+"$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
+
+cat >"$bundle/run-integration.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
+# inputs, poisoned outputs, fp64 reference); logs under ${OUT:-./out}.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${OUT:-$PWD/out}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -d /usr/local/nvidia/lib64 ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/nvidia/lib64"
+passed=0 failed=0
+while read -r package args; do
+  # shellcheck disable=SC2086
+  if "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args \
+      >>"$out/integration.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: attn-run $package --device cuda:0 $args"
+  fi
+done <"$here/cases.txt"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+SCRIPT
+chmod +x "$bundle/run-integration.sh"
+echo "gpu-bundle: $(wc -l <"$cases") integration cases"
