@@ -26,6 +26,12 @@ class GPUDialect;
 namespace NVVM {
 class NVVMDialect;
 } // namespace NVVM
+namespace nvgpu {
+class NVGPUDialect;
+} // namespace nvgpu
+namespace vector {
+class VectorDialect;
+} // namespace vector
 namespace memref {
 class MemRefDialect;
 } // namespace memref

@@ -46,9 +46,11 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     range) in the gpu.module `attnc_kernels`, targeting `chip`. A block
     (x, y, z) = (query block, head, batch) of `block_m` threads computes the
     same recurrence as the host kernel, one thread per query row, with the
-    working tiles in dynamic shared memory (`GpuBlockLayout`). The function
-    itself is removed. This is the scalar (SIMT) form: correct on any tile
-    size that fits shared memory, without tensor cores.
+    working tiles in dynamic shared memory. The function itself is removed.
+    f16/bf16 attention with head dims that are multiples of 16 and 64 x 64
+    tiles gets the tensor-core form (MmaKernel: mma.sync, four warps of 16
+    rows); anything else the scalar form (BlockBuilder, one thread per row,
+    f32 tiles per `GpuBlockLayout`).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
@@ -60,7 +62,9 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -2,7 +2,10 @@
 # Makes the GPU bundle (scripts/gpu-bundle.sh) and adds the GPU integration
 # tests: every model of test/Integration/Host and examples/ compiled with
 # --target=sm_90a, each `attn-run ... --check` case of those files to run on
-# cuda:0, and the benchmark's package. Run here (needs the built attnc and a
+# cuda:0, and the benchmark's package. The host models are mostly f32, which
+# the scalar GPU kernel runs; each also gets a bf16 variant (f32 tensors of
+# rank 4 become bf16, lse stays f32) so that the same cases cover the
+# tensor-core kernel. Run here (needs the built attnc and a
 # CUDA toolkit, no GPU); then on the GPU machine:
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
 set -euo pipefail
@@ -16,12 +19,19 @@ mkdir -p "$bundle/packages"
 cases="$bundle/cases.txt"
 : >"$cases"
 
+variants="$bundle/variants"
+mkdir -p "$variants"
 for model in "$root"/test/Integration/Host/*.mlir; do
   name="$(basename "$model" .mlir)"
-  "$attnc" "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
-  sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
-    while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
+  sed -E 's/(x[0-9]+)xf32>/\1xbf16>/g' "$model" >"$variants/$name-bf16.mlir"
+  for variant in "$model" "$variants/$name-bf16.mlir"; do
+    vname="$(basename "$variant" .mlir)"
+    "$attnc" "$variant" --target=sm_90a -o "$bundle/packages/$vname.attnpkg"
+    sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
+      while read -r args; do echo "$vname.attnpkg $args" >>"$cases"; done
+  done
 done
+rm -rf "$variants"
 for model in "$root"/examples/*.mlir; do
   name="$(basename "$model" .mlir)"
   "$attnc" "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"

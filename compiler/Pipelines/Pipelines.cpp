@@ -19,7 +19,9 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -32,6 +34,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -50,8 +54,8 @@ using namespace mlir;
 void attnc::registerAttncDialects(DialectRegistry &registry) {
   registry.insert<attn::AttnDialect, arith::ArithDialect, func::FuncDialect,
                   gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+                  memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
   // convert-gpu-to-nvvm lowers the other dialects in a kernel through their
   // ConvertToLLVM interfaces, which must be registered.
   arith::registerConvertArithToLLVMInterface(registry);
@@ -63,6 +67,7 @@ void attnc::registerAttncDialects(DialectRegistry &registry) {
   NVVM::registerConvertGpuToNVVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   // Serializing gpu.modules translates them to LLVM IR for the NVPTX backend.
   registerBuiltinDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
@@ -116,6 +121,8 @@ void attnc::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
 }
 
 void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
+  // nvgpu (ldmatrix) first: it lowers to NVVM ops on vectors.
+  pm.addPass(createConvertNVGPUToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());

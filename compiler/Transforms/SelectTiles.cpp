@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/AttnToGPU/MmaKernel.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 
@@ -32,8 +33,9 @@ struct AttnSelectTilesPass
 
   void runOnOperation() override {
     // Host: 64 x 64 keeps a block's f32 tiles (Q, K, V, S, acc) in L2 for
-    // head dims up to 256. sm_90a: the block's f32 tiles live in shared
-    // memory (GpuBlockLayout), so wide heads take 32 x 32.
+    // head dims up to 256. sm_90a: the tensor-core kernel works on 64 x 64;
+    // the scalar kernel keeps f32 tiles in shared memory (GpuBlockLayout),
+    // so wide f32 heads take 32 x 32.
     bool gpu = target == "sm_90a";
     if (!gpu && target != "host") {
       getOperation().emitError() << "unknown target '" << target
@@ -44,7 +46,9 @@ struct AttnSelectTilesPass
       if (op.getTiles())
         return;
       int64_t headDim = op.getQ().getType().getDimSize(3);
-      int64_t blockM = gpu && headDim > 128 ? 32 : 64;
+      int64_t blockM = gpu && headDim > 128 && !attnc::canUseMmaKernel(op, true)
+                           ? 32
+                           : 64;
       int64_t blockN = blockM;
       blockM = fitToExtent(blockM, op.getQ().getType().getDimSize(2));
       blockN = fitToExtent(blockN, op.getK().getType().getDimSize(2));

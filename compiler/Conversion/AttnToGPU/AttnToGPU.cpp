@@ -13,6 +13,8 @@
 
 #include "compiler/Conversion/AttnToGPU/AttnToGPU.h"
 
+#include "compiler/Conversion/AttnToGPU/MmaKernel.h"
+
 #include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "compiler/Conversion/AttnToTiled/BlockBuilder.h"
 #include "compiler/Passes.h"
@@ -22,7 +24,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace attnc {
@@ -59,6 +63,13 @@ attnc::GpuBlockLayout attnc::getGpuBlockLayout(attn::AttentionOp op) {
   return layout;
 }
 
+attnc::GpuLaunch attnc::getGpuLaunch(attn::AttentionOp op) {
+  if (canUseMmaKernel(op))
+    return {kMmaThreads, getMmaSharedLayout(op).bytes};
+  GpuBlockLayout layout = getGpuBlockLayout(op);
+  return {layout.threads, layout.sharedBytes};
+}
+
 namespace {
 
 /// The buffer type of a kernel argument: any strides, any offset.
@@ -68,6 +79,35 @@ MemRefType kernelMemRefType(Type tensorType) {
   auto layout =
       StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
   return MemRefType::get(type.getShape(), type.getElementType(), layout);
+}
+
+/// The scalar form: one thread per query row, the f32 tiles of
+/// GpuBlockLayout in shared memory, BlockBuilder's recurrence.
+void emitScalarKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
+                      const attnc::KernelOperands &operands, Value shared,
+                      Value threadId, Value qBlock, Value head, Value batch) {
+  attnc::GpuBlockLayout layout = attnc::getGpuBlockLayout(op);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
+    Value at = arith::ConstantIndexOp::create(b, loc, offset);
+    auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
+    return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
+        .getResult();
+  };
+  attn::TilesAttr tiles = *op.getTiles();
+  int64_t blockM = tiles.getBlockM(), blockN = tiles.getBlockN();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  attnc::BlockTiles t{view(layout.qOffset, {blockM, layout.qRow}),
+                      view(layout.kOffset, {blockN, headDim}),
+                      view(layout.vOffset, {blockN, headDimV}),
+                      view(layout.sOffset, {blockM, layout.sRow}),
+                      view(layout.accOffset, {blockM, layout.accRow}),
+                      view(layout.rowMaxOffset, {blockM}),
+                      view(layout.rowSumOffset, {blockM})};
+  attnc::emitAttentionBlock(b, loc, op, operands, t, qBlock, head, batch,
+                            threadId);
 }
 
 struct ConvertAttnToGPUPass
@@ -113,11 +153,11 @@ struct ConvertAttnToGPUPass
     if (!op.getTiles())
       return op.emitError() << "tile sizes are not set: run attn-select-tiles "
                                "first or give the op a `tiles` attribute";
-    attnc::GpuBlockLayout layout = attnc::getGpuBlockLayout(op);
-    if (layout.sharedBytes > attnc::kSm90SharedMemoryBytes)
+    attnc::GpuLaunch launch = attnc::getGpuLaunch(op);
+    if (launch.sharedBytes > attnc::kSm90SharedMemoryBytes)
       return op.emitError()
              << "tiles " << op.getTiles()->getBlockM() << "x"
-             << op.getTiles()->getBlockN() << " need " << layout.sharedBytes
+             << op.getTiles()->getBlockN() << " need " << launch.sharedBytes
              << " bytes of shared memory per block, more than the "
              << attnc::kSm90SharedMemoryBytes << " an sm_90a block has";
 
@@ -134,7 +174,7 @@ struct ConvertAttnToGPUPass
                                          FunctionType::get(ctx, argTypes, {}));
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-        {static_cast<int32_t>(layout.threads), 1, 1}));
+        {static_cast<int32_t>(launch.threads), 1, 1}));
 
     Block &body = kernel.getBody().front();
     b.setInsertionPointToStart(&body);
@@ -147,24 +187,6 @@ struct ConvertAttnToGPUPass
     auto bytesType =
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), nullptr, workgroup);
     Value shared = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
-    auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
-      Value at = arith::ConstantIndexOp::create(b, loc, offset);
-      auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
-      return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
-          .getResult();
-    };
-    attn::TilesAttr tiles = *op.getTiles();
-    int64_t blockM = tiles.getBlockM(), blockN = tiles.getBlockN();
-    int64_t headDim = op.getQ().getType().getDimSize(3);
-    int64_t headDimV = op.getV().getType().getDimSize(3);
-    attnc::BlockTiles t{view(layout.qOffset, {blockM, layout.qRow}),
-                        view(layout.kOffset, {blockN, headDim}),
-                        view(layout.vOffset, {blockN, headDimV}),
-                        view(layout.sOffset, {blockM, layout.sRow}),
-                        view(layout.accOffset, {blockM, layout.accRow}),
-                        view(layout.rowMaxOffset, {blockM}),
-                        view(layout.rowSumOffset, {blockM})};
-
     auto argFor = [&](Value operand) {
       return body.getArgument(cast<BlockArgument>(operand).getArgNumber());
     };
@@ -172,9 +194,14 @@ struct ConvertAttnToGPUPass
     Value out, lse;
     for (auto [i, isOut] : llvm::enumerate(form->resultIsOut))
       (isOut ? out : lse) = body.getArgument(numInputs + i);
-    attnc::emitAttentionBlock(
-        b, loc, op, {argFor(op.getQ()), argFor(op.getK()), argFor(op.getV()), out, lse},
-        t, qBlock, head, batch, threadId);
+    attnc::KernelOperands operands{argFor(op.getQ()), argFor(op.getK()),
+                                   argFor(op.getV()), out, lse};
+    if (attnc::canUseMmaKernel(op))
+      attnc::emitMmaKernel(b, loc, op, operands, shared, threadId, qBlock, head,
+                           batch);
+    else
+      emitScalarKernel(b, loc, op, operands, shared, threadId, qBlock, head,
+                       batch);
     gpu::ReturnOp::create(b, loc);
     return success();
   }

@@ -29,8 +29,15 @@ struct GpuBlockLayout {
   int64_t sharedBytes;
 };
 
-/// The layout of `op`'s kernel; `op` must have tiles.
+/// The layout of `op`'s scalar kernel; `op` must have tiles.
 GpuBlockLayout getGpuBlockLayout(mlir::attn::AttentionOp op);
+
+/// Threads per block and dynamic shared memory of `op`'s kernel, whichever
+/// form (tensor-core or scalar) it gets.
+struct GpuLaunch {
+  int64_t threads, sharedBytes;
+};
+GpuLaunch getGpuLaunch(mlir::attn::AttentionOp op);
 
 /// The name of the gpu.module holding every kernel of a module.
 inline constexpr llvm::StringLiteral kGpuModuleName = "attnc_kernels";

@@ -235,10 +235,10 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
   if (target == "host") {
     kernel.entry = attnc::hostEntryName(func.getName());
   } else {
-    attnc::GpuBlockLayout layout = attnc::getGpuBlockLayout(op);
+    attnc::GpuLaunch launch = attnc::getGpuLaunch(op);
     kernel.entry = func.getName().str();
-    kernel.block[0] = layout.threads;
-    kernel.dynamicSharedMemoryBytes = layout.sharedBytes;
+    kernel.block[0] = launch.threads;
+    kernel.dynamicSharedMemoryBytes = launch.sharedBytes;
   }
   // Grid (x fastest): query blocks, query heads, batch; see AttnToTiled.
   pkg::Dim seqQ = dimOf({0, inputOf(op.getQ()), 2});
