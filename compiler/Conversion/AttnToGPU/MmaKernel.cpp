@@ -119,25 +119,113 @@ private:
     return v;
   }
 
-  /// Copies rows [0, count) of a [B, H, N, D] input from sequence position
-  /// `first` into the shared tile, zero-filling rows [count, rows): the
-  /// tensor cores compute on whole tiles.
-  void stageTile(Value input, Value tile, Value batch, Value head, Value first,
-                 Value count, int64_t rows, int64_t width) {
+  /// A [B, H, N, D] input and, when its layout allows 16-byte loads (unit
+  /// inner stride, outer strides and base aligned to 8 elements), a flat
+  /// view of its buffer for them. Decided once per kernel: the same strides
+  /// hold for every tile.
+  struct Source {
+    Value input;
+    Value flat;     // 1-D view of the buffer from the input's offset
+    Value strides[3];
+    Value vectorized; // i1
+  };
+
+  Source makeSource(Value input) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, input);
+    Source source{input, {}, {}, {}};
+    ValueRange strides = metadata.getStrides();
+    Value vectorized = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             strides[3], index(1));
+    auto multipleOf8 = [&](Value v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   arith::RemUIOp::create(b, loc, v, index(8)),
+                                   index(0));
+    };
+    for (int64_t i = 0; i < 3; ++i) {
+      source.strides[i] = strides[i];
+      vectorized = arith::AndIOp::create(b, loc, vectorized, multipleOf8(strides[i]));
+    }
+    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
+    Value start = add(pointer, mul(metadata.getOffset(), index(2)));
+    source.vectorized = arith::AndIOp::create(
+        b, loc, vectorized,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, loc, start, index(16)),
+                              index(0)));
+    auto flatType = MemRefType::get(
+        {ShapedType::kDynamic}, element,
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}));
+    source.flat = memref::ReinterpretCastOp::create(
+        b, loc, flatType, metadata.getBaseBuffer(),
+        OpFoldResult(metadata.getOffset()),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(std::numeric_limits<int32_t>::max())},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    return source;
+  }
+
+  /// Copies rows [0, count) of the input from sequence position `first`
+  /// into the shared tile, zero-filling rows [count, rows): the tensor cores
+  /// compute on whole tiles. 16-byte loads when the source allows them.
+  void stageTile(const Source &source, Value tile, Value batch, Value head,
+                 Value first, Value count, int64_t rows, int64_t width) {
+    scf::IfOp::create(
+        b, loc, source.vectorized,
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+          stageVectors(source, tile, batch, head, first, count, rows, width);
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+          stageElements(source.input, tile, batch, head, first, count, rows, width);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  void stageVectors(const Source &source, Value tile, Value batch, Value head,
+                    Value first, Value count, int64_t rows, int64_t width) {
+    const int64_t lanes = 8; // 16 bytes of 16-bit elements
+    auto vectorType = VectorType::get({lanes}, element);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
+    Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
+    loop(threadId, index(rows * width / lanes), index(attnc::kMmaThreads),
+         [&](Value flat) {
+           Value row = arith::DivUIOp::create(b, loc, flat, index(width / lanes));
+           Value col = mul(arith::RemUIOp::create(b, loc, flat, index(width / lanes)),
+                           index(lanes));
+           Value inside =
+               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
+           // Rows past the end read row 0 (always valid) and store zeros.
+           Value sourceRow =
+               add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+           Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+           Value loaded = vector::LoadOp::create(b, loc, vectorType, source.flat,
+                                                 ValueRange{at}, false,
+                                                 llvm::MaybeAlign(16));
+           Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
+           vector::StoreOp::create(b, loc, value, tile, ValueRange{row, col},
+                                   false, llvm::MaybeAlign(16));
+         });
+  }
+
+  void stageElements(Value input, Value tile, Value batch, Value head,
+                     Value first, Value count, int64_t rows, int64_t width) {
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
     loop(threadId, index(rows * width), index(attnc::kMmaThreads), [&](Value flat) {
       Value row = arith::DivUIOp::create(b, loc, flat, index(width));
       Value col = arith::RemUIOp::create(b, loc, flat, index(width));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-      Value value = ifElse(
-          inside, {element},
-          [&] {
-            return SmallVector<Value>{memref::LoadOp::create(
-                b, loc, input, ValueRange{batch, head, add(first, row), col})};
-          },
-          [&] { return SmallVector<Value>{zero}; })[0];
-      memref::StoreOp::create(b, loc, value, tile, ValueRange{row, col});
+      Value sourceRow =
+          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+      Value loaded = memref::LoadOp::create(
+          b, loc, input, ValueRange{batch, head, sourceRow, col});
+      memref::StoreOp::create(b, loc,
+                              arith::SelectOp::create(b, loc, inside, loaded, zero),
+                              tile, ValueRange{row, col});
     });
   }
 
@@ -247,7 +335,9 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                                       arith::SubIOp::create(b, loc, seqQ, q0));
   Value qLast = arith::SubIOp::create(b, loc, add(q0, rows), c1);
 
-  stageTile(x.q, qs, batch, head, q0, rows, blockM, headDim);
+  Source qSource = makeSource(x.q), kSource = makeSource(x.k),
+         vSource = makeSource(x.v);
+  stageTile(qSource, qs, batch, head, q0, rows, blockM, headDim);
   gpu::BarrierOp::create(b, loc);
 
   // The thread's two rows within the block (g and g + 8 of its warp) and
@@ -295,8 +385,8 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
             tileClass.mayAllow, stateTypes,
             [&] {
               gpu::BarrierOp::create(b, loc);
-              stageTile(x.k, ks, batch, headKV, k0, cols, blockN, headDim);
-              stageTile(x.v, vs, batch, headKV, k0, cols, blockN, headDimV);
+              stageTile(kSource, ks, batch, headKV, k0, cols, blockN, headDim);
+              stageTile(vSource, vs, batch, headKV, k0, cols, blockN, headDimV);
               gpu::BarrierOp::create(b, loc);
 
               // S = Q Kᵀ: 8 fragments of 16 rows x 8 keys, 4 f32 each.
