@@ -33,9 +33,9 @@ struct AttnSelectTilesPass
 
   void runOnOperation() override {
     // Host: 64 x 64 keeps a block's f32 tiles (Q, K, V, S, acc) in L2 for
-    // head dims up to 256. sm_90a: the tensor-core kernel works on 64 x 64;
-    // the scalar kernel keeps f32 tiles in shared memory (GpuBlockLayout),
-    // so wide f32 heads take 32 x 32.
+    // head dims up to 256. sm_90a: the tensor-core kernel has fixed tiles
+    // (MmaKernel.h); the scalar kernel keeps f32 tiles in shared memory
+    // (GpuBlockLayout), so wide heads take 32 x 32.
     bool gpu = target == "sm_90a";
     if (!gpu && target != "host") {
       getOperation().emitError() << "unknown target '" << target
@@ -46,10 +46,13 @@ struct AttnSelectTilesPass
       if (op.getTiles())
         return;
       int64_t headDim = op.getQ().getType().getDimSize(3);
-      int64_t blockM = gpu && headDim > 128 && !attnc::canUseMmaKernel(op, true)
-                           ? 32
-                           : 64;
-      int64_t blockN = blockM;
+      int64_t blockM = 64, blockN = 64;
+      if (gpu && attnc::canUseMmaKernel(op, /*ignoreTiles=*/true)) {
+        blockM = attnc::mmaBlockM(op.getV().getType().getDimSize(3));
+        blockN = attnc::kMmaBlockN;
+      } else if (gpu && headDim > 128) {
+        blockM = blockN = 32;
+      }
       blockM = fitToExtent(blockM, op.getQ().getType().getDimSize(2));
       blockN = fitToExtent(blockN, op.getK().getType().getDimSize(2));
       op.setTilesAttr(attn::TilesAttr::get(op.getContext(), blockM, blockN));

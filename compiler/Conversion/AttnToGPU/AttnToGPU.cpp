@@ -65,7 +65,8 @@ attnc::GpuBlockLayout attnc::getGpuBlockLayout(attn::AttentionOp op) {
 
 attnc::GpuLaunch attnc::getGpuLaunch(attn::AttentionOp op) {
   if (canUseMmaKernel(op))
-    return {kMmaThreads, getMmaSharedLayout(op).bytes};
+    return {mmaThreads(mmaBlockM(op.getV().getType().getDimSize(3))),
+            getMmaSharedLayout(op).bytes};
   GpuBlockLayout layout = getGpuBlockLayout(op);
   return {layout.threads, layout.sharedBytes};
 }

@@ -49,9 +49,11 @@ attnc::MmaSharedLayout attnc::getMmaSharedLayout(attn::AttentionOp op) {
   layout.vRow = headDimV + 8;
   const int64_t elementBytes = 2;
   layout.qOffset = 0;
-  layout.kOffset = layout.qOffset + kMmaBlockM * layout.qRow * elementBytes;
+  layout.kOffset = layout.qOffset + mmaBlockM(headDimV) * layout.qRow * elementBytes;
   layout.vOffset = layout.kOffset + kMmaBlockN * layout.kRow * elementBytes;
-  layout.bytes = layout.vOffset + kMmaBlockN * layout.vRow * elementBytes;
+  layout.stageBytes = (kMmaBlockN * layout.kRow + kMmaBlockN * layout.vRow) *
+                      elementBytes;
+  layout.bytes = layout.kOffset + 2 * layout.stageBytes;
   return layout;
 }
 
@@ -64,6 +66,7 @@ public:
         element(op.getQ().getType().getElementType()) {
     headDim = op.getQ().getType().getDimSize(3);
     headDimV = op.getV().getType().getDimSize(3);
+    threads = attnc::mmaThreads(attnc::mmaBlockM(headDimV));
     pairType = VectorType::get({2}, element);
     // mma.sync takes f16 pairs as vector<2xf16> and bf16 pairs as i32.
     registerType = element.isBF16() ? Type(b.getI32Type()) : Type(pairType);
@@ -165,15 +168,19 @@ private:
 
   /// Copies rows [0, count) of the input from sequence position `first`
   /// into the shared tile, zero-filling rows [count, rows): the tensor cores
-  /// compute on whole tiles. 16-byte loads when the source allows them.
+  /// compute on whole tiles. 16-byte loads when the source allows them,
+  /// issued as asynchronous copies (cp.async) when `async`; the caller
+  /// commits and waits for them.
   void stageTile(const Source &source, Value tile, Value batch, Value head,
-                 Value first, Value count, int64_t rows, int64_t width) {
+                 Value first, Value count, int64_t rows, int64_t width,
+                 bool async = false) {
     scf::IfOp::create(
         b, loc, source.vectorized,
         [&](OpBuilder &nested, Location) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-          stageVectors(source, tile, batch, head, first, count, rows, width);
+          stageVectors(source, tile, batch, head, first, count, rows, width,
+                       async);
           scf::YieldOp::create(b, loc);
         },
         [&](OpBuilder &nested, Location) {
@@ -185,13 +192,14 @@ private:
   }
 
   void stageVectors(const Source &source, Value tile, Value batch, Value head,
-                    Value first, Value count, int64_t rows, int64_t width) {
+                    Value first, Value count, int64_t rows, int64_t width,
+                    bool async) {
     const int64_t lanes = 8; // 16 bytes of 16-bit elements
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
     Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
-    loop(threadId, index(rows * width / lanes), index(attnc::kMmaThreads),
+    loop(threadId, index(rows * width / lanes), index(threads),
          [&](Value flat) {
            Value row = arith::DivUIOp::create(b, loc, flat, index(width / lanes));
            Value col = mul(arith::RemUIOp::create(b, loc, flat, index(width / lanes)),
@@ -202,6 +210,16 @@ private:
            Value sourceRow =
                add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
            Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+           if (async) {
+             // Rows past the end copy no bytes: cp.async zero-fills them.
+             Value sourceElements = arith::SelectOp::create(
+                 b, loc, inside, index(lanes), index(0));
+             nvgpu::DeviceAsyncCopyOp::create(
+                 b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+                 ValueRange{row, col}, source.flat, ValueRange{at},
+                 b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
+             return;
+           }
            Value loaded = vector::LoadOp::create(b, loc, vectorType, source.flat,
                                                  ValueRange{at}, false,
                                                  llvm::MaybeAlign(16));
@@ -214,7 +232,7 @@ private:
   void stageElements(Value input, Value tile, Value batch, Value head,
                      Value first, Value count, int64_t rows, int64_t width) {
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-    loop(threadId, index(rows * width), index(attnc::kMmaThreads), [&](Value flat) {
+    loop(threadId, index(rows * width), index(threads), [&](Value flat) {
       Value row = arith::DivUIOp::create(b, loc, flat, index(width));
       Value col = arith::RemUIOp::create(b, loc, flat, index(width));
       Value inside =
@@ -285,13 +303,14 @@ private:
   VectorType pairType;
   int64_t headDim, headDimV;
   Value threadId;
+  int64_t threads;
 };
 
 void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                             Value tid, Value qBlock, Value head, Value batch) {
   threadId = tid;
   using P = arith::CmpIPredicate;
-  const int64_t blockM = attnc::kMmaBlockM, blockN = attnc::kMmaBlockN;
+  const int64_t blockM = attnc::mmaBlockM(headDimV), blockN = attnc::kMmaBlockN;
   const int64_t keyFragments = blockN / 8, outFragments = headDimV / 8;
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   float scale = op.getEffectiveScale();
@@ -310,8 +329,13 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
         .getResult();
   };
   Value qs = view(layout.qOffset, blockM, layout.qRow);
-  Value ks = view(layout.kOffset, blockN, layout.kRow);
-  Value vs = view(layout.vOffset, blockN, layout.vRow);
+  // Key/value tiles of stage `stage` (an index value, 0 or 1).
+  auto stageView = [&](Value stage, int64_t offset, int64_t width) {
+    auto type = MemRefType::get({blockN, width}, element, nullptr, workgroup);
+    Value at = add(index(offset), mul(stage, index(layout.stageBytes)));
+    return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
+        .getResult();
+  };
 
   Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
   Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
@@ -371,11 +395,49 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
     return add(columnBase, index(j * 8 + r % 2));
   };
 
+  // Key and value tiles go through two stages of shared memory: the copy of
+  // the next tile (cp.async when the layout allows) runs while the current
+  // one is used. Every tile in the loop's range is copied, even one the
+  // classifier then skips: the copies are issued a tile ahead.
+  auto stageKeyTile = [&](Value k0, Value stage) {
+    Value cols = arith::MinUIOp::create(b, loc, index(blockN),
+                                        arith::SubIOp::create(b, loc, seqK, k0));
+    stageTile(kSource, stageView(stage, layout.kOffset, layout.kRow), batch,
+              headKV, k0, cols, blockN, headDim, /*async=*/true);
+    stageTile(vSource, stageView(stage, layout.vOffset, layout.vRow), batch,
+              headKV, k0, cols, blockN, headDimV, /*async=*/true);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
+  auto ifThen = [&](Value cond, auto body) {
+    scf::IfOp::create(b, loc, cond, [&](OpBuilder &nested, Location) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+      body();
+      scf::YieldOp::create(b, loc);
+    });
+  };
+  ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
+         [&] { stageKeyTile(kBegin, c0); });
+
   auto keyLoop = scf::ForOp::create(
       b, loc, kBegin, kEnd, index(blockN), init,
       [&](OpBuilder &nested, Location, Value k0, ValueRange state) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+        Value tileNumber = arith::DivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
+        Value stage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
+        // This tile's copies are done, and every thread has finished with
+        // the other stage, which the next tile's copies overwrite.
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+        gpu::BarrierOp::create(b, loc);
+        Value nextK0 = add(k0, index(blockN));
+        ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
+          stageKeyTile(nextK0, arith::SubIOp::create(b, loc, c1, stage));
+        });
+        Value ks = stageView(stage, layout.kOffset, layout.kRow);
+        Value vs = stageView(stage, layout.vOffset, layout.vRow);
+
         Value cols = arith::MinUIOp::create(
             b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
         Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), c1);
@@ -384,10 +446,6 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
         ValueRange next = ifElse(
             tileClass.mayAllow, stateTypes,
             [&] {
-              gpu::BarrierOp::create(b, loc);
-              stageTile(kSource, ks, batch, headKV, k0, cols, blockN, headDim);
-              stageTile(vSource, vs, batch, headKV, k0, cols, blockN, headDimV);
-              gpu::BarrierOp::create(b, loc);
 
               // S = Q Kᵀ: 8 fragments of 16 rows x 8 keys, 4 f32 each.
               SmallVector<SmallVector<Value>> s(keyFragments,

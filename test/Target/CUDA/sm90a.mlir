@@ -4,8 +4,9 @@
 // RUN: attn-run %t.attnpkg --list | FileCheck %s --check-prefix=LIST
 
 // PTX 8.0 for sm_90a, one kernel per function taking MLIR's expanded memref
-// arguments. bf16 runs on tensor cores (ldmatrix, mma.sync m16n8k16 with f32
-// accumulators, quad shuffles for row statistics); f32 on the scalar kernel.
+// arguments. bf16 runs on tensor cores (cp.async into shared memory, ldmatrix,
+// mma.sync m16n8k16 with f32 accumulators, quad shuffles for row
+// statistics); f32 on the scalar kernel.
 // exp2 comes from libdevice.
 
 // PTX:      .version 8.0
@@ -15,6 +16,7 @@
 // PTX-DAG:  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-DAG:  shfl.sync.bfly.b32
 // PTX-DAG:  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-DAG:  cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 // PTX-DAG:  ex2.approx
 // PTX-LABEL: .visible .entry causal_f32(
 // PTX-NOT:  mma.sync
@@ -24,7 +26,7 @@
 // The package records the launch and ptxas's resource report.
 
 // EXPLAIN-DAG: causal_bf16 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
-// EXPLAIN-DAG: causal_bf16: entry causal_bf16, block 128, dynamic shared memory 27648 bytes, tiles block_m=64 block_n=64
+// EXPLAIN-DAG: causal_bf16: entry causal_bf16, block 256, dynamic shared memory 55296 bytes, tiles block_m=128 block_n=64
 // EXPLAIN-DAG: causal_f32: entry causal_f32, block 64, dynamic shared memory 83200 bytes, tiles block_m=64 block_n=64
 
 // LIST: causal_bf16
