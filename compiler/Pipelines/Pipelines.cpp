@@ -21,23 +21,23 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -52,10 +52,11 @@
 using namespace mlir;
 
 void attnc::registerAttncDialects(DialectRegistry &registry) {
-  registry.insert<attn::AttnDialect, arith::ArithDialect, func::FuncDialect,
-                  gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
-                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
+  registry
+      .insert<attn::AttnDialect, arith::ArithDialect, func::FuncDialect,
+              gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
+              memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
+              scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
   // convert-gpu-to-nvvm lowers the other dialects in a kernel through their
   // ConvertToLLVM interfaces, which must be registered.
   arith::registerConvertArithToLLVMInterface(registry);
@@ -137,8 +138,7 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
 
 namespace {
 struct TargetOptions : PassPipelineOptions<TargetOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("host or sm_90a"),
+  Option<std::string> target{*this, "target", llvm::cl::desc("host or sm_90a"),
                              llvm::cl::init("host")};
 };
 } // namespace
@@ -172,12 +172,12 @@ void attnc::registerAttncPassesAndPipelines() {
   PassPipelineRegistration<>(
       "attnc-gpu-to-nvvm", "Lower the gpu.module to the NVVM and LLVM dialects",
       [](OpPassManager &pm) { buildGpuToNVVMPipeline(pm); });
-  PassPipelineRegistration<>(
-      "attnc-host", "The whole host pipeline, attn to LLVM dialect",
-      [](OpPassManager &pm) {
-        buildFrontendPipeline(pm);
-        buildSelectTilesPipeline(pm, "host");
-        buildTilePipeline(pm);
-        buildHostToLLVMPipeline(pm);
-      });
+  PassPipelineRegistration<>("attnc-host",
+                             "The whole host pipeline, attn to LLVM dialect",
+                             [](OpPassManager &pm) {
+                               buildFrontendPipeline(pm);
+                               buildSelectTilesPipeline(pm, "host");
+                               buildTilePipeline(pm);
+                               buildHostToLLVMPipeline(pm);
+                             });
 }

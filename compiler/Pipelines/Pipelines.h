@@ -35,7 +35,8 @@ namespace attnc {
 void registerAttncDialects(mlir::DialectRegistry &registry);
 
 void buildFrontendPipeline(mlir::OpPassManager &pm);
-void buildSelectTilesPipeline(mlir::OpPassManager &pm, const std::string &target);
+void buildSelectTilesPipeline(mlir::OpPassManager &pm,
+                              const std::string &target);
 void buildTilePipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuPipeline(mlir::OpPassManager &pm, const std::string &chip);

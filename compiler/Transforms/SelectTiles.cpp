@@ -38,8 +38,8 @@ struct AttnSelectTilesPass
     // (GpuBlockLayout), so wide heads take 32 x 32.
     bool gpu = target == "sm_90a";
     if (!gpu && target != "host") {
-      getOperation().emitError() << "unknown target '" << target
-                                 << "'; expected host or sm_90a";
+      getOperation().emitError()
+          << "unknown target '" << target << "'; expected host or sm_90a";
       return signalPassFailure();
     }
     getOperation().walk([&](attn::AttentionOp op) {

@@ -46,9 +46,9 @@ static LogicalResult verifyTensor(Operation *op, StringRef name,
                                   RankedTensorType type, int64_t rank,
                                   StringRef layout) {
   if (type.getRank() != rank)
-    return op->emitOpError() << "expected " << name << " to have rank " << rank
-                             << " " << layout << ", got rank "
-                             << type.getRank();
+    return op->emitOpError()
+           << "expected " << name << " to have rank " << rank << " " << layout
+           << ", got rank " << type.getRank();
   for (auto [dim, extent] : llvm::enumerate(type.getShape())) {
     if (ShapedType::isDynamic(extent))
       continue;
@@ -82,8 +82,8 @@ static std::string dimString(int64_t extent) {
 }
 
 static LogicalResult verifyDimsMatch(Operation *op, StringRef what,
-                                     StringRef nameA, int64_t a, StringRef nameB,
-                                     int64_t b) {
+                                     StringRef nameA, int64_t a,
+                                     StringRef nameB, int64_t b) {
   if (dimsCompatible(a, b))
     return success();
   return op->emitOpError() << "expected " << nameA << " and " << nameB
@@ -146,9 +146,9 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
                              kType.getDimSize(3))))
     return failure();
   if (headsQ % headsKV != 0)
-    return op->emitOpError() << "expected the q head count (" << headsQ
-                             << ") to be a multiple of the k/v head count ("
-                             << headsKV << ")";
+    return op->emitOpError()
+           << "expected the q head count (" << headsQ
+           << ") to be a multiple of the k/v head count (" << headsKV << ")";
 
   SmallVector<int64_t> expectedOut = {qType.getDimSize(0), headsQ,
                                       qType.getDimSize(2), vType.getDimSize(3)};
@@ -172,8 +172,8 @@ static LogicalResult verifyScale(Operation *op, FloatAttr scaleAttr) {
   std::optional<float> scale = getFloat(scaleAttr);
   if (!scale || (std::isfinite(*scale) && *scale != 0.0f))
     return success();
-  InFlightDiagnostic diag =
-      op->emitOpError() << "expected scale to be finite and non-zero, got ";
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expected scale to be finite and non-zero, got ";
   if (std::isnan(*scale))
     return diag << "nan";
   if (std::isinf(*scale))
@@ -231,13 +231,12 @@ LogicalResult AttentionOp::verify() {
                          << ", " << dimString(expectedLse[2])
                          << "] ([batch, q heads, q seq]), got " << lseType;
 
-  for (auto [name, window] :
-       {std::pair<StringRef, std::optional<int64_t>>{"window_left",
-                                                     getWindowLeft()},
-        {"window_right", getWindowRight()}}) {
+  for (auto [name, window] : {std::pair<StringRef, std::optional<int64_t>>{
+                                  "window_left", getWindowLeft()},
+                              {"window_right", getWindowRight()}}) {
     if (window && *window < 0)
-      return emitOpError() << "expected " << name
-                           << " to be non-negative, got " << *window;
+      return emitOpError() << "expected " << name << " to be non-negative, got "
+                           << *window;
   }
   return success();
 }
@@ -247,7 +246,8 @@ LogicalResult AttentionOp::verify() {
 static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
                                            StringRef name,
                                            ArrayRef<Type> argTypes,
-                                           StringRef argNames, Type resultType) {
+                                           StringRef argNames,
+                                           Type resultType) {
   if (region.empty())
     return success();
   Block &block = region.front();
@@ -262,12 +262,12 @@ static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
   }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield)
-    return op.emitOpError() << "expected the " << name
-                            << " region to end with attn.yield";
+    return op.emitOpError()
+           << "expected the " << name << " region to end with attn.yield";
   if (yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != resultType)
-    return yield.emitOpError() << "expected the " << name
-                               << " region to yield one " << resultType;
+    return yield.emitOpError()
+           << "expected the " << name << " region to yield one " << resultType;
   WalkResult impure = region.walk([&](Operation *nested) {
     if (nested == yield.getOperation() || isMemoryEffectFree(nested))
       return WalkResult::advance();
@@ -350,13 +350,12 @@ struct MaskToCausal : OpRewritePattern<AttentionOp> {
     Value qIdx = block.getArgument(2), kIdx = block.getArgument(3);
     // Indices are non-negative, so signed and unsigned orders agree.
     arith::CmpIPredicate pred = cmp.getPredicate();
-    bool keyLeQuery =
-        ((pred == arith::CmpIPredicate::sle ||
-          pred == arith::CmpIPredicate::ule) &&
-         cmp.getLhs() == kIdx && cmp.getRhs() == qIdx) ||
-        ((pred == arith::CmpIPredicate::sge ||
-          pred == arith::CmpIPredicate::uge) &&
-         cmp.getLhs() == qIdx && cmp.getRhs() == kIdx);
+    bool keyLeQuery = ((pred == arith::CmpIPredicate::sle ||
+                        pred == arith::CmpIPredicate::ule) &&
+                       cmp.getLhs() == kIdx && cmp.getRhs() == qIdx) ||
+                      ((pred == arith::CmpIPredicate::sge ||
+                        pred == arith::CmpIPredicate::uge) &&
+                       cmp.getLhs() == qIdx && cmp.getRhs() == kIdx);
     if (!keyLeQuery)
       return rewriter.notifyMatchFailure(op, "mask is not k_idx <= q_idx");
     rewriter.modifyOpInPlace(op, [&] {

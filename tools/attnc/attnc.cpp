@@ -43,29 +43,30 @@ enum class Target { Host, Sm90a };
 
 llvm::cl::OptionCategory attncCategory("attnc options");
 
-llvm::cl::opt<std::string> inputPath(llvm::cl::Positional,
-                                     llvm::cl::desc("<input .mlir, or - for stdin>"),
-                                     llvm::cl::init("-"),
-                                     llvm::cl::cat(attncCategory));
+llvm::cl::opt<std::string>
+    inputPath(llvm::cl::Positional,
+              llvm::cl::desc("<input .mlir, or - for stdin>"),
+              llvm::cl::init("-"), llvm::cl::cat(attncCategory));
 
-llvm::cl::opt<std::string> outputPath("o", llvm::cl::desc("Output file (- for stdout)"),
-                                      llvm::cl::value_desc("path"),
-                                      llvm::cl::init("-"),
-                                      llvm::cl::cat(attncCategory));
+llvm::cl::opt<std::string>
+    outputPath("o", llvm::cl::desc("Output file (- for stdout)"),
+               llvm::cl::value_desc("path"), llvm::cl::init("-"),
+               llvm::cl::cat(attncCategory));
 
-llvm::cl::opt<Target> target(
-    "target", llvm::cl::desc("Code generation target"),
-    llvm::cl::values(clEnumValN(Target::Host, "host", "the host CPU"),
-                     clEnumValN(Target::Sm90a, "sm_90a",
-                                "NVIDIA Hopper (H100, H200)")),
-    llvm::cl::init(Target::Host), llvm::cl::cat(attncCategory));
+llvm::cl::opt<Target>
+    target("target", llvm::cl::desc("Code generation target"),
+           llvm::cl::values(clEnumValN(Target::Host, "host", "the host CPU"),
+                            clEnumValN(Target::Sm90a, "sm_90a",
+                                       "NVIDIA Hopper (H100, H200)")),
+           llvm::cl::init(Target::Host), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"),
     llvm::cl::values(
         clEnumValN(Emit::Package, "package",
                    "a package the runtime loads (.attnpkg, the default)"),
-        clEnumValN(Emit::Mlir, "mlir", "the verified, canonicalized attn module"),
+        clEnumValN(Emit::Mlir, "mlir",
+                   "the verified, canonicalized attn module"),
         clEnumValN(Emit::Tiled, "tiled", "the tiled kernels (scf/memref)"),
         clEnumValN(Emit::Llvm, "llvm", "the optimized LLVM IR of host kernels"),
         clEnumValN(Emit::Ptx, "ptx", "the PTX of GPU kernels"),
@@ -78,9 +79,10 @@ llvm::cl::opt<bool> explain(
                    "(registers, spills, wgmma serialization warnings)"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
-llvm::cl::opt<std::string> hostCpu(
-    "host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
-    llvm::cl::init(attnc::HostLibraryOptions().cpu), llvm::cl::cat(attncCategory));
+llvm::cl::opt<std::string>
+    hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
+            llvm::cl::init(attnc::HostLibraryOptions().cpu),
+            llvm::cl::cat(attncCategory));
 
 int reportIoError(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "attnc") << message << "\n";
@@ -97,7 +99,8 @@ int main(int argc, char **argv) {
   });
   llvm::cl::HideUnrelatedOptions(attncCategory);
   llvm::cl::ParseCommandLineOptions(
-      argc, argv, "attnc: compile attn dialect modules into attention kernels\n");
+      argc, argv,
+      "attnc: compile attn dialect modules into attention kernels\n");
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -128,7 +131,8 @@ int main(int argc, char **argv) {
     build(pm);
     return pm.run(*module);
   };
-  if (failed(runPipeline([](OpPassManager &pm) { attnc::buildFrontendPipeline(pm); })))
+  if (failed(runPipeline(
+          [](OpPassManager &pm) { attnc::buildFrontendPipeline(pm); })))
     return 1;
 
   bool host = target == Target::Host;
@@ -138,7 +142,8 @@ int main(int argc, char **argv) {
                          "(--target=sm_90a)");
   if (!host && emit == Emit::Llvm)
     return reportIoError("--emit=llvm shows host kernels; use --emit=ptx for "
-                         "--target=" + targetName);
+                         "--target=" +
+                         targetName);
 
   std::vector<pkg::Function> functions;
   if (emit != Emit::Mlir) {
@@ -258,7 +263,8 @@ int main(int argc, char **argv) {
   if (!output)
     return reportIoError(errorMessage);
   output->os() << text;
-  output->os().write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  output->os().write(reinterpret_cast<const char *>(bytes.data()),
+                     bytes.size());
   output->os().flush();
   if (output->os().has_error()) {
     output->os().clear_error();

@@ -73,15 +73,6 @@ attnc::GpuLaunch attnc::getGpuLaunch(attn::AttentionOp op) {
 
 namespace {
 
-/// The buffer type of a kernel argument: any strides, any offset.
-MemRefType kernelMemRefType(Type tensorType) {
-  auto type = cast<RankedTensorType>(tensorType);
-  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-  auto layout =
-      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
-  return MemRefType::get(type.getShape(), type.getElementType(), layout);
-}
-
 /// The scalar form: one thread per query row, the f32 tiles of
 /// GpuBlockLayout in shared memory, BlockBuilder's recurrence.
 void emitScalarKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
@@ -130,12 +121,10 @@ struct ConvertAttnToGPUPass
     MLIRContext *ctx = module.getContext();
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                            "nvptx64-nvidia-cuda", chip,
-                                            "+ptx80");
-    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(),
-                                              attnc::kGpuModuleName,
-                                              b.getArrayAttr({target}));
+    auto target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80");
+    auto gpuModule = gpu::GPUModuleOp::create(
+        b, module.getLoc(), attnc::kGpuModuleName, b.getArrayAttr({target}));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
 
@@ -147,7 +136,8 @@ struct ConvertAttnToGPUPass
   }
 
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
-    FailureOr<attnc::AttentionKernelForm> form = attnc::matchAttentionKernel(func);
+    FailureOr<attnc::AttentionKernelForm> form =
+        attnc::matchAttentionKernel(func);
     if (failed(form))
       return failure();
     attn::AttentionOp op = form->op;
@@ -165,17 +155,18 @@ struct ConvertAttnToGPUPass
     MLIRContext *ctx = func.getContext();
     SmallVector<Type> argTypes;
     for (Type t : func.getArgumentTypes())
-      argTypes.push_back(kernelMemRefType(t));
+      argTypes.push_back(attnc::kernelMemRefType(t));
     for (Type t : func.getResultTypes())
-      argTypes.push_back(kernelMemRefType(t));
+      argTypes.push_back(attnc::kernelMemRefType(t));
 
     Location loc = op.getLoc();
     OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
     auto kernel = gpu::GPUFuncOp::create(b, loc, func.getName(),
                                          FunctionType::get(ctx, argTypes, {}));
-    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
-    kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-        {static_cast<int32_t>(launch.threads), 1, 1}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    UnitAttr::get(ctx));
+    kernel.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(launch.threads), 1, 1}));
 
     Block &body = kernel.getBody().front();
     b.setInsertionPointToStart(&body);
@@ -184,9 +175,10 @@ struct ConvertAttnToGPUPass
     Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
 
-    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto bytesType =
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), nullptr, workgroup);
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                     nullptr, workgroup);
     Value shared = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
     auto argFor = [&](Value operand) {
       return body.getArgument(cast<BlockArgument>(operand).getArgNumber());

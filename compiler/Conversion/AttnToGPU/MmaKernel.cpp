@@ -25,6 +25,7 @@
 
 #include "compiler/Conversion/AttnToGPU/MmaKernel.h"
 
+#include "compiler/Conversion/AttnToTiled/KernelEmitter.h"
 #include "compiler/Conversion/AttnToTiled/TileClassifier.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -49,20 +50,21 @@ attnc::MmaSharedLayout attnc::getMmaSharedLayout(attn::AttentionOp op) {
   layout.vRow = headDimV + 8;
   const int64_t elementBytes = 2;
   layout.qOffset = 0;
-  layout.kOffset = layout.qOffset + mmaBlockM(headDimV) * layout.qRow * elementBytes;
+  layout.kOffset =
+      layout.qOffset + mmaBlockM(headDimV) * layout.qRow * elementBytes;
   layout.vOffset = layout.kOffset + kMmaBlockN * layout.kRow * elementBytes;
-  layout.stageBytes = (kMmaBlockN * layout.kRow + kMmaBlockN * layout.vRow) *
-                      elementBytes;
+  layout.stageBytes =
+      (kMmaBlockN * layout.kRow + kMmaBlockN * layout.vRow) * elementBytes;
   layout.bytes = layout.kOffset + 2 * layout.stageBytes;
   return layout;
 }
 
 namespace {
 
-class MmaKernelBuilder {
+class MmaKernelBuilder : attnc::KernelEmitter {
 public:
   MmaKernelBuilder(OpBuilder &b, Location loc, attn::AttentionOp op)
-      : b(b), loc(loc), op(op), f32(b.getF32Type()),
+      : KernelEmitter(b, loc), op(op), f32(b.getF32Type()),
         element(op.getQ().getType().getElementType()) {
     headDim = op.getQ().getType().getDimSize(3);
     headDimV = op.getV().getType().getDimSize(3);
@@ -76,39 +78,10 @@ public:
             Value qBlock, Value head, Value batch);
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value f32Const(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value addF(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
-
-  template <typename Fn> void loop(Value lb, Value ub, Value step, Fn body) {
-    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
-                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPoint(nested.getInsertionBlock(),
-                                             nested.getInsertionPoint());
-                         body(iv);
-                         scf::YieldOp::create(b, loc);
-                       });
-  }
-
-  /// An scf.if yielding `types`: then/otherwise build the yielded values.
-  template <typename Then, typename Else>
-  ValueRange ifElse(Value cond, TypeRange types, Then then, Else otherwise) {
-    auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      scf::YieldOp::create(b, loc, then());
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      scf::YieldOp::create(b, loc, otherwise());
-    }
-    return ifOp.getResults();
+  Value maxF(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
   }
 
   /// The sum (or max) of `v` over the four lanes of a quad (same row).
@@ -128,7 +101,7 @@ private:
   /// hold for every tile.
   struct Source {
     Value input;
-    Value flat;     // 1-D view of the buffer from the input's offset
+    Value flat; // 1-D view of the buffer from the input's offset
     Value strides[3];
     Value vectorized; // i1
   };
@@ -146,9 +119,11 @@ private:
     };
     for (int64_t i = 0; i < 3; ++i) {
       source.strides[i] = strides[i];
-      vectorized = arith::AndIOp::create(b, loc, vectorized, multipleOf8(strides[i]));
+      vectorized =
+          arith::AndIOp::create(b, loc, vectorized, multipleOf8(strides[i]));
     }
-    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
+    Value pointer =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
     Value start = add(pointer, mul(metadata.getOffset(), index(2)));
     source.vectorized = arith::AndIOp::create(
         b, loc, vectorized,
@@ -161,7 +136,8 @@ private:
     source.flat = memref::ReinterpretCastOp::create(
         b, loc, flatType, metadata.getBaseBuffer(),
         OpFoldResult(metadata.getOffset()),
-        ArrayRef<OpFoldResult>{b.getIndexAttr(std::numeric_limits<int32_t>::max())},
+        ArrayRef<OpFoldResult>{
+            b.getIndexAttr(std::numeric_limits<int32_t>::max())},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     return source;
   }
@@ -174,20 +150,15 @@ private:
   void stageTile(const Source &source, Value tile, Value batch, Value head,
                  Value first, Value count, int64_t rows, int64_t width,
                  bool async = false) {
-    scf::IfOp::create(
-        b, loc, source.vectorized,
-        [&](OpBuilder &nested, Location) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+    ifThenElse(
+        source.vectorized,
+        [&] {
           stageVectors(source, tile, batch, head, first, count, rows, width,
                        async);
-          scf::YieldOp::create(b, loc);
         },
-        [&](OpBuilder &nested, Location) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-          stageElements(source.input, tile, batch, head, first, count, rows, width);
-          scf::YieldOp::create(b, loc);
+        [&] {
+          stageElements(source.input, tile, batch, head, first, count, rows,
+                        width);
         });
   }
 
@@ -197,41 +168,46 @@ private:
     const int64_t lanes = 8; // 16 bytes of 16-bit elements
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
-    Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
-    loop(threadId, index(rows * width / lanes), index(threads),
-         [&](Value flat) {
-           Value row = arith::DivUIOp::create(b, loc, flat, index(width / lanes));
-           Value col = mul(arith::RemUIOp::create(b, loc, flat, index(width / lanes)),
-                           index(lanes));
-           Value inside =
-               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-           // Rows past the end read row 0 (always valid) and store zeros.
-           Value sourceRow =
-               add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
-           Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
-           if (async) {
-             // Rows past the end copy no bytes: cp.async zero-fills them.
-             Value sourceElements = arith::SelectOp::create(
-                 b, loc, inside, index(lanes), index(0));
-             nvgpu::DeviceAsyncCopyOp::create(
-                 b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-                 ValueRange{row, col}, source.flat, ValueRange{at},
-                 b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
-             return;
-           }
-           Value loaded = vector::LoadOp::create(b, loc, vectorType, source.flat,
-                                                 ValueRange{at}, false,
-                                                 llvm::MaybeAlign(16));
-           Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
-           vector::StoreOp::create(b, loc, value, tile, ValueRange{row, col},
-                                   false, llvm::MaybeAlign(16));
-         });
+        b, loc,
+        DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
+    Value base =
+        add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
+    loop(
+        threadId, index(rows * width / lanes), index(threads), [&](Value flat) {
+          Value row =
+              arith::DivUIOp::create(b, loc, flat, index(width / lanes));
+          Value col =
+              mul(arith::RemUIOp::create(b, loc, flat, index(width / lanes)),
+                  index(lanes));
+          Value inside = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, row, count);
+          // Rows past the end read row 0 (always valid) and store zeros.
+          Value sourceRow = add(
+              first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+          Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+          if (async) {
+            // Rows past the end copy no bytes: cp.async zero-fills them.
+            Value sourceElements =
+                arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
+            nvgpu::DeviceAsyncCopyOp::create(
+                b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+                ValueRange{row, col}, source.flat, ValueRange{at},
+                b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
+            return;
+          }
+          Value loaded = vector::LoadOp::create(b, loc, vectorType, source.flat,
+                                                ValueRange{at}, false,
+                                                llvm::MaybeAlign(16));
+          Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
+          vector::StoreOp::create(b, loc, value, tile, ValueRange{row, col},
+                                  false, llvm::MaybeAlign(16));
+        });
   }
 
   void stageElements(Value input, Value tile, Value batch, Value head,
                      Value first, Value count, int64_t rows, int64_t width) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
     loop(threadId, index(rows * width), index(threads), [&](Value flat) {
       Value row = arith::DivUIOp::create(b, loc, flat, index(width));
       Value col = arith::RemUIOp::create(b, loc, flat, index(width));
@@ -241,9 +217,9 @@ private:
           add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
       Value loaded = memref::LoadOp::create(
           b, loc, input, ValueRange{batch, head, sourceRow, col});
-      memref::StoreOp::create(b, loc,
-                              arith::SelectOp::create(b, loc, inside, loaded, zero),
-                              tile, ValueRange{row, col});
+      memref::StoreOp::create(
+          b, loc, arith::SelectOp::create(b, loc, inside, loaded, zero), tile,
+          ValueRange{row, col});
     });
   }
 
@@ -251,7 +227,8 @@ private:
   Value asRegister(Value pair) {
     return registerType == pair.getType()
                ? pair
-               : LLVM::BitcastOp::create(b, loc, registerType, pair).getResult();
+               : LLVM::BitcastOp::create(b, loc, registerType, pair)
+                     .getResult();
   }
 
   /// ldmatrix of `tiles` 8 x 8 matrices: one register (two elements) per
@@ -259,9 +236,8 @@ private:
   SmallVector<Value> ldmatrix(Value tile, Value row, Value col, int tiles,
                               bool transpose) {
     auto type = VectorType::get({tiles, 2}, element);
-    Value matrices = nvgpu::LdMatrixOp::create(b, loc, type, tile,
-                                               ValueRange{row, col}, transpose,
-                                               tiles);
+    Value matrices = nvgpu::LdMatrixOp::create(
+        b, loc, type, tile, ValueRange{row, col}, transpose, tiles);
     SmallVector<Value> registers;
     for (int64_t i = 0; i < tiles; ++i)
       registers.push_back(asRegister(
@@ -296,8 +272,6 @@ private:
     return result;
   }
 
-  OpBuilder &b;
-  Location loc;
   attn::AttentionOp op;
   Type f32, element, registerType;
   VectorType pairType;
@@ -346,10 +320,10 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   Value aRow = add(warpRow, arith::RemUIOp::create(b, loc, lane, index(16)));
   Value aCol = mul(arith::DivUIOp::create(b, loc, lane, index(16)), index(8));
   Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
-  Value half8 = mul(arith::RemUIOp::create(
-                        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)),
-                        index(2)),
-                    index(8));
+  Value half8 =
+      mul(arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2)),
+          index(8));
 
   Value seqQ = memref::DimOp::create(b, loc, x.q, 2);
   Value seqK = memref::DimOp::create(b, loc, x.k, 2);
@@ -400,21 +374,13 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   // one is used. Every tile in the loop's range is copied, even one the
   // classifier then skips: the copies are issued a tile ahead.
   auto stageKeyTile = [&](Value k0, Value stage) {
-    Value cols = arith::MinUIOp::create(b, loc, index(blockN),
-                                        arith::SubIOp::create(b, loc, seqK, k0));
+    Value cols = arith::MinUIOp::create(
+        b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
     stageTile(kSource, stageView(stage, layout.kOffset, layout.kRow), batch,
               headKV, k0, cols, blockN, headDim, /*async=*/true);
     stageTile(vSource, stageView(stage, layout.vOffset, layout.vRow), batch,
               headKV, k0, cols, blockN, headDimV, /*async=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  };
-  auto ifThen = [&](Value cond, auto body) {
-    scf::IfOp::create(b, loc, cond, [&](OpBuilder &nested, Location) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-      body();
-      scf::YieldOp::create(b, loc);
-    });
   };
   ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
          [&] { stageKeyTile(kBegin, c0); });
@@ -422,147 +388,148 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   auto keyLoop = scf::ForOp::create(
       b, loc, kBegin, kEnd, index(blockN), init,
       [&](OpBuilder &nested, Location, Value k0, ValueRange state) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-        Value tileNumber = arith::DivUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
-        Value stage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
-        // This tile's copies are done, and every thread has finished with
-        // the other stage, which the next tile's copies overwrite.
-        NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-        gpu::BarrierOp::create(b, loc);
-        Value nextK0 = add(k0, index(blockN));
-        ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
-          stageKeyTile(nextK0, arith::SubIOp::create(b, loc, c1, stage));
-        });
-        Value ks = stageView(stage, layout.kOffset, layout.kRow);
-        Value vs = stageView(stage, layout.vOffset, layout.vRow);
+        inside(nested, [&] {
+          Value tileNumber = arith::DivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
+          Value stage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
+          // This tile's copies are done, and every thread has finished with
+          // the other stage, which the next tile's copies overwrite.
+          NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+          gpu::BarrierOp::create(b, loc);
+          Value nextK0 = add(k0, index(blockN));
+          ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
+            stageKeyTile(nextK0, arith::SubIOp::create(b, loc, c1, stage));
+          });
+          Value ks = stageView(stage, layout.kOffset, layout.kRow);
+          Value vs = stageView(stage, layout.vOffset, layout.vRow);
 
-        Value cols = arith::MinUIOp::create(
-            b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
-        Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), c1);
-        attnc::TileClass tileClass =
-            attnc::classifyTile(b, loc, op, {batch, head, q0, qLast, k0, kLast});
-        ValueRange next = ifElse(
-            tileClass.mayAllow, stateTypes,
-            [&] {
-
-              // S = Q Kᵀ: 8 fragments of 16 rows x 8 keys, 4 f32 each.
-              SmallVector<SmallVector<Value>> s(keyFragments,
-                                                SmallVector<Value>(4, zero));
-              for (int64_t kk = 0; kk < headDim / 16; ++kk) {
-                SmallVector<Value> a =
-                    ldmatrix(qs, aRow, add(index(kk * 16), aCol), 4, false);
-                for (int64_t j = 0; j < keyFragments; ++j) {
-                  SmallVector<Value> bFrag =
-                      ldmatrix(ks, add(index(j * 8), lane8),
-                               add(index(kk * 16), half8), 2, false);
-                  s[j] = mma(a, bFrag, s[j]);
-                }
-              }
-
-              // Per element: scale (and score), key bounds, then the mask on
-              // partial tiles.
-              SmallVector<Value> scores;
-              for (int64_t j = 0; j < keyFragments; ++j)
-                for (int64_t r = 0; r < 4; ++r) {
-                  Value score;
-                  if (op.getScore().empty()) {
-                    score = mulF(s[j][r], f32Const(scale * log2e));
-                  } else {
-                    Value modified = attnc::inlineRegion(
-                        b, op.getScore(),
-                        {mulF(s[j][r], f32Const(scale)), batch, head,
-                         qIdx[r / 2], add(k0, keyOf(j, r))});
-                    score = mulF(modified, f32Const(log2e));
+          Value cols = arith::MinUIOp::create(
+              b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
+          Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), c1);
+          attnc::TileClass tileClass = attnc::classifyTile(
+              b, loc, op, {batch, head, q0, qLast, k0, kLast});
+          ValueRange next = ifElse(
+              tileClass.mayAllow, stateTypes,
+              [&] {
+                // S = Q Kᵀ: 8 fragments of 16 rows x 8 keys, 4 f32 each.
+                SmallVector<SmallVector<Value>> s(keyFragments,
+                                                  SmallVector<Value>(4, zero));
+                for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+                  SmallVector<Value> a =
+                      ldmatrix(qs, aRow, add(index(kk * 16), aCol), 4, false);
+                  for (int64_t j = 0; j < keyFragments; ++j) {
+                    SmallVector<Value> bFrag =
+                        ldmatrix(ks, add(index(j * 8), lane8),
+                                 add(index(kk * 16), half8), 2, false);
+                    s[j] = mma(a, bFrag, s[j]);
                   }
-                  Value inBounds =
-                      arith::CmpIOp::create(b, loc, P::ult, keyOf(j, r), cols);
-                  scores.push_back(
-                      arith::SelectOp::create(b, loc, inBounds, score, negInf));
                 }
-              if (attnc::hasMask(op)) {
-                SmallVector<Type> scoreTypes(scores.size(), f32);
-                ValueRange masked = ifElse(
-                    tileClass.mayBlock, scoreTypes,
-                    [&] {
-                      SmallVector<Value> result;
-                      for (int64_t j = 0; j < keyFragments; ++j)
-                        for (int64_t r = 0; r < 4; ++r) {
-                          Value allowed = attnc::emitElementMask(
-                              b, loc, op, batch, head, qIdx[r / 2],
-                              add(k0, keyOf(j, r)));
-                          result.push_back(arith::SelectOp::create(
-                              b, loc, allowed, scores[j * 4 + r], negInf));
-                        }
-                      return result;
-                    },
-                    [&] { return scores; });
-                scores.assign(masked.begin(), masked.end());
-              }
 
-              // Online softmax per row half.
-              SmallVector<Value> result(state.begin(), state.end());
-              Value alpha[2];
-              SmallVector<Value> probabilities(scores.size());
-              for (int64_t h = 0; h < 2; ++h) {
-                Value tileMax = negInf;
+                // Per element: scale (and score), key bounds, then the mask on
+                // partial tiles.
+                SmallVector<Value> scores;
                 for (int64_t j = 0; j < keyFragments; ++j)
-                  for (int64_t r = 2 * h; r < 2 * h + 2; ++r)
-                    tileMax = maxF(tileMax, scores[j * 4 + r]);
-                tileMax = quadReduce(tileMax, /*max=*/true);
-                Value oldMax = state[h];
-                Value newMax = maxF(oldMax, tileMax);
-                // While every key so far is masked, exponents are taken
-                // against 0 so that -inf - -inf never produces NaN.
-                Value noneAllowed = arith::CmpFOp::create(
-                    b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
-                Value pivot =
-                    arith::SelectOp::create(b, loc, noneAllowed, zero, newMax);
-                alpha[h] = math::Exp2Op::create(
-                    b, loc, arith::SubFOp::create(b, loc, oldMax, pivot));
-                Value partial = zero;
-                for (int64_t j = 0; j < keyFragments; ++j)
-                  for (int64_t r = 2 * h; r < 2 * h + 2; ++r) {
-                    Value p = math::Exp2Op::create(
-                        b, loc,
-                        arith::SubFOp::create(b, loc, scores[j * 4 + r], pivot));
-                    probabilities[j * 4 + r] = p;
-                    partial = addF(partial, p);
+                  for (int64_t r = 0; r < 4; ++r) {
+                    Value score;
+                    if (op.getScore().empty()) {
+                      score = mulF(s[j][r], f32Const(scale * log2e));
+                    } else {
+                      Value modified = attnc::inlineRegion(
+                          b, op.getScore(),
+                          {mulF(s[j][r], f32Const(scale)), batch, head,
+                           qIdx[r / 2], add(k0, keyOf(j, r))});
+                      score = mulF(modified, f32Const(log2e));
+                    }
+                    Value inBounds = arith::CmpIOp::create(b, loc, P::ult,
+                                                           keyOf(j, r), cols);
+                    scores.push_back(arith::SelectOp::create(b, loc, inBounds,
+                                                             score, negInf));
                   }
-                result[h] = newMax;
-                result[2 + h] = addF(mulF(state[2 + h], alpha[h]), partial);
-              }
+                if (attnc::hasMask(op)) {
+                  SmallVector<Type> scoreTypes(scores.size(), f32);
+                  ValueRange masked = ifElse(
+                      tileClass.mayBlock, scoreTypes,
+                      [&] {
+                        SmallVector<Value> result;
+                        for (int64_t j = 0; j < keyFragments; ++j)
+                          for (int64_t r = 0; r < 4; ++r) {
+                            Value allowed = attnc::emitElementMask(
+                                b, loc, op, batch, head, qIdx[r / 2],
+                                add(k0, keyOf(j, r)));
+                            result.push_back(arith::SelectOp::create(
+                                b, loc, allowed, scores[j * 4 + r], negInf));
+                          }
+                        return result;
+                      },
+                      [&] { return scores; });
+                  scores.assign(masked.begin(), masked.end());
+                }
 
-              // O = alpha O + P V. Fragments 2kk and 2kk + 1 of P are the A
-              // fragment of keys [16 kk, 16 kk + 16).
-              for (int64_t n = 0; n < outFragments; ++n)
-                for (int64_t r = 0; r < 4; ++r)
-                  result[stateO + n * 4 + r] =
-                      mulF(state[stateO + n * 4 + r], alpha[r / 2]);
-              for (int64_t kk = 0; kk < blockN / 16; ++kk) {
-                auto prob = [&](int64_t j, int64_t r) {
-                  return probabilities[j * 4 + r];
-                };
-                SmallVector<Value> a = {
-                    pack(prob(2 * kk, 0), prob(2 * kk, 1)),
-                    pack(prob(2 * kk, 2), prob(2 * kk, 3)),
-                    pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
-                    pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))};
-                Value keyRow = add(index(kk * 16), add(lane8, half8));
-                for (int64_t n = 0; n < outFragments; ++n) {
-                  SmallVector<Value> bFrag =
-                      ldmatrix(vs, keyRow, index(n * 8), 2, /*transpose=*/true);
-                  ValueRange c(ArrayRef<Value>(result).slice(stateO + n * 4, 4));
-                  SmallVector<Value> d = mma(a, bFrag, c);
+                // Online softmax per row half.
+                SmallVector<Value> result(state.begin(), state.end());
+                Value alpha[2];
+                SmallVector<Value> probabilities(scores.size());
+                for (int64_t h = 0; h < 2; ++h) {
+                  Value tileMax = negInf;
+                  for (int64_t j = 0; j < keyFragments; ++j)
+                    for (int64_t r = 2 * h; r < 2 * h + 2; ++r)
+                      tileMax = maxF(tileMax, scores[j * 4 + r]);
+                  tileMax = quadReduce(tileMax, /*max=*/true);
+                  Value oldMax = state[h];
+                  Value newMax = maxF(oldMax, tileMax);
+                  // While every key so far is masked, exponents are taken
+                  // against 0 so that -inf - -inf never produces NaN.
+                  Value noneAllowed = arith::CmpFOp::create(
+                      b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
+                  Value pivot = arith::SelectOp::create(b, loc, noneAllowed,
+                                                        zero, newMax);
+                  alpha[h] = math::Exp2Op::create(
+                      b, loc, arith::SubFOp::create(b, loc, oldMax, pivot));
+                  Value partial = zero;
+                  for (int64_t j = 0; j < keyFragments; ++j)
+                    for (int64_t r = 2 * h; r < 2 * h + 2; ++r) {
+                      Value p = math::Exp2Op::create(
+                          b, loc,
+                          arith::SubFOp::create(b, loc, scores[j * 4 + r],
+                                                pivot));
+                      probabilities[j * 4 + r] = p;
+                      partial = addF(partial, p);
+                    }
+                  result[h] = newMax;
+                  result[2 + h] = addF(mulF(state[2 + h], alpha[h]), partial);
+                }
+
+                // O = alpha O + P V. Fragments 2kk and 2kk + 1 of P are the A
+                // fragment of keys [16 kk, 16 kk + 16).
+                for (int64_t n = 0; n < outFragments; ++n)
                   for (int64_t r = 0; r < 4; ++r)
-                    result[stateO + n * 4 + r] = d[r];
+                    result[stateO + n * 4 + r] =
+                        mulF(state[stateO + n * 4 + r], alpha[r / 2]);
+                for (int64_t kk = 0; kk < blockN / 16; ++kk) {
+                  auto prob = [&](int64_t j, int64_t r) {
+                    return probabilities[j * 4 + r];
+                  };
+                  SmallVector<Value> a = {
+                      pack(prob(2 * kk, 0), prob(2 * kk, 1)),
+                      pack(prob(2 * kk, 2), prob(2 * kk, 3)),
+                      pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
+                      pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))};
+                  Value keyRow = add(index(kk * 16), add(lane8, half8));
+                  for (int64_t n = 0; n < outFragments; ++n) {
+                    SmallVector<Value> bFrag = ldmatrix(
+                        vs, keyRow, index(n * 8), 2, /*transpose=*/true);
+                    ValueRange c(
+                        ArrayRef<Value>(result).slice(stateO + n * 4, 4));
+                    SmallVector<Value> d = mma(a, bFrag, c);
+                    for (int64_t r = 0; r < 4; ++r)
+                      result[stateO + n * 4 + r] = d[r];
+                  }
                 }
-              }
-              return result;
-            },
-            [&] { return SmallVector<Value>(state.begin(), state.end()); });
-        scf::YieldOp::create(b, loc, next);
+                return result;
+              },
+              [&] { return SmallVector<Value>(state.begin(), state.end()); });
+          scf::YieldOp::create(b, loc, next);
+        });
       });
 
   // Epilogue: the row sums across the quad, then normalize and store.
@@ -576,9 +543,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
         b, loc, anyAllowed, arith::DivFOp::create(b, loc, f32Const(1.0), sum),
         zero);
     Value owned = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
-    scf::IfOp::create(b, loc, owned, [&](OpBuilder &nested, Location) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+    ifThen(owned, [&] {
       if (x.out) {
         Type outType = cast<MemRefType>(x.out.getType()).getElementType();
         for (int64_t n = 0; n < outFragments; ++n)
@@ -588,23 +553,21 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
               value = arith::TruncFOp::create(b, loc, outType, value);
             memref::StoreOp::create(
                 b, loc, value, x.out,
-                ValueRange{batch, head, qIdx[h], add(columnBase, index(n * 8 + c))});
+                ValueRange{batch, head, qIdx[h],
+                           add(columnBase, index(n * 8 + c))});
           }
       }
       if (x.lse) {
         Value first = arith::CmpIOp::create(b, loc, P::eq, inGroup, index(0));
-        scf::IfOp::create(b, loc, first, [&](OpBuilder &inner, Location) {
-          OpBuilder::InsertionGuard innerGuard(b);
-          b.setInsertionPoint(inner.getInsertionBlock(), inner.getInsertionPoint());
+        ifThen(first, [&] {
           Value log2Sum = addF(final[h], math::Log2Op::create(b, loc, sum));
           Value natural = mulF(log2Sum, f32Const(ln2));
           memref::StoreOp::create(
-              b, loc, arith::SelectOp::create(b, loc, anyAllowed, natural, negInf),
+              b, loc,
+              arith::SelectOp::create(b, loc, anyAllowed, natural, negInf),
               x.lse, ValueRange{batch, head, qIdx[h]});
-          scf::YieldOp::create(b, loc);
         });
       }
-      scf::YieldOp::create(b, loc);
     });
   }
 }
@@ -613,7 +576,8 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
 
 void attnc::emitMmaKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
                           const KernelOperands &operands, Value shared,
-                          Value threadId, Value qBlock, Value head, Value batch) {
-  MmaKernelBuilder(b, loc, op).emit(operands, shared, threadId, qBlock, head,
-                                    batch);
+                          Value threadId, Value qBlock, Value head,
+                          Value batch) {
+  MmaKernelBuilder(b, loc, op)
+      .emit(operands, shared, threadId, qBlock, head, batch);
 }

@@ -27,15 +27,17 @@ inline int64_t mmaThreads(int64_t blockM) { return blockM / 16 * 32; }
 
 /// Whether `op` can run on the tensor-core kernel: f16 or bf16 inputs and
 /// head dims that are multiples of 16 (and, unless `ignoreTiles`, tiles of
-/// mmaBlockM x kMmaBlockN). f32 inputs stay on the scalar kernel: tf32 would lose precision.
-inline bool canUseMmaKernel(mlir::attn::AttentionOp op, bool ignoreTiles = false) {
+/// mmaBlockM x kMmaBlockN). f32 inputs stay on the scalar kernel: tf32 would
+/// lose precision.
+inline bool canUseMmaKernel(mlir::attn::AttentionOp op,
+                            bool ignoreTiles = false) {
   mlir::Type element = op.getQ().getType().getElementType();
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
-  bool tilesFit = ignoreTiles ||
-                  (op.getTiles() &&
-                   op.getTiles()->getBlockM() == mmaBlockM(headDimV) &&
-                   op.getTiles()->getBlockN() == kMmaBlockN);
+  bool tilesFit =
+      ignoreTiles ||
+      (op.getTiles() && op.getTiles()->getBlockM() == mmaBlockM(headDimV) &&
+       op.getTiles()->getBlockN() == kMmaBlockN);
   return (element.isF16() || element.isBF16()) && headDim % 16 == 0 &&
          headDimV % 16 == 0 && tilesFit;
 }

@@ -37,17 +37,19 @@ std::string attnc::hostEntryName(StringRef kernel) {
 }
 
 FailureOr<AttentionKernelForm> attnc::matchAttentionKernel(func::FuncOp func) {
-  auto unsupported = [&](Operation *at) {
-    return at->emitError()
-           << "code generation supports functions whose body is one "
-              "attn.attention on the function's arguments, returning its "
-              "results";
-  };
+  auto unsupported =
+      [&](Operation *at) {
+        return at->emitError()
+               << "code generation supports functions whose body is one "
+                  "attn.attention on the function's arguments, returning its "
+                  "results";
+      };
   if (func.isExternal())
     return unsupported(func);
   Block &body = func.front();
   auto ops = body.without_terminator();
-  auto op = ops.empty() ? attn::AttentionOp() : dyn_cast<attn::AttentionOp>(*ops.begin());
+  auto op = ops.empty() ? attn::AttentionOp()
+                        : dyn_cast<attn::AttentionOp>(*ops.begin());
   if (!op)
     return unsupported(ops.empty() ? body.getTerminator() : &*ops.begin());
   if (std::next(ops.begin()) != ops.end())
@@ -74,17 +76,15 @@ FailureOr<AttentionKernelForm> attnc::matchAttentionKernel(func::FuncOp func) {
   return form;
 }
 
-namespace {
-
-/// The buffer type of a kernel argument: any strides, any offset, so callers
-/// can pass views of larger tensors.
-MemRefType kernelMemRefType(Type tensorType) {
+MemRefType attnc::kernelMemRefType(Type tensorType) {
   auto type = cast<RankedTensorType>(tensorType);
   SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
   auto layout =
       StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
   return MemRefType::get(type.getShape(), type.getElementType(), layout);
 }
+
+namespace {
 
 /// Emits the host kernel body: working tiles allocated once per call, then
 /// the blocks [blockBegin, blockEnd) one after another.
@@ -100,12 +100,16 @@ void buildHostKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
   attn::TilesAttr tiles = *op.getTiles();
   int64_t blockM = tiles.getBlockM(), blockN = tiles.getBlockN();
   auto alloc = [&](ArrayRef<int64_t> shape) {
-    return memref::AllocOp::create(b, loc, MemRefType::get(shape, b.getF32Type()))
+    return memref::AllocOp::create(b, loc,
+                                   MemRefType::get(shape, b.getF32Type()))
         .getResult();
   };
-  attnc::BlockTiles t{alloc({blockM, headDim}),  alloc({blockN, headDim}),
-                      alloc({blockN, headDimV}), alloc({blockM, blockN}),
-                      alloc({blockM, headDimV}), alloc({blockM}),
+  attnc::BlockTiles t{alloc({blockM, headDim}),
+                      alloc({blockN, headDim}),
+                      alloc({blockN, headDimV}),
+                      alloc({blockM, blockN}),
+                      alloc({blockM, headDimV}),
+                      alloc({blockM}),
                       alloc({blockM})};
 
   Value seqQ = memref::DimOp::create(b, loc, operands.q, 2);
@@ -140,9 +144,9 @@ LogicalResult lowerKernelFunction(func::FuncOp func) {
   Block &oldBody = func.front();
   SmallVector<Type> argTypes;
   for (Type t : func.getArgumentTypes())
-    argTypes.push_back(kernelMemRefType(t));
+    argTypes.push_back(attnc::kernelMemRefType(t));
   for (Type t : func.getResultTypes())
-    argTypes.push_back(kernelMemRefType(t));
+    argTypes.push_back(attnc::kernelMemRefType(t));
   IndexType indexType = IndexType::get(ctx);
   argTypes.append({indexType, indexType});
 
@@ -160,11 +164,11 @@ LogicalResult lowerKernelFunction(func::FuncOp func) {
     (isOut ? out : lse) = body->getArgument(numInputs + i);
 
   OpBuilder b = OpBuilder::atBlockBegin(body);
-  buildHostKernel(b, loc, op,
-                  {argFor(op.getQ()), argFor(op.getK()), argFor(op.getV()), out,
-                   lse},
-                  body->getArgument(argTypes.size() - 2),
-                  body->getArgument(argTypes.size() - 1));
+  buildHostKernel(
+      b, loc, op,
+      {argFor(op.getQ()), argFor(op.getK()), argFor(op.getV()), out, lse},
+      body->getArgument(argTypes.size() - 2),
+      body->getArgument(argTypes.size() - 1));
   func::ReturnOp::create(b, loc);
 
   attn::TilesAttr tiles = *op.getTiles();

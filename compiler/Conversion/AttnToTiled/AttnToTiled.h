@@ -8,6 +8,7 @@
 #define ATTNC_COMPILER_CONVERSION_ATTNTOTILED_ATTNTOTILED_H
 
 #include "dialects/attn/AttnOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -29,7 +30,12 @@ struct AttentionKernelForm {
 
 /// Matches `func` against the kernel form; on mismatch emits an error at the
 /// offending op saying what is supported.
-mlir::FailureOr<AttentionKernelForm> matchAttentionKernel(mlir::func::FuncOp func);
+mlir::FailureOr<AttentionKernelForm>
+matchAttentionKernel(mlir::func::FuncOp func);
+
+/// The buffer type of a kernel argument for a tensor argument or result:
+/// any strides, any offset, so callers can pass views of larger tensors.
+mlir::MemRefType kernelMemRefType(mlir::Type tensorType);
 
 /// The name of the packed host entry point of kernel `kernel`.
 std::string hostEntryName(llvm::StringRef kernel);

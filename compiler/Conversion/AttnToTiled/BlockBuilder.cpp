@@ -23,6 +23,7 @@
 
 #include "compiler/Conversion/AttnToTiled/BlockBuilder.h"
 
+#include "compiler/Conversion/AttnToTiled/KernelEmitter.h"
 #include "compiler/Conversion/AttnToTiled/TileClassifier.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,10 +37,10 @@ using namespace mlir;
 
 namespace {
 
-class BlockBuilder {
+class BlockBuilder : attnc::KernelEmitter {
 public:
   BlockBuilder(OpBuilder &b, Location loc, attn::AttentionOp op, Value threadId)
-      : b(b), loc(loc), op(op), threadId(threadId), f32(b.getF32Type()) {
+      : KernelEmitter(b, loc), op(op), threadId(threadId), f32(b.getF32Type()) {
     c0 = index(0);
     c1 = index(1);
     // The dot products may be reassociated and fused so they vectorize.
@@ -52,46 +53,9 @@ public:
             Value qBlock, Value head, Value batch);
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value f32Const(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-
-  /// for (iv = lb; iv < ub; iv += step) body(iv)
-  template <typename Fn> void loop(Value lb, Value ub, Value step, Fn body) {
-    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
-                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPoint(nested.getInsertionBlock(),
-                                             nested.getInsertionPoint());
-                         body(iv);
-                         scf::YieldOp::create(b, loc);
-                       });
-  }
-  template <typename Fn> void loop(Value ub, Fn body) { loop(c0, ub, c1, body); }
-
-  /// A reduction loop: acc = combine(acc, term(iv)) for iv in [0, ub).
-  template <typename Fn, typename Combine>
-  Value reduce(Value ub, Value init, Fn term, Combine combine) {
-    auto forOp = scf::ForOp::create(
-        b, loc, c0, ub, c1, ValueRange{init},
-        [&](OpBuilder &nested, Location, Value iv, ValueRange iters) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          scf::YieldOp::create(b, loc, combine(iters[0], term(iv)));
-        });
-    return forOp.getResult(0);
-  }
-
-  template <typename Fn> void ifThen(Value cond, Fn body) {
-    scf::IfOp::create(b, loc, cond, [&](OpBuilder &nested, Location) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-      body();
-      scf::YieldOp::create(b, loc);
-    });
+  using KernelEmitter::loop;
+  template <typename Fn> void loop(Value ub, Fn body) {
+    loop(c0, ub, c1, body);
   }
 
   //===--------------------------------------------------------------------===//
@@ -111,7 +75,8 @@ private:
   /// body(row, col) for row < count, col < width: nested loops on the host;
   /// on a GPU the flattened index space strided over the block's threads,
   /// consecutive threads on consecutive columns (coalesced reads).
-  template <typename Fn> void forEachElement(Value count, int64_t width, Fn body) {
+  template <typename Fn>
+  void forEachElement(Value count, int64_t width, Fn body) {
     if (!threadId) {
       loop(count, [&](Value row) {
         loop(index(width), [&](Value col) { body(row, col); });
@@ -151,8 +116,6 @@ private:
     });
   }
 
-  OpBuilder &b;
-  Location loc;
   attn::AttentionOp op;
   Value threadId;
   int64_t blockThreads = 1;
@@ -161,8 +124,9 @@ private:
   arith::FastMathFlagsAttr dotFlags;
 };
 
-void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles &t,
-                        Value qBlock, Value head, Value batch) {
+void BlockBuilder::emit(const attnc::KernelOperands &x,
+                        const attnc::BlockTiles &t, Value qBlock, Value head,
+                        Value batch) {
   auto qType = cast<MemRefType>(x.q.getType());
   int64_t headDim = qType.getDimSize(3);
   int64_t headDimV = cast<MemRefType>(x.v.getType()).getDimSize(3);
@@ -208,8 +172,8 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
   }
 
   loop(kBegin, kEnd, cBlockN, [&](Value k0) {
-    Value cols = arith::MinUIOp::create(b, loc, cBlockN,
-                                        arith::SubIOp::create(b, loc, seqK, k0));
+    Value cols = arith::MinUIOp::create(
+        b, loc, cBlockN, arith::SubIOp::create(b, loc, seqK, k0));
     Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), c1);
     attnc::TileClass tileClass =
         attnc::classifyTile(b, loc, op, {batch, head, q0, qLast, k0, kLast});
@@ -254,8 +218,8 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
             loop(cols, [&](Value j) {
               Value allowed = attnc::emitElementMask(b, loc, op, batch, head,
                                                      qIdx, add(k0, j));
-              store(arith::SelectOp::create(b, loc, allowed,
-                                            load(t.s, {i, j}), negInf),
+              store(arith::SelectOp::create(b, loc, allowed, load(t.s, {i, j}),
+                                            negInf),
                     t.s, {i, j});
             });
           });
@@ -264,7 +228,10 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
         // Online softmax update of the row.
         Value oldMax = load(t.rowMax, {i});
         Value tileMax = reduce(
-            cols, negInf, [&](Value j) { return load(t.s, {i, j}); },
+            cols, negInf,
+            [&](Value j) {
+              return load(t.s, {i, j});
+            },
             [&](Value p, Value q) {
               return arith::MaximumFOp::create(b, loc, p, q).getResult();
             });
@@ -273,14 +240,16 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
         // that -inf - -inf never produces NaN.
         Value noneAllowed = arith::CmpFOp::create(
             b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
-        Value pivot = arith::SelectOp::create(b, loc, noneAllowed, zero, newMax);
+        Value pivot =
+            arith::SelectOp::create(b, loc, noneAllowed, zero, newMax);
         Value alpha = math::Exp2Op::create(
             b, loc, arith::SubFOp::create(b, loc, oldMax, pivot));
         Value tileSum = reduce(
             cols, zero,
             [&](Value j) {
               Value p = math::Exp2Op::create(
-                  b, loc, arith::SubFOp::create(b, loc, load(t.s, {i, j}), pivot));
+                  b, loc,
+                  arith::SubFOp::create(b, loc, load(t.s, {i, j}), pivot));
               store(p, t.s, {i, j});
               return p;
             },
@@ -288,13 +257,14 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
               return arith::AddFOp::create(b, loc, p, q, dotFlags).getResult();
             });
         store(arith::AddFOp::create(
-                  b, loc, arith::MulFOp::create(b, loc, load(t.rowSum, {i}), alpha),
+                  b, loc,
+                  arith::MulFOp::create(b, loc, load(t.rowSum, {i}), alpha),
                   tileSum),
               t.rowSum, {i});
         store(newMax, t.rowMax, {i});
         loop(index(headDimV), [&](Value d) {
-          store(arith::MulFOp::create(b, loc, load(t.acc, {i, d}), alpha), t.acc,
-                {i, d});
+          store(arith::MulFOp::create(b, loc, load(t.acc, {i, d}), alpha),
+                t.acc, {i, d});
         });
         loop(cols, [&](Value j) {
           Value p = load(t.s, {i, j});
@@ -322,7 +292,8 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
           zero);
       Type outType = cast<MemRefType>(x.out.getType()).getElementType();
       loop(index(headDimV), [&](Value d) {
-        Value value = arith::MulFOp::create(b, loc, load(t.acc, {i, d}), inverse);
+        Value value =
+            arith::MulFOp::create(b, loc, load(t.acc, {i, d}), inverse);
         if (outType != f32)
           value = arith::TruncFOp::create(b, loc, outType, value);
         store(value, x.out, {batch, head, qIdx, d});
@@ -342,7 +313,7 @@ void BlockBuilder::emit(const attnc::KernelOperands &x, const attnc::BlockTiles 
 
 void attnc::emitAttentionBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
                                const KernelOperands &operands,
-                               const BlockTiles &tiles, Value qBlock, Value head,
-                               Value batch, Value threadId) {
+                               const BlockTiles &tiles, Value qBlock,
+                               Value head, Value batch, Value threadId) {
   BlockBuilder(b, loc, op, threadId).emit(operands, tiles, qBlock, head, batch);
 }

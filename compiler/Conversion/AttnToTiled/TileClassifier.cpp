@@ -70,8 +70,9 @@ public:
       return compare(P::sle, c, a);
     case P::eq: {
       Value overlap = both(cmp(P::sle, a.lo, c.hi), cmp(P::sle, c.lo, a.hi));
-      Value samePoint = both(both(cmp(P::eq, a.lo, a.hi), cmp(P::eq, c.lo, c.hi)),
-                             cmp(P::eq, a.lo, c.lo));
+      Value samePoint =
+          both(both(cmp(P::eq, a.lo, a.hi), cmp(P::eq, c.lo, c.hi)),
+               cmp(P::eq, a.lo, c.lo));
       return {overlap, negate(samePoint)};
     }
     case P::ne: {
@@ -83,11 +84,14 @@ public:
     case P::ugt:
     case P::uge: {
       // Unsigned and signed orders agree when both sides are non-negative.
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(a.lo.getType()));
-      Value nonNegative = both(cmp(P::sge, a.lo, zero), cmp(P::sge, c.lo, zero));
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(a.lo.getType()));
+      Value nonNegative =
+          both(cmp(P::sge, a.lo, zero), cmp(P::sge, c.lo, zero));
       Truth s = compare(toSigned(pred), a, c);
       Value t = boolConst(true);
-      return {select(nonNegative, s.mayTrue, t), select(nonNegative, s.mayFalse, t)};
+      return {select(nonNegative, s.mayTrue, t),
+              select(nonNegative, s.mayFalse, t)};
     }
     }
     return unknown();
@@ -136,9 +140,7 @@ public:
   }
 
 private:
-  static bool isExactInteger(Type t) {
-    return t.isIndex() || t.isInteger(64);
-  }
+  static bool isExactInteger(Type t) { return t.isIndex() || t.isInteger(64); }
 
   std::optional<Interval> interval(Value v) {
     auto it = ints.find(v);
@@ -224,7 +226,8 @@ private:
           if (!x || !c || !isExactInteger(div.getType()))
             return;
           Type type = div.getType();
-          Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+          Value zero =
+              arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
           Value min = arith::ConstantOp::create(
               e.b, e.loc,
               e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::min()));
@@ -244,8 +247,8 @@ private:
             return;
           // For x >= 0: x mod c stays in [lo mod c, hi mod c] when lo and hi
           // share a quotient, and in [0, c - 1] otherwise.
-          Value zero = arith::ConstantOp::create(e.b, e.loc,
-                                                 e.b.getZeroAttr(rem.getType()));
+          Value zero = arith::ConstantOp::create(
+              e.b, e.loc, e.b.getZeroAttr(rem.getType()));
           Value top = arith::ConstantOp::create(
               e.b, e.loc, e.b.getIntegerAttr(rem.getType(), c->value - 1));
           Value nonNegative = e.cmp(P::sge, x->lo, zero);
@@ -304,18 +307,19 @@ private:
           if (!op->getResult(0).getType().isInteger(1))
             return;
           Truth x = truth(op->getOperand(0)), y = truth(op->getOperand(1));
-          bools[op->getResult(0)] = {
-              e.either(e.both(x.mayTrue, y.mayFalse), e.both(x.mayFalse, y.mayTrue)),
-              e.either(e.both(x.mayTrue, y.mayTrue), e.both(x.mayFalse, y.mayFalse))};
+          bools[op->getResult(0)] = {e.either(e.both(x.mayTrue, y.mayFalse),
+                                              e.both(x.mayFalse, y.mayTrue)),
+                                     e.either(e.both(x.mayTrue, y.mayTrue),
+                                              e.both(x.mayFalse, y.mayFalse))};
         })
         .Case([&](arith::SelectOp s) {
           Truth c = truth(s.getCondition());
           if (s.getType().isInteger(1)) {
             Truth x = truth(s.getTrueValue()), y = truth(s.getFalseValue());
-            bools[s.getResult()] = {
-                e.either(e.both(c.mayTrue, x.mayTrue), e.both(c.mayFalse, y.mayTrue)),
-                e.either(e.both(c.mayTrue, x.mayFalse),
-                         e.both(c.mayFalse, y.mayFalse))};
+            bools[s.getResult()] = {e.either(e.both(c.mayTrue, x.mayTrue),
+                                             e.both(c.mayFalse, y.mayTrue)),
+                                    e.either(e.both(c.mayTrue, x.mayFalse),
+                                             e.both(c.mayFalse, y.mayFalse))};
             return;
           }
           std::optional<Interval> x = interval(s.getTrueValue());
@@ -352,12 +356,14 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc, attn::AttentionOp op,
     all = e.conjoin(all, e.compare(P::sle, keys, rows));
   if (std::optional<int64_t> left = op.getWindowLeft()) {
     // q - k over the tile spans [qFirst - kLast, qLast - kFirst].
-    Interval distance{e.sub(box.qFirst, box.kLast), e.sub(box.qLast, box.kFirst)};
+    Interval distance{e.sub(box.qFirst, box.kLast),
+                      e.sub(box.qLast, box.kFirst)};
     Value bound = indexConstant(b, loc, *left);
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }
   if (std::optional<int64_t> right = op.getWindowRight()) {
-    Interval distance{e.sub(box.kFirst, box.qLast), e.sub(box.kLast, box.qFirst)};
+    Interval distance{e.sub(box.kFirst, box.qLast),
+                      e.sub(box.kLast, box.qFirst)};
     Value bound = indexConstant(b, loc, *right);
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }

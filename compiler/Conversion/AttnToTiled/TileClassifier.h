@@ -1,4 +1,5 @@
-//===- TileClassifier.h - Classify attention tiles from the mask -*- C++ -*-===//
+//===- TileClassifier.h - Classify attention tiles from the mask -*- C++
+//-*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //

@@ -14,6 +14,7 @@
 
 #include "compiler/Target/CUDA/CudaBinary.h"
 
+#include "compiler/Target/TempFile.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -66,23 +67,6 @@ FailureOr<std::string> attnc::emitPTX(ModuleOp module) {
 
 namespace {
 
-/// A temporary file removed when this goes out of scope.
-struct TempFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-
-  LogicalResult create(ModuleOp module, StringRef suffix) {
-    int fd;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("attnc", suffix, fd, path))
-      return module.emitError() << "cannot create a temporary file: "
-                                << ec.message();
-    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-    remover.emplace(path);
-    return success();
-  }
-};
-
 /// Reads ptxas -v output: per kernel, registers, stack and spill bytes, and
 /// how many wgmma serialization warnings (C751x) it got.
 std::map<std::string, std::map<std::string, int64_t>>
@@ -121,8 +105,8 @@ parseResourceReport(StringRef log) {
 
 } // namespace
 
-FailureOr<attnc::CudaAssembly> attnc::assemblePTX(ModuleOp module, StringRef ptx,
-                                                  StringRef chip) {
+FailureOr<attnc::CudaAssembly>
+attnc::assemblePTX(ModuleOp module, StringRef ptx, StringRef chip) {
   llvm::SmallString<256> inToolkit(cudaToolkitPath());
   llvm::sys::path::append(inToolkit, "bin", "ptxas");
   std::string ptxas = inToolkit.str().str();
@@ -135,21 +119,22 @@ FailureOr<attnc::CudaAssembly> attnc::assemblePTX(ModuleOp module, StringRef ptx
     ptxas = *found;
   }
 
-  TempFile input, output, log;
+  attnc::TempFile input, output, log;
   if (failed(input.create(module, "ptx")) ||
-      failed(output.create(module, "cubin")) || failed(log.create(module, "log")))
+      failed(output.create(module, "cubin")) ||
+      failed(log.create(module, "log")))
     return failure();
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(input.path, ec);
     if (ec)
-      return module.emitError() << "cannot write " << input.path << ": "
-                                << ec.message();
+      return module.emitError()
+             << "cannot write " << input.path << ": " << ec.message();
     os << ptx;
   }
   std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args = {ptxas, arch, "-O3", "-v", input.path, "-o",
-                                 output.path};
+  SmallVector<StringRef> args = {ptxas,      arch, "-O3",      "-v",
+                                 input.path, "-o", output.path};
   std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
                                           log.path.str()};
   std::string error;
@@ -158,9 +143,9 @@ FailureOr<attnc::CudaAssembly> attnc::assemblePTX(ModuleOp module, StringRef ptx
   auto logText = llvm::MemoryBuffer::getFile(log.path);
   std::string logString = logText ? (*logText)->getBuffer().str() : "";
   if (rc != 0)
-    return module.emitError() << "ptxas failed" << (error.empty() ? "" : ": ")
-                              << error << "\n"
-                              << logString;
+    return module.emitError()
+           << "ptxas failed" << (error.empty() ? "" : ": ") << error << "\n"
+           << logString;
   auto cubin = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
   if (!cubin)

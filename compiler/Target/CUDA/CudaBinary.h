@@ -39,9 +39,8 @@ struct CudaAssembly {
 
 /// Assembles `ptx` for `chip` with ptxas -O3 -v. Errors (including ptxas's
 /// own messages) are diagnostics on `module`.
-mlir::FailureOr<CudaAssembly> assemblePTX(mlir::ModuleOp module,
-                                          llvm::StringRef ptx,
-                                          llvm::StringRef chip);
+mlir::FailureOr<CudaAssembly>
+assemblePTX(mlir::ModuleOp module, llvm::StringRef ptx, llvm::StringRef chip);
 
 } // namespace attnc
 

@@ -28,8 +28,8 @@ LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
   std::string wrapperName = (kCInterfacePrefix + kernel.getName()).str();
   auto wrapper = module.lookupSymbol<LLVM::LLVMFuncOp>(wrapperName);
   if (!wrapper)
-    return kernel.emitError() << "kernel has no C interface wrapper '"
-                              << wrapperName << "'";
+    return kernel.emitError()
+           << "kernel has no C interface wrapper '" << wrapperName << "'";
   ArrayRef<Type> params = wrapper.getFunctionType().getParams();
   MLIRContext *ctx = module.getContext();
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
@@ -45,14 +45,15 @@ LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
   b.setInsertionPointToEnd(module.getBody());
   auto entryType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                                {ptrType, i64, i64});
-  auto entry = LLVM::LLVMFuncOp::create(b, loc, attnc::hostEntryName(kernel.getName()),
-                                        entryType);
+  auto entry = LLVM::LLVMFuncOp::create(
+      b, loc, attnc::hostEntryName(kernel.getName()), entryType);
   Block *body = entry.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> args;
   for (int64_t i = 0, e = params.size() - 2; i < e; ++i) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptrType, ptrType, body->getArgument(0),
-                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value slot =
+        LLVM::GEPOp::create(b, loc, ptrType, ptrType, body->getArgument(0),
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
     args.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
   }
   args.append({body->getArgument(1), body->getArgument(2)});

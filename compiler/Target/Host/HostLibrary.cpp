@@ -6,6 +6,7 @@
 
 #include "compiler/Target/Host/HostLibrary.h"
 
+#include "compiler/Target/TempFile.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -38,7 +39,8 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
 
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) {
     module.emitError() << "no LLVM target for the host (" << triple.str()
                        << "): " << error;
@@ -46,9 +48,9 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
   }
   // The default CPU names an x86 level; elsewhere tune for the generic CPU.
   std::string cpu = triple.isX86() ? options.cpu : "generic";
-  machine.reset(target->createTargetMachine(triple, cpu, "", llvm::TargetOptions(),
-                                            llvm::Reloc::PIC_, std::nullopt,
-                                            llvm::CodeGenOptLevel::Aggressive));
+  machine.reset(target->createTargetMachine(
+      triple, cpu, "", llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine) {
     module.emitError() << "cannot create an LLVM target machine for CPU '"
                        << cpu << "'";
@@ -68,8 +70,8 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get())) {
     module.emitError() << "LLVM optimization failed: "
                        << llvm::toString(std::move(err));
@@ -77,23 +79,6 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
   }
   return llvmModule;
 }
-
-/// A temporary file removed when this goes out of scope.
-struct TempFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-
-  LogicalResult create(ModuleOp module, StringRef suffix) {
-    int fd;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("attnc", suffix, fd, path))
-      return module.emitError() << "cannot create a temporary file: "
-                                << ec.message();
-    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-    remover.emplace(path);
-    return success();
-  }
-};
 
 } // namespace
 
@@ -119,16 +104,17 @@ attnc::buildHostLibrary(ModuleOp module, const HostLibraryOptions &options) {
   if (!llvmModule)
     return failure();
 
-  TempFile object, library, linkerLog;
-  if (failed(object.create(module, "o")) || failed(library.create(module, "so")) ||
+  attnc::TempFile object, library, linkerLog;
+  if (failed(object.create(module, "o")) ||
+      failed(library.create(module, "so")) ||
       failed(linkerLog.create(module, "log")))
     return failure();
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(object.path, ec);
     if (ec)
-      return module.emitError() << "cannot write " << object.path << ": "
-                                << ec.message();
+      return module.emitError()
+             << "cannot write " << object.path << ": " << ec.message();
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, os, nullptr,
                                      llvm::CodeGenFileType::ObjectFile))
@@ -143,8 +129,8 @@ attnc::buildHostLibrary(ModuleOp module, const HostLibraryOptions &options) {
     return module.emitError()
            << "cannot find the system C compiler driver `cc` to link host "
               "kernels (install gcc or clang)";
-  SmallVector<StringRef> args = {*linker, "-shared", "-o", library.path,
-                                 object.path, "-lm"};
+  SmallVector<StringRef> args = {*linker,      "-shared",   "-o",
+                                 library.path, object.path, "-lm"};
   std::optional<StringRef> redirects[] = {std::nullopt, linkerLog.path.str(),
                                           linkerLog.path.str()};
   std::string error;

@@ -72,7 +72,8 @@ FailureOr<pkg::Region> describeRegion(Region &region, std::string &why) {
     desc.name = op.getName().getStringRef().str();
     desc.type = regionTypeName(op.getResult(0).getType());
     if (desc.type.empty()) {
-      why = "op '" + desc.name + "' has a result type the reference cannot evaluate";
+      why = "op '" + desc.name +
+            "' has a result type the reference cannot evaluate";
       return failure();
     }
     for (Value operand : op.getOperands())
@@ -129,16 +130,14 @@ std::optional<pkg::AttentionSpec> describeAttention(attn::AttentionOp op,
   return spec;
 }
 
-FailureOr<pkg::Function> describeFunction(func::FuncOp func,
-                                          const attnc::AttentionKernelForm &form,
-                                          StringRef target, StringRef blob) {
+FailureOr<pkg::Function>
+describeFunction(func::FuncOp func, const attnc::AttentionKernelForm &form,
+                 StringRef target, StringRef blob) {
   attn::AttentionOp op = form.op;
-  auto inputOf = [&](Value v) {
-    return cast<BlockArgument>(v).getArgNumber();
-  };
+  auto inputOf = [&](Value v) { return cast<BlockArgument>(v).getArgNumber(); };
   auto outputOf = [&](bool isOut) {
-    return static_cast<unsigned>(
-        llvm::find(form.resultIsOut, isOut) - form.resultIsOut.begin());
+    return static_cast<unsigned>(llvm::find(form.resultIsOut, isOut) -
+                                 form.resultIsOut.begin());
   };
   bool hasOut = llvm::is_contained(form.resultIsOut, true);
   bool hasLse = llvm::is_contained(form.resultIsOut, false);
@@ -172,7 +171,8 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
 
   auto typeOf = [&](const DimSlot &slot) {
     auto [isOutput, index, dim] = slot;
-    Type t = isOutput ? func.getResultTypes()[index] : func.getArgumentTypes()[index];
+    Type t = isOutput ? func.getResultTypes()[index]
+                      : func.getArgumentTypes()[index];
     return cast<RankedTensorType>(t);
   };
   // Per class: the static extent of any member, else a symbol named after
@@ -195,8 +195,8 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
       return pkg::Dim::named("N");
     return pkg::Dim::named(*roles.begin());
   };
-  auto signature = [&](unsigned isOutput, unsigned index, std::string name)
-      -> FailureOr<pkg::TensorSig> {
+  auto signature = [&](unsigned isOutput, unsigned index,
+                       std::string name) -> FailureOr<pkg::TensorSig> {
     RankedTensorType type = typeOf({isOutput, index, 0});
     std::optional<pkg::DType> dtype = toDType(type.getElementType());
     if (!dtype)
@@ -212,7 +212,7 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
   fn.name = func.getName().str();
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     Value arg = func.getArgument(i);
-    std::string name = arg == op.getQ() ? "q"
+    std::string name = arg == op.getQ()   ? "q"
                        : arg == op.getK() ? "k"
                        : arg == op.getV() ? "v"
                                           : "arg" + std::to_string(i);
@@ -245,8 +245,9 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
   pkg::Dim batchDim = dimOf({0, inputOf(op.getQ()), 0});
   int64_t blockM = tiles.getBlockM();
   pkg::GridTerm queryBlocks =
-      seqQ.isStatic() ? pkg::GridTerm{(seqQ.extent + blockM - 1) / blockM, "", 1}
-                      : pkg::GridTerm{1, seqQ.symbol, blockM};
+      seqQ.isStatic()
+          ? pkg::GridTerm{(seqQ.extent + blockM - 1) / blockM, "", 1}
+          : pkg::GridTerm{1, seqQ.symbol, blockM};
   pkg::GridTerm batchTerm = batchDim.isStatic()
                                 ? pkg::GridTerm{batchDim.extent, "", 1}
                                 : pkg::GridTerm{1, batchDim.symbol, 1};
@@ -262,7 +263,8 @@ FailureOr<pkg::Function> describeFunction(func::FuncOp func,
 } // namespace
 
 FailureOr<std::vector<pkg::Function>>
-attnc::describePackageFunctions(ModuleOp module, StringRef target, StringRef blob) {
+attnc::describePackageFunctions(ModuleOp module, StringRef target,
+                                StringRef blob) {
   std::vector<pkg::Function> functions;
   bool failedAny = false;
   for (auto func : module.getOps<func::FuncOp>()) {

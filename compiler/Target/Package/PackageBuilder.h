@@ -1,4 +1,5 @@
-//===- PackageBuilder.h - Describe compiled functions for a package -*- C++ -*-===//
+//===- PackageBuilder.h - Describe compiled functions for a package -*- C++
+//-*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //

@@ -1,0 +1,40 @@
+//===- TempFile.h - Temporary files for tool subprocesses -------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_TARGET_TEMPFILE_H
+#define ATTNC_COMPILER_TARGET_TEMPFILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Process.h"
+
+#include <optional>
+
+namespace attnc {
+
+/// A temporary file (for ptxas or the linker) removed when this goes out of
+/// scope; creation failures are diagnostics on `module`.
+struct TempFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  mlir::LogicalResult create(mlir::ModuleOp module, llvm::StringRef suffix) {
+    int fd;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("attnc", suffix, fd, path))
+      return module.emitError()
+             << "cannot create a temporary file: " << ec.message();
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    remover.emplace(path);
+    return mlir::success();
+  }
+};
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_TARGET_TEMPFILE_H
