@@ -316,7 +316,9 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   Value group = arith::DivUIOp::create(b, loc, lane, index(4));
   Value inGroup = arith::RemUIOp::create(b, loc, lane, index(4));
   Value warpRow = mul(warp, index(16));
-  // ldmatrix addresses: x4 over a 16 x 16 A tile, x2 over two 8 x 8 tiles.
+  // ldmatrix addresses: lane l gives row l % 8 of matrix l / 8. For A (16 x
+  // 16 of Q) and for pairs of K or V fragments the four matrices are
+  // (rows, cols) = (lo, lo), (hi, lo), (lo, hi), (hi, hi) halves.
   Value aRow = add(warpRow, arith::RemUIOp::create(b, loc, lane, index(16)));
   Value aCol = mul(arith::DivUIOp::create(b, loc, lane, index(16)), index(8));
   Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
@@ -417,11 +419,15 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                 for (int64_t kk = 0; kk < headDim / 16; ++kk) {
                   SmallVector<Value> a =
                       ldmatrix(qs, aRow, add(index(kk * 16), aCol), 4, false);
-                  for (int64_t j = 0; j < keyFragments; ++j) {
-                    SmallVector<Value> bFrag =
-                        ldmatrix(ks, add(index(j * 8), lane8),
-                                 add(index(kk * 16), half8), 2, false);
-                    s[j] = mma(a, bFrag, s[j]);
+                  // One ldmatrix.x4 loads the B fragments of two 8-key
+                  // fragments.
+                  for (int64_t j = 0; j < keyFragments; j += 2) {
+                    SmallVector<Value> bFrags =
+                        ldmatrix(ks, add(index(j * 8), add(aCol, lane8)),
+                                 add(index(kk * 16), half8), 4, false);
+                    s[j] = mma(a, ArrayRef<Value>(bFrags).take_front(2), s[j]);
+                    s[j + 1] =
+                        mma(a, ArrayRef<Value>(bFrags).drop_front(2), s[j + 1]);
                   }
                 }
 
@@ -515,14 +521,20 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                       pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
                       pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))};
                   Value keyRow = add(index(kk * 16), add(lane8, half8));
-                  for (int64_t n = 0; n < outFragments; ++n) {
-                    SmallVector<Value> bFrag = ldmatrix(
-                        vs, keyRow, index(n * 8), 2, /*transpose=*/true);
-                    ValueRange c(
-                        ArrayRef<Value>(result).slice(stateO + n * 4, 4));
-                    SmallVector<Value> d = mma(a, bFrag, c);
-                    for (int64_t r = 0; r < 4; ++r)
-                      result[stateO + n * 4 + r] = d[r];
+                  // One ldmatrix.x4.trans loads the B fragments of two
+                  // 8-column output fragments.
+                  for (int64_t n = 0; n < outFragments; n += 2) {
+                    SmallVector<Value> bFrags =
+                        ldmatrix(vs, keyRow, add(index(n * 8), aCol), 4,
+                                 /*transpose=*/true);
+                    for (int64_t half = 0; half < 2; ++half) {
+                      int64_t at = stateO + (n + half) * 4;
+                      ValueRange c(ArrayRef<Value>(result).slice(at, 4));
+                      SmallVector<Value> d =
+                          mma(a, ArrayRef<Value>(bFrags).slice(2 * half, 2), c);
+                      for (int64_t r = 0; r < 4; ++r)
+                        result[at + r] = d[r];
+                    }
                   }
                 }
                 return result;
