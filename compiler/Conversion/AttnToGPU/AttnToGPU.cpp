@@ -136,14 +136,10 @@ struct ConvertAttnToGPUPass
   }
 
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
-    FailureOr<attnc::AttentionKernelForm> form =
-        attnc::matchAttentionKernel(func);
+    FailureOr<attnc::AttentionKernelForm> form = attnc::matchTiledKernel(func);
     if (failed(form))
       return failure();
     attn::AttentionOp op = form->op;
-    if (!op.getTiles())
-      return op.emitError() << "tile sizes are not set: run attn-select-tiles "
-                               "first or give the op a `tiles` attribute";
     attnc::GpuLaunch launch = attnc::getGpuLaunch(op);
     if (launch.sharedBytes > attnc::kSm90SharedMemoryBytes)
       return op.emitError()
@@ -153,11 +149,7 @@ struct ConvertAttnToGPUPass
              << attnc::kSm90SharedMemoryBytes << " an sm_90a block has";
 
     MLIRContext *ctx = func.getContext();
-    SmallVector<Type> argTypes;
-    for (Type t : func.getArgumentTypes())
-      argTypes.push_back(attnc::kernelMemRefType(t));
-    for (Type t : func.getResultTypes())
-      argTypes.push_back(attnc::kernelMemRefType(t));
+    SmallVector<Type> argTypes = attnc::kernelTensorTypes(func);
 
     Location loc = op.getLoc();
     OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());

@@ -346,19 +346,9 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   Value qIdx[2] = {add(q0, localRow[0]), add(q0, localRow[1])};
   Value columnBase = mul(inGroup, index(2));
 
-  // Key loop bounds from the shorthands, as on the host.
-  Value kBegin = c0, kEnd = seqK;
-  Value pastLast = add(qLast, c1);
-  if (op.getCausal())
-    kEnd = arith::MinSIOp::create(b, loc, kEnd, pastLast);
-  if (std::optional<int64_t> right = op.getWindowRight())
-    kEnd = arith::MinSIOp::create(b, loc, kEnd, add(pastLast, index(*right)));
-  if (std::optional<int64_t> left = op.getWindowLeft()) {
-    Value first = arith::MaxSIOp::create(
-        b, loc, c0, arith::SubIOp::create(b, loc, q0, index(*left)));
-    kBegin = mul(arith::DivUIOp::create(b, loc, first, index(blockN)),
-                 index(blockN));
-  }
+  attnc::KeyRange keys =
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+  Value kBegin = keys.begin, kEnd = keys.end;
 
   // Loop-carried state: m and the partial l of the two rows, then the O
   // accumulator, 4 values per 8 output columns.

@@ -76,6 +76,24 @@ FailureOr<AttentionKernelForm> attnc::matchAttentionKernel(func::FuncOp func) {
   return form;
 }
 
+FailureOr<AttentionKernelForm> attnc::matchTiledKernel(func::FuncOp func) {
+  FailureOr<AttentionKernelForm> form = matchAttentionKernel(func);
+  if (succeeded(form) && !form->op.getTiles())
+    return form->op.emitError()
+           << "tile sizes are not set: run attn-select-tiles first or give "
+              "the op a `tiles` attribute";
+  return form;
+}
+
+SmallVector<Type> attnc::kernelTensorTypes(func::FuncOp func) {
+  SmallVector<Type> types;
+  for (Type t : func.getArgumentTypes())
+    types.push_back(kernelMemRefType(t));
+  for (Type t : func.getResultTypes())
+    types.push_back(kernelMemRefType(t));
+  return types;
+}
+
 MemRefType attnc::kernelMemRefType(Type tensorType) {
   auto type = cast<RankedTensorType>(tensorType);
   SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
@@ -132,21 +150,14 @@ void buildHostKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
 }
 
 LogicalResult lowerKernelFunction(func::FuncOp func) {
-  FailureOr<AttentionKernelForm> form = attnc::matchAttentionKernel(func);
+  FailureOr<AttentionKernelForm> form = attnc::matchTiledKernel(func);
   if (failed(form))
     return failure();
   attn::AttentionOp op = form->op;
-  if (!op.getTiles())
-    return op.emitError() << "tile sizes are not set: run attn-select-tiles "
-                             "first or give the op a `tiles` attribute";
 
   MLIRContext *ctx = func.getContext();
   Block &oldBody = func.front();
-  SmallVector<Type> argTypes;
-  for (Type t : func.getArgumentTypes())
-    argTypes.push_back(attnc::kernelMemRefType(t));
-  for (Type t : func.getResultTypes())
-    argTypes.push_back(attnc::kernelMemRefType(t));
+  SmallVector<Type> argTypes = attnc::kernelTensorTypes(func);
   IndexType indexType = IndexType::get(ctx);
   argTypes.append({indexType, indexType});
 

@@ -33,6 +33,14 @@ struct AttentionKernelForm {
 mlir::FailureOr<AttentionKernelForm>
 matchAttentionKernel(mlir::func::FuncOp func);
 
+/// matchAttentionKernel for code generation: also requires the op's tile
+/// sizes (attn-select-tiles or a `tiles` attribute).
+mlir::FailureOr<AttentionKernelForm> matchTiledKernel(mlir::func::FuncOp func);
+
+/// The memref types of a kernel's tensor arguments: the function's
+/// arguments, then its results (see kernelMemRefType).
+llvm::SmallVector<mlir::Type> kernelTensorTypes(mlir::func::FuncOp func);
+
 /// The buffer type of a kernel argument for a tensor argument or result:
 /// any strides, any offset, so callers can pass views of larger tensors.
 mlir::MemRefType kernelMemRefType(mlir::Type tensorType);

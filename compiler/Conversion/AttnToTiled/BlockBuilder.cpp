@@ -156,22 +156,10 @@ void BlockBuilder::emit(const attnc::KernelOperands &x,
     loop(index(headDimV), [&](Value d) { store(zero, t.acc, {i, d}); });
   });
 
-  // The shorthands bound the key loop; the classifier handles the rest.
-  Value kBegin = c0, kEnd = seqK;
-  Value pastLast = add(qLast, c1);
-  if (op.getCausal())
-    kEnd = arith::MinSIOp::create(b, loc, kEnd, pastLast);
-  if (std::optional<int64_t> right = op.getWindowRight())
-    kEnd = arith::MinSIOp::create(b, loc, kEnd, add(pastLast, index(*right)));
-  if (std::optional<int64_t> left = op.getWindowLeft()) {
-    Value first = arith::MaxSIOp::create(
-        b, loc, c0, arith::SubIOp::create(b, loc, q0, index(*left)));
-    // Keep key tiles aligned to block_n.
-    kBegin = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, first, cBlockN), cBlockN);
-  }
+  attnc::KeyRange keys =
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
 
-  loop(kBegin, kEnd, cBlockN, [&](Value k0) {
+  loop(keys.begin, keys.end, cBlockN, [&](Value k0) {
     Value cols = arith::MinUIOp::create(
         b, loc, cBlockN, arith::SubIOp::create(b, loc, seqK, k0));
     Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), c1);

@@ -340,6 +340,26 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 
 } // namespace
 
+attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
+                                     attn::AttentionOp op, Value qFirst,
+                                     Value qLast, Value seqK, int64_t blockN) {
+  Emitter e(b, loc);
+  Value zero = indexConstant(b, loc, 0);
+  KeyRange range{zero, seqK};
+  Value pastLast = e.add(qLast, indexConstant(b, loc, 1));
+  if (op.getCausal())
+    range.end = e.min(range.end, pastLast);
+  if (std::optional<int64_t> right = op.getWindowRight())
+    range.end =
+        e.min(range.end, e.add(pastLast, indexConstant(b, loc, *right)));
+  if (std::optional<int64_t> left = op.getWindowLeft()) {
+    Value first = e.max(zero, e.sub(qFirst, indexConstant(b, loc, *left)));
+    Value tile = indexConstant(b, loc, blockN);
+    range.begin = e.mul(arith::DivUIOp::create(b, loc, first, tile), tile);
+  }
+  return range;
+}
+
 bool attnc::hasMask(attn::AttentionOp op) {
   return op.getCausal() || op.getWindowLeft() || op.getWindowRight() ||
          !op.getMask().empty();

@@ -46,6 +46,16 @@ struct TileClass {
   mlir::Value mayBlock; // false: the tile is full
 };
 
+/// The key range [begin, end) that the shorthands (causal, windows) leave
+/// for query rows [qFirst, qLast] among `seqK` keys, begin aligned down to
+/// `blockN` so that key tiles stay aligned. The classifier handles the rest.
+struct KeyRange {
+  mlir::Value begin, end;
+};
+KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::attn::AttentionOp op, mlir::Value qFirst,
+                       mlir::Value qLast, mlir::Value seqK, int64_t blockN);
+
 /// Whether `op` has any mask: a shorthand or a mask region.
 bool hasMask(mlir::attn::AttentionOp op);
 

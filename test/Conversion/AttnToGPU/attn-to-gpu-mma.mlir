@@ -6,7 +6,8 @@
 // tile copied with cp.async (16-byte copies, zero-filled past the end) while
 // the current one is used, ldmatrix feeding m16n8k16 mma.sync with f32
 // accumulators, row maxima reduced across the quad with xor shuffles, and V
-// read through ldmatrix.trans for P V. Head dim 128: 64-row blocks.
+// read through ldmatrix.trans for P V, two fragments per ldmatrix.x4. Head
+// dim 128: 64-row blocks.
 
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK:         gpu.func @causal(
@@ -25,12 +26,12 @@
 // CHECK:             %[[KS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK:             %[[VS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK:             nvgpu.ldmatrix %[[QS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x136xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK:             nvgpu.ldmatrix %[[KS]][{{.*}}] {numTiles = 2 : i32, transpose = false}
+// CHECK:             nvgpu.ldmatrix %[[KS]][{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK:             nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // CHECK-SAME:          multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:             gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK:             math.exp2
-// CHECK:             nvgpu.ldmatrix %[[VS]][{{.*}}] {numTiles = 2 : i32, transpose = true}
+// CHECK:             nvgpu.ldmatrix %[[VS]][{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK:         gpu.return
 func.func @causal(%q: tensor<2x8x?x128xbf16>, %k: tensor<2x8x?x128xbf16>, %v: tensor<2x8x?x128xbf16>)
     -> (tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>) {

@@ -15,7 +15,7 @@
 // PTX-DAG:  ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-DAG:  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-DAG:  shfl.sync.bfly.b32
-// PTX-DAG:  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-DAG:  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-DAG:  cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 // PTX-DAG:  ex2.approx
 // PTX-LABEL: .visible .entry causal_f32(
