@@ -29,11 +29,20 @@ using namespace mlir;
 
 namespace {
 
-/// Translates and optimizes `module` for the host; null after a diagnostic.
-std::unique_ptr<llvm::Module>
-optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
-                llvm::LLVMContext &llvmContext,
-                std::unique_ptr<llvm::TargetMachine> &machine) {
+/// The host kernels as optimized LLVM IR, with the target machine that
+/// emits them.
+struct HostModule {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> ir;
+};
+
+/// Translates and optimizes `module` for the host into `host.ir`; null after
+/// a diagnostic.
+std::unique_ptr<HostModule>
+optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options) {
+  auto host = std::make_unique<HostModule>();
+  std::unique_ptr<llvm::TargetMachine> &machine = host->machine;
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
@@ -61,8 +70,8 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
+  std::unique_ptr<llvm::Module> &llvmModule = host->ir;
+  llvmModule = translateModuleToLLVMIR(module, host->context);
   if (!llvmModule) {
     module.emitError() << "cannot translate the host kernels to LLVM IR";
     return nullptr;
@@ -77,7 +86,7 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
                        << llvm::toString(std::move(err));
     return nullptr;
   }
-  return llvmModule;
+  return host;
 }
 
 } // namespace
@@ -85,23 +94,17 @@ optimizeForHost(ModuleOp module, const attnc::HostLibraryOptions &options,
 LogicalResult attnc::printHostLLVMIR(ModuleOp module,
                                      const HostLibraryOptions &options,
                                      llvm::raw_ostream &os) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> llvmModule =
-      optimizeForHost(module, options, llvmContext, machine);
-  if (!llvmModule)
+  std::unique_ptr<HostModule> host = optimizeForHost(module, options);
+  if (!host)
     return failure();
-  llvmModule->print(os, nullptr);
+  host->ir->print(os, nullptr);
   return success();
 }
 
 FailureOr<std::vector<uint8_t>>
 attnc::buildHostLibrary(ModuleOp module, const HostLibraryOptions &options) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> llvmModule =
-      optimizeForHost(module, options, llvmContext, machine);
-  if (!llvmModule)
+  std::unique_ptr<HostModule> host = optimizeForHost(module, options);
+  if (!host)
     return failure();
 
   attnc::TempFile object, library, linkerLog;
@@ -116,10 +119,10 @@ attnc::buildHostLibrary(ModuleOp module, const HostLibraryOptions &options) {
       return module.emitError()
              << "cannot write " << object.path << ": " << ec.message();
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
+    if (host->machine->addPassesToEmitFile(codegen, os, nullptr,
+                                           llvm::CodeGenFileType::ObjectFile))
       return module.emitError() << "the host target cannot emit object files";
-    codegen.run(*llvmModule);
+    codegen.run(*host->ir);
   }
 
   // Link with the C compiler driver: it knows where libm and the C runtime
