@@ -13,6 +13,24 @@ include "mlir/Pass/PassBase.td"
 // Passes (keep alphabetical)
 //===----------------------------------------------------------------------===//
 
+def AttnAlignDynamicSharedMemory
+    : Pass<"attn-align-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align the dynamic shared memory of lowered GPU kernels";
+  let description = [{
+    `convert-gpu-to-nvvm` gives `gpu.dynamic_shared_memory` an internal,
+    zero-length, 16-byte aligned `__dynamic_shmem__*` global. The warpgroup
+    MMA kernels address their tiles in 128-byte swizzled panels whose
+    pattern repeats every 1024 bytes, so the panels, and hence the base, must
+    be 1024-byte aligned. This pass makes every such global external (the
+    dynamic shared memory itself, not a local variable) with `alignment`.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"1024",
+           "Byte alignment of the dynamic shared memory base">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def AttnHostEntryPoints : Pass<"attn-host-entry-points", "::mlir::ModuleOp"> {
   let summary = "Give every host kernel the packed entry point the runtime calls";
   let description = [{
@@ -35,6 +53,10 @@ def AttnSelectTiles : Pass<"attn-select-tiles", "::mlir::func::FuncOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "Code generation target: host or sm_90a">,
+    Option<"tensorCores", "tensor-cores", "std::string",
+           /*default=*/"\"auto\"",
+           "sm_90a tensor-core kernel: auto (wgmma where it applies, else "
+           "mma.sync) or mma-sync (mma.sync everywhere it applies)">,
   ];
 }
 
@@ -47,10 +69,12 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     (x, y, z) = (query block, head, batch) of `block_m` threads computes the
     same recurrence as the host kernel, one thread per query row, with the
     working tiles in dynamic shared memory. The function itself is removed.
-    f16/bf16 attention with head dims that are multiples of 16 and 64 x 64
-    tiles gets the tensor-core form (MmaKernel: mma.sync, four warps of 16
-    rows); anything else the scalar form (BlockBuilder, one thread per row,
-    f32 tiles per `GpuBlockLayout`).
+    f16/bf16 attention with head dims that are multiples of 16 and the
+    tiles of a tensor-core kernel (`getMmaConfig` in MmaKernel.h) gets that
+    kernel, a warp per 16 query rows: wgmma on 128-byte swizzled shared
+    memory (sm_90a) for head dims that are multiples of 64, or mma.sync
+    through ldmatrix. Anything else gets the scalar form (BlockBuilder, one
+    thread per row, f32 tiles per `GpuBlockLayout`).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",

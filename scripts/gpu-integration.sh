@@ -4,8 +4,10 @@
 # --target=sm_90a, each `attn-run ... --check` case of those files to run on
 # cuda:0, and the benchmark's package. The host models are mostly f32, which
 # the scalar GPU kernel runs; each also gets a bf16 variant (f32 tensors of
-# rank 4 become bf16, lse stays f32) so that the same cases cover the
-# tensor-core kernel. Run here (needs the built attnc and a
+# rank 4 become bf16, lse stays f32) compiled twice, with the default
+# tensor-core kernels (wgmma where it applies) and with
+# --tensor-cores=mma-sync, so that the same cases cover both tensor-core
+# kernels. Run here (needs the built attnc and a
 # CUDA toolkit, no GPU); then on the GPU machine:
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
 set -euo pipefail
@@ -24,9 +26,12 @@ mkdir -p "$variants"
 for model in "$root"/test/Integration/Host/*.mlir; do
   name="$(basename "$model" .mlir)"
   sed -E 's/(x[0-9]+)xf32>/\1xbf16>/g' "$model" >"$variants/$name-bf16.mlir"
-  for variant in "$model" "$variants/$name-bf16.mlir"; do
-    vname="$(basename "$variant" .mlir)"
-    "$attnc" "$variant" --target=sm_90a -o "$bundle/packages/$vname.attnpkg"
+  # name, model, attnc flags
+  for variant in "$name:$model:" "$name-bf16:$variants/$name-bf16.mlir:" \
+    "$name-bf16-mma-sync:$variants/$name-bf16.mlir:--tensor-cores=mma-sync"; do
+    IFS=: read -r vname source flags <<<"$variant"
+    # shellcheck disable=SC2086
+    "$attnc" "$source" --target=sm_90a $flags -o "$bundle/packages/$vname.attnpkg"
     sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
       while read -r args; do echo "$vname.attnpkg $args" >>"$cases"; done
   done

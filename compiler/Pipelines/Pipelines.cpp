@@ -83,8 +83,9 @@ void attnc::buildFrontendPipeline(OpPassManager &pm) {
 }
 
 void attnc::buildSelectTilesPipeline(OpPassManager &pm,
-                                     const std::string &target) {
-  pm.addNestedPass<func::FuncOp>(createAttnSelectTiles({target}));
+                                     const std::string &target,
+                                     const std::string &tensorCores) {
+  pm.addNestedPass<func::FuncOp>(createAttnSelectTiles({target, tensorCores}));
 }
 
 void attnc::buildTilePipeline(OpPassManager &pm) {
@@ -131,6 +132,7 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
   // Memref kernel arguments keep MLIR's expanded descriptor convention
   // (allocated, aligned, offset, sizes, strides): the runtime's CUDA ABI.
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createAttnAlignDynamicSharedMemory());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -36,7 +36,8 @@ void registerAttncDialects(mlir::DialectRegistry &registry);
 
 void buildFrontendPipeline(mlir::OpPassManager &pm);
 void buildSelectTilesPipeline(mlir::OpPassManager &pm,
-                              const std::string &target);
+                              const std::string &target,
+                              const std::string &tensorCores = "auto");
 void buildTilePipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuPipeline(mlir::OpPassManager &pm, const std::string &chip);

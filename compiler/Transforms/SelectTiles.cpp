@@ -42,14 +42,24 @@ struct AttnSelectTilesPass
           << "unknown target '" << target << "'; expected host or sm_90a";
       return signalPassFailure();
     }
+    bool forceSync = tensorCores == "mma-sync";
+    if (!forceSync && tensorCores != "auto") {
+      getOperation().emitError() << "unknown tensor-core kernel '"
+                                 << tensorCores
+                                 << "'; expected auto or mma-sync";
+      return signalPassFailure();
+    }
     getOperation().walk([&](attn::AttentionOp op) {
       if (op.getTiles())
         return;
       int64_t headDim = op.getQ().getType().getDimSize(3);
       int64_t blockM = 64, blockN = 64;
-      if (gpu && attnc::canUseMmaKernel(op, /*ignoreTiles=*/true)) {
-        blockM = attnc::mmaBlockM(op.getV().getType().getDimSize(3));
-        blockN = attnc::kMmaBlockN;
+      std::optional<attnc::MmaConfig> mma = attnc::preferredMmaConfig(op);
+      if (mma && forceSync)
+        mma = attnc::syncMmaConfig(op.getV().getType().getDimSize(3));
+      if (gpu && mma) {
+        blockM = mma->blockM;
+        blockN = mma->blockN;
       } else if (gpu && headDim > 128) {
         blockM = blockN = 32;
       }

@@ -4,3 +4,4 @@
 func.func @f() {
   return
 }
+

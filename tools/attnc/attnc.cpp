@@ -60,6 +60,19 @@ llvm::cl::opt<Target>
                                        "NVIDIA Hopper (H100, H200)")),
            llvm::cl::init(Target::Host), llvm::cl::cat(attncCategory));
 
+enum class TensorCores { Auto, MmaSync };
+
+llvm::cl::opt<TensorCores> tensorCores(
+    "tensor-cores",
+    llvm::cl::desc("sm_90a tensor-core kernel for 16-bit inputs"),
+    llvm::cl::values(
+        clEnumValN(TensorCores::Auto, "auto",
+                   "wgmma for head dims that are multiples of 64 up to 256, "
+                   "mma.sync for other multiples of 16 (the default)"),
+        clEnumValN(TensorCores::MmaSync, "mma-sync",
+                   "mma.sync wherever tensor cores apply")),
+    llvm::cl::init(TensorCores::Auto), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"),
     llvm::cl::values(
@@ -155,7 +168,9 @@ int main(int argc, char **argv) {
     if (!supported)
       return 1;
     if (failed(runPipeline([&](OpPassManager &pm) {
-          attnc::buildSelectTilesPipeline(pm, targetName);
+          attnc::buildSelectTilesPipeline(
+              pm, targetName,
+              tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto");
         })))
       return 1;
     if (emit == Emit::Package) {

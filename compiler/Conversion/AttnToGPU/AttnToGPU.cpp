@@ -64,9 +64,8 @@ attnc::GpuBlockLayout attnc::getGpuBlockLayout(attn::AttentionOp op) {
 }
 
 attnc::GpuLaunch attnc::getGpuLaunch(attn::AttentionOp op) {
-  if (canUseMmaKernel(op))
-    return {mmaThreads(mmaBlockM(op.getV().getType().getDimSize(3))),
-            getMmaSharedLayout(op).bytes};
+  if (std::optional<MmaConfig> config = getMmaConfig(op))
+    return {config->threads(), getMmaSharedLayout(op, *config).bytes};
   GpuBlockLayout layout = getGpuBlockLayout(op);
   return {layout.threads, layout.sharedBytes};
 }
@@ -181,9 +180,9 @@ struct ConvertAttnToGPUPass
       (isOut ? out : lse) = body.getArgument(numInputs + i);
     attnc::KernelOperands operands{argFor(op.getQ()), argFor(op.getK()),
                                    argFor(op.getV()), out, lse};
-    if (attnc::canUseMmaKernel(op))
-      attnc::emitMmaKernel(b, loc, op, operands, shared, threadId, qBlock, head,
-                           batch);
+    if (std::optional<attnc::MmaConfig> config = attnc::getMmaConfig(op))
+      attnc::emitMmaKernel(b, loc, op, *config, operands, shared, threadId,
+                           qBlock, head, batch);
     else
       emitScalarKernel(b, loc, op, operands, shared, threadId, qBlock, head,
                        batch);

@@ -1,25 +1,30 @@
-//===- MmaKernel.cpp - Tensor-core attention kernel (mma.sync) ------------===//
+//===- MmaKernel.cpp - Tensor-core attention kernels ----------------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
 // The flash-attention recurrence on tensor cores, FlashAttention-2 style: a
-// block of four warps owns 64 query rows, 16 per warp. Per key tile of 64:
+// warp owns 16 query rows. Per key tile:
 //
-//   S = Q Kᵀ        mma.sync m16n8k16, A = Q and B = K from shared memory
-//                   through ldmatrix, S in registers (8 fragments per warp)
+//   S = Q Kᵀ        mma.sync: m16n8k16 per warp, A = Q and B = K from shared
+//                   memory through ldmatrix. wgmma: m64nNk16 per warpgroup,
+//                   Q and K read by the tensor cores from swizzled shared
+//                   memory through descriptors. S in registers either way.
 //   mask, score     per element of the fragments, whose (row, key) follows
 //                   from the lane: row g or g + 8, keys 2t and 2t + 1
 //   softmax         row max across the quad of lanes sharing a row (two
 //                   xor shuffles); exp2 with log2(e) folded into the scale
 //   O += P V        P converted to the input type in registers: an S
-//                   fragment pair is exactly an A fragment; V through
-//                   ldmatrix.trans
+//                   fragment pair is exactly an A fragment, of mma.sync and
+//                   of wgmma alike; V through ldmatrix.trans (mma.sync) or
+//                   an MN-major descriptor (wgmma)
 //
 // m and l live in registers per thread (l as a per-thread partial sum,
 // reduced across the quad once at the end), O as Dv / 8 fragments carried
-// by the key loop. Fragment layouts are those of PTX's mma.m16n8k16.
+// by the key loop. The accumulator layout of wgmma m64nN is that of N / 8
+// mma.sync m16n8 fragments per warp, so everything but the two products is
+// shared by both kinds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,25 +41,30 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <limits>
 
 using namespace mlir;
 
-attnc::MmaSharedLayout attnc::getMmaSharedLayout(attn::AttentionOp op) {
+attnc::MmaSharedLayout
+attnc::getMmaSharedLayout(attn::AttentionOp op, const MmaConfig &config) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
+  bool swizzled = config.kind == MmaKind::Warpgroup;
+  auto tile = [&](int64_t rows, int64_t width) {
+    return MmaTileLayout{rows, width, width + 8, swizzled};
+  };
+  auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 1024); };
   MmaSharedLayout layout;
-  layout.qRow = headDim + 8;
-  layout.kRow = headDim + 8;
-  layout.vRow = headDimV + 8;
-  const int64_t elementBytes = 2;
+  layout.q = tile(config.blockM, headDim);
+  layout.k = tile(config.blockN, headDim);
+  layout.v = tile(config.blockN, headDimV);
   layout.qOffset = 0;
-  layout.kOffset =
-      layout.qOffset + mmaBlockM(headDimV) * layout.qRow * elementBytes;
-  layout.vOffset = layout.kOffset + kMmaBlockN * layout.kRow * elementBytes;
-  layout.stageBytes =
-      (kMmaBlockN * layout.kRow + kMmaBlockN * layout.vRow) * elementBytes;
+  layout.kOffset = aligned(layout.q.bytes());
+  layout.vOffset = layout.kOffset + aligned(layout.k.bytes());
+  layout.stageBytes = aligned(layout.k.bytes()) + aligned(layout.v.bytes());
   layout.bytes = layout.kOffset + 2 * layout.stageBytes;
   return layout;
 }
@@ -63,15 +73,18 @@ namespace {
 
 class MmaKernelBuilder : attnc::KernelEmitter {
 public:
-  MmaKernelBuilder(OpBuilder &b, Location loc, attn::AttentionOp op)
-      : KernelEmitter(b, loc), op(op), f32(b.getF32Type()),
+  MmaKernelBuilder(OpBuilder &b, Location loc, attn::AttentionOp op,
+                   const attnc::MmaConfig &config)
+      : KernelEmitter(b, loc), op(op), config(config), f32(b.getF32Type()),
         element(op.getQ().getType().getElementType()) {
     headDim = op.getQ().getType().getDimSize(3);
     headDimV = op.getV().getType().getDimSize(3);
-    threads = attnc::mmaThreads(attnc::mmaBlockM(headDimV));
+    threads = config.threads();
     pairType = VectorType::get({2}, element);
-    // mma.sync takes f16 pairs as vector<2xf16> and bf16 pairs as i32.
-    registerType = element.isBF16() ? Type(b.getI32Type()) : Type(pairType);
+    // mma.sync takes f16 pairs as vector<2xf16> and bf16 pairs as i32; the
+    // wgmma asm takes both as i32.
+    registerType = element.isBF16() || warpgroup() ? Type(b.getI32Type())
+                                                   : Type(pairType);
   }
 
   void emit(const attnc::KernelOperands &x, Value shared, Value threadId,
@@ -142,30 +155,65 @@ private:
     return source;
   }
 
+  bool warpgroup() const { return config.kind == attnc::MmaKind::Warpgroup; }
+
+  /// A tile in shared memory: its view (rows x padded row for mma.sync,
+  /// panels x rows x 64 flattened to (panels * rows) x 64 when swizzled)
+  /// and its byte offset from the start of shared memory.
+  struct SharedTile {
+    Value view;
+    attnc::MmaTileLayout layout;
+    Value byteOffset;
+  };
+
+  SharedTile sharedTile(Value shared, Value byteOffset,
+                        const attnc::MmaTileLayout &layout) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    SmallVector<int64_t, 2> shape = {layout.rows, layout.rowStride};
+    if (layout.swizzled)
+      shape = {layout.width / 64 * layout.rows, 64};
+    auto type = MemRefType::get(shape, element, nullptr, workgroup);
+    Value view =
+        memref::ViewOp::create(b, loc, type, shared, byteOffset, ValueRange{});
+    return {view, layout, byteOffset};
+  }
+
+  /// The view indices of element (row, col) of a tile. Swizzled: panel
+  /// col / 64, and within the row the 16-byte chunk (col % 64) / 8 is
+  /// stored at chunk position ((col % 64) / 8) xor (row % 8).
+  SmallVector<Value, 2> position(const SharedTile &tile, Value row,
+                                 Value col) {
+    if (!tile.layout.swizzled)
+      return {row, col};
+    Value panel = arith::DivUIOp::create(b, loc, col, index(64));
+    Value inPanel = arith::RemUIOp::create(b, loc, col, index(64));
+    Value chunk = arith::DivUIOp::create(b, loc, inPanel, index(8));
+    Value swizzled = arith::XOrIOp::create(
+        b, loc, chunk, arith::RemUIOp::create(b, loc, row, index(8)));
+    Value swizzledCol =
+        add(mul(swizzled, index(8)),
+            arith::RemUIOp::create(b, loc, inPanel, index(8)));
+    return {add(mul(panel, index(tile.layout.rows)), row), swizzledCol};
+  }
+
   /// Copies rows [0, count) of the input from sequence position `first`
-  /// into the shared tile, zero-filling rows [count, rows): the tensor cores
+  /// into the shared tile, zero-filling its other rows: the tensor cores
   /// compute on whole tiles. 16-byte loads when the source allows them,
   /// issued as asynchronous copies (cp.async) when `async`; the caller
   /// commits and waits for them.
-  void stageTile(const Source &source, Value tile, Value batch, Value head,
-                 Value first, Value count, int64_t rows, int64_t width,
-                 bool async = false) {
+  void stageTile(const Source &source, const SharedTile &tile, Value batch,
+                 Value head, Value first, Value count, bool async = false) {
     ifThenElse(
         source.vectorized,
-        [&] {
-          stageVectors(source, tile, batch, head, first, count, rows, width,
-                       async);
-        },
-        [&] {
-          stageElements(source.input, tile, batch, head, first, count, rows,
-                        width);
-        });
+        [&] { stageVectors(source, tile, batch, head, first, count, async); },
+        [&] { stageElements(source.input, tile, batch, head, first, count); });
   }
 
-  void stageVectors(const Source &source, Value tile, Value batch, Value head,
-                    Value first, Value count, int64_t rows, int64_t width,
-                    bool async) {
+  void stageVectors(const Source &source, const SharedTile &tile, Value batch,
+                    Value head, Value first, Value count, bool async) {
     const int64_t lanes = 8; // 16 bytes of 16-bit elements
+    const int64_t rows = tile.layout.rows, width = tile.layout.width;
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc,
@@ -185,13 +233,14 @@ private:
           Value sourceRow = add(
               first, arith::SelectOp::create(b, loc, inside, row, index(0)));
           Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+          SmallVector<Value, 2> to = position(tile, row, col);
           if (async) {
             // Rows past the end copy no bytes: cp.async zero-fills them.
             Value sourceElements =
                 arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
             nvgpu::DeviceAsyncCopyOp::create(
-                b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-                ValueRange{row, col}, source.flat, ValueRange{at},
+                b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+                tile.view, to, source.flat, ValueRange{at},
                 b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
             return;
           }
@@ -199,28 +248,145 @@ private:
                                                 ValueRange{at}, false,
                                                 llvm::MaybeAlign(16));
           Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
-          vector::StoreOp::create(b, loc, value, tile, ValueRange{row, col},
-                                  false, llvm::MaybeAlign(16));
+          vector::StoreOp::create(b, loc, value, tile.view, to, false,
+                                  llvm::MaybeAlign(16));
         });
   }
 
-  void stageElements(Value input, Value tile, Value batch, Value head,
-                     Value first, Value count, int64_t rows, int64_t width) {
+  void stageElements(Value input, const SharedTile &tile, Value batch,
+                     Value head, Value first, Value count) {
+    const int64_t width = tile.layout.width;
     Value zero =
         arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-    loop(threadId, index(rows * width), index(threads), [&](Value flat) {
-      Value row = arith::DivUIOp::create(b, loc, flat, index(width));
-      Value col = arith::RemUIOp::create(b, loc, flat, index(width));
-      Value inside =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-      Value sourceRow =
-          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
-      Value loaded = memref::LoadOp::create(
-          b, loc, input, ValueRange{batch, head, sourceRow, col});
-      memref::StoreOp::create(
-          b, loc, arith::SelectOp::create(b, loc, inside, loaded, zero), tile,
-          ValueRange{row, col});
-    });
+    loop(threadId, index(tile.layout.rows * width), index(threads),
+         [&](Value flat) {
+           Value row = arith::DivUIOp::create(b, loc, flat, index(width));
+           Value col = arith::RemUIOp::create(b, loc, flat, index(width));
+           Value inside = arith::CmpIOp::create(
+               b, loc, arith::CmpIPredicate::ult, row, count);
+           Value sourceRow = add(
+               first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+           Value loaded = memref::LoadOp::create(
+               b, loc, input, ValueRange{batch, head, sourceRow, col});
+           memref::StoreOp::create(
+               b, loc, arith::SelectOp::create(b, loc, inside, loaded, zero),
+               tile.view, position(tile, row, col));
+         });
+  }
+
+  /// The wgmma descriptor of a swizzled tile at byte `offset` (i64) from
+  /// the start of shared memory, for the 128-byte swizzle: start address,
+  /// leading and stride byte offsets (all in 16-byte units) and the swizzle
+  /// mode in bits 62-63. K-major operands (Q, K: 64 elements of the reduced
+  /// dimension per 128-byte row) step 1024 bytes per 8 rows and ignore the
+  /// leading offset; MN-major V steps 1024 bytes per 8 keys and a panel per
+  /// 64 output columns.
+  Value descriptor(Value offset, int64_t leadingBytes, int64_t strideBytes) {
+    auto constant = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v))
+          .getResult();
+    };
+    Value address = arith::AddIOp::create(b, loc, sharedAddress, offset);
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)),
+        constant(4));
+    uint64_t fixed = (static_cast<uint64_t>(leadingBytes >> 4) << 16) |
+                     (static_cast<uint64_t>(strideBytes >> 4) << 32) |
+                     (1ull << 62);
+    return arith::OrIOp::create(b, loc, start,
+                                constant(static_cast<int64_t>(fixed)));
+  }
+
+  /// `descriptor` advanced by `bytes` (a multiple of 16 that keeps the start
+  /// address within its 14 bits: shared memory is below 256 KiB).
+  Value advance(Value descriptor, int64_t bytes) {
+    if (bytes == 0)
+      return descriptor;
+    return arith::AddIOp::create(
+        b, loc, descriptor,
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes >> 4)));
+  }
+
+  /// One operand A of a wgmma: a shared-memory descriptor (one i64) or the
+  /// four i32 registers of an A fragment.
+  using WgmmaA = SmallVector<Value, 4>;
+
+  /// D = sum_i A_i B_i (+ D when `accumulators` holds it): wgmma m64 n`n`
+  /// k16 steps with f32 accumulators (n / 2 per thread), B_i descriptors,
+  /// MN-major when `transposeB`. One asm statement fences, issues, commits
+  /// and waits for the group, so the compiler never touches the
+  /// accumulators while the tensor cores own them.
+  SmallVector<Value> wgmma(int64_t n, ValueRange accumulators,
+                           ArrayRef<WgmmaA> a, ArrayRef<Value> bDescriptors,
+                           bool transposeB) {
+    const int64_t count = n / 2;
+    const char *type = element.isBF16() ? "bf16" : "f16";
+    std::string text, constraints;
+    llvm::raw_string_ostream asmText(text), asmConstraints(constraints);
+    SmallVector<Value> operands;
+    auto constrain = [&](StringRef c) {
+      if (!constraints.empty())
+        asmConstraints << ",";
+      asmConstraints << c;
+    };
+    for (int64_t i = 0; i < count; ++i)
+      constrain("=f");
+    int64_t next = count;
+    for (int64_t i = 0; i < static_cast<int64_t>(accumulators.size()); ++i) {
+      constrain(std::to_string(i));
+      operands.push_back(accumulators[i]);
+      ++next;
+    }
+    std::string d = "{";
+    for (int64_t i = 0; i < count; ++i)
+      d += (i ? ", $" : "$") + std::to_string(i);
+    d += "}";
+    std::string steps;
+    for (auto [i, aOperand] : llvm::enumerate(a)) {
+      std::string aText;
+      if (aOperand.size() == 1) {
+        constrain("l");
+        aText = "$" + std::to_string(next++);
+      } else {
+        aText = "{";
+        for (auto [r, reg] : llvm::enumerate(aOperand)) {
+          constrain("r");
+          aText += (r ? ", $" : "$") + std::to_string(next++);
+        }
+        aText += "}";
+      }
+      llvm::append_range(operands, aOperand);
+      constrain("l");
+      operands.push_back(bDescriptors[i]);
+      std::string bText = "$" + std::to_string(next++);
+      bool scaleD = i > 0 || !accumulators.empty();
+      steps += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+               "k16.f32." + type + "." + type + " " + d + ", " + aText + ", " +
+               bText + ", " + (scaleD ? "accumulate" : "overwrite") +
+               ", 1, 1, " + (aOperand.size() == 1 ? "0, " : "") +
+               (transposeB ? "1" : "0") + ";\n";
+    }
+    constrain("r");
+    operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
+    std::string one = "$" + std::to_string(next);
+    asmText << "{\n.reg .pred accumulate, overwrite;\n"
+            << "setp.ne.b32 accumulate, " << one << ", 0;\n"
+            << "setp.eq.b32 overwrite, " << one << ", 0;\n"
+            << "wgmma.fence.sync.aligned;\n"
+            << steps << "wgmma.commit_group.sync.aligned;\n"
+            << "wgmma.wait_group.sync.aligned 0;\n}";
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(count, f32));
+    Value result = LLVM::InlineAsmOp::create(
+                       b, loc, resultType, operands, text, constraints,
+                       /*has_side_effects=*/true, /*is_align_stack=*/false,
+                       LLVM::tailcallkind::TailCallKind::None,
+                       LLVM::AsmDialectAttr(), ArrayAttr())
+                       .getResult(0);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < count; ++i)
+      values.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return values;
   }
 
   /// A register of two elements as mma.sync takes it.
@@ -272,11 +438,105 @@ private:
     return result;
   }
 
+  /// S of the warp's 16 rows and the tile's keys with mma.sync: blockN / 8
+  /// fragments of 4 f32. Q and K fragments through ldmatrix.x4 (lane l
+  /// addresses row l % 8 of matrix l / 8; see emit()).
+  SmallVector<SmallVector<Value>> syncScores(Value qs, Value ks, Value aRow,
+                                             Value aCol, Value lane8,
+                                             Value half8) {
+    const int64_t keyFragments = config.blockN / 8;
+    SmallVector<SmallVector<Value>> s(keyFragments,
+                                      SmallVector<Value>(4, f32Const(0.0)));
+    for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+      SmallVector<Value> a =
+          ldmatrix(qs, aRow, add(index(kk * 16), aCol), 4, false);
+      // One ldmatrix.x4 loads the B fragments of two 8-key fragments.
+      for (int64_t j = 0; j < keyFragments; j += 2) {
+        SmallVector<Value> bFrags =
+            ldmatrix(ks, add(index(j * 8), add(aCol, lane8)),
+                     add(index(kk * 16), half8), 4, false);
+        s[j] = mma(a, ArrayRef<Value>(bFrags).take_front(2), s[j]);
+        s[j + 1] = mma(a, ArrayRef<Value>(bFrags).drop_front(2), s[j + 1]);
+      }
+    }
+    return s;
+  }
+
+  /// O += P V with mma.sync; `pFragments` are the A fragments of P, one per
+  /// 16 keys. One ldmatrix.x4.trans loads the B fragments of two 8-column
+  /// output fragments.
+  void syncAccumulate(ArrayRef<SmallVector<Value, 4>> pFragments, Value vs,
+                      Value lane8, Value half8, Value aCol,
+                      MutableArrayRef<Value> o) {
+    for (auto [kk, a] : llvm::enumerate(pFragments)) {
+      Value keyRow = add(index(kk * 16), add(lane8, half8));
+      for (int64_t n = 0; n < headDimV / 8; n += 2) {
+        SmallVector<Value> bFrags = ldmatrix(vs, keyRow, add(index(n * 8), aCol),
+                                             4, /*transpose=*/true);
+        for (int64_t half = 0; half < 2; ++half) {
+          MutableArrayRef<Value> c = o.slice((n + half) * 4, 4);
+          SmallVector<Value> d =
+              mma(a, ArrayRef<Value>(bFrags).slice(2 * half, 2), c);
+          llvm::copy(d, c.begin());
+        }
+      }
+    }
+  }
+
+  Value toI64(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v);
+  }
+
+  /// S of the warpgroup's 64 rows with wgmma m64 n`blockN` k16, A = Q and
+  /// B = K both K-major in shared memory; 16 elements of the head dim (32
+  /// bytes) per step, a new panel every 64.
+  SmallVector<SmallVector<Value>> warpgroupScores(const SharedTile &qs,
+                                                  const SharedTile &ks,
+                                                  Value warp) {
+    Value warpgroupRows =
+        mul(arith::DivUIOp::create(b, loc, warp, index(4)), index(64 * 128));
+    Value qDescriptor =
+        descriptor(toI64(add(qs.byteOffset, warpgroupRows)), 16, 1024);
+    Value kDescriptor = descriptor(toI64(ks.byteOffset), 16, 1024);
+    SmallVector<WgmmaA> a;
+    SmallVector<Value> bDescriptors;
+    for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+      int64_t panel = kk / 4, within = kk % 4 * 32;
+      a.push_back(
+          {advance(qDescriptor, panel * qs.layout.rows * 128 + within)});
+      bDescriptors.push_back(
+          advance(kDescriptor, panel * ks.layout.rows * 128 + within));
+    }
+    SmallVector<Value> d =
+        wgmma(config.blockN, {}, a, bDescriptors, /*transposeB=*/false);
+    SmallVector<SmallVector<Value>> s;
+    for (int64_t j = 0; j < config.blockN / 8; ++j)
+      s.push_back(SmallVector<Value>(ArrayRef<Value>(d).slice(j * 4, 4)));
+    return s;
+  }
+
+  /// O += P V with wgmma m64 n`Dv` k16, A = P from registers and B = V
+  /// MN-major in shared memory: 16 keys (2048 bytes) per step.
+  void warpgroupAccumulate(ArrayRef<SmallVector<Value, 4>> pFragments,
+                           const SharedTile &vs, MutableArrayRef<Value> o) {
+    Value vDescriptor =
+        descriptor(toI64(vs.byteOffset), vs.layout.rows * 128, 1024);
+    SmallVector<WgmmaA> a(pFragments.begin(), pFragments.end());
+    SmallVector<Value> bDescriptors;
+    for (int64_t kk = 0; kk < static_cast<int64_t>(pFragments.size()); ++kk)
+      bDescriptors.push_back(advance(vDescriptor, kk * 16 * 128));
+    SmallVector<Value> d =
+        wgmma(headDimV, o, a, bDescriptors, /*transposeB=*/true);
+    llvm::copy(d, o.begin());
+  }
+
   attn::AttentionOp op;
+  attnc::MmaConfig config;
   Type f32, element, registerType;
   VectorType pairType;
   int64_t headDim, headDimV;
   Value threadId;
+  Value sharedAddress; // i64, for wgmma descriptors
   int64_t threads;
 };
 
@@ -284,7 +544,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                             Value tid, Value qBlock, Value head, Value batch) {
   threadId = tid;
   using P = arith::CmpIPredicate;
-  const int64_t blockM = attnc::mmaBlockM(headDimV), blockN = attnc::kMmaBlockN;
+  const int64_t blockM = config.blockM, blockN = config.blockN;
   const int64_t keyFragments = blockN / 8, outFragments = headDimV / 8;
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   float scale = op.getEffectiveScale();
@@ -293,23 +553,18 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   Value c0 = index(0), c1 = index(1);
 
   // Shared tiles in the input type.
-  attnc::MmaSharedLayout layout = attnc::getMmaSharedLayout(op);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto view = [&](int64_t offset, int64_t rows, int64_t width) {
-    auto type = MemRefType::get({rows, width}, element, nullptr, workgroup);
-    return memref::ViewOp::create(b, loc, type, shared, index(offset),
-                                  ValueRange{})
-        .getResult();
-  };
-  Value qs = view(layout.qOffset, blockM, layout.qRow);
+  attnc::MmaSharedLayout layout = attnc::getMmaSharedLayout(op, config);
+  SharedTile qs = sharedTile(shared, index(layout.qOffset), layout.q);
   // Key/value tiles of stage `stage` (an index value, 0 or 1).
-  auto stageView = [&](Value stage, int64_t offset, int64_t width) {
-    auto type = MemRefType::get({blockN, width}, element, nullptr, workgroup);
+  auto stageTileAt = [&](Value stage, int64_t offset,
+                         const attnc::MmaTileLayout &tileLayout) {
     Value at = add(index(offset), mul(stage, index(layout.stageBytes)));
-    return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
-        .getResult();
+    return sharedTile(shared, at, tileLayout);
   };
+  if (warpgroup())
+    sharedAddress = arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared));
 
   Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
   Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
@@ -337,7 +592,17 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
 
   Source qSource = makeSource(x.q), kSource = makeSource(x.k),
          vSource = makeSource(x.v);
-  stageTile(qSource, qs, batch, head, q0, rows, blockM, headDim);
+  stageTile(qSource, qs, batch, head, q0, rows);
+  // wgmma reads shared memory through the async proxy: make the generic
+  // proxy's writes (stores here, cp.async in the loop) visible to it.
+  auto fenceForWgmma = [&] {
+    if (warpgroup())
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+  };
+  fenceForWgmma();
   gpu::BarrierOp::create(b, loc);
 
   // The thread's two rows within the block (g and g + 8 of its warp) and
@@ -368,10 +633,10 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   auto stageKeyTile = [&](Value k0, Value stage) {
     Value cols = arith::MinUIOp::create(
         b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
-    stageTile(kSource, stageView(stage, layout.kOffset, layout.kRow), batch,
-              headKV, k0, cols, blockN, headDim, /*async=*/true);
-    stageTile(vSource, stageView(stage, layout.vOffset, layout.vRow), batch,
-              headKV, k0, cols, blockN, headDimV, /*async=*/true);
+    stageTile(kSource, stageTileAt(stage, layout.kOffset, layout.k), batch,
+              headKV, k0, cols, /*async=*/true);
+    stageTile(vSource, stageTileAt(stage, layout.vOffset, layout.v), batch,
+              headKV, k0, cols, /*async=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
   ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
@@ -387,13 +652,14 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
           // This tile's copies are done, and every thread has finished with
           // the other stage, which the next tile's copies overwrite.
           NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+          fenceForWgmma();
           gpu::BarrierOp::create(b, loc);
           Value nextK0 = add(k0, index(blockN));
           ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
             stageKeyTile(nextK0, arith::SubIOp::create(b, loc, c1, stage));
           });
-          Value ks = stageView(stage, layout.kOffset, layout.kRow);
-          Value vs = stageView(stage, layout.vOffset, layout.vRow);
+          SharedTile ks = stageTileAt(stage, layout.kOffset, layout.k);
+          SharedTile vs = stageTileAt(stage, layout.vOffset, layout.v);
 
           Value cols = arith::MinUIOp::create(
               b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
@@ -403,23 +669,12 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
           ValueRange next = ifElse(
               tileClass.mayAllow, stateTypes,
               [&] {
-                // S = Q Kᵀ: 8 fragments of 16 rows x 8 keys, 4 f32 each.
-                SmallVector<SmallVector<Value>> s(keyFragments,
-                                                  SmallVector<Value>(4, zero));
-                for (int64_t kk = 0; kk < headDim / 16; ++kk) {
-                  SmallVector<Value> a =
-                      ldmatrix(qs, aRow, add(index(kk * 16), aCol), 4, false);
-                  // One ldmatrix.x4 loads the B fragments of two 8-key
-                  // fragments.
-                  for (int64_t j = 0; j < keyFragments; j += 2) {
-                    SmallVector<Value> bFrags =
-                        ldmatrix(ks, add(index(j * 8), add(aCol, lane8)),
-                                 add(index(kk * 16), half8), 4, false);
-                    s[j] = mma(a, ArrayRef<Value>(bFrags).take_front(2), s[j]);
-                    s[j + 1] =
-                        mma(a, ArrayRef<Value>(bFrags).drop_front(2), s[j + 1]);
-                  }
-                }
+                // S = Q Kᵀ: blockN / 8 fragments of 16 rows x 8 keys, 4 f32
+                // each.
+                SmallVector<SmallVector<Value>> s =
+                    warpgroup() ? warpgroupScores(qs, ks, warp)
+                                : syncScores(qs.view, ks.view, aRow, aCol,
+                                             lane8, half8);
 
                 // Per element: scale (and score), key bounds, then the mask on
                 // partial tiles.
@@ -501,32 +756,23 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                   for (int64_t r = 0; r < 4; ++r)
                     result[stateO + n * 4 + r] =
                         mulF(state[stateO + n * 4 + r], alpha[r / 2]);
+                SmallVector<SmallVector<Value, 4>> pFragments;
                 for (int64_t kk = 0; kk < blockN / 16; ++kk) {
                   auto prob = [&](int64_t j, int64_t r) {
                     return probabilities[j * 4 + r];
                   };
-                  SmallVector<Value> a = {
-                      pack(prob(2 * kk, 0), prob(2 * kk, 1)),
-                      pack(prob(2 * kk, 2), prob(2 * kk, 3)),
-                      pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
-                      pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))};
-                  Value keyRow = add(index(kk * 16), add(lane8, half8));
-                  // One ldmatrix.x4.trans loads the B fragments of two
-                  // 8-column output fragments.
-                  for (int64_t n = 0; n < outFragments; n += 2) {
-                    SmallVector<Value> bFrags =
-                        ldmatrix(vs, keyRow, add(index(n * 8), aCol), 4,
-                                 /*transpose=*/true);
-                    for (int64_t half = 0; half < 2; ++half) {
-                      int64_t at = stateO + (n + half) * 4;
-                      ValueRange c(ArrayRef<Value>(result).slice(at, 4));
-                      SmallVector<Value> d =
-                          mma(a, ArrayRef<Value>(bFrags).slice(2 * half, 2), c);
-                      for (int64_t r = 0; r < 4; ++r)
-                        result[at + r] = d[r];
-                    }
-                  }
+                  pFragments.push_back(
+                      {pack(prob(2 * kk, 0), prob(2 * kk, 1)),
+                       pack(prob(2 * kk, 2), prob(2 * kk, 3)),
+                       pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
+                       pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))});
                 }
+                MutableArrayRef<Value> o =
+                    MutableArrayRef<Value>(result).drop_front(stateO);
+                if (warpgroup())
+                  warpgroupAccumulate(pFragments, vs, o);
+                else
+                  syncAccumulate(pFragments, vs.view, lane8, half8, aCol, o);
                 return result;
               },
               [&] { return SmallVector<Value>(state.begin(), state.end()); });
@@ -577,9 +823,10 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
 } // namespace
 
 void attnc::emitMmaKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
+                          const MmaConfig &config,
                           const KernelOperands &operands, Value shared,
                           Value threadId, Value qBlock, Value head,
                           Value batch) {
-  MmaKernelBuilder(b, loc, op)
+  MmaKernelBuilder(b, loc, op, config)
       .emit(operands, shared, threadId, qBlock, head, batch);
 }

@@ -1,4 +1,4 @@
-//===- MmaKernel.h - Tensor-core attention kernel (mma.sync) ----*- C++ -*-===//
+//===- MmaKernel.h - Tensor-core attention kernels --------------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -11,52 +11,109 @@
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace attnc {
 
-/// Keys per tile of the tensor-core kernel.
-inline constexpr int64_t kMmaBlockN = 64;
+/// The tensor-core instructions a kernel is built on.
+enum class MmaKind {
+  /// mma.sync m16n8k16 per warp, operands through ldmatrix (sm_80 and up).
+  Sync,
+  /// wgmma m64nNk16 per warpgroup of four warps, operands read by the tensor
+  /// cores from 128-byte swizzled shared memory (sm_90a).
+  Warpgroup,
+};
 
-/// Query rows per block of the tensor-core kernel, 16 per warp: 128 for head
-/// dims up to 64, 64 above (wider heads need more registers per thread, and
-/// 128-row blocks then leave one block per SM). Measured on an H200:
-/// docs/design.md.
-inline int64_t mmaBlockM(int64_t headDimV) { return headDimV <= 64 ? 128 : 64; }
+/// A tensor-core kernel: its instructions and tiles. A warp owns 16 query
+/// rows in both kinds.
+struct MmaConfig {
+  MmaKind kind;
+  int64_t blockM, blockN;
+  int64_t threads() const { return blockM / 16 * 32; }
+};
 
-/// Threads per block: a warp per 16 rows.
-inline int64_t mmaThreads(int64_t blockM) { return blockM / 16 * 32; }
+/// The mma.sync kernel: 64 keys per tile; 128 query rows for head dims up
+/// to 64, 64 above (wider heads need more registers per thread, and
+/// 128-row blocks then leave one block per SM). Measured: bench/NOTES.md.
+inline MmaConfig syncMmaConfig(int64_t headDimV) {
+  return {MmaKind::Sync, headDimV <= 64 ? 128 : 64, 64};
+}
 
-/// Whether `op` can run on the tensor-core kernel: f16 or bf16 inputs and
-/// head dims that are multiples of 16 (and, unless `ignoreTiles`, tiles of
-/// mmaBlockM x kMmaBlockN). f32 inputs stay on the scalar kernel: tf32 would
-/// lose precision.
-inline bool canUseMmaKernel(mlir::attn::AttentionOp op,
-                            bool ignoreTiles = false) {
+/// The warpgroup kernel: two warpgroups share each key tile (128 query
+/// rows); 128 keys per tile up to head dim 128, 64 above, which keeps the
+/// S and O accumulators within the register file and the two-stage K/V
+/// tiles within shared memory.
+inline MmaConfig warpgroupMmaConfig(int64_t headDim, int64_t headDimV) {
+  return {MmaKind::Warpgroup, 128,
+          std::max(headDim, headDimV) <= 128 ? 128 : 64};
+}
+
+/// The tensor-core kernel `op` gets on sm_90a unless its tiles say
+/// otherwise: none for f32 inputs (tf32 would lose precision) or head dims
+/// that are not multiples of 16; the warpgroup kernel for head dims that
+/// are multiples of 64 up to 256 (whole 128-byte swizzle panels); the
+/// mma.sync kernel for the rest.
+inline std::optional<MmaConfig>
+preferredMmaConfig(mlir::attn::AttentionOp op) {
   mlir::Type element = op.getQ().getType().getElementType();
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
-  bool tilesFit =
-      ignoreTiles ||
-      (op.getTiles() && op.getTiles()->getBlockM() == mmaBlockM(headDimV) &&
-       op.getTiles()->getBlockN() == kMmaBlockN);
-  return (element.isF16() || element.isBF16()) && headDim % 16 == 0 &&
-         headDimV % 16 == 0 && tilesFit;
+  if (!(element.isF16() || element.isBF16()) || headDim % 16 != 0 ||
+      headDimV % 16 != 0)
+    return std::nullopt;
+  if (headDim % 64 == 0 && headDimV % 64 == 0 && headDim <= 256 &&
+      headDimV <= 256)
+    return warpgroupMmaConfig(headDim, headDimV);
+  return syncMmaConfig(headDimV);
 }
 
+/// The tensor-core kernel of `op` with its pinned tiles: the preferred one
+/// when the tiles are its tiles, the mma.sync kernel when they are that
+/// kernel's, none (the scalar kernel) otherwise.
+inline std::optional<MmaConfig> getMmaConfig(mlir::attn::AttentionOp op) {
+  std::optional<MmaConfig> preferred = preferredMmaConfig(op);
+  if (!preferred || !op.getTiles())
+    return std::nullopt;
+  int64_t blockM = op.getTiles()->getBlockM();
+  int64_t blockN = op.getTiles()->getBlockN();
+  for (MmaConfig config :
+       {*preferred, syncMmaConfig(op.getV().getType().getDimSize(3))})
+    if (config.blockM == blockM && config.blockN == blockN)
+      return config;
+  return std::nullopt;
+}
+
+/// One tile in shared memory, in the input element type. mma.sync tiles
+/// are row-major with rows padded by 8 elements (16 bytes) so that ldmatrix
+/// reads hit every bank once. Warpgroup tiles are `width / 64` panels of
+/// `rows` x 64 elements, each row 128 bytes with its 16-byte chunks
+/// permuted by the row index mod 8: the 128-byte swizzle wgmma reads.
+struct MmaTileLayout {
+  int64_t rows, width, rowStride; // rowStride: elements, mma.sync only
+  bool swizzled;
+  int64_t bytes() const {
+    return swizzled ? rows * width * 2 : rows * rowStride * 2;
+  }
+};
+
 /// Shared memory of the tensor-core kernel: a q tile and two stages of k
-/// and v tiles (the next key tile is copied while the current one is used),
-/// in the input element type, rows padded by 8 elements (16 bytes) so that
-/// ldmatrix reads hit every bank once.
+/// and v tiles (the next key tile is copied while the current one is used).
+/// Every tile starts at a multiple of 1024 bytes, the swizzle's period.
 struct MmaSharedLayout {
-  int64_t qRow, kRow, vRow;
+  MmaTileLayout q, k, v;
   int64_t qOffset, kOffset, vOffset; // stage 0; stage 1 follows at +stageBytes
   int64_t stageBytes, bytes;
 };
-MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionOp op);
+MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionOp op,
+                                   const MmaConfig &config);
 
 /// Emits the kernel body of block (qBlock, head, batch) for thread
-/// `threadId` of mmaThreads; `shared` is the dynamic shared memory (i8).
+/// `threadId` of config.threads(); `shared` is the dynamic shared memory
+/// (i8, 1024-byte aligned for the warpgroup kernel).
 void emitMmaKernel(mlir::OpBuilder &b, mlir::Location loc,
-                   mlir::attn::AttentionOp op, const KernelOperands &operands,
+                   mlir::attn::AttentionOp op, const MmaConfig &config,
+                   const KernelOperands &operands,
                    mlir::Value shared, mlir::Value threadId, mlir::Value qBlock,
                    mlir::Value head, mlir::Value batch);
 

@@ -1,0 +1,64 @@
+// RUN: attn-opt %s -split-input-file --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
+
+// f16/bf16 attention with head dims that are multiples of 64 and the
+// warpgroup kernel's tiles (128 x 128 up to head dim 128) gets wgmma: two
+// warpgroups of 64 query rows share each key tile. Tiles live in 128-byte
+// swizzled panels of 64 columns (a 128 x 128 tile is a 256 x 64 view, the
+// 16-byte chunk index xor the row mod 8); writes reach the tensor cores
+// through a proxy fence; descriptors carry the 128-byte swizzle (bit 62),
+// 1024 bytes per 8 rows and, for MN-major V, a panel of 128 keys x 128 bytes
+// per 64 output columns. Each product is one asm statement: fence, the
+// wgmma steps (the first of S overwrites, the rest accumulate; P V takes P
+// from registers and V transposed), commit and wait.
+
+// CHECK-LABEL: gpu.module @attnc_kernels
+// CHECK:         gpu.func @causal(
+// CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK:           arith.xori
+// CHECK:           vector.store
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.for {{.*}} iter_args(
+// CHECK:             nvvm.cp.async.wait.group 0
+// CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             nvgpu.device_async_copy {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK:             arith.ori %{{.*}}, %c4611686293305360384_i64 : i64
+// CHECK:             llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;{{.*}}wgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, $64, $65, overwrite, 1, 1, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $66, $67, accumulate, 1, 1, 0, 0;{{.*}}wgmma.commit_group.sync.aligned;\0Awgmma.wait_group.sync.aligned 0;\0A}", "=f,{{.*}},=f,l,l,l,l,l,l,l,l,l,l,l,l,l,l,l,l,r"
+// CHECK:             gpu.shuffle  xor
+// CHECK:             math.exp2
+// CHECK:             arith.ori %{{.*}}, %c4611686293372403712_i64 : i64
+// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, accumulate, 1, 1, 1;{{.*}}", "=f,{{.*}},=f,0,1,2,{{.*}},63,r,r,r,r,l,{{.*}},r"
+// CHECK:         gpu.return
+func.func @causal(%q: tensor<2x8x?x128xbf16>, %k: tensor<2x8x?x128xbf16>, %v: tensor<2x8x?x128xbf16>)
+    -> (tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v {causal, tiles = #attn.tiles<block_m = 128, block_n = 128>}
+      : tensor<2x8x?x128xbf16>, tensor<2x8x?x128xbf16>, tensor<2x8x?x128xbf16>
+      -> tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>
+  return %o, %l : tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>
+}
+
+// -----
+
+// Head dim 256 (f16): 64-key tiles, S from m64n64k16 and P V from
+// m64n256k16; the V descriptor steps 64 keys x 128 bytes per panel.
+
+// CHECK-LABEL: gpu.module @attnc_kernels
+// CHECK:         gpu.func @wide(
+// CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:           memref.view {{.*}} to memref<512x64xf16, #gpu.address_space<workgroup>>
+// CHECK:           scf.for
+// CHECK:             memref.view {{.*}} to memref<256x64xf16, #gpu.address_space<workgroup>>
+// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}overwrite, 1, 1, 0, 0;
+// CHECK:             arith.ori %{{.*}}, %c4611686293338849280_i64 : i64
+// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}accumulate, 1, 1, 1;
+func.func @wide(%q: tensor<1x2x?x256xf16>) -> (tensor<1x2x?x256xf16>, tensor<1x2x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64>}
+      : tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16>
+      -> tensor<1x2x?x256xf16>, tensor<1x2x?xf32>
+  return %o, %l : tensor<1x2x?x256xf16>, tensor<1x2x?xf32>
+}
