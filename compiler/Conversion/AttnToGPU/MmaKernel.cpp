@@ -63,9 +63,11 @@ attnc::getMmaSharedLayout(attn::AttentionOp op, const MmaConfig &config) {
   layout.v = tile(config.blockN, headDimV);
   layout.qOffset = 0;
   layout.kOffset = aligned(layout.q.bytes());
-  layout.vOffset = layout.kOffset + aligned(layout.k.bytes());
-  layout.stageBytes = aligned(layout.k.bytes()) + aligned(layout.v.bytes());
-  layout.bytes = layout.kOffset + 2 * layout.stageBytes;
+  layout.kStageBytes = aligned(layout.k.bytes());
+  layout.vOffset = layout.kOffset + 2 * layout.kStageBytes;
+  layout.vStageBytes = aligned(layout.v.bytes());
+  layout.vStages = swizzled ? 3 : 2;
+  layout.bytes = layout.vOffset + layout.vStages * layout.vStageBytes;
   return layout;
 }
 
@@ -95,6 +97,18 @@ private:
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value maxF(Value x, Value y) {
     return arith::MaximumFOp::create(b, loc, x, y);
+  }
+
+  /// 2^x, flushing subnormal results to zero (ex2.approx.ftz: one MUFU
+  /// instruction; without ftz ptxas adds range fix-ups). Probabilities
+  /// below 2^-126 of the row max do not change an f32 sum.
+  Value exp2(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x}, "ex2.approx.ftz.f32 $0, $1;",
+               "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
   }
 
   /// The sum (or max) of `v` over the four lanes of a quad (same row).
@@ -214,43 +228,60 @@ private:
                     Value head, Value first, Value count, bool async) {
     const int64_t lanes = 8; // 16 bytes of 16-bit elements
     const int64_t rows = tile.layout.rows, width = tile.layout.width;
+    const int64_t chunksPerRow = width / lanes;
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc,
         DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
     Value base =
         add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
-    loop(
-        threadId, index(rows * width / lanes), index(threads), [&](Value flat) {
-          Value row =
-              arith::DivUIOp::create(b, loc, flat, index(width / lanes));
-          Value col =
-              mul(arith::RemUIOp::create(b, loc, flat, index(width / lanes)),
-                  index(lanes));
-          Value inside = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult, row, count);
-          // Rows past the end read row 0 (always valid) and store zeros.
-          Value sourceRow = add(
-              first, arith::SelectOp::create(b, loc, inside, row, index(0)));
-          Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
-          SmallVector<Value, 2> to = position(tile, row, col);
-          if (async) {
-            // Rows past the end copy no bytes: cp.async zero-fills them.
-            Value sourceElements =
-                arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
-            nvgpu::DeviceAsyncCopyOp::create(
-                b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-                tile.view, to, source.flat, ValueRange{at},
-                b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
-            return;
-          }
-          Value loaded = vector::LoadOp::create(b, loc, vectorType, source.flat,
-                                                ValueRange{at}, false,
-                                                llvm::MaybeAlign(16));
-          Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
-          vector::StoreOp::create(b, loc, value, tile.view, to, false,
-                                  llvm::MaybeAlign(16));
-        });
+    auto copyChunk = [&](Value row, Value col) {
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
+      // Rows past the end read row 0 (always valid) and store zeros.
+      Value sourceRow =
+          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+      Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+      SmallVector<Value, 2> to = position(tile, row, col);
+      if (async) {
+        // Rows past the end copy no bytes: cp.async zero-fills them.
+        Value sourceElements =
+            arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile.view,
+            to, source.flat, ValueRange{at}, b.getIndexAttr(lanes),
+            sourceElements, b.getUnitAttr());
+        return;
+      }
+      Value loaded =
+          vector::LoadOp::create(b, loc, vectorType, source.flat,
+                                 ValueRange{at}, false, llvm::MaybeAlign(16));
+      Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
+      vector::StoreOp::create(b, loc, value, tile.view, to, false,
+                              llvm::MaybeAlign(16));
+    };
+    if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
+      loop(threadId, index(rows * chunksPerRow), index(threads),
+           [&](Value flat) {
+             copyChunk(
+                 arith::DivUIOp::create(b, loc, flat, index(chunksPerRow)),
+                 mul(arith::RemUIOp::create(b, loc, flat, index(chunksPerRow)),
+                     index(lanes)));
+           });
+      return;
+    }
+    // The block covers whole rows per pass: each thread keeps its column
+    // and steps by a fixed number of rows, so the copies unroll and all but
+    // the source row is the same for every tile (hoisted out of the key
+    // loop).
+    const int64_t rowsPerPass = threads / chunksPerRow;
+    Value col = mul(arith::RemUIOp::create(b, loc, threadId,
+                                           index(chunksPerRow)),
+                    index(lanes));
+    Value firstRow = arith::DivUIOp::create(b, loc, threadId,
+                                            index(chunksPerRow));
+    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
+      copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
   }
 
   void stageElements(Value input, const SharedTile &tile, Value batch,
@@ -297,84 +328,135 @@ private:
                                 constant(static_cast<int64_t>(fixed)));
   }
 
-  /// `descriptor` advanced by `bytes` (a multiple of 16 that keeps the start
-  /// address within its 14 bits: shared memory is below 256 KiB).
-  Value advance(Value descriptor, int64_t bytes) {
-    if (bytes == 0)
-      return descriptor;
-    return arith::AddIOp::create(
-        b, loc, descriptor,
-        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes >> 4)));
+  /// One group of wgmma m64 n`n` k16 steps with f32 accumulators (n / 2 per
+  /// thread). Step i reads B at `bDescriptor` advanced by bOffsets[i] bytes
+  /// (MN-major when `transposeB`), and A either likewise from `aDescriptor`
+  /// or, without one, from the four i32 registers aRegisters[i]. Without
+  /// `accumulators` the first step overwrites D.
+  struct WgmmaGroup {
+    int64_t n;
+    ValueRange accumulators;
+    Value aDescriptor;
+    SmallVector<int64_t> aOffsets;
+    ArrayRef<SmallVector<Value, 4>> aRegisters;
+    Value bDescriptor;
+    SmallVector<int64_t> bOffsets;
+    bool transposeB;
+  };
+
+  /// Issues `groups` in one asm statement (a fence, then each group and a
+  /// commit) and waits until at most `inFlight` groups are outstanding. The
+  /// accumulators of the last `inFlight` groups come back still owned by the
+  /// tensor cores: they go to wgmmaWait before any other use. One statement
+  /// per issue keeps LLVM from touching accumulators between the steps.
+  SmallVector<SmallVector<Value>> wgmmaIssue(ArrayRef<WgmmaGroup> groups,
+                                             int64_t inFlight) {
+    const char *type = element.isBF16() ? "bf16" : "f16";
+    std::string constraints, text;
+    SmallVector<Value> operands;
+    auto constrain = [&](const std::string &c) {
+      constraints += (constraints.empty() ? "" : ",") + c;
+    };
+    SmallVector<int64_t> firstOutput;
+    int64_t outputs = 0;
+    for (const WgmmaGroup &group : groups) {
+      firstOutput.push_back(outputs);
+      outputs += group.n / 2;
+    }
+    for (int64_t i = 0; i < outputs; ++i)
+      constrain("=f");
+    int64_t next = outputs;
+    for (auto [group, first] : llvm::zip(groups, firstOutput))
+      for (auto [i, accumulator] : llvm::enumerate(group.accumulators)) {
+        constrain(std::to_string(first + i));
+        operands.push_back(accumulator);
+        ++next;
+      }
+    auto operand = [&](Value value, const char *constraint) {
+      constrain(constraint);
+      operands.push_back(value);
+      return "$" + std::to_string(next++);
+    };
+    std::string one = operand(
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)), "r");
+    int64_t descriptors = 0;
+    std::string prelude, steps;
+    for (auto [group, first] : llvm::zip(groups, firstOutput)) {
+      std::string d = "{";
+      for (int64_t i = 0; i < group.n / 2; ++i)
+        d += (i ? ", $" : "$") + std::to_string(first + i);
+      d += "}";
+      std::string aBase =
+          group.aDescriptor ? operand(group.aDescriptor, "l") : "";
+      std::string bBase = operand(group.bDescriptor, "l");
+      // Every descriptor is computed before the fence into a register of
+      // its own: an instruction defining a wgmma input between the fence
+      // and the commit serializes the whole group (ptxas C7513).
+      auto advanced = [&](const std::string &base, int64_t bytes) {
+        std::string name = "desc" + std::to_string(descriptors++);
+        prelude += "add.s64 " + name + ", " + base + ", " +
+                   std::to_string(bytes >> 4) + ";\n";
+        return name;
+      };
+      for (int64_t i = 0; i < static_cast<int64_t>(group.bOffsets.size());
+           ++i) {
+        std::string aText;
+        if (group.aDescriptor) {
+          aText = advanced(aBase, group.aOffsets[i]);
+        } else {
+          aText = "{";
+          for (auto [r, reg] : llvm::enumerate(group.aRegisters[i]))
+            aText += (r ? ", " : "") + operand(reg, "r");
+          aText += "}";
+        }
+        std::string bText = advanced(bBase, group.bOffsets[i]);
+        bool accumulate = i > 0 || !group.accumulators.empty();
+        steps += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(group.n) +
+                 "k16.f32." + type + "." + type + " " + d + ", " + aText +
+                 ", " + bText + ", " +
+                 (accumulate ? "accumulate" : "overwrite") + ", 1, 1, " +
+                 (group.aDescriptor ? "0, " : "") +
+                 (group.transposeB ? "1" : "0") + ";\n";
+      }
+      steps += "wgmma.commit_group.sync.aligned;\n";
+    }
+    text = "{\n.reg .pred accumulate, overwrite;\n";
+    if (descriptors)
+      text += ".reg .b64 desc<" + std::to_string(descriptors) + ">;\n";
+    text += "setp.ne.b32 accumulate, " + one + ", 0;\n" +
+            "setp.eq.b32 overwrite, " + one + ", 0;\n" + prelude +
+            "wgmma.fence.sync.aligned;\n" + steps +
+            "wgmma.wait_group.sync.aligned " + std::to_string(inFlight) +
+            ";\n}";
+    SmallVector<Value> values = inlineAsm(text, constraints, operands, outputs);
+    SmallVector<SmallVector<Value>> results;
+    for (auto [group, first] : llvm::zip(groups, firstOutput))
+      results.push_back(
+          SmallVector<Value>(ArrayRef<Value>(values).slice(first, group.n / 2)));
+    return results;
   }
 
-  /// One operand A of a wgmma: a shared-memory descriptor (one i64) or the
-  /// four i32 registers of an A fragment.
-  using WgmmaA = SmallVector<Value, 4>;
+  /// Waits for every outstanding wgmma group; returns `accumulators`, now
+  /// valid, followed by `after` (f32 values passed through): whatever is
+  /// computed from those happens after the wait. That keeps the next P,
+  /// which the loop carries in the registers of the pending P, from being
+  /// written while the pending product still reads them (ptxas would
+  /// serialize every wgmma, C7513).
+  SmallVector<Value> wgmmaWait(ValueRange accumulators, ValueRange after) {
+    SmallVector<Value> operands(accumulators);
+    llvm::append_range(operands, after);
+    std::string constraints;
+    for (size_t i = 0; i < operands.size(); ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (size_t i = 0; i < operands.size(); ++i)
+      constraints += "," + std::to_string(i);
+    return inlineAsm("wgmma.wait_group.sync.aligned 0;", constraints,
+                     operands, operands.size());
+  }
 
-  /// D = sum_i A_i B_i (+ D when `accumulators` holds it): wgmma m64 n`n`
-  /// k16 steps with f32 accumulators (n / 2 per thread), B_i descriptors,
-  /// MN-major when `transposeB`. One asm statement fences, issues, commits
-  /// and waits for the group, so the compiler never touches the
-  /// accumulators while the tensor cores own them.
-  SmallVector<Value> wgmma(int64_t n, ValueRange accumulators,
-                           ArrayRef<WgmmaA> a, ArrayRef<Value> bDescriptors,
-                           bool transposeB) {
-    const int64_t count = n / 2;
-    const char *type = element.isBF16() ? "bf16" : "f16";
-    std::string text, constraints;
-    llvm::raw_string_ostream asmText(text), asmConstraints(constraints);
-    SmallVector<Value> operands;
-    auto constrain = [&](StringRef c) {
-      if (!constraints.empty())
-        asmConstraints << ",";
-      asmConstraints << c;
-    };
-    for (int64_t i = 0; i < count; ++i)
-      constrain("=f");
-    int64_t next = count;
-    for (int64_t i = 0; i < static_cast<int64_t>(accumulators.size()); ++i) {
-      constrain(std::to_string(i));
-      operands.push_back(accumulators[i]);
-      ++next;
-    }
-    std::string d = "{";
-    for (int64_t i = 0; i < count; ++i)
-      d += (i ? ", $" : "$") + std::to_string(i);
-    d += "}";
-    std::string steps;
-    for (auto [i, aOperand] : llvm::enumerate(a)) {
-      std::string aText;
-      if (aOperand.size() == 1) {
-        constrain("l");
-        aText = "$" + std::to_string(next++);
-      } else {
-        aText = "{";
-        for (auto [r, reg] : llvm::enumerate(aOperand)) {
-          constrain("r");
-          aText += (r ? ", $" : "$") + std::to_string(next++);
-        }
-        aText += "}";
-      }
-      llvm::append_range(operands, aOperand);
-      constrain("l");
-      operands.push_back(bDescriptors[i]);
-      std::string bText = "$" + std::to_string(next++);
-      bool scaleD = i > 0 || !accumulators.empty();
-      steps += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-               "k16.f32." + type + "." + type + " " + d + ", " + aText + ", " +
-               bText + ", " + (scaleD ? "accumulate" : "overwrite") +
-               ", 1, 1, " + (aOperand.size() == 1 ? "0, " : "") +
-               (transposeB ? "1" : "0") + ";\n";
-    }
-    constrain("r");
-    operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
-    std::string one = "$" + std::to_string(next);
-    asmText << "{\n.reg .pred accumulate, overwrite;\n"
-            << "setp.ne.b32 accumulate, " << one << ", 0;\n"
-            << "setp.eq.b32 overwrite, " << one << ", 0;\n"
-            << "wgmma.fence.sync.aligned;\n"
-            << steps << "wgmma.commit_group.sync.aligned;\n"
-            << "wgmma.wait_group.sync.aligned 0;\n}";
+  /// A side-effecting asm statement with `count` f32 results.
+  SmallVector<Value> inlineAsm(StringRef text, StringRef constraints,
+                               ValueRange operands, int64_t count) {
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(count, f32));
     Value result = LLVM::InlineAsmOp::create(
@@ -487,47 +569,37 @@ private:
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v);
   }
 
-  /// S of the warpgroup's 64 rows with wgmma m64 n`blockN` k16, A = Q and
-  /// B = K both K-major in shared memory; 16 elements of the head dim (32
-  /// bytes) per step, a new panel every 64.
-  SmallVector<SmallVector<Value>> warpgroupScores(const SharedTile &qs,
-                                                  const SharedTile &ks,
-                                                  Value warp) {
+  /// S = Q Kᵀ for the warpgroup's 64 rows: wgmma m64 n`blockN` k16, A = Q
+  /// and B = K both K-major in shared memory; 16 elements of the head dim
+  /// (32 bytes) per step, a new panel every 64.
+  WgmmaGroup scoreGroup(const SharedTile &qs, const SharedTile &ks,
+                        Value warp) {
     Value warpgroupRows =
         mul(arith::DivUIOp::create(b, loc, warp, index(4)), index(64 * 128));
-    Value qDescriptor =
+    WgmmaGroup group{config.blockN, {}, {}, {}, {}, {}, {}, false};
+    group.aDescriptor =
         descriptor(toI64(add(qs.byteOffset, warpgroupRows)), 16, 1024);
-    Value kDescriptor = descriptor(toI64(ks.byteOffset), 16, 1024);
-    SmallVector<WgmmaA> a;
-    SmallVector<Value> bDescriptors;
+    group.bDescriptor = descriptor(toI64(ks.byteOffset), 16, 1024);
     for (int64_t kk = 0; kk < headDim / 16; ++kk) {
       int64_t panel = kk / 4, within = kk % 4 * 32;
-      a.push_back(
-          {advance(qDescriptor, panel * qs.layout.rows * 128 + within)});
-      bDescriptors.push_back(
-          advance(kDescriptor, panel * ks.layout.rows * 128 + within));
+      group.aOffsets.push_back(panel * qs.layout.rows * 128 + within);
+      group.bOffsets.push_back(panel * ks.layout.rows * 128 + within);
     }
-    SmallVector<Value> d =
-        wgmma(config.blockN, {}, a, bDescriptors, /*transposeB=*/false);
-    SmallVector<SmallVector<Value>> s;
-    for (int64_t j = 0; j < config.blockN / 8; ++j)
-      s.push_back(SmallVector<Value>(ArrayRef<Value>(d).slice(j * 4, 4)));
-    return s;
+    return group;
   }
 
-  /// O += P V with wgmma m64 n`Dv` k16, A = P from registers and B = V
-  /// MN-major in shared memory: 16 keys (2048 bytes) per step.
-  void warpgroupAccumulate(ArrayRef<SmallVector<Value, 4>> pFragments,
-                           const SharedTile &vs, MutableArrayRef<Value> o) {
-    Value vDescriptor =
-        descriptor(toI64(vs.byteOffset), vs.layout.rows * 128, 1024);
-    SmallVector<WgmmaA> a(pFragments.begin(), pFragments.end());
-    SmallVector<Value> bDescriptors;
+  /// O += P V: wgmma m64 n`Dv` k16, A = P from registers (one fragment per
+  /// 16 keys) and B = V MN-major in shared memory at byte offset `vOffset`
+  /// (index): 16 keys (2048 bytes) per step.
+  WgmmaGroup outputGroup(ValueRange o,
+                         ArrayRef<SmallVector<Value, 4>> pFragments,
+                         Value vOffset) {
+    WgmmaGroup group{headDimV, o, {}, {}, pFragments, {}, {}, true};
+    group.bDescriptor =
+        descriptor(toI64(vOffset), config.blockN * 128, 1024);
     for (int64_t kk = 0; kk < static_cast<int64_t>(pFragments.size()); ++kk)
-      bDescriptors.push_back(advance(vDescriptor, kk * 16 * 128));
-    SmallVector<Value> d =
-        wgmma(headDimV, o, a, bDescriptors, /*transposeB=*/true);
-    llvm::copy(d, o.begin());
+      group.bOffsets.push_back(kk * 16 * 128);
+    return group;
   }
 
   attn::AttentionOp op;
@@ -555,11 +627,17 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   // Shared tiles in the input type.
   attnc::MmaSharedLayout layout = attnc::getMmaSharedLayout(op, config);
   SharedTile qs = sharedTile(shared, index(layout.qOffset), layout.q);
-  // Key/value tiles of stage `stage` (an index value, 0 or 1).
-  auto stageTileAt = [&](Value stage, int64_t offset,
-                         const attnc::MmaTileLayout &tileLayout) {
-    Value at = add(index(offset), mul(stage, index(layout.stageBytes)));
-    return sharedTile(shared, at, tileLayout);
+  // Key and value tiles of stage `stage` (an index value).
+  auto kTile = [&](Value stage) {
+    return sharedTile(
+        shared, add(index(layout.kOffset), mul(stage, index(layout.kStageBytes))),
+        layout.k);
+  };
+  auto vOffsetOf = [&](Value stage) {
+    return add(index(layout.vOffset), mul(stage, index(layout.vStageBytes)));
+  };
+  auto vTile = [&](Value stage) {
+    return sharedTile(shared, vOffsetOf(stage), layout.v);
   };
   if (warpgroup())
     sharedAddress = arith::IndexCastUIOp::create(
@@ -616,31 +694,56 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   Value kBegin = keys.begin, kEnd = keys.end;
 
   // Loop-carried state: m and the partial l of the two rows, then the O
-  // accumulator, 4 values per 8 output columns.
-  const int64_t stateO = 4;
+  // accumulator, 4 values per 8 output columns. The wgmma kernel defers
+  // each tile's P V to the next tile, where it runs while that tile's
+  // softmax does: it also carries P (4 registers per 16 keys, zero when
+  // nothing is pending) and the stage of its V tile.
+  const int64_t stateO = 4, stateP = stateO + 4 * outFragments;
+  const int64_t pRegisters = blockN / 16 * 4;
   SmallVector<Value> init = {negInf, negInf, zero, zero};
   init.append(4 * outFragments, zero);
-  SmallVector<Type> stateTypes(init.size(), f32);
+  Value noP = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  if (warpgroup()) {
+    init.append(pRegisters, noP);
+    init.push_back(c0);
+  }
+  SmallVector<Type> stateTypes = llvm::to_vector(ValueRange(init).getTypes());
   // Element (fragment j, register r) sits in row half r / 2, column r % 2.
   auto keyOf = [&](int64_t j, int64_t r) {
     return add(columnBase, index(j * 8 + r % 2));
   };
+  auto fragmentsOf = [&](ValueRange registers) {
+    SmallVector<SmallVector<Value, 4>> fragments;
+    for (int64_t i = 0; i < static_cast<int64_t>(registers.size()); i += 4)
+      fragments.push_back(SmallVector<Value, 4>(registers.slice(i, 4)));
+    return fragments;
+  };
+  // O += P V for the pending P of `state`, waited for.
+  auto flushPending = [&](ValueRange state) {
+    SmallVector<SmallVector<Value, 4>> pending =
+        fragmentsOf(state.slice(stateP, pRegisters));
+    return wgmmaIssue({outputGroup(state.slice(stateO, 4 * outFragments),
+                                   pending, vOffsetOf(state.back()))},
+                      /*inFlight=*/0)[0];
+  };
 
-  // Key and value tiles go through two stages of shared memory: the copy of
+  // Key and value tiles go through stages of shared memory: the copy of
   // the next tile (cp.async when the layout allows) runs while the current
   // one is used. Every tile in the loop's range is copied, even one the
   // classifier then skips: the copies are issued a tile ahead.
-  auto stageKeyTile = [&](Value k0, Value stage) {
+  auto stageKeyTile = [&](Value k0, Value tileNumber) {
     Value cols = arith::MinUIOp::create(
         b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
-    stageTile(kSource, stageTileAt(stage, layout.kOffset, layout.k), batch,
-              headKV, k0, cols, /*async=*/true);
-    stageTile(vSource, stageTileAt(stage, layout.vOffset, layout.v), batch,
-              headKV, k0, cols, /*async=*/true);
+    stageTile(kSource, kTile(arith::RemUIOp::create(b, loc, tileNumber, index(2))),
+              batch, headKV, k0, cols, /*async=*/true);
+    stageTile(vSource,
+              vTile(arith::RemUIOp::create(b, loc, tileNumber,
+                                           index(layout.vStages))),
+              batch, headKV, k0, cols, /*async=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
-  ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
-         [&] { stageKeyTile(kBegin, c0); });
+  Value anyTile = arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd);
+  ifThen(anyTile, [&] { stageKeyTile(kBegin, c0); });
 
   auto keyLoop = scf::ForOp::create(
       b, loc, kBegin, kEnd, index(blockN), init,
@@ -648,18 +751,19 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
         inside(nested, [&] {
           Value tileNumber = arith::DivUIOp::create(
               b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
-          Value stage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
+          Value kStage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
+          Value vStage =
+              arith::RemUIOp::create(b, loc, tileNumber, index(layout.vStages));
           // This tile's copies are done, and every thread has finished with
-          // the other stage, which the next tile's copies overwrite.
+          // the stages the next tile's copies overwrite.
           NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
           fenceForWgmma();
           gpu::BarrierOp::create(b, loc);
           Value nextK0 = add(k0, index(blockN));
           ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
-            stageKeyTile(nextK0, arith::SubIOp::create(b, loc, c1, stage));
+            stageKeyTile(nextK0, add(tileNumber, c1));
           });
-          SharedTile ks = stageTileAt(stage, layout.kOffset, layout.k);
-          SharedTile vs = stageTileAt(stage, layout.vOffset, layout.v);
+          SharedTile ks = kTile(kStage);
 
           Value cols = arith::MinUIOp::create(
               b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
@@ -670,51 +774,76 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
               tileClass.mayAllow, stateTypes,
               [&] {
                 // S = Q Kᵀ: blockN / 8 fragments of 16 rows x 8 keys, 4 f32
-                // each.
-                SmallVector<SmallVector<Value>> s =
-                    warpgroup() ? warpgroupScores(qs, ks, warp)
-                                : syncScores(qs.view, ks.view, aRow, aCol,
-                                             lane8, half8);
+                // each. The wgmma kernel issues the pending P V behind it
+                // and waits for S only.
+                SmallVector<SmallVector<Value>> s;
+                SmallVector<Value> oInFlight;
+                if (warpgroup()) {
+                  SmallVector<SmallVector<Value, 4>> pending =
+                      fragmentsOf(state.slice(stateP, pRegisters));
+                  SmallVector<SmallVector<Value>> issued = wgmmaIssue(
+                      {scoreGroup(qs, ks, warp),
+                       outputGroup(state.slice(stateO, 4 * outFragments),
+                                   pending, vOffsetOf(state.back()))},
+                      /*inFlight=*/1);
+                  for (int64_t j = 0; j < keyFragments; ++j)
+                    s.push_back(SmallVector<Value>(
+                        ArrayRef<Value>(issued[0]).slice(j * 4, 4)));
+                  oInFlight = issued[1];
+                } else {
+                  s = syncScores(qs.view, ks.view, aRow, aCol, lane8, half8);
+                }
 
-                // Per element: scale (and score), key bounds, then the mask on
-                // partial tiles.
+                // Per element: scale (and score); on a tile that is partial
+                // (past the end of the keys, or not wholly allowed by the
+                // mask), key bounds and the mask.
+                // Without a score region and with a positive scale, scores
+                // stay unscaled: the row max scales once and each exponent
+                // is one fma, exp2(s c - m).
+                bool unscaled = op.getScore().empty() && scale > 0;
+                Value factor = f32Const(unscaled ? scale * log2e : 1.0);
                 SmallVector<Value> scores;
                 for (int64_t j = 0; j < keyFragments; ++j)
                   for (int64_t r = 0; r < 4; ++r) {
-                    Value score;
                     if (op.getScore().empty()) {
-                      score = mulF(s[j][r], f32Const(scale * log2e));
-                    } else {
-                      Value modified = attnc::inlineRegion(
-                          b, op.getScore(),
-                          {mulF(s[j][r], f32Const(scale)), batch, head,
-                           qIdx[r / 2], add(k0, keyOf(j, r))});
-                      score = mulF(modified, f32Const(log2e));
+                      scores.push_back(
+                          unscaled ? s[j][r]
+                                   : mulF(s[j][r], f32Const(scale * log2e)));
+                      continue;
                     }
-                    Value inBounds = arith::CmpIOp::create(b, loc, P::ult,
-                                                           keyOf(j, r), cols);
-                    scores.push_back(arith::SelectOp::create(b, loc, inBounds,
-                                                             score, negInf));
+                    Value modified = attnc::inlineRegion(
+                        b, op.getScore(),
+                        {mulF(s[j][r], f32Const(scale)), batch, head,
+                         qIdx[r / 2], add(k0, keyOf(j, r))});
+                    scores.push_back(mulF(modified, f32Const(log2e)));
                   }
-                if (attnc::hasMask(op)) {
-                  SmallVector<Type> scoreTypes(scores.size(), f32);
-                  ValueRange masked = ifElse(
-                      tileClass.mayBlock, scoreTypes,
-                      [&] {
-                        SmallVector<Value> result;
-                        for (int64_t j = 0; j < keyFragments; ++j)
-                          for (int64_t r = 0; r < 4; ++r) {
-                            Value allowed = attnc::emitElementMask(
-                                b, loc, op, batch, head, qIdx[r / 2],
-                                add(k0, keyOf(j, r)));
-                            result.push_back(arith::SelectOp::create(
-                                b, loc, allowed, scores[j * 4 + r], negInf));
-                          }
-                        return result;
-                      },
-                      [&] { return scores; });
-                  scores.assign(masked.begin(), masked.end());
-                }
+                Value partial = arith::CmpIOp::create(b, loc, P::ult, cols,
+                                                      index(blockN));
+                if (attnc::hasMask(op))
+                  partial =
+                      arith::OrIOp::create(b, loc, partial, tileClass.mayBlock);
+                SmallVector<Type> scoreTypes(scores.size(), f32);
+                ValueRange checked = ifElse(
+                    partial, scoreTypes,
+                    [&] {
+                      SmallVector<Value> result;
+                      for (int64_t j = 0; j < keyFragments; ++j)
+                        for (int64_t r = 0; r < 4; ++r) {
+                          Value allowed = arith::CmpIOp::create(
+                              b, loc, P::ult, keyOf(j, r), cols);
+                          if (attnc::hasMask(op))
+                            allowed = arith::AndIOp::create(
+                                b, loc, allowed,
+                                attnc::emitElementMask(b, loc, op, batch, head,
+                                                       qIdx[r / 2],
+                                                       add(k0, keyOf(j, r))));
+                          result.push_back(arith::SelectOp::create(
+                              b, loc, allowed, scores[j * 4 + r], negInf));
+                        }
+                      return result;
+                    },
+                    [&] { return scores; });
+                scores.assign(checked.begin(), checked.end());
 
                 // Online softmax per row half.
                 SmallVector<Value> result(state.begin(), state.end());
@@ -725,7 +854,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                   for (int64_t j = 0; j < keyFragments; ++j)
                     for (int64_t r = 2 * h; r < 2 * h + 2; ++r)
                       tileMax = maxF(tileMax, scores[j * 4 + r]);
-                  tileMax = quadReduce(tileMax, /*max=*/true);
+                  tileMax = mulF(quadReduce(tileMax, /*max=*/true), factor);
                   Value oldMax = state[h];
                   Value newMax = maxF(oldMax, tileMax);
                   // While every key so far is masked, exponents are taken
@@ -734,28 +863,31 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                       b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
                   Value pivot = arith::SelectOp::create(b, loc, noneAllowed,
                                                         zero, newMax);
-                  alpha[h] = math::Exp2Op::create(
-                      b, loc, arith::SubFOp::create(b, loc, oldMax, pivot));
-                  Value partial = zero;
+                  alpha[h] =
+                      exp2(arith::SubFOp::create(b, loc, oldMax, pivot));
+                  Value negPivot = arith::NegFOp::create(b, loc, pivot);
+                  Value rowSum = zero;
                   for (int64_t j = 0; j < keyFragments; ++j)
                     for (int64_t r = 2 * h; r < 2 * h + 2; ++r) {
-                      Value p = math::Exp2Op::create(
-                          b, loc,
-                          arith::SubFOp::create(b, loc, scores[j * 4 + r],
-                                                pivot));
+                      Value p = exp2(math::FmaOp::create(
+                          b, loc, scores[j * 4 + r], factor, negPivot));
                       probabilities[j * 4 + r] = p;
-                      partial = addF(partial, p);
+                      rowSum = addF(rowSum, p);
                     }
                   result[h] = newMax;
-                  result[2 + h] = addF(mulF(state[2 + h], alpha[h]), partial);
+                  result[2 + h] = addF(mulF(state[2 + h], alpha[h]), rowSum);
                 }
 
-                // O = alpha O + P V. Fragments 2kk and 2kk + 1 of P are the A
-                // fragment of keys [16 kk, 16 kk + 16).
-                for (int64_t n = 0; n < outFragments; ++n)
-                  for (int64_t r = 0; r < 4; ++r)
-                    result[stateO + n * 4 + r] =
-                        mulF(state[stateO + n * 4 + r], alpha[r / 2]);
+                SmallVector<Value> o(state.slice(stateO, 4 * outFragments));
+                if (warpgroup()) {
+                  SmallVector<Value> waited =
+                      wgmmaWait(oInFlight, probabilities);
+                  o.assign(waited.begin(), waited.begin() + o.size());
+                  probabilities.assign(waited.begin() + o.size(),
+                                       waited.end());
+                }
+                // Fragments 2kk and 2kk + 1 of P are the A fragment of keys
+                // [16 kk, 16 kk + 16).
                 SmallVector<SmallVector<Value, 4>> pFragments;
                 for (int64_t kk = 0; kk < blockN / 16; ++kk) {
                   auto prob = [&](int64_t j, int64_t r) {
@@ -767,22 +899,53 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                        pack(prob(2 * kk + 1, 0), prob(2 * kk + 1, 1)),
                        pack(prob(2 * kk + 1, 2), prob(2 * kk + 1, 3))});
                 }
-                MutableArrayRef<Value> o =
-                    MutableArrayRef<Value>(result).drop_front(stateO);
-                if (warpgroup())
-                  warpgroupAccumulate(pFragments, vs, o);
-                else
-                  syncAccumulate(pFragments, vs.view, lane8, half8, aCol, o);
+                // O = alpha O (+ P V now for mma.sync; the wgmma kernel
+                // leaves this tile's P pending).
+                for (int64_t i = 0; i < 4 * outFragments; ++i)
+                  result[stateO + i] = mulF(o[i], alpha[(i % 4) / 2]);
+                MutableArrayRef<Value> out =
+                    MutableArrayRef<Value>(result).slice(stateO,
+                                                         4 * outFragments);
+                if (warpgroup()) {
+                  for (auto [i, fragment] : llvm::enumerate(pFragments))
+                    llvm::copy(fragment, result.begin() + stateP + 4 * i);
+                  result.back() = vStage;
+                } else {
+                  syncAccumulate(pFragments, vTile(vStage).view, lane8, half8,
+                                 aCol, out);
+                }
                 return result;
               },
-              [&] { return SmallVector<Value>(state.begin(), state.end()); });
+              [&] {
+                // A skipped tile: the pending P V runs now (its V stage is
+                // overwritten two tiles on).
+                SmallVector<Value> result(state.begin(), state.end());
+                if (warpgroup()) {
+                  llvm::copy(flushPending(state), result.begin() + stateO);
+                  std::fill(result.begin() + stateP,
+                            result.begin() + stateP + pRegisters, noP);
+                }
+                return result;
+              });
           scf::YieldOp::create(b, loc, next);
         });
       });
 
-  // Epilogue: the row sums across the quad, then normalize and store.
   SmallVector<Value> final(keyLoop.getResults().begin(),
                            keyLoop.getResults().end());
+  if (warpgroup()) {
+    // The last tile's P V.
+    ValueRange flushed =
+        ifElse(anyTile, SmallVector<Type>(4 * outFragments, f32),
+               [&] { return flushPending(keyLoop.getResults()); },
+               [&] {
+                 return SmallVector<Value>(
+                     keyLoop.getResults().slice(stateO, 4 * outFragments));
+               });
+    llvm::copy(flushed, final.begin() + stateO);
+  }
+
+  // Epilogue: the row sums across the quad, then normalize and store.
   for (int64_t h = 0; h < 2; ++h) {
     Value sum = quadReduce(final[2 + h], /*max=*/false);
     Value anyAllowed =

@@ -40,13 +40,16 @@ inline MmaConfig syncMmaConfig(int64_t headDimV) {
   return {MmaKind::Sync, headDimV <= 64 ? 128 : 64, 64};
 }
 
-/// The warpgroup kernel: two warpgroups share each key tile (128 query
-/// rows); 128 keys per tile up to head dim 128, 64 above, which keeps the
-/// S and O accumulators within the register file and the two-stage K/V
-/// tiles within shared memory.
+/// The warpgroup kernel: warpgroups of 64 query rows share each key tile,
+/// three up to head dim 64, two above (the O accumulator grows with the
+/// head dim and 384 threads leave 168 registers each); 128 keys per tile
+/// up to head dim 128, 64 above, which keeps S and O within the register
+/// file and the K/V stages within shared memory. Measured on an H200:
+/// bench/NOTES.md.
 inline MmaConfig warpgroupMmaConfig(int64_t headDim, int64_t headDimV) {
-  return {MmaKind::Warpgroup, 128,
-          std::max(headDim, headDimV) <= 128 ? 128 : 64};
+  int64_t widest = std::max(headDim, headDimV);
+  return {MmaKind::Warpgroup, widest <= 64 ? 192 : 128,
+          widest <= 128 ? 128 : 64};
 }
 
 /// The tensor-core kernel `op` gets on sm_90a unless its tiles say
@@ -69,8 +72,10 @@ preferredMmaConfig(mlir::attn::AttentionOp op) {
 }
 
 /// The tensor-core kernel of `op` with its pinned tiles: the preferred one
-/// when the tiles are its tiles, the mma.sync kernel when they are that
-/// kernel's, none (the scalar kernel) otherwise.
+/// when the tiles are its tiles, else the mma.sync kernel when they are
+/// that kernel's, else, where wgmma applies, a warpgroup kernel when they
+/// are 64, 128 or 192 rows (one to three warpgroups) by 64 or 128 keys;
+/// none (the scalar kernel) otherwise.
 inline std::optional<MmaConfig> getMmaConfig(mlir::attn::AttentionOp op) {
   std::optional<MmaConfig> preferred = preferredMmaConfig(op);
   if (!preferred || !op.getTiles())
@@ -81,6 +86,9 @@ inline std::optional<MmaConfig> getMmaConfig(mlir::attn::AttentionOp op) {
        {*preferred, syncMmaConfig(op.getV().getType().getDimSize(3))})
     if (config.blockM == blockM && config.blockN == blockN)
       return config;
+  if (preferred->kind == MmaKind::Warpgroup && blockM % 64 == 0 &&
+      blockM <= 192 && (blockN == 64 || blockN == 128))
+    return MmaConfig{MmaKind::Warpgroup, blockM, blockN};
   return std::nullopt;
 }
 
@@ -97,13 +105,17 @@ struct MmaTileLayout {
   }
 };
 
-/// Shared memory of the tensor-core kernel: a q tile and two stages of k
-/// and v tiles (the next key tile is copied while the current one is used).
-/// Every tile starts at a multiple of 1024 bytes, the swizzle's period.
+/// Shared memory of the tensor-core kernel: a q tile, two stages of k tiles
+/// and two (mma.sync) or three (wgmma) stages of v tiles. The next key
+/// tile is copied while the current one is used; the wgmma kernel also
+/// keeps the previous v tile, whose P V product is still running. Every
+/// tile starts at a multiple of 1024 bytes, the swizzle's period.
 struct MmaSharedLayout {
   MmaTileLayout q, k, v;
-  int64_t qOffset, kOffset, vOffset; // stage 0; stage 1 follows at +stageBytes
-  int64_t stageBytes, bytes;
+  int64_t qOffset;
+  int64_t kOffset, kStageBytes; // stage s at kOffset + s * kStageBytes
+  int64_t vOffset, vStageBytes, vStages;
+  int64_t bytes;
 };
 MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionOp op,
                                    const MmaConfig &config);

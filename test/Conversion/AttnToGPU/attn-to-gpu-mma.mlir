@@ -24,13 +24,13 @@
 // CHECK:             nvgpu.device_async_copy
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK:             %[[KS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
-// CHECK:             %[[VS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK:             nvgpu.ldmatrix %[[QS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x136xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK:             nvgpu.ldmatrix %[[KS]][{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK:             nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // CHECK-SAME:          multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:             gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK:             math.exp2
+// CHECK:             llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK:             %[[VS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK:             nvgpu.ldmatrix %[[VS]][{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK:         gpu.return
 func.func @causal(%q: tensor<2x8x?x128xbf16>, %k: tensor<2x8x?x128xbf16>, %v: tensor<2x8x?x128xbf16>)

@@ -1,15 +1,19 @@
 // RUN: attn-opt %s -split-input-file --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
 
 // f16/bf16 attention with head dims that are multiples of 64 and the
-// warpgroup kernel's tiles (128 x 128 up to head dim 128) gets wgmma: two
+// warpgroup kernel's tiles (128 x 128 at head dim 128) gets wgmma: two
 // warpgroups of 64 query rows share each key tile. Tiles live in 128-byte
 // swizzled panels of 64 columns (a 128 x 128 tile is a 256 x 64 view, the
-// 16-byte chunk index xor the row mod 8); writes reach the tensor cores
-// through a proxy fence; descriptors carry the 128-byte swizzle (bit 62),
-// 1024 bytes per 8 rows and, for MN-major V, a panel of 128 keys x 128 bytes
-// per 64 output columns. Each product is one asm statement: fence, the
-// wgmma steps (the first of S overwrites, the rest accumulate; P V takes P
-// from registers and V transposed), commit and wait.
+// 16-byte chunk index xor the row mod 8), copied with unrolled cp.async;
+// writes reach the tensor cores through a proxy fence; descriptors carry the
+// 128-byte swizzle (bit 62), 1024 bytes per 8 rows and, for MN-major V, a
+// panel of 128 keys x 128 bytes per 64 output columns. One asm statement
+// per tile computes every step's descriptor, fences, issues S = Q Kᵀ (the
+// first step overwrites) and the previous tile's P V (P from registers, V
+// transposed) as two groups, and waits for S only; the softmax runs while
+// P V does, and a second statement waits for it, passing the probabilities
+// through so that the next P is packed after the wait. The last P V runs
+// after the loop.
 
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK:         gpu.func @causal(
@@ -25,14 +29,16 @@
 // CHECK:             nvvm.cp.async.wait.group 0
 // CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:        gpu.barrier
-// CHECK:             nvgpu.device_async_copy {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8:     nvgpu.device_async_copy {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK:             arith.ori %{{.*}}, %c4611686293305360384_i64 : i64
-// CHECK:             llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;{{.*}}wgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, $64, $65, overwrite, 1, 1, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $66, $67, accumulate, 1, 1, 0, 0;{{.*}}wgmma.commit_group.sync.aligned;\0Awgmma.wait_group.sync.aligned 0;\0A}", "=f,{{.*}},=f,l,l,l,l,l,l,l,l,l,l,l,l,l,l,l,l,r"
-// CHECK:             gpu.shuffle  xor
-// CHECK:             math.exp2
 // CHECK:             arith.ori %{{.*}}, %c4611686293372403712_i64 : i64
-// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, accumulate, 1, 1, 1;{{.*}}", "=f,{{.*}},=f,0,1,2,{{.*}},63,r,r,r,r,l,{{.*}},r"
+// CHECK:             llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;\0A.reg .b64 desc<24>;{{.*}}wgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, desc0, desc1, overwrite, 1, 1, 0, 0;{{.*}}wgmma.commit_group.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$64, {{.*}}, $127}, {${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}}, desc16, accumulate, 1, 1, 1;{{.*}}wgmma.commit_group.sync.aligned;\0Awgmma.wait_group.sync.aligned 1;\0A}"
+// CHECK:             gpu.shuffle  xor
+// CHECK:             llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK:             llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// CHECK:             arith.truncf {{.*}} : f32 to bf16
+// CHECK:           llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}accumulate, 1, 1, 1;{{.*}}wgmma.wait_group.sync.aligned 0;
 // CHECK:         gpu.return
 func.func @causal(%q: tensor<2x8x?x128xbf16>, %k: tensor<2x8x?x128xbf16>, %v: tensor<2x8x?x128xbf16>)
     -> (tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>) {
@@ -53,9 +59,8 @@ func.func @causal(%q: tensor<2x8x?x128xbf16>, %k: tensor<2x8x?x128xbf16>, %v: te
 // CHECK:           memref.view {{.*}} to memref<512x64xf16, #gpu.address_space<workgroup>>
 // CHECK:           scf.for
 // CHECK:             memref.view {{.*}} to memref<256x64xf16, #gpu.address_space<workgroup>>
-// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}overwrite, 1, 1, 0, 0;
 // CHECK:             arith.ori %{{.*}}, %c4611686293338849280_i64 : i64
-// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}accumulate, 1, 1, 1;
+// CHECK:             llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}overwrite, 1, 1, 0, 0;{{.*}}wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}accumulate, 1, 1, 1;
 func.func @wide(%q: tensor<1x2x?x256xf16>) -> (tensor<1x2x?x256xf16>, tensor<1x2x?xf32>) {
   %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64>}
       : tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16>
