@@ -14,6 +14,8 @@
 
 #include "compiler/Target/CUDA/CudaBinary.h"
 
+#include "compiler/Target/CUDA/PtxasReport.h"
+
 #include "compiler/Target/TempFile.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -26,7 +28,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/Regex.h"
 
 #include <cstdlib>
 
@@ -64,46 +65,6 @@ FailureOr<std::string> attnc::emitPTX(ModuleOp module) {
     return module.emitError() << "the module has no GPU kernels";
   return ptx;
 }
-
-namespace {
-
-/// Reads ptxas -v output: per kernel, registers, stack and spill bytes, and
-/// how many wgmma serialization warnings (C751x) it got.
-std::map<std::string, std::map<std::string, int64_t>>
-parseResourceReport(StringRef log) {
-  std::map<std::string, std::map<std::string, int64_t>> report;
-  llvm::Regex entry("Compiling entry function '([^']+)'");
-  llvm::Regex properties("Function properties for ([^ ]+)");
-  llvm::Regex frame("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, "
-                    "([0-9]+) bytes spill loads");
-  llvm::Regex registers("Used ([0-9]+) registers");
-  std::string current;
-  SmallVector<StringRef> lines;
-  log.split(lines, '\n');
-  for (StringRef line : lines) {
-    SmallVector<StringRef> m;
-    auto number = [&](unsigned i) {
-      int64_t v = 0;
-      m[i].getAsInteger(10, v);
-      return v;
-    };
-    if (entry.match(line, &m) || properties.match(line, &m)) {
-      current = m[1].str();
-      report[current];
-    } else if (!current.empty() && frame.match(line, &m)) {
-      report[current]["stack_bytes"] = number(1);
-      report[current]["spill_store_bytes"] = number(2);
-      report[current]["spill_load_bytes"] = number(3);
-    } else if (!current.empty() && registers.match(line, &m)) {
-      report[current]["registers"] = number(1);
-    } else if (!current.empty() && line.contains("C751")) {
-      ++report[current]["wgmma_serialization_warnings"];
-    }
-  }
-  return report;
-}
-
-} // namespace
 
 FailureOr<attnc::CudaAssembly>
 attnc::assemblePTX(ModuleOp module, StringRef ptx, StringRef chip) {
@@ -154,7 +115,7 @@ attnc::assemblePTX(ModuleOp module, StringRef ptx, StringRef chip) {
   StringRef bytes = (*cubin)->getBuffer();
   CudaAssembly assembly;
   assembly.cubin.assign(bytes.begin(), bytes.end());
-  assembly.resources = parseResourceReport(logString);
+  assembly.resources = parsePtxasReport(logString);
   assembly.log = std::move(logString);
   return assembly;
 }

@@ -32,7 +32,7 @@ mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module);
 struct CudaAssembly {
   std::vector<uint8_t> cubin;
   /// Kernel name -> "registers", "stack_bytes", "spill_store_bytes",
-  /// "spill_load_bytes", "wgmma_serialization_warnings".
+  /// "spill_load_bytes", "wgmma_serialization_warnings" (parsePtxasReport).
   std::map<std::string, std::map<std::string, int64_t>> resources;
   std::string log; // ptxas -v output, verbatim
 };
