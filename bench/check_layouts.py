@@ -4,9 +4,11 @@ The tensor-core kernel loads 16 bytes at a time when a tensor's layout
 allows it (unit inner stride, outer strides and base aligned to 8 elements)
 and falls back to element loads otherwise. This runs both paths through the
 Python binding on PyTorch CUDA tensors and compares each result with fp32
-SDPA:
+SDPA. It also runs one call on a user stream (a non-blocking torch stream
+whose inputs are written only after a long sleep on that stream): a kernel
+launched anywhere but that stream would read them too early.
 
-    python3 bench/check_layouts.py PACKAGE [--function hd64]
+    python3 bench/check_layouts.py PACKAGE [--function hd64] [--causal]
 
 Prints one line per layout and exits non-zero if any is wrong.
 """
@@ -38,6 +40,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("package")
     parser.add_argument("--function", default="hd64")
+    parser.add_argument("--causal", action="store_true",
+                        help="the function is causal: compare with causal SDPA")
     args = parser.parse_args()
     torch.manual_seed(0)
     b, h, n = 2, 16, 1000
@@ -50,14 +54,35 @@ def main():
             v = torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16)
             out, lse = attnc.torch_call(fn, q, k, v)
             torch.cuda.synchronize()
-            ref = torch.nn.functional.scaled_dot_product_attention(
-                q.float(), k.float(), v.float(), scale=1 / math.sqrt(d))
+            ref = reference(q, k, v, args.causal)
             err = ((out.float() - ref).norm() / ref.norm()).item()
             ok = err <= 2e-2 and not math.isnan(err)
             failures += not ok
             print(f"{name}: strides {tuple(q.stride())} offset {q.storage_offset()}: "
                   f"rel_err {err:.2g} {'ok' if ok else 'FAILED'}")
+        failures += not check_user_stream(fn, b, h, n, d, args.causal)
     sys.exit(1 if failures else 0)
+
+
+def reference(q, k, v, causal):
+    return torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=causal,
+        scale=1 / math.sqrt(q.shape[3]))
+
+
+def check_user_stream(fn, b, h, n, d, causal):
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time before the inputs exist
+        q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16)
+                   for _ in range(3))
+        out, lse = attnc.torch_call(fn, q, k, v)  # torch's current stream
+    stream.synchronize()
+    ref = reference(q, k, v, causal)
+    err = ((out.float() - ref).norm() / ref.norm()).item()
+    ok = err <= 2e-2 and not math.isnan(err)
+    print(f"user stream {stream.cuda_stream:#x}: rel_err {err:.2g} {'ok' if ok else 'FAILED'}")
+    return ok
 
 
 if __name__ == "__main__":

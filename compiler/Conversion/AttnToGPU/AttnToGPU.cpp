@@ -163,6 +163,15 @@ struct ConvertAttnToGPUPass
     b.setInsertionPointToStart(&body);
     Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // Causal blocks near the end of the sequence do the most work: launch
+    // them first, so that the last wave holds the short ones.
+    if (op.getCausal())
+      qBlock = arith::SubIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+              qBlock),
+          arith::ConstantIndexOp::create(b, loc, 1));
     Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
 

@@ -213,52 +213,38 @@ private:
 
   /// Copies rows [0, count) of the input from sequence position `first`
   /// into the shared tile, zero-filling its other rows: the tensor cores
-  /// compute on whole tiles. 16-byte loads when the source allows them,
-  /// issued as asynchronous copies (cp.async) when `async`; the caller
-  /// commits and waits for them.
+  /// compute on whole tiles. Asynchronous 16-byte copies (cp.async, which
+  /// the caller commits and waits for) when the source allows them, else
+  /// element loads and stores.
   void stageTile(const Source &source, const SharedTile &tile, Value batch,
-                 Value head, Value first, Value count, bool async = false) {
+                 Value head, Value first, Value count) {
     ifThenElse(
         source.vectorized,
-        [&] { stageVectors(source, tile, batch, head, first, count, async); },
+        [&] { stageVectors(source, tile, batch, head, first, count); },
         [&] { stageElements(source.input, tile, batch, head, first, count); });
   }
 
   void stageVectors(const Source &source, const SharedTile &tile, Value batch,
-                    Value head, Value first, Value count, bool async) {
+                    Value head, Value first, Value count) {
     const int64_t lanes = 8; // 16 bytes of 16-bit elements
     const int64_t rows = tile.layout.rows, width = tile.layout.width;
     const int64_t chunksPerRow = width / lanes;
-    auto vectorType = VectorType::get({lanes}, element);
-    Value zeros = arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0.0)));
     Value base =
         add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
     auto copyChunk = [&](Value row, Value col) {
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-      // Rows past the end read row 0 (always valid) and store zeros.
+      // Rows past the end read row 0 (always valid).
       Value sourceRow =
           add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
       Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
-      SmallVector<Value, 2> to = position(tile, row, col);
-      if (async) {
-        // Rows past the end copy no bytes: cp.async zero-fills them.
-        Value sourceElements =
-            arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile.view,
-            to, source.flat, ValueRange{at}, b.getIndexAttr(lanes),
-            sourceElements, b.getUnitAttr());
-        return;
-      }
-      Value loaded =
-          vector::LoadOp::create(b, loc, vectorType, source.flat,
-                                 ValueRange{at}, false, llvm::MaybeAlign(16));
-      Value value = arith::SelectOp::create(b, loc, inside, loaded, zeros);
-      vector::StoreOp::create(b, loc, value, tile.view, to, false,
-                              llvm::MaybeAlign(16));
+      // Rows past the end copy no bytes: cp.async zero-fills them.
+      Value sourceElements =
+          arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile.view,
+          position(tile, row, col), source.flat, ValueRange{at},
+          b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
     };
     if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
       loop(threadId, index(rows * chunksPerRow), index(threads),
@@ -670,9 +656,13 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
 
   Source qSource = makeSource(x.q), kSource = makeSource(x.k),
          vSource = makeSource(x.v);
+  // The q tile travels with the first key tile's copies: the key loop's
+  // first wait and barrier cover both, so their latencies overlap.
   stageTile(qSource, qs, batch, head, q0, rows);
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
   // wgmma reads shared memory through the async proxy: make the generic
-  // proxy's writes (stores here, cp.async in the loop) visible to it.
+  // proxy's writes (cp.async, and stores of the element-wise fallback)
+  // visible to it.
   auto fenceForWgmma = [&] {
     if (warpgroup())
       NVVM::FenceProxyOp::create(
@@ -680,8 +670,6 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
           NVVM::SharedSpaceAttr::get(b.getContext(),
                                      NVVM::SharedSpace::shared_cta));
   };
-  fenceForWgmma();
-  gpu::BarrierOp::create(b, loc);
 
   // The thread's two rows within the block (g and g + 8 of its warp) and
   // the key offset of its first column within an 8-key fragment.
@@ -735,11 +723,11 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
     Value cols = arith::MinUIOp::create(
         b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
     stageTile(kSource, kTile(arith::RemUIOp::create(b, loc, tileNumber, index(2))),
-              batch, headKV, k0, cols, /*async=*/true);
+              batch, headKV, k0, cols);
     stageTile(vSource,
               vTile(arith::RemUIOp::create(b, loc, tileNumber,
                                            index(layout.vStages))),
-              batch, headKV, k0, cols, /*async=*/true);
+              batch, headKV, k0, cols);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
   Value anyTile = arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd);
@@ -931,6 +919,8 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
         });
       });
 
+  // A block without key tiles never waited for its q copies.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   SmallVector<Value> final(keyLoop.getResults().begin(),
                            keyLoop.getResults().end());
   if (warpgroup()) {

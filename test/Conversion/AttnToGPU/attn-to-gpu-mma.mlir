@@ -14,8 +14,9 @@
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK:           %[[QS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x136xbf16, #gpu.address_space<workgroup>>
-// CHECK:           vector.load {{.*}} : memref<?xbf16, strided<[1], offset: ?>>, vector<8xbf16>
-// CHECK:           gpu.barrier
+// CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16, strided<[1], offset: ?>> to memref<64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK-NOT:       gpu.barrier
 // CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16, strided<[1], offset: ?>> to memref<64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:           scf.for {{.*}} iter_args(

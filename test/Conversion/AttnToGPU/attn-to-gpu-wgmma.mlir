@@ -4,7 +4,9 @@
 // warpgroup kernel's tiles (128 x 128 at head dim 128) gets wgmma: two
 // warpgroups of 64 query rows share each key tile. Tiles live in 128-byte
 // swizzled panels of 64 columns (a 128 x 128 tile is a 256 x 64 view, the
-// 16-byte chunk index xor the row mod 8), copied with unrolled cp.async;
+// 16-byte chunk index xor the row mod 8), copied with unrolled cp.async, the
+// q tile's with the first key tile's; causal blocks run last row block
+// first;
 // writes reach the tensor cores through a proxy fence; descriptors carry the
 // 128-byte swizzle (bit 62), 1024 bytes per 8 rows and, for MN-major V, a
 // panel of 128 keys x 128 bytes per 64 output columns. One asm statement
@@ -18,13 +20,15 @@
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK:         gpu.func @causal(
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:           %[[BLOCK:.*]] = gpu.block_id  x
+// CHECK:           %[[GRID:.*]] = gpu.grid_dim  x
+// CHECK:           arith.subi %[[GRID]], %[[BLOCK]] : index
 // CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:           %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
 // CHECK:           arith.xori
-// CHECK:           vector.store
-// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NEXT:      gpu.barrier
+// CHECK-COUNT-8:   nvgpu.device_async_copy {{.*}} to memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvvm.cp.async.commit.group
 // CHECK:           scf.for {{.*}} iter_args(
 // CHECK:             nvvm.cp.async.wait.group 0
 // CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
