@@ -132,6 +132,8 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
   // Memref kernel arguments keep MLIR's expanded descriptor convention
   // (allocated, aligned, offset, sizes, strides): the runtime's CUDA ABI.
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // NVVM ops without an LLVM intrinsic (mbarrier waits) become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createAttnAlignDynamicSharedMemory());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -30,6 +30,8 @@
 
 #include "compiler/Conversion/AttnToGPU/MmaKernel.h"
 
+#include "compiler/Conversion/AttnToGPU/AttnToGPU.h"
+
 #include "compiler/Conversion/AttnToTiled/KernelEmitter.h"
 #include "compiler/Conversion/AttnToTiled/TileClassifier.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,8 +68,17 @@ attnc::getMmaSharedLayout(attn::AttentionOp op, const MmaConfig &config) {
   layout.kStageBytes = aligned(layout.k.bytes());
   layout.vOffset = layout.kOffset + 2 * layout.kStageBytes;
   layout.vStageBytes = aligned(layout.v.bytes());
-  layout.vStages = swizzled ? 3 : 2;
-  layout.bytes = layout.vOffset + layout.vStages * layout.vStageBytes;
+  auto place = [&](int64_t vStages) {
+    layout.vStages = vStages;
+    int64_t end = layout.vOffset + vStages * layout.vStageBytes;
+    layout.fullOffset = end;
+    layout.kFreeOffset = end + 2 * 8;
+    layout.vFreeOffset = end + 4 * 8;
+    layout.bytes = swizzled ? layout.vFreeOffset + vStages * 8 : end;
+  };
+  place(swizzled ? 4 : 2);
+  if (swizzled && layout.bytes > kSm90SharedMemoryBytes)
+    place(3);
   return layout;
 }
 
@@ -551,6 +562,28 @@ private:
     }
   }
 
+  /// The mbarrier at byte `offset` + 8 `slot` of shared memory.
+  Value barrier(int64_t offset, Value slot) {
+    Value address = arith::AddIOp::create(
+        b, loc, sharedAddress,
+        toI64(add(index(offset), mul(slot, index(8)))));
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+  }
+
+  /// Waits until the barrier completes its phase for use `use` (0, 1, ...).
+  void waitBarrier(Value bar, Value use) {
+    Value parity = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, use, index(2)));
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, bar, parity,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1000000)));
+  }
+
+  void arriveBarrier(Value bar) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), bar, Value());
+  }
+
   Value toI64(Value v) {
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v);
   }
@@ -625,10 +658,29 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   auto vTile = [&](Value stage) {
     return sharedTile(shared, vOffsetOf(stage), layout.v);
   };
-  if (warpgroup())
+  if (warpgroup()) {
     sharedAddress = arith::IndexCastUIOp::create(
         b, loc, b.getI64Type(),
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared));
+    // Every thread arrives once per key tile on each barrier: "full" by
+    // cp.async completion, "k free" and "v free" when its warpgroup's
+    // products no longer read the stage.
+    Value everyThread =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(threads));
+    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                 index(0)),
+           [&] {
+             for (auto [offset, count] :
+                  {std::pair{layout.fullOffset, int64_t{2}},
+                   std::pair{layout.kFreeOffset, int64_t{2}},
+                   std::pair{layout.vFreeOffset, layout.vStages}})
+               for (int64_t i = 0; i < count; ++i)
+                 NVVM::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
+                                              everyThread, Value());
+           });
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    gpu::BarrierOp::create(b, loc);
+  }
 
   Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
   Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
@@ -728,7 +780,14 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
               vTile(arith::RemUIOp::create(b, loc, tileNumber,
                                            index(layout.vStages))),
               batch, headKV, k0, cols);
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    if (warpgroup())
+      NVVM::CpAsyncMBarrierArriveOp::create(
+          b, loc,
+          barrier(layout.fullOffset,
+                  arith::RemUIOp::create(b, loc, tileNumber, index(2))),
+          /*noinc=*/true);
+    else
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
   Value anyTile = arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd);
   ifThen(anyTile, [&] { stageKeyTile(kBegin, c0); });
@@ -742,15 +801,55 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
           Value kStage = arith::RemUIOp::create(b, loc, tileNumber, index(2));
           Value vStage =
               arith::RemUIOp::create(b, loc, tileNumber, index(layout.vStages));
-          // This tile's copies are done, and every thread has finished with
-          // the stages the next tile's copies overwrite.
-          NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-          fenceForWgmma();
-          gpu::BarrierOp::create(b, loc);
           Value nextK0 = add(k0, index(blockN));
-          ifThen(arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd), [&] {
-            stageKeyTile(nextK0, add(tileNumber, c1));
-          });
+          Value hasNext = arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd);
+          if (warpgroup()) {
+            // Wait for this tile's copies (every thread's), then for both
+            // warpgroups to be done with the stages the next tile's copies
+            // overwrite: k of tile t - 1 (its S) and v of tile t + 1 - V
+            // (its P V). No block-wide barrier: a warpgroup may run up to a
+            // tile ahead of the other.
+            waitBarrier(barrier(layout.fullOffset, kStage),
+                        arith::DivUIOp::create(b, loc, tileNumber, index(2)));
+            fenceForWgmma();
+            ifThen(hasNext, [&] {
+              ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, c1),
+                     [&] {
+                       Value previous =
+                           arith::SubIOp::create(b, loc, tileNumber, c1);
+                       waitBarrier(
+                           barrier(layout.kFreeOffset,
+                                   arith::RemUIOp::create(b, loc, previous,
+                                                          index(2))),
+                           arith::DivUIOp::create(b, loc, previous, index(2)));
+                     });
+              Value stages = index(layout.vStages);
+              ifThen(arith::CmpIOp::create(b, loc, P::uge,
+                                           add(tileNumber, c1), stages),
+                     [&] {
+                       Value reused = arith::SubIOp::create(
+                           b, loc, add(tileNumber, c1), stages);
+                       waitBarrier(
+                           barrier(layout.vFreeOffset,
+                                   arith::RemUIOp::create(b, loc, reused,
+                                                          stages)),
+                           arith::DivUIOp::create(b, loc, reused, stages));
+                     });
+              stageKeyTile(nextK0, add(tileNumber, c1));
+            });
+          } else {
+            // This tile's copies are done, and every thread has finished
+            // with the stages the next tile's copies overwrite.
+            NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+            gpu::BarrierOp::create(b, loc);
+            ifThen(hasNext,
+                   [&] { stageKeyTile(nextK0, add(tileNumber, c1)); });
+          }
+          // This tile's S is done (k free) once the key tile has been read.
+          auto releaseKeyTile = [&] {
+            if (warpgroup())
+              arriveBarrier(barrier(layout.kFreeOffset, kStage));
+          };
           SharedTile ks = kTile(kStage);
 
           Value cols = arith::MinUIOp::create(
@@ -778,6 +877,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                     s.push_back(SmallVector<Value>(
                         ArrayRef<Value>(issued[0]).slice(j * 4, 4)));
                   oInFlight = issued[1];
+                  releaseKeyTile();
                 } else {
                   s = syncScores(qs.view, ks.view, aRow, aCol, lane8, half8);
                 }
@@ -908,6 +1008,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                 // A skipped tile: the pending P V runs now (its V stage is
                 // overwritten two tiles on).
                 SmallVector<Value> result(state.begin(), state.end());
+                releaseKeyTile();
                 if (warpgroup()) {
                   llvm::copy(flushPending(state), result.begin() + stateO);
                   std::fill(result.begin() + stateP,
@@ -915,11 +1016,21 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                 }
                 return result;
               });
+          // Every P V that reads tile t - 1's v stage is done by now.
+          if (warpgroup())
+            ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, c1), [&] {
+              Value previous = arith::SubIOp::create(b, loc, tileNumber, c1);
+              arriveBarrier(barrier(
+                  layout.vFreeOffset,
+                  arith::RemUIOp::create(b, loc, previous,
+                                         index(layout.vStages))));
+            });
           scf::YieldOp::create(b, loc, next);
         });
       });
 
   // A block without key tiles never waited for its q copies.
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   SmallVector<Value> final(keyLoop.getResults().begin(),
                            keyLoop.getResults().end());

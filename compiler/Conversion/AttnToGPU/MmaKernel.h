@@ -106,15 +106,20 @@ struct MmaTileLayout {
 };
 
 /// Shared memory of the tensor-core kernel: a q tile, two stages of k tiles
-/// and two (mma.sync) or three (wgmma) stages of v tiles. The next key
-/// tile is copied while the current one is used; the wgmma kernel also
-/// keeps the previous v tile, whose P V product is still running. Every
-/// tile starts at a multiple of 1024 bytes, the swizzle's period.
+/// and two (mma.sync) or four (wgmma; three where four do not fit) stages
+/// of v tiles. The next key tile is copied while the current one is used;
+/// the wgmma kernel also keeps the previous v tile, whose P V product is
+/// still running, and one more so that a warpgroup may run a tile ahead of
+/// the other. Every tile starts at a multiple of 1024 bytes, the swizzle's
+/// period. The wgmma kernel's mbarriers follow the tiles: per key-tile
+/// stage "full" (its copies landed) and "k free" (both warpgroups' S done),
+/// per v stage "v free" (both warpgroups' P V done).
 struct MmaSharedLayout {
   MmaTileLayout q, k, v;
   int64_t qOffset;
   int64_t kOffset, kStageBytes; // stage s at kOffset + s * kStageBytes
   int64_t vOffset, vStageBytes, vStages;
+  int64_t fullOffset, kFreeOffset, vFreeOffset; // 8 bytes per stage
   int64_t bytes;
 };
 MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionOp op,

@@ -17,6 +17,10 @@
 // PTX-LABEL: .visible .entry causal_bf16(
 // PTX-DAG:  cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 // PTX-DAG:  fence.proxy.async.shared::cta;
+// PTX-DAG:  mbarrier.init.shared.b64
+// PTX-DAG:  cp.async.mbarrier.arrive.noinc.shared.b64
+// PTX-DAG:  mbarrier.try_wait.parity.shared.b64
+// PTX-DAG:  mbarrier.arrive.shared.b64
 // PTX-DAG:  wgmma.fence.sync.aligned;
 // PTX-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, desc0, desc1, overwrite, 1, 1, 0, 0;
 // PTX-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, desc{{[0-9]+}}, accumulate, 1, 1, 1;
@@ -40,7 +44,7 @@
 // The package records the launch and ptxas's resource report.
 
 // EXPLAIN-DAG: causal_bf16 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
-// EXPLAIN-DAG: causal_bf16: entry causal_bf16, block 384, dynamic shared memory 106496 bytes, tiles block_m=192 block_n=128
+// EXPLAIN-DAG: causal_bf16: entry causal_bf16, block 384, dynamic shared memory 122944 bytes, tiles block_m=192 block_n=128
 // EXPLAIN-DAG: causal_bf16_mma_sync: entry causal_bf16_mma_sync, block 256, dynamic shared memory 55296 bytes, tiles block_m=128 block_n=64
 // EXPLAIN-DAG: causal_f32: entry causal_f32, block 64, dynamic shared memory 83200 bytes, tiles block_m=64 block_n=64
 
