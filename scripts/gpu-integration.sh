@@ -47,11 +47,17 @@ for model in "$root"/examples/*.mlir; do
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
 done
 "$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
+# Masked-out keys holding NaN, through the Python binding (needs PyTorch).
+"$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
+  -o "$bundle/packages/masked_keys.attnpkg"
+"$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
+  --tensor-cores=mma-sync -o "$bundle/packages/masked_keys-mma-sync.attnpkg"
 
 cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
-# inputs, poisoned outputs, fp64 reference); logs under ${OUT:-./out}.
+# inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
+# test/GPU/check_masked_keys.py; logs under ${OUT:-./out}.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/out}"
@@ -69,6 +75,16 @@ while read -r package args; do
     echo "FAILED: attn-run $package --device cuda:0 $args"
   fi
 done <"$here/cases.txt"
+if python3 -c "import torch" 2>/dev/null; then
+  if ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+      "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
+      "$here/packages/masked_keys-mma-sync.attnpkg" >>"$out/integration.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: test/GPU/check_masked_keys.py (see $out/integration.log)"
+  fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 SCRIPT

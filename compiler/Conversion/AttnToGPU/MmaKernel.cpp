@@ -736,15 +736,19 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   // Loop-carried state: m and the partial l of the two rows, then the O
   // accumulator, 4 values per 8 output columns. The wgmma kernel defers
   // each tile's P V to the next tile, where it runs while that tile's
-  // softmax does: it also carries P (4 registers per 16 keys, zero when
-  // nothing is pending) and the stage of its V tile.
+  // softmax does: it also carries P (4 registers per 16 keys), whether a
+  // P V is pending, and the stage of its V tile. Only a pending product
+  // reads its stage: a skipped tile's stage may hold anything, even NaN in
+  // keys no query sees, which 0 x NaN would spread.
   const int64_t stateO = 4, stateP = stateO + 4 * outFragments;
   const int64_t pRegisters = blockN / 16 * 4;
+  const int64_t statePending = stateP + pRegisters;
   SmallVector<Value> init = {negInf, negInf, zero, zero};
   init.append(4 * outFragments, zero);
   Value noP = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   if (warpgroup()) {
     init.append(pRegisters, noP);
+    init.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
     init.push_back(c0);
   }
   SmallVector<Type> stateTypes = llvm::to_vector(ValueRange(init).getTypes());
@@ -758,13 +762,19 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
       fragments.push_back(SmallVector<Value, 4>(registers.slice(i, 4)));
     return fragments;
   };
-  // O += P V for the pending P of `state`, waited for.
+  // O += P V for the pending P of `state`, if any, waited for.
   auto flushPending = [&](ValueRange state) {
-    SmallVector<SmallVector<Value, 4>> pending =
-        fragmentsOf(state.slice(stateP, pRegisters));
-    return wgmmaIssue({outputGroup(state.slice(stateO, 4 * outFragments),
-                                   pending, vOffsetOf(state.back()))},
-                      /*inFlight=*/0)[0];
+    ValueRange o = state.slice(stateO, 4 * outFragments);
+    return llvm::to_vector(ifElse(
+        state[statePending], o.getTypes(),
+        [&] {
+          SmallVector<SmallVector<Value, 4>> pending =
+              fragmentsOf(state.slice(stateP, pRegisters));
+          return wgmmaIssue(
+              {outputGroup(o, pending, vOffsetOf(state.back()))},
+              /*inFlight=*/0)[0];
+        },
+        [&] { return SmallVector<Value>(o); }));
   };
 
   // Key and value tiles go through stages of shared memory: the copy of
@@ -866,12 +876,16 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                 SmallVector<SmallVector<Value>> s;
                 SmallVector<Value> oInFlight;
                 if (warpgroup()) {
+                  // With nothing pending, P is zero and the product reads
+                  // this tile's own v stage.
                   SmallVector<SmallVector<Value, 4>> pending =
                       fragmentsOf(state.slice(stateP, pRegisters));
+                  Value pendingStage = arith::SelectOp::create(
+                      b, loc, state[statePending], state.back(), vStage);
                   SmallVector<SmallVector<Value>> issued = wgmmaIssue(
                       {scoreGroup(qs, ks, warp),
                        outputGroup(state.slice(stateO, 4 * outFragments),
-                                   pending, vOffsetOf(state.back()))},
+                                   pending, vOffsetOf(pendingStage))},
                       /*inFlight=*/1);
                   for (int64_t j = 0; j < keyFragments; ++j)
                     s.push_back(SmallVector<Value>(
@@ -997,6 +1011,8 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                 if (warpgroup()) {
                   for (auto [i, fragment] : llvm::enumerate(pFragments))
                     llvm::copy(fragment, result.begin() + stateP + 4 * i);
+                  result[statePending] = arith::ConstantOp::create(
+                      b, loc, b.getBoolAttr(true));
                   result.back() = vStage;
                 } else {
                   syncAccumulate(pFragments, vTile(vStage).view, lane8, half8,
@@ -1006,13 +1022,15 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
               },
               [&] {
                 // A skipped tile: the pending P V runs now (its V stage is
-                // overwritten two tiles on).
+                // free for later copies after this tile).
                 SmallVector<Value> result(state.begin(), state.end());
                 releaseKeyTile();
                 if (warpgroup()) {
                   llvm::copy(flushPending(state), result.begin() + stateO);
                   std::fill(result.begin() + stateP,
                             result.begin() + stateP + pRegisters, noP);
+                  result[statePending] = arith::ConstantOp::create(
+                      b, loc, b.getBoolAttr(false));
                 }
                 return result;
               });
@@ -1036,14 +1054,7 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                            keyLoop.getResults().end());
   if (warpgroup()) {
     // The last tile's P V.
-    ValueRange flushed =
-        ifElse(anyTile, SmallVector<Type>(4 * outFragments, f32),
-               [&] { return flushPending(keyLoop.getResults()); },
-               [&] {
-                 return SmallVector<Value>(
-                     keyLoop.getResults().slice(stateO, 4 * outFragments));
-               });
-    llvm::copy(flushed, final.begin() + stateO);
+    llvm::copy(flushPending(keyLoop.getResults()), final.begin() + stateO);
   }
 
   // Epilogue: the row sums across the quad, then normalize and store.
