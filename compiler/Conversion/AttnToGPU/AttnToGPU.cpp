@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Each kernel-form function becomes a gpu.func in one gpu.module: block
-// (x, y, z) = (query block, head, batch) of the same grid the host uses, one
-// thread per query row, the working tiles in dynamic shared memory. The
-// block's recurrence is BlockBuilder's, with the GPU thread mapping.
+// (x, y, z) = (query block, head, batch) of the same grid the host uses
+// (query blocks in reverse for causal kernels), the working tiles in
+// dynamic shared memory. 16-bit inputs get a tensor-core kernel
+// (MmaKernel), a warp per 16 query rows; the rest BlockBuilder's
+// recurrence with one thread per query row.
 //
 //===----------------------------------------------------------------------===//
 

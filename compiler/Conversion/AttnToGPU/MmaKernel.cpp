@@ -659,9 +659,8 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
     return sharedTile(shared, vOffsetOf(stage), layout.v);
   };
   if (warpgroup()) {
-    sharedAddress = arith::IndexCastUIOp::create(
-        b, loc, b.getI64Type(),
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared));
+    sharedAddress =
+        toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared));
     // Every thread arrives once per key tile on each barrier: "full" by
     // cp.async completion, "k free" and "v free" when its warpgroup's
     // products no longer read the stage.
@@ -712,16 +711,6 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   // first wait and barrier cover both, so their latencies overlap.
   stageTile(qSource, qs, batch, head, q0, rows);
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  // wgmma reads shared memory through the async proxy: make the generic
-  // proxy's writes (cp.async, and stores of the element-wise fallback)
-  // visible to it.
-  auto fenceForWgmma = [&] {
-    if (warpgroup())
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
-  };
 
   // The thread's two rows within the block (g and g + 8 of its warp) and
   // the key offset of its first column within an 8-key fragment.
@@ -781,7 +770,12 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
   // the next tile (cp.async when the layout allows) runs while the current
   // one is used. Every tile in the loop's range is copied, even one the
   // classifier then skips: the copies are issued a tile ahead.
-  auto stageKeyTile = [&](Value k0, Value tileNumber) {
+  // Copies of the first tile also complete the q tile's.
+  Value allAsync =
+      arith::AndIOp::create(b, loc, kSource.vectorized, vSource.vectorized);
+  Value allAsyncWithQ =
+      arith::AndIOp::create(b, loc, allAsync, qSource.vectorized);
+  auto stageKeyTile = [&](Value k0, Value tileNumber, Value onlyAsync) {
     Value cols = arith::MinUIOp::create(
         b, loc, index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
     stageTile(kSource, kTile(arith::RemUIOp::create(b, loc, tileNumber, index(2))),
@@ -790,17 +784,28 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
               vTile(arith::RemUIOp::create(b, loc, tileNumber,
                                            index(layout.vStages))),
               batch, headKV, k0, cols);
-    if (warpgroup())
-      NVVM::CpAsyncMBarrierArriveOp::create(
-          b, loc,
-          barrier(layout.fullOffset,
-                  arith::RemUIOp::create(b, loc, tileNumber, index(2))),
-          /*noinc=*/true);
-    else
+    if (!warpgroup()) {
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      return;
+    }
+    // "full": cp.async copies arrive when they land; element-wise stores
+    // (layouts without 16-byte loads) need a release arrive after them,
+    // which must also wait for this thread's copies.
+    Value full = barrier(layout.fullOffset,
+                         arith::RemUIOp::create(b, loc, tileNumber, index(2)));
+    ifThenElse(
+        onlyAsync,
+        [&] {
+          NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full, /*noinc=*/true);
+        },
+        [&] {
+          NVVM::CpAsyncCommitGroupOp::create(b, loc);
+          NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+          arriveBarrier(full);
+        });
   };
   Value anyTile = arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd);
-  ifThen(anyTile, [&] { stageKeyTile(kBegin, c0); });
+  ifThen(anyTile, [&] { stageKeyTile(kBegin, c0, allAsyncWithQ); });
 
   auto keyLoop = scf::ForOp::create(
       b, loc, kBegin, kEnd, index(blockN), init,
@@ -821,7 +826,13 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
             // tile ahead of the other.
             waitBarrier(barrier(layout.fullOffset, kStage),
                         arith::DivUIOp::create(b, loc, tileNumber, index(2)));
-            fenceForWgmma();
+            // wgmma reads shared memory through the async proxy: make the
+            // generic proxy's writes (cp.async, element-wise stores)
+            // visible to it.
+            NVVM::FenceProxyOp::create(
+                b, loc, NVVM::ProxyKind::async_shared,
+                NVVM::SharedSpaceAttr::get(b.getContext(),
+                                           NVVM::SharedSpace::shared_cta));
             ifThen(hasNext, [&] {
               ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, c1),
                      [&] {
@@ -845,15 +856,16 @@ void MmaKernelBuilder::emit(const attnc::KernelOperands &x, Value shared,
                                                           stages)),
                            arith::DivUIOp::create(b, loc, reused, stages));
                      });
-              stageKeyTile(nextK0, add(tileNumber, c1));
+              stageKeyTile(nextK0, add(tileNumber, c1), allAsync);
             });
           } else {
             // This tile's copies are done, and every thread has finished
             // with the stages the next tile's copies overwrite.
             NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
             gpu::BarrierOp::create(b, loc);
-            ifThen(hasNext,
-                   [&] { stageKeyTile(nextK0, add(tileNumber, c1)); });
+            ifThen(hasNext, [&] {
+              stageKeyTile(nextK0, add(tileNumber, c1), allAsync);
+            });
           }
           // This tile's S is done (k free) once the key tile has been read.
           auto releaseKeyTile = [&] {
