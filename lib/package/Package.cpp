@@ -8,17 +8,23 @@
 // catches them, so callers built without exceptions only ever see a Status.
 //
 // Manifest conventions beyond the comments in Package.h:
-//  - A field whose C++ member is std::optional may be omitted ("attention",
-//    "window_left", "window_right", "mask", "score"), as may a region op's
+//  - A field whose C++ member is std::optional may be omitted
+//    ("window_left", "window_right", "mask", "score"), as may a region op's
 //    "predicate" and "value" and a grid term's "ceildiv"; every other field
 //    is required, and a field the schema does not know is an error (a typo in
 //    an optional field would otherwise change the semantics silently).
-//  - A float ("scale", an op's "value") is a JSON number or one of the
-//    strings "inf", "-inf", "nan", which JSON numbers cannot express.
+//  - An op's spec has no object of its own: its fields sit in the op's
+//    object, and the op's "kind" says which fields those are.
+//  - A float ("scale", a float region op's "value") is a JSON number or one
+//    of the strings "inf", "-inf", "nan", which JSON numbers cannot express.
+//    An integer region op's "value" is a JSON integer (RegionOp::intValue),
+//    so that 64-bit constants stay exact.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/package/Package.h"
+
+#include "lib/semantics/RegionOps.h"
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +107,13 @@ uint64_t getLE(const uint8_t *data, int bytes) {
   return value;
 }
 
+/// Runs status-returning steps in order and stops at the first error.
+template <typename... Steps> Status all(Steps &&...steps) {
+  Status result = Status::ok();
+  ((result.isOk() ? (void)(result = steps()) : (void)0), ...);
+  return result;
+}
+
 /// Runs `fn`, turning any exception into an error status with `context`.
 template <typename Fn>
 auto noThrow(const std::string &context, Fn &&fn) -> decltype(fn()) {
@@ -132,22 +145,90 @@ Status checkNonEmpty(const std::string &value, const std::string &path) {
   return value.empty() ? fieldError(path, "must not be empty") : Status::ok();
 }
 
+Status checkFinite(double value, const std::string &path) {
+  return std::isfinite(value) ? Status::ok()
+                              : fieldError(path, "must be finite");
+}
+
+/// The bit width of a region op's type when it is an integer type, whose
+/// constants are `intValue`; nothing for float types, whose constants are
+/// `value`. An unknown type counts as a float here; the evaluator rejects it.
+std::optional<int> integerWidth(const RegionOp &op) {
+  std::optional<sem::ScalarType> type = sem::parseScalarType(op.type);
+  if (!type || sem::isFloat(*type))
+    return std::nullopt;
+  return sem::bitWidth(*type);
+}
+
+/// The manifest carries one of `value` and `intValue`, as "value", by the
+/// op's type: the other must stay 0, or serializing would drop it. An
+/// integer is its bits sign-extended from the type's width.
+Status checkConstantField(const RegionOp &op, const std::string &path) {
+  std::optional<int> width = integerWidth(op);
+  if (!width && op.intValue != 0)
+    return fieldError(fieldPath(path, "intValue"),
+                      "must be 0 for an op of type " + op.type +
+                          " (float constants are in value)");
+  if (!width)
+    return Status::ok();
+  if (op.value != 0)
+    return fieldError(fieldPath(path, "value"),
+                      "must be 0 for an op of type " + op.type +
+                          " (integer constants are in intValue)");
+  int64_t low = *width == 64 ? std::numeric_limits<int64_t>::min()
+                             : -(int64_t(1) << (*width - 1));
+  int64_t high = -(low + 1);
+  if (op.intValue >= low && op.intValue <= high)
+    return Status::ok();
+  return fieldError(fieldPath(path, "value"),
+                    std::to_string(op.intValue) + " is not an " + op.type +
+                        " constant (its bits sign-extended, in [" +
+                        std::to_string(low) + ", " + std::to_string(high) +
+                        "])");
+}
+
+/// What a function's fields may refer to: its values (inputs, outputs and
+/// buffers share one namespace) and the symbols its inputs and outputs bind.
+struct Scope {
+  std::set<std::string> values;
+  std::set<std::string> symbols;
+};
+
+/// Checks a signature and adds its name to the scope. Inputs and outputs
+/// define their symbols; a buffer may only use symbols defined already, since
+/// nothing binds a buffer's shape but the call's tensors.
 Status verifyTensor(const TensorSig &tensor, const std::string &path,
-                    std::set<std::string> &names,
-                    std::set<std::string> &symbols) {
+                    Scope &scope, bool definesSymbols) {
   if (Status s = checkUniqueName(tensor.name, fieldPath(path, "name"), "tensor",
-                                 names);
+                                 scope.values);
       !s)
     return s;
   for (size_t i = 0; i < tensor.shape.size(); ++i) {
     const Dim &dim = tensor.shape[i];
-    if (!dim.isStatic())
-      symbols.insert(dim.symbol);
-    else if (dim.extent < 0)
-      return fieldError(indexPath(fieldPath(path, "shape"), i),
-                        "static extent must be >= 0, got " +
-                            std::to_string(dim.extent));
+    std::string dimPath = indexPath(fieldPath(path, "shape"), i);
+    if (dim.isStatic() && dim.extent < 0)
+      return fieldError(dimPath, "static extent must be >= 0, got " +
+                                     std::to_string(dim.extent));
+    if (dim.isStatic() || scope.symbols.count(dim.symbol))
+      continue;
+    if (!definesSymbols)
+      return fieldError(dimPath, "symbol " + inQuotes(dim.symbol) +
+                                     " is not defined by any input or output "
+                                     "of the function");
+    scope.symbols.insert(dim.symbol);
   }
+  return Status::ok();
+}
+
+Status verifyBuffer(const Buffer &buffer, const std::string &path,
+                    Scope &scope) {
+  if (Status s = verifyTensor(buffer.tensor, path, scope,
+                              /*definesSymbols=*/false);
+      !s)
+    return s;
+  if (buffer.slot < 0)
+    return fieldError(fieldPath(path, "slot"),
+                      "must be >= 0, got " + std::to_string(buffer.slot));
   return Status::ok();
 }
 
@@ -174,19 +255,8 @@ Status verifyGridTerm(const GridTerm &term, const std::string &path,
   return Status::ok();
 }
 
-Status verifyKernel(const Kernel &kernel, const std::string &path,
-                    const Package &package,
-                    const std::set<std::string> &symbols,
-                    std::set<std::string> &targets) {
-  if (Status s = checkUniqueName(kernel.target, fieldPath(path, "target"),
-                                 "kernel target", targets);
-      !s)
-    return s;
-  if (!package.findBlob(kernel.blob))
-    return fieldError(fieldPath(path, "blob"),
-                      "no blob named " + inQuotes(kernel.blob));
-  if (Status s = checkNonEmpty(kernel.entry, fieldPath(path, "entry")); !s)
-    return s;
+Status verifyLaunch(const Kernel &kernel, const std::string &path,
+                    const std::set<std::string> &symbols) {
   std::string gridPath = fieldPath(path, "grid");
   if (kernel.grid.size() > 3)
     return fieldError(gridPath, "at most 3 dimensions, got " +
@@ -209,6 +279,59 @@ Status verifyKernel(const Kernel &kernel, const std::string &path,
   return Status::ok();
 }
 
+/// Checks one kernel; `names` holds the kernel names seen so far per target.
+Status verifyKernel(const Kernel &kernel, const std::string &path,
+                    const Package &package,
+                    const std::set<std::string> &symbols,
+                    std::map<std::string, std::set<std::string>> &names) {
+  if (Status s = checkNonEmpty(kernel.target, fieldPath(path, "target")); !s)
+    return s;
+  std::string namePath = fieldPath(path, "name");
+  if (kernel.name.empty())
+    return fieldError(namePath, "kernel name must not be empty");
+  if (!names[kernel.target].insert(kernel.name).second)
+    return fieldError(namePath, "duplicate kernel name " +
+                                    inQuotes(kernel.name) + " for target " +
+                                    inQuotes(kernel.target));
+  if (!package.findBlob(kernel.blob))
+    return fieldError(fieldPath(path, "blob"),
+                      "no blob named " + inQuotes(kernel.blob));
+  if (Status s = checkNonEmpty(kernel.entry, fieldPath(path, "entry")); !s)
+    return s;
+  return verifyLaunch(kernel, path, symbols);
+}
+
+/// Checks that `name` names a value of the function; `path` locates it.
+Status checkValue(const Function &function, const std::string &name,
+                  const std::string &path) {
+  return function.findValue(name)
+             ? Status::ok()
+             : fieldError(path, "no value named " + inQuotes(name));
+}
+
+/// Every step names a kernel that each target of the function has, so that
+/// a function runs on all of its targets or on none.
+Status verifyStep(const Function &function, const Step &step,
+                  const std::string &path,
+                  const std::vector<std::string> &targets) {
+  std::string kernelPath = fieldPath(path, "kernel");
+  for (const std::string &target : targets)
+    if (!function.findKernel(step.kernel, target))
+      return fieldError(kernelPath,
+                        "no kernel named " + inQuotes(step.kernel) +
+                            " for target " + inQuotes(target) +
+                            " (each target the function has kernels for "
+                            "needs one for every step)");
+  if (targets.empty())
+    return fieldError(kernelPath, "no kernel named " + inQuotes(step.kernel));
+  for (size_t i = 0; i < step.args.size(); ++i)
+    if (Status s = checkValue(function, step.args[i],
+                              indexPath(fieldPath(path, "args"), i));
+        !s)
+      return s;
+  return Status::ok();
+}
+
 /// Checks one optional region of an attention spec: its arity, then its
 /// structure.
 Status verifyAttentionRegion(const std::optional<Region> &region,
@@ -224,8 +347,8 @@ Status verifyAttentionRegion(const std::optional<Region> &region,
 }
 
 Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
-  if (!std::isfinite(spec.scale))
-    return fieldError(fieldPath(path, "scale"), "must be finite");
+  if (Status s = checkFinite(spec.scale, fieldPath(path, "scale")); !s)
+    return s;
   if (Status s = verifyAttentionRegion(spec.mask, fieldPath(path, "mask"), 4,
                                        "b, h, q_idx, k_idx");
       !s)
@@ -234,27 +357,119 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
                                "s, b, h, q_idx, k_idx");
 }
 
+/// The op kinds, their arity, and whether an op has the spec of its kind
+/// and no other.
+struct OpKind {
+  const char *name;
+  size_t numOperands, numResults;
+  bool (*hasSpecs)(const OpSpec &);
+};
+
+constexpr OpKind kOpKinds[] = {
+    {"attention", 3, 2,
+     [](const OpSpec &op) { return op.attention && !op.cast; }},
+    {"cast", 1, 1, [](const OpSpec &op) { return op.cast && !op.attention; }},
+};
+
+const OpKind *findOpKind(const std::string &name) {
+  for (const OpKind &kind : kOpKinds)
+    if (name == kind.name)
+      return &kind;
+  return nullptr;
+}
+
+std::string unknownOpKind(const std::string &kind) {
+  return "unknown op kind " + inQuotes(kind) +
+         " (expected \"attention\" or \"cast\")";
+}
+
+/// Checks that an op of `kind` has `expected` operands or results (`names`,
+/// at `path`), each naming a value (or "" where `allowEmpty`).
+Status verifyOpValues(const Function &function,
+                      const std::vector<std::string> &names, size_t expected,
+                      const std::string &kind, const std::string &path,
+                      bool allowEmpty) {
+  if (names.size() != expected)
+    return fieldError(path, "expected " + std::to_string(expected) +
+                                " for an op of kind " + inQuotes(kind) +
+                                ", got " + std::to_string(names.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!(allowEmpty && names[i].empty()))
+      if (Status s = checkValue(function, names[i], indexPath(path, i)); !s)
+        return s;
+  return Status::ok();
+}
+
+Status verifyOp(const Function &function, const OpSpec &op,
+                const std::string &path) {
+  const OpKind *kind = findOpKind(op.kind);
+  if (!kind)
+    return fieldError(fieldPath(path, "kind"), unknownOpKind(op.kind));
+  if (Status s = all(
+          [&] {
+            return verifyOpValues(function, op.operands, kind->numOperands,
+                                  op.kind, fieldPath(path, "operands"), false);
+          },
+          [&] {
+            return verifyOpValues(function, op.results, kind->numResults,
+                                  op.kind, fieldPath(path, "results"), true);
+          });
+      !s)
+    return s;
+  if (!kind->hasSpecs(op))
+    return fieldError(path, "an op of kind " + inQuotes(op.kind) +
+                                " needs the spec of its kind and no other");
+  return op.attention ? verifyAttention(*op.attention, path)
+                      : checkFinite(op.cast->scale, fieldPath(path, "scale"));
+}
+
+/// Checks each entry of `items` with `check(item, path)`, where `path` is
+/// `list`'s entry in `base`.
+template <typename T, typename Check>
+Status verifyEach(const std::vector<T> &items, const std::string &base,
+                  const char *list, Check &&check) {
+  for (size_t i = 0; i < items.size(); ++i)
+    if (Status s = check(items[i], indexPath(fieldPath(base, list), i)); !s)
+      return s;
+  return Status::ok();
+}
+
 Status verifyFunction(const Function &function, const std::string &path,
                       const Package &package) {
-  std::set<std::string> tensorNames, symbols;
-  for (auto [list, tensors] : {std::pair{"inputs", &function.inputs},
-                               std::pair{"outputs", &function.outputs}})
-    for (size_t i = 0; i < tensors->size(); ++i)
-      if (Status s =
-              verifyTensor((*tensors)[i], indexPath(fieldPath(path, list), i),
-                           tensorNames, symbols);
-          !s)
-        return s;
-  std::set<std::string> targets;
-  for (size_t i = 0; i < function.kernels.size(); ++i)
-    if (Status s = verifyKernel(function.kernels[i],
-                                indexPath(fieldPath(path, "kernels"), i),
-                                package, symbols, targets);
-        !s)
-      return s;
-  if (function.attention)
-    return verifyAttention(*function.attention, fieldPath(path, "attention"));
-  return Status::ok();
+  Scope scope;
+  std::map<std::string, std::set<std::string>> kernelNames;
+  std::vector<std::string> targets = function.targets();
+  auto signature = [&](const TensorSig &tensor, const std::string &at) {
+    return verifyTensor(tensor, at, scope, /*definesSymbols=*/true);
+  };
+  return all(
+      [&] { return verifyEach(function.inputs, path, "inputs", signature); },
+      [&] { return verifyEach(function.outputs, path, "outputs", signature); },
+      [&] {
+        return verifyEach(function.buffers, path, "buffers",
+                          [&](const Buffer &buffer, const std::string &at) {
+                            return verifyBuffer(buffer, at, scope);
+                          });
+      },
+      [&] {
+        return verifyEach(function.kernels, path, "kernels",
+                          [&](const Kernel &kernel, const std::string &at) {
+                            return verifyKernel(kernel, at, package,
+                                                scope.symbols, kernelNames);
+                          });
+      },
+      [&] {
+        return verifyEach(function.steps, path, "steps",
+                          [&](const Step &step, const std::string &at) {
+                            return verifyStep(function, step, at, targets);
+                          });
+      },
+      [&] {
+        return verifyEach(function.ops, path, "ops",
+                          [&](const OpSpec &op, const std::string &at) {
+                            return verifyOp(function, op, at);
+                          });
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -291,6 +506,16 @@ Json encode(const GridTerm &term) {
   return json;
 }
 
+Json encode(const Buffer &buffer) {
+  Json json = encode(buffer.tensor);
+  json["slot"] = buffer.slot;
+  return json;
+}
+
+Json encode(const Step &step) {
+  return {{"kernel", step.kernel}, {"args", step.args}};
+}
+
 Json encode(const Kernel &kernel) {
   Json grid = Json::array();
   for (const std::vector<GridTerm> &dim : kernel.grid) {
@@ -299,7 +524,8 @@ Json encode(const Kernel &kernel) {
       terms.push_back(encode(term));
     grid.push_back(terms);
   }
-  return {{"target", kernel.target},
+  return {{"name", kernel.name},
+          {"target", kernel.target},
           {"blob", kernel.blob},
           {"entry", kernel.entry},
           {"grid", grid},
@@ -316,17 +542,20 @@ Json encode(const Region &region) {
         {"name", op.name}, {"operands", op.operands}, {"type", op.type}};
     if (!op.predicate.empty())
       json["predicate"] = op.predicate;
-    if (op.value != 0 || op.name == "arith.constant")
+    bool constant = op.name == "arith.constant", integer = !!integerWidth(op);
+    if (integer && (op.intValue != 0 || constant))
+      json["value"] = op.intValue;
+    else if (!integer && (op.value != 0 || constant))
       json["value"] = encodeNumber(op.value);
     ops.push_back(json);
   }
   return {{"num_args", region.numArgs}, {"ops", ops}, {"yield", region.yield}};
 }
 
-Json encode(const AttentionSpec &spec) {
-  Json json = {{"kind", "attention"},
-               {"scale", encodeNumber(spec.scale)},
-               {"causal", spec.causal}};
+/// Adds the fields of `spec` to the op object `json`.
+void encodeInto(const AttentionSpec &spec, Json &json) {
+  json["scale"] = encodeNumber(spec.scale);
+  json["causal"] = spec.causal;
   if (spec.windowLeft)
     json["window_left"] = *spec.windowLeft;
   if (spec.windowRight)
@@ -335,32 +564,41 @@ Json encode(const AttentionSpec &spec) {
     json["mask"] = encode(*spec.mask);
   if (spec.score)
     json["score"] = encode(*spec.score);
+}
+
+Json encode(const OpSpec &op) {
+  Json json = {
+      {"kind", op.kind}, {"operands", op.operands}, {"results", op.results}};
+  if (op.attention)
+    encodeInto(*op.attention, json);
+  if (op.cast)
+    json["scale"] = encodeNumber(op.cast->scale);
+  return json;
+}
+
+Json encode(const Function &function);
+
+template <typename T> Json encodeAll(const std::vector<T> &items) {
+  Json json = Json::array();
+  for (const T &item : items)
+    json.push_back(encode(item));
   return json;
 }
 
 Json encode(const Function &function) {
-  Json inputs = Json::array(), outputs = Json::array(), kernels = Json::array();
-  for (const TensorSig &tensor : function.inputs)
-    inputs.push_back(encode(tensor));
-  for (const TensorSig &tensor : function.outputs)
-    outputs.push_back(encode(tensor));
-  for (const Kernel &kernel : function.kernels)
-    kernels.push_back(encode(kernel));
-  Json json = {{"name", function.name},
-               {"inputs", inputs},
-               {"outputs", outputs},
-               {"kernels", kernels}};
-  if (function.attention)
-    json["attention"] = encode(*function.attention);
-  return json;
+  return {{"name", function.name},
+          {"inputs", encodeAll(function.inputs)},
+          {"outputs", encodeAll(function.outputs)},
+          {"buffers", encodeAll(function.buffers)},
+          {"steps", encodeAll(function.steps)},
+          {"kernels", encodeAll(function.kernels)},
+          {"ops", encodeAll(function.ops)}};
 }
 
 /// The manifest of `package` with its blobs laid out back to back, in order,
 /// from the start of the blob section.
 Json encodeManifest(const Package &package) {
-  Json functions = Json::array(), blobs = Json::array();
-  for (const Function &function : package.functions)
-    functions.push_back(encode(function));
+  Json blobs = Json::array();
   uint64_t offset = 0;
   for (const Blob &blob : package.blobs) {
     blobs.push_back(
@@ -373,7 +611,7 @@ Json encodeManifest(const Package &package) {
   }
   return {{"schema_version", package.schemaVersion},
           {"producer", package.producer},
-          {"functions", functions},
+          {"functions", encodeAll(package.functions)},
           {"blobs", blobs}};
 }
 
@@ -409,7 +647,9 @@ Status decode(const Json &json, const std::string &path, GridTerm &out);
 Status decode(const Json &json, const std::string &path, Kernel &out);
 Status decode(const Json &json, const std::string &path, RegionOp &out);
 Status decode(const Json &json, const std::string &path, Region &out);
-Status decode(const Json &json, const std::string &path, AttentionSpec &out);
+Status decode(const Json &json, const std::string &path, Buffer &out);
+Status decode(const Json &json, const std::string &path, Step &out);
+Status decode(const Json &json, const std::string &path, OpSpec &out);
 Status decode(const Json &json, const std::string &path, Function &out);
 Status decode(const Json &json, const std::string &path, BlobEntry &out);
 
@@ -501,13 +741,6 @@ Status decodeObject(const Json &json, const std::string &path, Fn &&fields) {
   return reader.finish();
 }
 
-/// Runs status-returning steps in order and stops at the first error.
-template <typename... Steps> Status all(Steps &&...steps) {
-  Status result = Status::ok();
-  ((result.isOk() ? (void)(result = steps()) : (void)0), ...);
-  return result;
-}
-
 Status decode(const Json &json, const std::string &path, int64_t &out) {
   if (!json.is_number_integer())
     return typeError(json, path, "an integer");
@@ -573,11 +806,29 @@ Status decode(const Json &json, const std::string &path, Dim &out) {
                             : Status::ok();
 }
 
+/// The fields of a signature, which a buffer's object shares.
+Status decodeFields(ObjectReader &r, TensorSig &out) {
+  return all([&] { return r.required("name", out.name); },
+             [&] { return r.required("dtype", out.dtype); },
+             [&] { return r.required("shape", out.shape); });
+}
+
 Status decode(const Json &json, const std::string &path, TensorSig &out) {
+  return decodeObject(json, path,
+                      [&](ObjectReader &r) { return decodeFields(r, out); });
+}
+
+Status decode(const Json &json, const std::string &path, Buffer &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
-    return all([&] { return r.required("name", out.name); },
-               [&] { return r.required("dtype", out.dtype); },
-               [&] { return r.required("shape", out.shape); });
+    return all([&] { return decodeFields(r, out.tensor); },
+               [&] { return r.required("slot", out.slot); });
+  });
+}
+
+Status decode(const Json &json, const std::string &path, Step &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("kernel", out.kernel); },
+               [&] { return r.required("args", out.args); });
   });
 }
 
@@ -597,7 +848,8 @@ Status decode(const Json &json, const std::string &path, GridTerm &out) {
 Status decode(const Json &json, const std::string &path, Kernel &out) {
   std::vector<int64_t> block;
   return decodeObject(json, path, [&](ObjectReader &r) {
-    return all([&] { return r.required("target", out.target); },
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("target", out.target); },
                [&] { return r.required("blob", out.blob); },
                [&] { return r.required("entry", out.entry); },
                [&] { return r.required("grid", out.grid); },
@@ -625,7 +877,10 @@ Status decode(const Json &json, const std::string &path, RegionOp &out) {
                [&] { return r.required("operands", out.operands); },
                [&] { return r.required("type", out.type); },
                [&] { return r.optional("predicate", out.predicate); },
-               [&] { return r.optional("value", out.value); });
+               [&] {
+                 return integerWidth(out) ? r.optional("value", out.intValue)
+                                          : r.optional("value", out.value);
+               });
   });
 }
 
@@ -637,23 +892,31 @@ Status decode(const Json &json, const std::string &path, Region &out) {
   });
 }
 
-Status decode(const Json &json, const std::string &path, AttentionSpec &out) {
-  std::string kind;
+/// The fields of an attention op's spec, which sit in the op's object.
+Status decodeFields(ObjectReader &r, AttentionSpec &out) {
+  return all([&] { return r.required("scale", out.scale); },
+             [&] { return r.required("causal", out.causal); },
+             [&] { return r.optional("window_left", out.windowLeft); },
+             [&] { return r.optional("window_right", out.windowRight); },
+             [&] { return r.optional("mask", out.mask); },
+             [&] { return r.optional("score", out.score); });
+}
+
+/// Reads the spec fields of the op's kind; unknown kinds have none to read.
+Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
+  if (out.kind == "attention")
+    return decodeFields(r, out.attention.emplace());
+  if (out.kind == "cast")
+    return r.required("scale", out.cast.emplace().scale);
+  return fieldError(fieldPath(path, "kind"), unknownOpKind(out.kind));
+}
+
+Status decode(const Json &json, const std::string &path, OpSpec &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
-    return all([&] { return r.required("kind", kind); },
-               [&] {
-                 return kind == "attention"
-                            ? Status::ok()
-                            : fieldError(fieldPath(path, "kind"),
-                                         "expected \"attention\", got " +
-                                             inQuotes(kind));
-               },
-               [&] { return r.required("scale", out.scale); },
-               [&] { return r.required("causal", out.causal); },
-               [&] { return r.optional("window_left", out.windowLeft); },
-               [&] { return r.optional("window_right", out.windowRight); },
-               [&] { return r.optional("mask", out.mask); },
-               [&] { return r.optional("score", out.score); });
+    return all([&] { return r.required("kind", out.kind); },
+               [&] { return r.required("operands", out.operands); },
+               [&] { return r.required("results", out.results); },
+               [&] { return decodeSpec(r, path, out); });
   });
 }
 
@@ -662,8 +925,10 @@ Status decode(const Json &json, const std::string &path, Function &out) {
     return all([&] { return r.required("name", out.name); },
                [&] { return r.required("inputs", out.inputs); },
                [&] { return r.required("outputs", out.outputs); },
+               [&] { return r.required("buffers", out.buffers); },
+               [&] { return r.required("steps", out.steps); },
                [&] { return r.required("kernels", out.kernels); },
-               [&] { return r.optional("attention", out.attention); });
+               [&] { return r.required("ops", out.ops); });
   });
 }
 
@@ -746,7 +1011,8 @@ StatusOr<Package> decodeManifest(const uint8_t *text, size_t size,
                             "manifest schema version " +
                                 std::to_string(package.schemaVersion) +
                                 " is not supported (this build reads version " +
-                                std::to_string(kSchemaVersion) + ")");
+                                std::to_string(kSchemaVersion) +
+                                "); recompile the package with this attnc");
         },
         [&] { return r.required("producer", package.producer); },
         [&] { return r.required("functions", package.functions); },
@@ -906,10 +1172,36 @@ StatusOr<std::vector<uint8_t>> readAll(const std::string &path) {
 // Public API
 //===----------------------------------------------------------------------===//
 
-const Kernel *Function::findKernel(std::string_view target) const {
+const Kernel *Function::findKernel(std::string_view name,
+                                   std::string_view target) const {
   for (const Kernel &kernel : kernels)
-    if (kernel.target == target)
+    if (kernel.name == name && kernel.target == target)
       return &kernel;
+  return nullptr;
+}
+
+bool Function::runsOn(std::string_view target) const {
+  for (const Step &step : steps)
+    if (!findKernel(step.kernel, target))
+      return false;
+  return true;
+}
+
+std::vector<std::string> Function::targets() const {
+  std::set<std::string> unique;
+  for (const Kernel &kernel : kernels)
+    unique.insert(kernel.target);
+  return std::vector<std::string>(unique.begin(), unique.end());
+}
+
+const TensorSig *Function::findValue(std::string_view name) const {
+  for (const std::vector<TensorSig> *list : {&inputs, &outputs})
+    for (const TensorSig &tensor : *list)
+      if (tensor.name == name)
+        return &tensor;
+  for (const Buffer &buffer : buffers)
+    if (buffer.tensor.name == name)
+      return &buffer.tensor;
   return nullptr;
 }
 
@@ -952,9 +1244,10 @@ Status verifyRegion(const Region &region) {
   for (size_t i = 0; i < region.ops.size(); ++i) {
     const RegionOp &op = region.ops[i];
     std::string path = indexPath("ops", i);
-    if (Status s = all(
-            [&] { return checkNonEmpty(op.name, fieldPath(path, "name")); },
-            [&] { return checkNonEmpty(op.type, fieldPath(path, "type")); });
+    if (Status s =
+            all([&] { return checkNonEmpty(op.name, fieldPath(path, "name")); },
+                [&] { return checkNonEmpty(op.type, fieldPath(path, "type")); },
+                [&] { return checkConstantField(op, path); });
         !s)
       return s;
     const int64_t defined = region.numArgs + static_cast<int64_t>(i);

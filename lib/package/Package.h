@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // A package is the whole contract between the compiler and the runtime: one
-// file holding a versioned JSON manifest (functions, tensor signatures with
-// symbolic dims, kernels per target with launch metadata, and what each
-// function computes so that it can be checked against an fp64 reference) and
-// the binary blobs the kernels live in (host shared library, cubin, PTX).
-// Neither side includes the other's headers; both include this one.
+// file holding a versioned JSON manifest and the binary blobs the kernels
+// live in (host shared library, cubin, PTX). Each function of the manifest
+// is a program: tensor signatures with symbolic dims, intermediate buffers,
+// the steps that launch its kernels in order, the kernels per target with
+// their launch metadata, and the ops the function computes, so that it can
+// be checked against an fp64 reference. Neither side includes the other's
+// headers; both include this one.
 //
 // File layout (all integers little-endian):
 //   offset  0: magic "ATTNPKG\0"                        8 bytes
@@ -49,8 +51,9 @@ inline constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'P', 'K', 'G', '\0'};
 inline constexpr uint32_t kContainerVersion = 1;
 inline constexpr uint32_t kHeaderSize = 40;
 /// Version of the manifest's JSON schema ("schema_version"). A reader refuses
-/// any other version with a message naming both.
-inline constexpr int64_t kSchemaVersion = 1;
+/// any other version with a message naming both. Version 2 made functions
+/// programs of several kernels; version 1 packages must be recompiled.
+inline constexpr int64_t kSchemaVersion = 2;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -99,8 +102,8 @@ struct GridTerm {
   int64_t divisor = 1;
 };
 
-/// One kernel of a function for one target. Its entry takes every argument
-/// of the function (inputs, then outputs) in order.
+/// One kernel of a function for one target. Its entry takes the arguments of
+/// the step that launches it (Step::args), in order.
 ///
 /// Host ABI: the blob is an ELF shared library exporting
 ///   extern "C" void entry(void **args, int64_t blockBegin, int64_t blockEnd);
@@ -124,10 +127,13 @@ struct GridTerm {
 /// dynamic shared memory (above 48 KiB the runtime opts the kernel in), on
 /// the caller's stream (a CUstream; null is the legacy default stream).
 struct Kernel {
+  /// Unique per target within the function; steps launch kernels by name.
+  std::string name;
   std::string target; // "host" or a CUDA chip such as "sm_90a"
   std::string blob;   // name of the blob holding the code
   std::string entry;  // symbol of the entry point in the blob
-  /// Up to three grid extents; each is the product of its terms.
+  /// Up to three grid extents; each is the product of its terms. Symbols are
+  /// the function's.
   std::vector<std::vector<GridTerm>> grid;
   /// Threads per block (GPU targets; {1, 1, 1} on the host).
   int64_t block[3] = {1, 1, 1};
@@ -147,16 +153,20 @@ struct Kernel {
 /// q_idx, k_idx), then one value per op in order. `yield` names the result.
 /// JSON: {"num_args": 4, "ops": [...], "yield": 7}.
 struct RegionOp {
-  /// MLIR op name: "arith.constant", "arith.addi", "arith.cmpi",
-  /// "arith.select", "math.tanh", ... (the evaluator lists what it accepts).
+  /// MLIR op name, one of lib/semantics/RegionOps.def: "arith.constant",
+  /// "arith.addi", "arith.cmpi", "arith.select", "math.tanh", ...
   std::string name;
   std::vector<int64_t> operands;
   /// Result type: "index", "i1", "i32", "i64", "f32", "f64", ...
   std::string type;
   /// arith.cmpi / arith.cmpf predicate ("slt", "oge", ...); empty otherwise.
   std::string predicate;
-  /// arith.constant value (integer and float constants both stored here).
+  /// arith.constant value. Float constants: `value` (JSON: a number or
+  /// "inf", "-inf", "nan"). Integer constants: `intValue`, the constant's
+  /// bits sign-extended from its width (JSON: an integer), so that 64-bit
+  /// constants stay exact.
   double value = 0;
+  int64_t intValue = 0;
 };
 
 struct Region {
@@ -170,8 +180,8 @@ struct Region {
 ///                restricted to allowed (i, j)) * v[b,h/g,j,:]
 /// with g = Hq / Hkv; lse[b,h,i] = natural-log sum-exp of the allowed scores.
 /// A row with no allowed key has out = 0 and lse = -inf.
-/// JSON: {"kind": "attention", "scale": 0.125, "causal": true,
-///        "window_left": 128, "window_right": 0, "mask": {...}, "score": {...}}.
+/// JSON (inside an OpSpec): "scale": 0.125, "causal": true,
+///       "window_left": 128, "window_right": 0, "mask": {...}, "score": {...}.
 struct AttentionSpec {
   double scale = 1.0;
   bool causal = false;                // allowed only if k_idx <= q_idx
@@ -181,16 +191,72 @@ struct AttentionSpec {
   std::optional<Region> score;        // replaces the scaled score
 };
 
-/// A callable function: inputs (q, k, v), outputs (o, lse), its kernels (one
-/// per target) and its semantics.
+/// Semantics of attn.cast: out = round(in * scale) to the result's dtype
+/// (round to nearest even; see lib/dtype/DType.h for overflow).
+/// JSON (inside an OpSpec): "scale": 1024.
+struct CastSpec {
+  double scale = 1.0;
+};
+
+/// One op of a function's computation, in program order. Operands and
+/// results name values of the function (inputs, outputs, buffers); a result
+/// that nothing keeps is "" (an attention's unused lse). Every value has the
+/// dtype of its signature: the reference rounds each result to it.
+/// JSON: {"kind": "attention" | "cast", "operands": ["q", "k", "v"],
+///        "results": ["t0", ""], ...the fields of its spec}.
+struct OpSpec {
+  std::string kind;
+  std::vector<std::string> operands;
+  std::vector<std::string> results;
+  std::optional<AttentionSpec> attention; // kind "attention"
+  std::optional<CastSpec> cast;           // kind "cast"
+};
+
+//===----------------------------------------------------------------------===//
+// Functions as programs
+//===----------------------------------------------------------------------===//
+
+/// An intermediate value of a function: memory the runtime provides for the
+/// duration of a call, dense row-major. Buffers of one `slot` are never live
+/// at the same time (the compiler planned them by liveness) and share
+/// memory: the slot is as large as its largest buffer.
+/// JSON: {"name": "t0", "dtype": "bf16", "shape": ["B", 16, "Nq", 128],
+///        "slot": 0}.
+struct Buffer {
+  TensorSig tensor;
+  int64_t slot = 0;
+};
+
+/// One step of a program: launch kernel `kernel` (by name, for the device's
+/// target) on the values `args` (inputs, outputs, buffers). Steps run in
+/// order on the caller's stream; each starts after the previous one ends.
+/// JSON: {"kernel": "attention0", "args": ["q", "k", "v", "t0", "lse"]}.
+struct Step {
+  std::string kernel;
+  std::vector<std::string> args;
+};
+
+/// A callable function: inputs, outputs, the buffers between its kernels,
+/// the steps of its program, its kernels (each step's kernel once per
+/// target it was compiled for) and the ops it computes.
+/// JSON: {"name", "inputs", "outputs", "buffers", "steps", "kernels", "ops"}.
 struct Function {
   std::string name;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
+  std::vector<Buffer> buffers;
+  std::vector<Step> steps;
   std::vector<Kernel> kernels;
-  std::optional<AttentionSpec> attention;
+  std::vector<OpSpec> ops;
 
-  const Kernel *findKernel(std::string_view target) const;
+  const Kernel *findKernel(std::string_view name,
+                           std::string_view target) const;
+  /// Whether every step has a kernel for `target`.
+  bool runsOn(std::string_view target) const;
+  /// The targets some kernel is compiled for, sorted, without repeats.
+  std::vector<std::string> targets() const;
+  /// The signature of the input, output or buffer named `name`, or null.
+  const TensorSig *findValue(std::string_view name) const;
 };
 
 /// JSON: {"name": "host", "kind": "host-so" | "cubin" | "ptx",
@@ -219,14 +285,20 @@ struct Package {
 uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
 
 /// Checks a region's structure: 4 (mask) or 5 (score) arguments, every
-/// operand names an argument or an earlier op, and `yield` names a value.
+/// operand names an argument or an earlier op, `yield` names a value, and
+/// each op leaves the constant field that its type does not use at 0
+/// (integer types use `intValue`, which must be sign-extended from the
+/// type's width; other types use `value`).
 /// Messages name the field relative to the region ("ops[2].operands[1]: ...").
 /// Op names and types are the evaluator's business (lib/reference/Region.h).
 Status verifyRegion(const Region &region);
 
-/// Checks every invariant a reader relies on (names unique and non-empty,
-/// blobs referenced exist, shapes valid, grid terms positive, regions well
-/// formed, ...). `serialize` and `parse` both call it.
+/// Checks every invariant a reader relies on: names unique and non-empty
+/// (values of a function share one namespace), blobs referenced exist,
+/// shapes valid, every buffer symbol defined by an input or output, steps
+/// naming existing kernels and values, each target's kernels covering every
+/// step, grid terms positive, ops naming existing values, regions well
+/// formed, ... `serialize` and `parse` both call it.
 Status verify(const Package &package);
 
 /// The manifest as JSON text (pretty-printed), without blobs.

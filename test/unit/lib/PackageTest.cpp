@@ -52,15 +52,23 @@ static bool operator==(const GridTerm &a, const GridTerm &b) {
   return a.constant == b.constant && a.symbol == b.symbol &&
          a.divisor == b.divisor;
 }
+static bool operator==(const Buffer &a, const Buffer &b) {
+  return a.tensor == b.tensor && a.slot == b.slot;
+}
+static bool operator==(const Step &a, const Step &b) {
+  return a.kernel == b.kernel && a.args == b.args;
+}
 static bool operator==(const Kernel &a, const Kernel &b) {
-  return a.target == b.target && a.blob == b.blob && a.entry == b.entry &&
-         a.grid == b.grid && std::equal(a.block, a.block + 3, b.block) &&
+  return a.name == b.name && a.target == b.target && a.blob == b.blob &&
+         a.entry == b.entry && a.grid == b.grid &&
+         std::equal(a.block, a.block + 3, b.block) &&
          a.dynamicSharedMemoryBytes == b.dynamicSharedMemoryBytes &&
          a.config == b.config && a.resources == b.resources;
 }
 static bool operator==(const RegionOp &a, const RegionOp &b) {
   return a.name == b.name && a.operands == b.operands && a.type == b.type &&
-         a.predicate == b.predicate && sameDouble(a.value, b.value);
+         a.predicate == b.predicate && sameDouble(a.value, b.value) &&
+         a.intValue == b.intValue;
 }
 static bool operator==(const Region &a, const Region &b) {
   return a.numArgs == b.numArgs && a.ops == b.ops && a.yield == b.yield;
@@ -70,9 +78,18 @@ static bool operator==(const AttentionSpec &a, const AttentionSpec &b) {
          a.windowLeft == b.windowLeft && a.windowRight == b.windowRight &&
          a.mask == b.mask && a.score == b.score;
 }
+static bool operator==(const CastSpec &a, const CastSpec &b) {
+  return a.scale == b.scale;
+}
+static bool operator==(const OpSpec &a, const OpSpec &b) {
+  return a.kind == b.kind && a.operands == b.operands &&
+         a.results == b.results && a.attention == b.attention &&
+         a.cast == b.cast;
+}
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.inputs == b.inputs && a.outputs == b.outputs &&
-         a.kernels == b.kernels && a.attention == b.attention;
+         a.buffers == b.buffers && a.steps == b.steps &&
+         a.kernels == b.kernels && a.ops == b.ops;
 }
 static bool operator==(const Blob &a, const Blob &b) {
   return a.name == b.name && a.kind == b.kind && a.data == b.data;
@@ -94,18 +111,25 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 RegionOp op(std::string name, std::vector<int64_t> operands, std::string type,
-            std::string predicate = "", double value = 0) {
-  return RegionOp{std::move(name), std::move(operands), std::move(type),
-                  std::move(predicate), value};
+            std::string predicate = "", double value = 0,
+            int64_t intValue = 0) {
+  return RegionOp{std::move(name), std::move(operands),
+                  std::move(type), std::move(predicate),
+                  value,           intValue};
 }
 
-/// Prefix-LM: k_idx < 4 or k_idx <= q_idx. Arguments: b=0 h=1 q=2 k=3.
+/// 2^53 + 1: an i64 constant that a double cannot hold.
+constexpr int64_t kBigConstant = 9007199254740993;
+
+/// Prefix-LM: k_idx < 4 or k_idx <= q_idx. Arguments: b=0 h=1 q=2 k=3. The
+/// last constant is unused; it checks that integers stay exact.
 Region prefixLmMask() {
   return Region{4,
-                {op("arith.constant", {}, "index", "", 4),
+                {op("arith.constant", {}, "index", "", 0, 4),
                  op("arith.cmpi", {3, 4}, "i1", "slt"),
                  op("arith.cmpi", {3, 2}, "i1", "sle"),
-                 op("arith.ori", {5, 6}, "i1")},
+                 op("arith.ori", {5, 6}, "i1"),
+                 op("arith.constant", {}, "i64", "", 0, kBigConstant)},
                 7};
 }
 
@@ -122,42 +146,50 @@ Region softcapScore() {
                 10};
 }
 
-Package makePackage() {
-  Package package;
-  package.producer = "attnc 0.1.0 (test)";
+Kernel kernel(std::string name, std::string target, std::string blob,
+              std::string entry, std::vector<std::vector<GridTerm>> grid = {}) {
+  Kernel result;
+  result.name = std::move(name);
+  result.target = std::move(target);
+  result.blob = std::move(blob);
+  result.entry = std::move(entry);
+  result.grid = std::move(grid);
+  return result;
+}
 
-  Function attention;
-  attention.name = "attention_fwd";
+/// Attention into a bf16 buffer, then a cast of it with a scale, each
+/// compiled for the host and for sm_90a.
+Function attentionProgram() {
+  Function fn;
+  fn.name = "attention_fwd";
   auto bf16 = [](std::string name, int64_t heads) {
     return TensorSig{
         std::move(name),
         DType::BF16,
         {Dim::named("B"), Dim::fixed(heads), Dim::named("N"), Dim::fixed(128)}};
   };
-  attention.inputs = {bf16("q", 16), bf16("k", 4), bf16("v", 4)};
-  attention.outputs = {
-      bf16("o", 16),
-      TensorSig{"lse",
-                DType::F32,
-                {Dim::named("B"), Dim::fixed(16), Dim::named("N")}}};
-  Kernel host;
-  host.target = "host";
-  host.blob = "host";
-  host.entry = "attention_fwd_host";
-  host.grid = {
-      {GridTerm{1, "N", 64}}, {GridTerm{16, "", 1}}, {GridTerm{1, "B", 1}}};
+  fn.inputs = {bf16("q", 16), bf16("k", 4), bf16("v", 4)};
+  fn.outputs = {bf16("o", 16),
+                TensorSig{"lse",
+                          DType::F32,
+                          {Dim::named("B"), Dim::fixed(16), Dim::named("N")}}};
+  fn.buffers = {Buffer{bf16("t0", 16), 0},
+                Buffer{TensorSig{"scratch", DType::F32, {Dim::fixed(0)}}, 3}};
+  fn.steps = {Step{"attention", {"q", "k", "v", "t0", "lse"}},
+              Step{"cast", {"t0", "o"}}};
+  Kernel host = kernel(
+      "attention", "host", "host", "attention_fwd_host",
+      {{GridTerm{1, "N", 64}}, {GridTerm{16, "", 1}}, {GridTerm{1, "B", 1}}});
   host.config = {{"block_m", 64}, {"block_n", 64}};
-  Kernel gpu;
-  gpu.target = "sm_90a";
-  gpu.blob = "cubin";
-  gpu.entry = "attention_fwd_kernel";
-  gpu.grid = {{GridTerm{1, "N", 128}},
-              {GridTerm{16, "", 1}, GridTerm{1, "B", 1}}};
+  Kernel gpu = kernel(
+      "attention", "sm_90a", "cubin", "attention_fwd_kernel",
+      {{GridTerm{1, "N", 128}}, {GridTerm{16, "", 1}, GridTerm{1, "B", 1}}});
   gpu.block[0] = 384;
   gpu.dynamicSharedMemoryBytes = 147456;
   gpu.config = {{"block_m", 128}, {"block_n", 128}, {"stages", 2}};
   gpu.resources = {{"registers", 168}, {"spill_stores", 0}};
-  attention.kernels = {host, gpu};
+  fn.kernels = {host, gpu, kernel("cast", "host", "host", "cast_host"),
+                kernel("cast", "sm_90a", "cubin", "cast_kernel")};
   AttentionSpec spec;
   spec.scale = 1 / std::sqrt(128.0);
   spec.causal = true;
@@ -165,20 +197,23 @@ Package makePackage() {
   spec.windowRight = 0;
   spec.mask = prefixLmMask();
   spec.score = softcapScore();
-  attention.attention = spec;
+  fn.ops = {OpSpec{"attention", {"q", "k", "v"}, {"t0", "lse"}, spec, {}},
+            OpSpec{"cast", {"t0"}, {"o"}, {}, CastSpec{0.5}}};
+  return fn;
+}
 
-  // Minimal: no attention, no grid, a zero-size blob.
+Package makePackage() {
+  Package package;
+  package.producer = "attnc 0.1.0 (test)";
+  // Minimal: no buffers, no ops, no grid, a zero-size blob.
   Function copy;
   copy.name = "copy";
   copy.inputs = {TensorSig{"x", DType::F8E4M3FN, {Dim::fixed(7)}}};
   copy.outputs = {TensorSig{"y", DType::I64, {}}};
-  Kernel copyKernel;
-  copyKernel.target = "host";
-  copyKernel.blob = "empty";
-  copyKernel.entry = "copy";
-  copy.kernels = {copyKernel};
+  copy.steps = {Step{"copy", {"x", "y"}}};
+  copy.kernels = {kernel("copy", "host", "empty", "copy")};
 
-  package.functions = {attention, copy};
+  package.functions = {attentionProgram(), copy};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -299,18 +334,26 @@ TEST(LibPackage, RoundTripKeepsEveryField) {
   // Spot checks that do not rely on the equality above.
   const Function *function = parsed->findFunction("attention_fwd");
   ASSERT_NE(function, nullptr);
-  const Kernel *gpu = function->findKernel("sm_90a");
+  const Kernel *gpu = function->findKernel("attention", "sm_90a");
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->grid[0][0].symbol, "N");
   EXPECT_EQ(gpu->grid[0][0].divisor, 128);
   EXPECT_EQ(gpu->block[0], 384);
   EXPECT_EQ(gpu->resources.at("registers"), 168);
-  EXPECT_EQ(function->attention->windowLeft, 256);
-  EXPECT_TRUE(std::isinf(function->attention->score->ops[4].value));
-  EXPECT_EQ(function->findKernel("nope"), nullptr);
+  EXPECT_EQ(function->findKernel("cast", "sm_90a")->entry, "cast_kernel");
+  EXPECT_EQ(function->findKernel("cast", "sm_80"), nullptr);
+  EXPECT_EQ(function->buffers[1].slot, 3);
+  EXPECT_EQ(function->steps[1].args, (std::vector<std::string>{"t0", "o"}));
+  const AttentionSpec &spec = *function->ops[0].attention;
+  EXPECT_EQ(spec.windowLeft, 256);
+  EXPECT_TRUE(std::isinf(spec.score->ops[4].value));
+  EXPECT_EQ(spec.mask->ops[0].intValue, 4);
+  EXPECT_EQ(spec.mask->ops[4].intValue, kBigConstant);
+  EXPECT_EQ(function->ops[1].cast->scale, 0.5);
+  EXPECT_EQ(function->ops[0].results[1], "lse");
   EXPECT_EQ(parsed->findBlob("cubin")->data, original.blobs[1].data);
   EXPECT_EQ(parsed->findBlob("nope"), nullptr);
-  EXPECT_FALSE(parsed->findFunction("copy")->attention);
+  EXPECT_TRUE(parsed->findFunction("copy")->ops.empty());
   // Serializing again gives the same bytes.
   StatusOr<std::vector<uint8_t>> again = serialize(*parsed);
   ASSERT_TRUE(again.isOk());
@@ -335,18 +378,43 @@ TEST(LibPackage, LayoutMatchesTheDocumentation) {
 
   Json json = manifestOf(bytes);
   EXPECT_EQ(json["schema_version"], kSchemaVersion);
-  const Json &kernel = json["functions"][0]["kernels"][1];
+  const Json &function = json["functions"][0];
+  std::vector<std::string> keys;
+  for (const auto &[key, value] : function.items())
+    keys.push_back(key);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"name", "inputs", "outputs", "buffers",
+                                      "steps", "kernels", "ops"}));
+  const Json &kernel = function["kernels"][1];
+  EXPECT_EQ(kernel["name"], "attention");
+  EXPECT_EQ(kernel["target"], "sm_90a");
   EXPECT_EQ(kernel["grid"][0][0], Json({{"sym", "N"}, {"ceildiv", 128}}));
   EXPECT_EQ(kernel["grid"][1][0], 16);
   EXPECT_EQ(kernel["block"], Json({384, 1, 1}));
-  EXPECT_EQ(json["functions"][0]["inputs"][0]["shape"],
-            Json({"B", 16, "N", 128}));
-  const Json &score = json["functions"][0]["attention"]["score"];
+  EXPECT_EQ(function["inputs"][0]["shape"], Json({"B", 16, "N", 128}));
+  EXPECT_EQ(function["buffers"][0], Json::parse(R"({"name": "t0",
+      "dtype": "bf16", "shape": ["B", 16, "N", 128], "slot": 0})"));
+  EXPECT_EQ(function["steps"][1],
+            Json::parse(R"({"kernel": "cast", "args": ["t0", "o"]})"));
+  // A spec's fields sit in its op.
+  EXPECT_EQ(function["ops"][1], Json::parse(R"({"kind": "cast",
+      "operands": ["t0"], "results": ["o"], "scale": 0.5})"));
+  const Json &attention = function["ops"][0];
+  EXPECT_EQ(attention["kind"], "attention");
+  EXPECT_EQ(attention["results"], Json({"t0", "lse"}));
+  EXPECT_EQ(attention["causal"], true);
+  EXPECT_EQ(attention["window_left"], 256);
+  const Json &score = attention["score"];
   EXPECT_EQ(score["ops"][4]["value"], "-inf");
   EXPECT_FALSE(score["ops"][1].contains("value"))
       << "optional fields are written only when set";
   EXPECT_FALSE(score["ops"][1].contains("predicate"));
-  EXPECT_FALSE(json["functions"][1].contains("attention"));
+  // Integer constants are JSON integers, exact beyond 2^53.
+  const Json &mask = attention["mask"];
+  EXPECT_TRUE(mask["ops"][0]["value"].is_number_integer());
+  EXPECT_EQ(mask["ops"][0]["value"], 4);
+  EXPECT_EQ(mask["ops"][4]["value"].get<int64_t>(), kBigConstant);
+  EXPECT_EQ(json["functions"][1]["ops"], Json::array());
   // Blobs lie back to back, each with its own checksum.
   std::vector<uint8_t> section = blobSectionOf(bytes);
   uint64_t offset = 0;
@@ -459,14 +527,21 @@ TEST(LibPackage, ChecksSchemaVersion) {
                   "schema_version: expected an integer, got string");
   EXPECT_CONTAINS(editError([](Json &m) { m["schema_version"] = 1.0; }),
                   "schema_version: expected an integer, got number");
-  // A future version is refused before anything else is looked at.
+  // Another version is refused before anything else is looked at, with a
+  // hint for packages of the previous one.
   EXPECT_CONTAINS(editError([](Json &m) {
-                    m["schema_version"] = 2;
+                    m["schema_version"] = 1;
+                    m["functions"][0].erase("steps");
+                  }),
+                  "invalid manifest: schema_version: manifest schema version "
+                  "1 is not supported (this build reads version 2); "
+                  "recompile the package with this attnc");
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["schema_version"] = 3;
                     m["functions"] = "something new";
                   }),
-                  "schema_version: manifest schema version 2 is not supported "
-                  "(this build reads "
-                  "version 1)");
+                  "schema_version: manifest schema version 3 is not supported "
+                  "(this build reads version 2)");
 }
 
 /// Every JSON node of `json` below the root, with its path as messages
@@ -495,8 +570,8 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "attention", "window_left", "window_right", "mask",
-      "score",     "predicate",   "value",        "ceildiv"};
+      "window_left", "window_right", "mask",   "score",
+      "predicate",   "value",        "ceildiv"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -549,10 +624,19 @@ TEST(LibPackage, EveryFieldTypeIsChecked) {
 TEST(LibPackage, RejectsUnknownFields) {
   EXPECT_CONTAINS(editError([](Json &m) { m["extra"] = 1; }),
                   "invalid manifest: extra: unknown field");
-  EXPECT_CONTAINS(editError([](Json &m) {
-                    m["functions"][0]["attention"]["windowLeft"] = 3;
-                  }),
-                  "functions[0].attention.windowLeft: unknown field");
+  EXPECT_CONTAINS(
+      editError([](Json &m) { m["functions"][0]["ops"][0]["windowLeft"] = 3; }),
+      "functions[0].ops[0].windowLeft: unknown field");
+  // A cast op has no attention fields.
+  EXPECT_CONTAINS(
+      editError([](Json &m) { m["functions"][0]["ops"][1]["causal"] = true; }),
+      "functions[0].ops[1].causal: unknown field");
+  EXPECT_CONTAINS(
+      editError([](Json &m) { m["functions"][0]["buffers"][0]["slots"] = 1; }),
+      "functions[0].buffers[0].slots: unknown field");
+  EXPECT_CONTAINS(
+      editError([](Json &m) { m["functions"][0]["steps"][0]["grid"] = 1; }),
+      "functions[0].steps[0].grid: unknown field");
   EXPECT_CONTAINS(editError([](Json &m) {
                     m["functions"][0]["kernels"][0]["grid"][0][0]["div"] = 2;
                   }),
@@ -593,15 +677,47 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"duplicate tensor",
        [](Json &m) { m["functions"][0]["outputs"][0]["name"] = "q"; },
        "functions[0].outputs[0].name: duplicate tensor name \"q\""},
+      {"buffer named like an input",
+       [](Json &m) { m["functions"][0]["buffers"][1]["name"] = "k"; },
+       "functions[0].buffers[1].name: duplicate tensor name \"k\""},
+      {"buffer symbol no input or output defines",
+       [](Json &m) { m["functions"][0]["buffers"][0]["shape"][2] = "M"; },
+       "functions[0].buffers[0].shape[2]: symbol \"M\" is not defined by any "
+       "input or output of the function"},
+      {"negative buffer dim",
+       [](Json &m) { m["functions"][0]["buffers"][1]["shape"][0] = -2; },
+       "functions[0].buffers[1].shape[0]: static extent must be >= 0, got -2"},
+      {"negative slot",
+       [](Json &m) { m["functions"][0]["buffers"][0]["slot"] = -1; },
+       "functions[0].buffers[0].slot: must be >= 0, got -1"},
+      {"step of an unknown kernel",
+       [](Json &m) { m["functions"][0]["steps"][1]["kernel"] = "relu"; },
+       "functions[0].steps[1].kernel: no kernel named \"relu\" for target "
+       "\"host\" (each target the function has kernels for needs one for "
+       "every step)"},
+      {"step of a kernel missing for one target",
+       [](Json &m) { m["functions"][0]["kernels"].erase(3); },
+       "functions[0].steps[1].kernel: no kernel named \"cast\" for target "
+       "\"sm_90a\""},
+      {"step of a function without kernels",
+       [](Json &m) { m["functions"][1]["kernels"] = Json::array(); },
+       "functions[1].steps[0].kernel: no kernel named \"copy\""},
+      {"step argument that is no value",
+       [](Json &m) { m["functions"][0]["steps"][1]["args"][0] = "t9"; },
+       "functions[0].steps[1].args[0]: no value named \"t9\""},
       {"missing blob",
        [](Json &m) { m["functions"][0]["kernels"][1]["blob"] = "nope"; },
        "functions[0].kernels[1].blob: no blob named \"nope\""},
       {"empty target",
        [](Json &m) { m["functions"][0]["kernels"][0]["target"] = ""; },
-       "functions[0].kernels[0].target: kernel target name must not be empty"},
-      {"duplicate target",
-       [](Json &m) { m["functions"][0]["kernels"][1]["target"] = "host"; },
-       "functions[0].kernels[1].target: duplicate kernel target name \"host\""},
+       "functions[0].kernels[0].target: must not be empty"},
+      {"empty kernel name",
+       [](Json &m) { m["functions"][0]["kernels"][2]["name"] = ""; },
+       "functions[0].kernels[2].name: kernel name must not be empty"},
+      {"duplicate kernel for a target",
+       [](Json &m) { m["functions"][0]["kernels"][2]["name"] = "attention"; },
+       "functions[0].kernels[2].name: duplicate kernel name \"attention\" for "
+       "target \"host\""},
       {"empty entry",
        [](Json &m) { m["functions"][0]["kernels"][0]["entry"] = ""; },
        "functions[0].kernels[0].entry: must not be empty"},
@@ -675,52 +791,152 @@ TEST(LibPackage, RejectsSemanticErrors) {
        },
        "functions[0].kernels[1].dynamic_shared_memory_bytes: must be >= 0, got "
        "-1"},
-      {"wrong attention kind",
-       [](Json &m) { m["functions"][0]["attention"]["kind"] = "linear"; },
-       "functions[0].attention.kind: expected \"attention\", got \"linear\""},
-      {"non-finite scale",
-       [](Json &m) { m["functions"][0]["attention"]["scale"] = "nan"; },
-       "functions[0].attention.scale: must be finite"},
+      {"unknown op kind",
+       [](Json &m) { m["functions"][0]["ops"][1]["kind"] = "linear"; },
+       "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
+       "\"attention\" or \"cast\")"},
+      {"attention operand count",
+       [](Json &m) { m["functions"][0]["ops"][0]["operands"].erase(2); },
+       "functions[0].ops[0].operands: expected 3 for an op of kind "
+       "\"attention\", got 2"},
+      {"cast result count",
+       [](Json &m) { m["functions"][0]["ops"][1]["results"].push_back("o"); },
+       "functions[0].ops[1].results: expected 1 for an op of kind \"cast\", "
+       "got 2"},
+      {"unknown operand",
+       [](Json &m) { m["functions"][0]["ops"][1]["operands"][0] = "t9"; },
+       "functions[0].ops[1].operands[0]: no value named \"t9\""},
+      {"empty operand",
+       [](Json &m) { m["functions"][0]["ops"][0]["operands"][1] = ""; },
+       "functions[0].ops[0].operands[1]: no value named \"\""},
+      {"unknown result",
+       [](Json &m) { m["functions"][0]["ops"][0]["results"][1] = "l"; },
+       "functions[0].ops[0].results[1]: no value named \"l\""},
+      {"non-finite attention scale",
+       [](Json &m) { m["functions"][0]["ops"][0]["scale"] = "nan"; },
+       "functions[0].ops[0].scale: must be finite"},
+      {"non-finite cast scale",
+       [](Json &m) { m["functions"][0]["ops"][1]["scale"] = "-inf"; },
+       "functions[0].ops[1].scale: must be finite"},
       {"mask arity",
-       [](Json &m) { m["functions"][0]["attention"]["mask"]["num_args"] = 5; },
-       "functions[0].attention.mask.num_args: expected 4 (b, h, q_idx, k_idx), "
+       [](Json &m) { m["functions"][0]["ops"][0]["mask"]["num_args"] = 5; },
+       "functions[0].ops[0].mask.num_args: expected 4 (b, h, q_idx, k_idx), "
        "got 5"},
       {"score arity",
-       [](Json &m) { m["functions"][0]["attention"]["score"]["num_args"] = 4; },
-       "functions[0].attention.score.num_args: expected 5 (s, b, h, q_idx, "
+       [](Json &m) { m["functions"][0]["ops"][0]["score"]["num_args"] = 4; },
+       "functions[0].ops[0].score.num_args: expected 5 (s, b, h, q_idx, "
        "k_idx), got 4"},
       {"operand out of range",
        [](Json &m) {
-         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][0] = 99;
+         m["functions"][0]["ops"][0]["mask"]["ops"][1]["operands"][0] = 99;
        },
-       "functions[0].attention.mask: ops[1].operands[0]: value 99 out of range "
-       "[0, 8)"},
+       "functions[0].ops[0].mask: ops[1].operands[0]: value 99 out of range "
+       "[0, 9)"},
       {"negative operand",
        [](Json &m) {
-         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][1] = -1;
+         m["functions"][0]["ops"][0]["mask"]["ops"][1]["operands"][1] = -1;
        },
-       "functions[0].attention.mask: ops[1].operands[1]: value -1 out of range "
-       "[0, 8)"},
+       "functions[0].ops[0].mask: ops[1].operands[1]: value -1 out of range "
+       "[0, 9)"},
       {"use before definition",
        [](Json &m) {
-         m["functions"][0]["attention"]["mask"]["ops"][1]["operands"][1] = 5;
+         m["functions"][0]["ops"][0]["mask"]["ops"][1]["operands"][1] = 5;
        },
-       "functions[0].attention.mask: ops[1].operands[1]: value 5 is not "
-       "defined before use (op 1 "
-       "defines value 5)"},
+       "functions[0].ops[0].mask: ops[1].operands[1]: value 5 is not "
+       "defined before use (op 1 defines value 5)"},
       {"yield out of range",
-       [](Json &m) { m["functions"][0]["attention"]["score"]["yield"] = 12; },
-       "functions[0].attention.score: yield: value 12 out of range [0, 12)"},
+       [](Json &m) { m["functions"][0]["ops"][0]["score"]["yield"] = 12; },
+       "functions[0].ops[0].score: yield: value 12 out of range [0, 12)"},
       {"empty op name",
        [](Json &m) {
-         m["functions"][0]["attention"]["score"]["ops"][2]["name"] = "";
+         m["functions"][0]["ops"][0]["score"]["ops"][2]["name"] = "";
        },
-       "functions[0].attention.score: ops[2].name: must not be empty"},
+       "functions[0].ops[0].score: ops[2].name: must not be empty"},
+      {"fractional integer constant",
+       [](Json &m) {
+         m["functions"][0]["ops"][0]["mask"]["ops"][0]["value"] = 4.5;
+       },
+       "functions[0].ops[0].mask.ops[0].value: expected an integer, got "
+       "number"},
+      {"integer constant beyond its type",
+       [](Json &m) {
+         m["functions"][0]["ops"][0]["mask"]["ops"][2]["type"] = "i8";
+         m["functions"][0]["ops"][0]["mask"]["ops"][2]["value"] = 128;
+       },
+       "functions[0].ops[0].mask: ops[2].value: 128 is not an i8 constant (its "
+       "bits sign-extended, in [-128, 127])"},
+      {"i1 true written unsigned",
+       [](Json &m) {
+         m["functions"][0]["ops"][0]["mask"]["ops"][2]["value"] = 1;
+       },
+       "functions[0].ops[0].mask: ops[2].value: 1 is not an i1 constant (its "
+       "bits sign-extended, in [-1, 0])"},
+      {"integer constant beyond int64",
+       [](Json &m) {
+         m["functions"][0]["ops"][0]["mask"]["ops"][4]["value"] = UINT64_MAX;
+       },
+       "functions[0].ops[0].mask.ops[4].value: integer out of range"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
     EXPECT_CONTAINS(editError(c.edit), c.expected);
   }
+}
+
+TEST(LibPackage, AcceptsUnkeptResult) {
+  // An attention whose lse nothing keeps.
+  std::vector<uint8_t> bytes = withManifest(
+      [](Json &m) { m["functions"][0]["ops"][0]["results"][1] = ""; });
+  StatusOr<Package> package = parse(bytes.data(), bytes.size(), kOrigin);
+  ASSERT_TRUE(package.isOk()) << package.status().message();
+  EXPECT_EQ(package->functions[0].ops[0].results[1], "");
+}
+
+/// Invariants that only a package built in C++ can break: the JSON form has
+/// no way to say these.
+TEST(LibPackage, VerifyChecksWhatJsonCannotSay) {
+  Package package = makePackage();
+  package.functions[0].ops[0].cast = CastSpec{2};
+  EXPECT_CONTAINS(verify(package).message(),
+                  "functions[0].ops[0]: an op of kind \"attention\" needs the "
+                  "spec of its kind and no other");
+  package = makePackage();
+  package.functions[0].ops[1].cast.reset();
+  EXPECT_CONTAINS(verify(package).message(),
+                  "functions[0].ops[1]: an op of kind \"cast\" needs the spec "
+                  "of its kind and no other");
+  // Which of value and intValue a constant uses follows from its type.
+  package = makePackage();
+  package.functions[0].ops[0].attention->mask->ops[0].value = 4;
+  EXPECT_CONTAINS(verify(package).message(),
+                  "functions[0].ops[0].mask: ops[0].value: must be 0 for an op "
+                  "of type index (integer constants are in intValue)");
+  package = makePackage();
+  package.functions[0].ops[0].attention->score->ops[0].intValue = 30;
+  EXPECT_CONTAINS(
+      verify(package).message(),
+      "functions[0].ops[0].score: ops[0].intValue: must be 0 for an "
+      "op of type f32 (float constants are in value)");
+}
+
+TEST(LibPackage, FunctionHelpers) {
+  Package package = makePackage();
+  const Function &fn = package.functions[0];
+  EXPECT_EQ(fn.targets(), (std::vector<std::string>{"host", "sm_90a"}));
+  EXPECT_TRUE(fn.runsOn("host"));
+  EXPECT_TRUE(fn.runsOn("sm_90a"));
+  EXPECT_FALSE(fn.runsOn("sm_80"));
+  EXPECT_EQ(fn.findKernel("cast", "host")->entry, "cast_host");
+  EXPECT_EQ(fn.findKernel("cast", "sm_80"), nullptr);
+  EXPECT_EQ(fn.findKernel("relu", "host"), nullptr);
+  EXPECT_EQ(fn.findValue("q"), &fn.inputs[0]);
+  EXPECT_EQ(fn.findValue("lse"), &fn.outputs[1]);
+  EXPECT_EQ(fn.findValue("t0"), &fn.buffers[0].tensor);
+  EXPECT_EQ(fn.findValue("cast"), nullptr);
+  // Nothing to launch runs anywhere.
+  Function empty;
+  EXPECT_TRUE(empty.runsOn("host"));
+  EXPECT_TRUE(empty.targets().empty());
 }
 
 TEST(LibPackage, VerifyAcceptsValidAndSerializeRejectsInvalid) {

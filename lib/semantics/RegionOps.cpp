@@ -1,0 +1,191 @@
+//===- RegionOps.cpp - The op set of mask and score regions ---------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/semantics/RegionOps.h"
+
+#include <iterator>
+#include <string>
+
+namespace attnc::sem {
+
+namespace {
+
+struct TypeInfo {
+  std::string_view name;
+  int width;
+  bool isFloat;
+};
+
+// Indexed by ScalarType.
+constexpr TypeInfo kTypes[] = {
+    {"index", 64, false}, {"i64", 64, false}, {"i32", 32, false},
+    {"i16", 16, false},   {"i8", 8, false},   {"i1", 1, false},
+    {"f64", 64, true},    {"f32", 32, true},  {"f16", 16, true},
+    {"bf16", 16, true},
+};
+
+const TypeInfo &info(ScalarType type) { return kTypes[static_cast<int>(type)]; }
+
+std::string describe(ScalarType type) { return std::string(info(type).name); }
+
+/// What operand `index` of an op with `signature` must be: an exact type,
+/// or any float / any integer.
+struct OperandRule {
+  std::optional<ScalarType> exact;
+  bool wantFloat = false;
+};
+
+OperandRule operandRule(Signature signature, size_t index,
+                        const std::vector<ScalarType> &operands,
+                        ScalarType result) {
+  switch (signature) {
+  case Signature::IntElementwise:
+    return {result, false};
+  case Signature::IntCompare:
+    return {index > 0 ? std::optional<ScalarType>(operands[0]) : std::nullopt,
+            false};
+  case Signature::Select:
+    return {index == 0 ? ScalarType::I1 : result, false};
+  case Signature::FloatElementwise:
+  case Signature::FloatCompare:
+  case Signature::FloatToInt:
+  case Signature::FloatToFloat:
+    return {std::nullopt, true};
+  case Signature::Constant:
+  case Signature::IntToInt:
+  case Signature::IntToFloat:
+    return {std::nullopt, false};
+  }
+  return {};
+}
+
+/// The result class a signature produces: nullopt when any type goes.
+std::optional<bool> resultIsFloat(Signature signature) {
+  switch (signature) {
+  case Signature::FloatElementwise:
+  case Signature::IntToFloat:
+  case Signature::FloatToFloat:
+    return true;
+  case Signature::IntElementwise:
+  case Signature::IntToInt:
+  case Signature::FloatToInt:
+    return false;
+  case Signature::Constant:
+  case Signature::Select:
+  case Signature::IntCompare:
+  case Signature::FloatCompare:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Status checkTypes(const RegionOpInfo &op,
+                  const std::vector<ScalarType> &operands, ScalarType result) {
+  bool compare = op.signature == Signature::IntCompare ||
+                 op.signature == Signature::FloatCompare;
+  if (compare && result != ScalarType::I1)
+    return Status::error("result type must be i1, got " + describe(result));
+  if (std::optional<bool> wantFloat = resultIsFloat(op.signature);
+      wantFloat && info(result).isFloat != *wantFloat)
+    return Status::error(std::string("result type must be ") +
+                         (*wantFloat ? "a float" : "an integer") + ", got " +
+                         describe(result));
+  for (size_t i = 0; i < operands.size(); ++i) {
+    OperandRule rule = operandRule(op.signature, i, operands, result);
+    bool ok = rule.exact ? operands[i] == *rule.exact
+                         : info(operands[i]).isFloat == rule.wantFloat;
+    if (!ok)
+      return Status::error(
+          "operand " + std::to_string(i) + " has type " +
+          describe(operands[i]) + ", expected " +
+          (rule.exact ? describe(*rule.exact)
+                      : std::string(rule.wantFloat ? "a float"
+                                                   : "an integer")));
+  }
+  if (operands.empty() || op.widthRule == WidthRule::Any)
+    return Status::ok();
+  int from = info(operands[0]).width, to = info(result).width;
+  bool wider = op.widthRule == WidthRule::Wider;
+  if (wider ? to <= from : to >= from)
+    return Status::error(std::string("result must be ") +
+                         (wider ? "wider" : "narrower") + " than the operand");
+  return Status::ok();
+}
+
+} // namespace
+
+std::string_view scalarTypeName(ScalarType type) { return info(type).name; }
+
+std::optional<ScalarType> parseScalarType(std::string_view name) {
+  for (size_t i = 0; i < std::size(kTypes); ++i)
+    if (kTypes[i].name == name)
+      return static_cast<ScalarType>(i);
+  return std::nullopt;
+}
+
+int bitWidth(ScalarType type) { return info(type).width; }
+
+bool isFloat(ScalarType type) { return info(type).isFloat; }
+
+const std::vector<RegionOpInfo> &regionOps() {
+  static const std::vector<RegionOpInfo> rows = {
+#define REGION_OP(name, opcode, signature, operands, width, interval)          \
+  {name,                                                                       \
+   Opcode::opcode,                                                             \
+   Signature::signature,                                                       \
+   operands,                                                                   \
+   WidthRule::width,                                                           \
+   IntervalRule::interval},
+#include "lib/semantics/RegionOps.def"
+  };
+  return rows;
+}
+
+const RegionOpInfo *findRegionOp(std::string_view name) {
+  for (const RegionOpInfo &op : regionOps())
+    if (op.name == name)
+      return &op;
+  return nullptr;
+}
+
+const std::vector<std::string_view> &intPredicates() {
+  static const std::vector<std::string_view> names = {
+      "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+  return names;
+}
+
+const std::vector<std::string_view> &floatPredicates() {
+  static const std::vector<std::string_view> names = {
+      "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+      "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
+  return names;
+}
+
+Status checkRegionOp(const RegionOpInfo &op,
+                     const std::vector<ScalarType> &operands,
+                     ScalarType result, std::string_view predicate) {
+  if (operands.size() != static_cast<size_t>(op.numOperands))
+    return Status::error("expects " + std::to_string(op.numOperands) +
+                         " operands, got " + std::to_string(operands.size()));
+  if (Status s = checkTypes(op, operands, result); !s)
+    return s;
+  const std::vector<std::string_view> *predicates =
+      op.signature == Signature::IntCompare     ? &intPredicates()
+      : op.signature == Signature::FloatCompare ? &floatPredicates()
+                                                : nullptr;
+  if (!predicates) {
+    if (!predicate.empty())
+      return Status::error("unexpected predicate \"" + std::string(predicate) +
+                           "\"");
+    return Status::ok();
+  }
+  for (std::string_view name : *predicates)
+    if (name == predicate)
+      return Status::ok();
+  return Status::error("unknown predicate \"" + std::string(predicate) + "\"");
+}
+
+} // namespace attnc::sem

@@ -1,0 +1,116 @@
+//===- RegionOps.h - The op set of mask and score regions ------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Queries over RegionOps.def, the one table of the ops a mask or score
+// region may hold, and the type check every reader shares. Plain C++: the
+// dialect verifier, the compiler and the fp64 reference all include it.
+//
+// Types are the scalar types a region computes in: index and i64/i32/i16/
+// i8/i1 (integers wrap to their width; index is 64 bits), and f64, f32, f16,
+// bf16 (the reference computes every float in double).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_SEMANTICS_REGIONOPS_H
+#define ATTNC_LIB_SEMANTICS_REGIONOPS_H
+
+#include "lib/support/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace attnc::sem {
+
+enum class ScalarType : uint8_t { Index, I64, I32, I16, I8, I1, F64, F32, F16, BF16 };
+
+/// MLIR spelling ("index", "i32", "bf16", ...).
+std::string_view scalarTypeName(ScalarType type);
+std::optional<ScalarType> parseScalarType(std::string_view name);
+/// Bits of the type (index: 64).
+int bitWidth(ScalarType type);
+bool isFloat(ScalarType type);
+
+/// What an op computes; several ops may share one (index_cast and extsi
+/// both sign-extend).
+enum class Opcode : uint8_t {
+#define REGION_OP(name, opcode, signature, operands, width, interval) opcode,
+#define REGION_OP_ALIAS(...)
+#include "lib/semantics/RegionOps.def"
+};
+
+/// Which operand and result types an op accepts.
+enum class Signature : uint8_t {
+  Constant,         // any result type, no operands
+  IntElementwise,   // integer operands of the result type
+  FloatElementwise, // float operands and result (any float types)
+  IntCompare,       // two integers of one type, i1 result, integer predicate
+  FloatCompare,     // two floats, i1 result, float predicate
+  Select,           // i1, then two values of the result type
+  IntToInt,
+  IntToFloat,
+  FloatToInt,
+  FloatToFloat,
+};
+
+/// How a cast's result width relates to its operand's.
+enum class WidthRule : uint8_t { Any, Wider, Narrower };
+
+/// How the tile classifier bounds an op over a tile of indices (see
+/// compiler/Codegen/Common/TileClassifier.h); `None` makes its result
+/// unknown, which only costs a partial classification.
+enum class IntervalRule : uint8_t {
+  None,
+  Constant,
+  Add,
+  Sub,
+  Mul,
+  /// Monotone in its first operand when the second is a positive constant.
+  DivByPositiveConstant,
+  /// As above, for non-negative first operands.
+  UnsignedDivByPositiveConstant,
+  RemByPositiveConstant,
+  Max,
+  Min,
+  /// Keeps every value between index and i64.
+  Cast,
+  Compare,
+  And,
+  Or,
+  XOr,
+  Select,
+};
+
+struct RegionOpInfo {
+  std::string_view name; // full MLIR name, "arith.addi"
+  Opcode opcode;
+  Signature signature;
+  int numOperands;
+  WidthRule widthRule;
+  IntervalRule interval;
+};
+
+/// The row of `name`, or null for an op regions may not hold.
+const RegionOpInfo *findRegionOp(std::string_view name);
+/// Every row, in table order.
+const std::vector<RegionOpInfo> &regionOps();
+
+/// Integer and float comparison predicates, in arith's spelling and order.
+const std::vector<std::string_view> &intPredicates();
+const std::vector<std::string_view> &floatPredicates();
+
+/// Checks one op against its row: operand count, operand and result types,
+/// and that `predicate` is given exactly for comparisons and is one of
+/// theirs. The message names the problem without the op ("operand 1 has
+/// type f32, expected an integer").
+Status checkRegionOp(const RegionOpInfo &op,
+                     const std::vector<ScalarType> &operands,
+                     ScalarType result, std::string_view predicate);
+
+} // namespace attnc::sem
+
+#endif // ATTNC_LIB_SEMANTICS_REGIONOPS_H
