@@ -5,27 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Evaluates a pkg::Region (straight-line arith/math code) one element at a
-// time, for the fp64 reference. Integer types (index, i64, i32, i16, i8, i1)
+// time, for the fp64 reference. The ops a region may hold, their operand
+// and result types and their predicates are those of lib/semantics
+// (RegionOps.def, checked by sem::checkRegionOp); this evaluator handles
+// every opcode of that table. Integer types (index, i64, i32, i16, i8, i1)
 // compute in int64 and wrap to the type's width (index is 64 bits); float
 // types (f64, f32, f16, bf16) all compute in double, so truncf/extf are
 // no-ops. Undefined behaviour in MLIR (division by zero, signed division
 // overflow, shifts by the bit width or more, fptosi/fptoui out of range)
 // is reported as an error instead of producing a value.
-//
-// Accepted ops (full MLIR names):
-//   arith.constant
-//   arith.{addi, subi, muli, divsi, divui, remsi, remui, floordivsi,
-//          ceildivsi, andi, ori, xori, shli, shrsi, shrui, maxsi, minsi,
-//          maxui, minui}, math.absi
-//   arith.cmpi {eq ne slt sle sgt sge ult ule ugt uge}
-//   arith.cmpf {false oeq ogt oge olt ole one ord ueq ugt uge ult ule une
-//               uno true}
-//   arith.select
-//   arith.{index_cast, index_castui, extsi, extui, trunci, sitofp, uitofp,
-//          fptosi, fptoui, extf, truncf}
-//   arith.{addf, subf, mulf, divf, remf, negf, maximumf, minimumf, maxnumf,
-//          minnumf}
-//   math.{tanh, exp, exp2, log, log2, absf, sqrt, rsqrt, copysign, fma}
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,8 +50,9 @@ struct RegionValue {
 class RegionEvaluator {
 public:
   /// Checks the region's structure (pkg::verifyRegion), then every op: known
-  /// name, operand count, result and operand types, predicate. Messages name
-  /// the op, e.g. "op 3 (arith.foo): unknown op".
+  /// name and type, then sem::checkRegionOp (operand count, result and
+  /// operand types, predicate). Messages name the op, e.g. "op 3
+  /// (arith.foo): unknown op".
   static StatusOr<RegionEvaluator> create(const pkg::Region &region);
 
   /// 4 for a mask region, 5 for a score region.

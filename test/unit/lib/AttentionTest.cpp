@@ -124,21 +124,23 @@ void expectMatchesNaive(Problem &p, const pkg::AttentionSpec &spec,
   }
 }
 
+/// A region op; float constants take `value`, integer ones `intValue`.
 pkg::RegionOp op(std::string name, std::vector<int64_t> operands,
-                 std::string type, std::string predicate = "",
-                 double value = 0) {
-  return pkg::RegionOp{std::move(name), std::move(operands), std::move(type),
-                       std::move(predicate), value};
+                 std::string type, std::string predicate = "", double value = 0,
+                 int64_t intValue = 0) {
+  return pkg::RegionOp{std::move(name), std::move(operands),
+                       std::move(type), std::move(predicate),
+                       value,           intValue};
 }
 
 /// Prefix-LM: k_idx < prefix or k_idx <= q_idx. Arguments: b=0 h=1 q=2 k=3.
 pkg::Region prefixLmMask(int64_t prefix) {
-  return pkg::Region{
-      4,
-      {op("arith.constant", {}, "index", "", static_cast<double>(prefix)),
-       op("arith.cmpi", {3, 4}, "i1", "slt"),
-       op("arith.cmpi", {3, 2}, "i1", "sle"), op("arith.ori", {5, 6}, "i1")},
-      7};
+  return pkg::Region{4,
+                     {op("arith.constant", {}, "index", "", 0, prefix),
+                      op("arith.cmpi", {3, 4}, "i1", "slt"),
+                      op("arith.cmpi", {3, 2}, "i1", "sle"),
+                      op("arith.ori", {5, 6}, "i1")},
+                     7};
 }
 
 /// cap * tanh(s / cap). Arguments: s=0 b=1 h=2 q=3 k=4.
@@ -213,7 +215,7 @@ TEST(LibAttention, FullyMaskedRowGivesZeroAndMinusInfinity) {
   pkg::AttentionSpec spec = specWithScale(1);
   // Allowed iff q_idx != 2.
   spec.mask = pkg::Region{4,
-                          {op("arith.constant", {}, "index", "", 2),
+                          {op("arith.constant", {}, "index", "", 0, 2),
                            op("arith.cmpi", {2, 4}, "i1", "ne")},
                           5};
   ASSERT_TRUE(p.run(spec).isOk());
@@ -389,7 +391,8 @@ TEST(LibAttention, RejectsBadInput) {
   floatMask.mask = pkg::Region{4, {op("arith.constant", {}, "f32", "", 1)}, 4};
   EXPECT_EQ(ok.run(floatMask).message(), "mask region must yield i1, got f32");
   pkg::AttentionSpec boolScore = specWithScale(1);
-  boolScore.score = pkg::Region{5, {op("arith.constant", {}, "i1", "", 1)}, 5};
+  boolScore.score =
+      pkg::Region{5, {op("arith.constant", {}, "i1", "", 0, -1)}, 5};
   EXPECT_EQ(ok.run(boolScore).message(),
             "score region must yield a float, got i1");
   pkg::AttentionSpec arity = specWithScale(1);
@@ -397,17 +400,17 @@ TEST(LibAttention, RejectsBadInput) {
   EXPECT_EQ(ok.run(arity).message(),
             "mask region must take 4 arguments, got 5");
   pkg::AttentionSpec unknown = specWithScale(1);
-  unknown.score = pkg::Region{5, {op("math.erf", {0}, "f32")}, 5};
+  unknown.score = pkg::Region{5, {op("math.cbrt", {0}, "f32")}, 5};
   EXPECT_EQ(ok.run(unknown).message(),
-            "score region: op 0 (math.erf): unknown op");
+            "score region: op 0 (math.cbrt): unknown op");
   // Undefined behaviour while evaluating names the position: 1 / (q - k)
   // divides by zero on the diagonal.
   pkg::AttentionSpec divide = specWithScale(1);
   divide.mask = pkg::Region{4,
                             {op("arith.subi", {2, 3}, "index"),
-                             op("arith.constant", {}, "index", "", 1),
+                             op("arith.constant", {}, "index", "", 0, 1),
                              op("arith.divsi", {5, 4}, "index"),
-                             op("arith.constant", {}, "index", "", 0),
+                             op("arith.constant", {}, "index", "", 0, 0),
                              op("arith.cmpi", {6, 7}, "i1", "sge")},
                             8};
   EXPECT_EQ(ok.run(divide).message(), "mask region at b=0 h=0 q_idx=0 k_idx=0: "

@@ -6,6 +6,8 @@
 
 #include "lib/reference/Region.h"
 
+#include "lib/semantics/RegionOps.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,14 +29,24 @@ public:
   int64_t add(std::string name, std::vector<int64_t> operands, std::string type,
               std::string predicate = "") {
     region.ops.push_back(pkg::RegionOp{std::move(name), std::move(operands),
-                                       std::move(type), std::move(predicate),
+                                       std::move(type), std::move(predicate), 0,
                                        0});
     return region.numArgs + static_cast<int64_t>(region.ops.size()) - 1;
   }
 
-  int64_t constant(double value, std::string type) {
+  /// A constant of `type`: `value` for a float type, else its integer value.
+  int64_t constant(double value, const std::string &type) {
+    std::optional<sem::ScalarType> scalar = sem::parseScalarType(type);
+    if (scalar && !sem::isFloat(*scalar))
+      return intConstant(static_cast<int64_t>(value), type);
     region.ops.push_back(
-        pkg::RegionOp{"arith.constant", {}, std::move(type), "", value});
+        pkg::RegionOp{"arith.constant", {}, type, "", value, 0});
+    return region.numArgs + static_cast<int64_t>(region.ops.size()) - 1;
+  }
+
+  int64_t intConstant(int64_t value, const std::string &type) {
+    region.ops.push_back(
+        pkg::RegionOp{"arith.constant", {}, type, "", 0, value});
     return region.numArgs + static_cast<int64_t>(region.ops.size()) - 1;
   }
 
@@ -107,7 +119,7 @@ TEST(LibRegion, IntegerOpsWrapToTheirWidth) {
       {"arith.addi", "i32", 2147483647, 1, i32Min},
       {"arith.addi", "index", 5, 7, 12},
       {"arith.addi", "i16", 32767, 1, -32768},
-      {"arith.addi", "i1", 1, 1, 0},
+      {"arith.addi", "i1", -1, -1, 0},
       {"arith.addi", "i64", 9007199254740992, 9007199254740992,
        18014398509481984},
       {"arith.subi", "i32", -2147483648.0, 1, i32Max},
@@ -128,7 +140,7 @@ TEST(LibRegion, IntegerOpsWrapToTheirWidth) {
       {"arith.andi", "i32", 12, 10, 8},
       {"arith.ori", "i32", 12, 10, 14},
       {"arith.xori", "i32", 12, 10, 6},
-      {"arith.xori", "i1", 1, 1, 0},
+      {"arith.xori", "i1", -1, -1, 0},
       {"arith.shli", "i8", 1, 7, -128},
       {"arith.shli", "i32", 3, 31, i32Min},
       {"arith.shrsi", "i8", -128, 7, -1},
@@ -147,13 +159,16 @@ TEST(LibRegion, IntegerOpsWrapToTheirWidth) {
   }
   EXPECT_EQ(unary("math.absi", "i32", -5, "i32").intValue, 5);
   EXPECT_EQ(unary("math.absi", "i32", -2147483648.0, "i32").intValue, i32Min);
-  // Constants wrap too: 4294967295 is -1 as i32, and true is 1 as i1.
-  RegionBuilder builder;
-  EXPECT_EQ(
-      evaluate(builder.yield(builder.constant(4294967295.0, "i32"))).intValue,
-      -1);
+  // i1 true is written -1 (sign-extended) and computes as 1.
   RegionBuilder i1;
   EXPECT_EQ(evaluate(i1.yield(i1.constant(-1, "i1"))).intValue, 1);
+  // i64 constants are exact beyond 2^53.
+  RegionBuilder big;
+  int64_t x = big.intConstant(9007199254740993, "i64");
+  EXPECT_EQ(evaluate(big.yield(big.add("arith.addi",
+                                       {x, big.intConstant(2, "i64")}, "i64")))
+                .intValue,
+            9007199254740995);
 }
 
 TEST(LibRegion, IntegerComparisons) {
@@ -168,7 +183,7 @@ TEST(LibRegion, IntegerComparisons) {
         << predicate;
   EXPECT_EQ(binary("arith.cmpi", "i1", 7, 7, "sge", "index").intValue, 1);
   // i1 true is -1 when signed.
-  EXPECT_EQ(binary("arith.cmpi", "i1", 1, 0, "slt", "i1").intValue, 1);
+  EXPECT_EQ(binary("arith.cmpi", "i1", -1, 0, "slt", "i1").intValue, 1);
 }
 
 TEST(LibRegion, FloatComparisons) {
@@ -223,16 +238,34 @@ TEST(LibRegion, FloatOps) {
     const char *op;
     double a, expected;
   } unaryCases[] = {
-      {"arith.negf", 2, -2},          {"math.tanh", 0.5, std::tanh(0.5)},
-      {"math.exp", 1, std::exp(1.0)}, {"math.exp2", 10, 1024},
-      {"math.log", std::exp(2.0), 2}, {"math.log2", 1024, 10},
-      {"math.absf", -2.5, 2.5},       {"math.sqrt", 2.25, 1.5},
-      {"math.rsqrt", 4, 0.5},         {"arith.extf", 0.1, 0.1},
-      {"arith.truncf", 0.1, 0.1},
+      {"arith.negf", 2, -2},
+      {"math.tanh", 0.5, std::tanh(0.5)},
+      {"math.exp", 1, std::exp(1.0)},
+      {"math.exp2", 10, 1024},
+      {"math.log", std::exp(2.0), 2},
+      {"math.log2", 1024, 10},
+      {"math.absf", -2.5, 2.5},
+      {"math.sqrt", 2.25, 1.5},
+      {"math.rsqrt", 4, 0.5},
+      {"math.expm1", 1e-10, 1.00000000005e-10},
+      {"math.log1p", 1e-10, 9.9999999995e-11},
+      {"math.erf", 0.5, std::erf(0.5)},
+      {"math.sin", 0.5, std::sin(0.5)},
+      {"math.cos", 0.5, std::cos(0.5)},
+      {"math.atan", 1, std::atan(1.0)},
+      {"math.floor", -2.5, -3},
+      {"math.ceil", -2.5, -2},
   };
   for (const UnaryCase &c : unaryCases)
     EXPECT_DOUBLE_EQ(unary(c.op, "f32", c.a, "f32").floatValue, c.expected)
         << c.op;
+
+  EXPECT_EQ(binary("math.powf", "f32", 2, 10).floatValue, 1024);
+  EXPECT_TRUE(std::isnan(binary("math.powf", "f32", -2, 0.5).floatValue));
+  // Float types only differ in width, which a double covers: extf and truncf
+  // keep the value, unrounded.
+  EXPECT_EQ(unary("arith.extf", "f64", 0.1, "f32").floatValue, 0.1);
+  EXPECT_EQ(unary("arith.truncf", "bf16", 0.1, "f32").floatValue, 0.1);
 
   RegionBuilder fma;
   int64_t a = fma.constant(2, "f64"), b = fma.constant(3, "f64"),
@@ -254,9 +287,9 @@ TEST(LibRegion, Casts) {
       {"arith.index_cast", "i8", "index", 300, 44},
       {"arith.index_castui", "index", "i32", -1, 4294967295},
       {"arith.extsi", "i32", "i8", -1, -1},
-      {"arith.extsi", "i64", "i1", 1, -1},
+      {"arith.extsi", "i64", "i1", -1, -1},
       {"arith.extui", "i32", "i8", -1, 255},
-      {"arith.extui", "i64", "i1", 1, 1},
+      {"arith.extui", "i64", "i1", -1, 1},
       {"arith.trunci", "i8", "i32", 300, 44},
       {"arith.trunci", "i1", "i32", 3, 1},
       {"arith.fptosi", "i32", "f32", -3.7, -3},
@@ -304,6 +337,69 @@ TEST(LibRegion, SelectAndArguments) {
   EXPECT_EQ(evaluate(identity.yield(3), {0, 0, 0, 0, 42}).intValue, 42);
 }
 
+/// Operand and result types that `op`'s signature and width rule accept.
+std::pair<std::vector<std::string>, std::string>
+typesFor(const sem::RegionOpInfo &op) {
+  using S = sem::Signature;
+  bool wider = op.widthRule == sem::WidthRule::Wider,
+       narrower = op.widthRule == sem::WidthRule::Narrower;
+  switch (op.signature) {
+  case S::Constant:
+    return {{}, "i32"};
+  case S::IntElementwise:
+    return {std::vector<std::string>(op.numOperands, "i32"), "i32"};
+  case S::FloatElementwise:
+    return {std::vector<std::string>(op.numOperands, "f64"), "f64"};
+  case S::IntCompare:
+    return {{"i32", "i32"}, "i1"};
+  case S::FloatCompare:
+    return {{"f32", "f64"}, "i1"};
+  case S::Select:
+    return {{"i1", "i32", "i32"}, "i32"};
+  case S::IntToInt:
+    return {{wider ? "i8" : "i32"}, wider ? "i32" : narrower ? "i8" : "index"};
+  case S::IntToFloat:
+    return {{"i32"}, "f32"};
+  case S::FloatToInt:
+    return {{"f32"}, "i32"};
+  case S::FloatToFloat:
+    return {{narrower ? "f64" : "f32"}, wider ? "f64" : "f32"};
+  }
+  return {};
+}
+
+/// Every op of lib/semantics' table evaluates: none falls through to the
+/// evaluator's "unhandled" cases, and no float op gives NaN on tame inputs.
+TEST(LibRegion, EveryTableOpEvaluates) {
+  for (const sem::RegionOpInfo &info : sem::regionOps()) {
+    SCOPED_TRACE(std::string(info.name));
+    auto [operandTypes, type] = typesFor(info);
+    const double values[] = {0.5, 2, 1};
+    RegionBuilder builder;
+    std::vector<int64_t> operands;
+    for (size_t i = 0; i < operandTypes.size(); ++i)
+      operands.push_back(
+          operandTypes[i] == "i1"
+              ? builder.intConstant(-1, "i1")
+              : builder.constant(values[i] * 4, operandTypes[i]));
+    bool compare = info.signature == sem::Signature::IntCompare ||
+                   info.signature == sem::Signature::FloatCompare;
+    std::string predicate =
+        !compare ? ""
+                 : std::string(info.signature == sem::Signature::IntCompare
+                                   ? sem::intPredicates()[0]
+                                   : sem::floatPredicates()[1]);
+    pkg::Region region =
+        info.signature == sem::Signature::Constant
+            ? builder.yield(builder.constant(7, type))
+            : builder.yield(builder.add(std::string(info.name), operands, type,
+                                        predicate));
+    RegionValue value = evaluate(region);
+    if (value.isFloat)
+      EXPECT_FALSE(std::isnan(value.floatValue));
+  }
+}
+
 TEST(LibRegion, RejectsMalformedRegions) {
   RegionBuilder unknown;
   EXPECT_EQ(createError(unknown.yield(unknown.add("arith.foo", {2, 3}, "i1"))),
@@ -343,14 +439,24 @@ TEST(LibRegion, RejectsMalformedRegions) {
   EXPECT_EQ(
       createError(narrowing.yield(narrowing.add("arith.extsi", {2}, "i32"))),
       "op 0 (arith.extsi): result must be wider than the operand");
+  // Select takes values of exactly its result type, floats included.
+  RegionBuilder selectFloats;
+  int64_t yes = selectFloats.intConstant(-1, "i1"),
+          half = selectFloats.constant(0.5, "f32"),
+          one = selectFloats.constant(1, "f64");
+  EXPECT_EQ(createError(selectFloats.yield(
+                selectFloats.add("arith.select", {yes, half, one}, "f32"))),
+            "op 3 (arith.select): operand 2 has type f64, expected f32");
   RegionBuilder selectCond;
   EXPECT_EQ(createError(selectCond.yield(
                 selectCond.add("arith.select", {2, 3, 3}, "index"))),
             "op 0 (arith.select): operand 0 has type index, expected i1");
-  RegionBuilder fraction;
-  EXPECT_EQ(
-      createError(fraction.yield(fraction.constant(0.5, "i32"))),
-      "op 0 (arith.constant): integer constant out of range or not integral");
+  // Integer constants are their bits sign-extended (pkg::verifyRegion).
+  RegionBuilder unsignedConstant;
+  EXPECT_EQ(createError(unsignedConstant.yield(
+                unsignedConstant.intConstant(4294967295, "i32"))),
+            "ops[0].value: 4294967295 is not an i32 constant (its bits "
+            "sign-extended, in [-2147483648, 2147483647])");
   // Structural errors come from pkg::verifyRegion.
   RegionBuilder range;
   EXPECT_EQ(createError(range.yield(range.add("arith.addi", {2, 9}, "index"))),
