@@ -1,0 +1,51 @@
+//===- Program.h - fp64 semantics of a whole package function ---*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Evaluates what a pkg::Function computes, its `ops`, in double: the
+// reference that `attn-run --check` and the tests compare a program's
+// outputs with. Each op runs on the values named by its operands
+// (attention through attentionForward, cast as x * scale) and its results
+// are rounded to the dtype of the values they name (lib/dtype: f32 rounds to
+// float, the narrow float types through float, integers to nearest and
+// saturated), as storing them in the compiled program's tensors would.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_REFERENCE_PROGRAM_H
+#define ATTNC_LIB_REFERENCE_PROGRAM_H
+
+#include "lib/package/Package.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attnc::ref {
+
+/// Extents of values by name.
+using ValueShapes = std::map<std::string, std::vector<int64_t>>;
+/// Elements of values by name, dense row-major.
+using ValueData = std::map<std::string, std::vector<double>>;
+
+/// Runs `function.ops` in order. `shapes` holds the bound shape of every
+/// value the ops name (inputs, outputs, buffers); `inputs` the elements of
+/// each input of the function, exactly as many as its shape holds. Returns
+/// the inputs and every value an op computed, which includes every output.
+///
+/// Fails on a missing, extra or mis-sized input, an op of an unknown kind or
+/// without its spec, a value without a shape, an operand no input or earlier
+/// op provides, shapes an op does not accept (attention: q [B, Hq, Nq, D],
+/// k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] -> [B, Hq, Nq, Dv], [B, Hq, Nq];
+/// cast: the result's shape is the operand's), an error of the attention
+/// reference, or an output that no op computes. Messages name the op,
+/// e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3, 2]".
+StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
+                                    const ValueShapes &shapes,
+                                    ValueData inputs);
+
+} // namespace attnc::ref
+
+#endif // ATTNC_LIB_REFERENCE_PROGRAM_H

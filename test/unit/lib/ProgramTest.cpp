@@ -1,0 +1,247 @@
+//===- ProgramTest.cpp - Tests for the fp64 program reference -------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Programs of attention and cast ops against direct calls of the attention
+// reference, with every intermediate rounded to its buffer's dtype; then
+// every error the evaluator reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/reference/Program.h"
+
+#include "lib/dtype/DType.h"
+#include "lib/reference/Attention.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace attnc;
+using namespace attnc::ref;
+
+namespace {
+
+constexpr int64_t kB = 2, kHq = 4, kHkv = 2, kN = 5, kM = 7, kD = 8;
+
+pkg::TensorSig sig(std::string name, pkg::DType dtype,
+                   std::vector<int64_t> extents) {
+  std::vector<pkg::Dim> shape;
+  for (int64_t extent : extents)
+    shape.push_back(pkg::Dim::fixed(extent));
+  return pkg::TensorSig{std::move(name), dtype, std::move(shape)};
+}
+
+pkg::OpSpec attention(std::vector<std::string> operands,
+                      std::vector<std::string> results, double scale = 0.5) {
+  pkg::AttentionSpec spec;
+  spec.scale = scale;
+  return pkg::OpSpec{
+      "attention", std::move(operands), std::move(results), spec, {}};
+}
+
+pkg::OpSpec cast(std::string from, std::string to, double scale) {
+  return pkg::OpSpec{
+      "cast", {std::move(from)}, {std::move(to)}, {}, pkg::CastSpec{scale}};
+}
+
+/// A function with f32 inputs q [B, Hq, N, D], k and v [B, Hkv, M, D]; the
+/// caller adds outputs, buffers and ops.
+struct Program {
+  pkg::Function function;
+  ValueShapes shapes;
+  ValueData inputs;
+
+  Program() {
+    function.name = "program";
+    add(function.inputs, "q", pkg::DType::F32, {kB, kHq, kN, kD});
+    add(function.inputs, "k", pkg::DType::F32, {kB, kHkv, kM, kD});
+    add(function.inputs, "v", pkg::DType::F32, {kB, kHkv, kM, kD});
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> normal;
+    for (const pkg::TensorSig &input : function.inputs)
+      for (double &x : inputs[input.name])
+        x = static_cast<float>(normal(rng));
+  }
+
+  /// Adds a value of `dtype` and `extents` to `list` (sized in `inputs`
+  /// when it is an input).
+  void add(std::vector<pkg::TensorSig> &list, std::string name,
+           pkg::DType dtype, std::vector<int64_t> extents) {
+    list.push_back(sig(name, dtype, extents));
+    shapes[name] = extents;
+    if (&list == &function.inputs)
+      inputs[name].resize(product(extents));
+  }
+  void addBuffer(std::string name, pkg::DType dtype,
+                 std::vector<int64_t> extents) {
+    std::vector<pkg::TensorSig> one;
+    add(one, std::move(name), dtype, std::move(extents));
+    function.buffers.push_back(pkg::Buffer{one[0], 0});
+  }
+
+  StatusOr<ValueData> run() const {
+    return evaluateProgram(function, shapes, inputs);
+  }
+  std::string error() const {
+    StatusOr<ValueData> values = run();
+    EXPECT_FALSE(values.isOk());
+    return values.isOk() ? "" : values.status().message();
+  }
+
+  static size_t product(const std::vector<int64_t> &extents) {
+    size_t n = 1;
+    for (int64_t extent : extents)
+      n *= static_cast<size_t>(extent);
+    return n;
+  }
+};
+
+/// Attention of `q` over the program's k and v with scale 0.5.
+void directAttention(const Program &p, const std::vector<double> &q,
+                     std::vector<double> &out, std::vector<double> &lse) {
+  pkg::AttentionSpec spec;
+  spec.scale = 0.5;
+  out.assign(kB * kHq * kN * kD, 0);
+  lse.assign(kB * kHq * kN, 0);
+  ASSERT_TRUE(attentionForward(spec, {kB, kHq, kHkv, kN, kM, kD, kD}, q.data(),
+                               p.inputs.at("k").data(), p.inputs.at("v").data(),
+                               out.data(), lse.data()));
+}
+
+TEST(LibProgram, AttentionThenScaledCastIntoBF16) {
+  Program p;
+  p.add(p.function.outputs, "o", pkg::DType::BF16, {kB, kHq, kN, kD});
+  p.addBuffer("t0", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.function.ops = {attention({"q", "k", "v"}, {"t0", ""}), cast("t0", "o", 3)};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+  EXPECT_FALSE(values->count("")) << "an unkept result is not a value";
+
+  std::vector<double> out, lse;
+  directAttention(p, p.inputs.at("q"), out, lse);
+  const std::vector<double> &t0 = values->at("t0"), &o = values->at("o");
+  ASSERT_EQ(o.size(), out.size());
+  int changedByRounding = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    // t0 is f32; o is 3 * t0 rounded to bf16.
+    EXPECT_EQ(t0[i], static_cast<float>(out[i])) << i;
+    float scaled = static_cast<float>(3 * t0[i]);
+    EXPECT_EQ(o[i], bf16ToFloat(floatToBF16(scaled))) << i;
+    changedByRounding += o[i] != 3 * t0[i];
+  }
+  EXPECT_GT(changedByRounding, 0);
+}
+
+TEST(LibProgram, AttentionFeedsAttentionThroughABuffer) {
+  Program p;
+  p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.add(p.function.outputs, "lse", pkg::DType::F64, {kB, kHq, kN});
+  p.addBuffer("t0", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.addBuffer("l0", pkg::DType::F32, {kB, kHq, kN});
+  p.function.ops = {attention({"q", "k", "v"}, {"t0", "l0"}),
+                    attention({"t0", "k", "v"}, {"o", "lse"})};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+
+  std::vector<double> t0, l0, out, lse;
+  directAttention(p, p.inputs.at("q"), t0, l0);
+  for (double &x : t0)
+    x = static_cast<float>(x); // the buffer is f32
+  directAttention(p, t0, out, lse);
+  EXPECT_EQ(values->at("t0"), t0);
+  for (double &x : out)
+    x = static_cast<float>(x);
+  EXPECT_EQ(values->at("o"), out);
+  EXPECT_EQ(values->at("lse"), lse); // f64: not rounded
+  EXPECT_EQ(values->at("q"), p.inputs.at("q"));
+}
+
+TEST(LibProgram, RoundsIntegerResults) {
+  Program p;
+  p.add(p.function.inputs, "x", pkg::DType::F32, {4});
+  p.add(p.function.outputs, "y", pkg::DType::I32, {4});
+  p.inputs["x"] = {1.25, -1.25, 1e12, -0.5};
+  p.function.ops = {cast("x", "y", 2)};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+  // To nearest, ties away from zero, saturated (lib/dtype).
+  EXPECT_EQ(values->at("y"), (std::vector<double>{3, -3, 2147483647, -1}));
+}
+
+TEST(LibProgram, RejectsShapesOpsDoNotAccept) {
+  Program p;
+  p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.add(p.function.outputs, "lse", pkg::DType::F32, {kB, kHq, kN + 1});
+  p.function.ops = {attention({"q", "k", "v"}, {"o", "lse"})};
+  EXPECT_EQ(
+      p.error(),
+      "op 0 (attention): shapes q [2, 4, 5, 8], k [2, 2, 7, 8], v [2, 2, "
+      "7, 8] -> o [2, 4, 5, 8], lse [2, 4, 6] do not fit [B, Hq, Nq, D], "
+      "[B, Hkv, Nk, D], [B, Hkv, Nk, Dv] -> [B, Hq, Nq, Dv], [B, Hq, Nq]");
+  p.function.ops = {attention({"q", "q", "v"}, {"o", ""})};
+  EXPECT_EQ(p.error(),
+            "op 0 (attention): shapes q [2, 4, 5, 8], q [2, 4, 5, 8], v [2, 2, "
+            "7, 8] -> o [2, 4, 5, 8], _ do not fit [B, Hq, Nq, D], [B, Hkv, "
+            "Nk, D], [B, Hkv, Nk, Dv] -> [B, Hq, Nq, Dv], [B, Hq, Nq]");
+  p.function.ops = {cast("k", "o", 1)};
+  EXPECT_EQ(p.error(), "op 0 (cast): operand k has shape [2, 2, 7, 8], result "
+                       "o has [2, 4, 5, 8]");
+  // The attention reference's own checks come through, located.
+  Program odd;
+  odd.function.inputs[0].shape[1] = pkg::Dim::fixed(3);
+  odd.shapes["q"][1] = 3;
+  odd.inputs["q"].resize(kB * 3 * kN * kD);
+  odd.add(odd.function.outputs, "o", pkg::DType::F32, {kB, 3, kN, kD});
+  odd.function.ops = {attention({"q", "k", "v"}, {"o", ""})};
+  EXPECT_EQ(odd.error(), "op 0 (attention): attention shape: headsQ (3) must "
+                         "be a multiple of headsKV (2)");
+}
+
+TEST(LibProgram, RejectsMalformedPrograms) {
+  Program p;
+  p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.addBuffer("t0", pkg::DType::F32, {kB, kHq, kN, kD});
+
+  p.function.ops = {pkg::OpSpec{"relu", {"q"}, {"o"}, {}, {}}};
+  EXPECT_EQ(p.error(), "op 0 (relu): unknown kind \"relu\"");
+  p.function.ops = {pkg::OpSpec{"cast", {"q"}, {"o"}, {}, {}}};
+  EXPECT_EQ(p.error(),
+            "op 0 (cast): needs a cast spec, 1 operand and 1 result");
+  p.function.ops = {attention({"q", "k"}, {"o", ""})};
+  EXPECT_EQ(p.error(),
+            "op 0 (attention): needs an attention spec, 3 operands and 2 "
+            "results");
+  p.function.ops = {cast("t0", "o", 1)};
+  EXPECT_EQ(p.error(), "op 0 (cast): operand \"t0\" is neither an input nor "
+                       "computed by an earlier op");
+  p.function.ops = {cast("q", "t1", 1)};
+  EXPECT_EQ(p.error(), "op 0 (cast): no shape for value \"t1\"");
+  p.function.ops = {cast("q", "t0", 1)};
+  EXPECT_EQ(p.error(), "output \"o\" is not computed by any op");
+}
+
+TEST(LibProgram, RejectsBadInputs) {
+  Program p;
+  p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.function.ops = {cast("q", "o", 1)};
+  ASSERT_TRUE(p.run().isOk());
+
+  Program missing = p;
+  missing.inputs.erase("v");
+  EXPECT_EQ(missing.error(), "no data for input \"v\"");
+  Program extra = p;
+  extra.inputs["o"] = {};
+  EXPECT_EQ(extra.error(), "\"o\" is not an input of 'program'");
+  Program short_ = p;
+  short_.inputs["k"].pop_back();
+  EXPECT_EQ(short_.error(), "input \"k\" has 223 elements, but its shape is "
+                            "[2, 2, 7, 8]");
+  Program noShape = p;
+  noShape.shapes.erase("k");
+  EXPECT_EQ(noShape.error(), "no shape for value \"k\"");
+}
+
+} // namespace
