@@ -50,7 +50,8 @@ cat >"$bundle/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # Runs attnc's GPU tests from this bundle (scripts/gpu-bundle.sh made it):
 # nvidia-smi, the runtime device tests, the GPU tests, and attn-run --check
-# and --bench on cuda:0 with the cubin and the PTX test package. Logs go to
+# (of one kernel and of a program of several) and --bench on cuda:0 with the
+# cubin and the PTX test package. Logs go to
 # ${OUT:-./out}; the exit status is non-zero if any step fails or if a GPU
 # test was skipped (cuda:0 did not open).
 set -uo pipefail
@@ -94,6 +95,8 @@ for kind in cubin ptx; do
   pkg="$out/cuda-test-$kind.attnpkg"
   step "make-package-$kind" "$bin/make-cuda-test-package" "$kind" "$pkg"
   step "attn-run-check-$kind" "$bin/attn-run" "$pkg" --fn attention \
+    --device cuda:0 --shape B=2 --shape N=300 --shape M=77 --seed 7 --check
+  step "attn-run-check-program-$kind" "$bin/attn-run" "$pkg" --fn chain \
     --device cuda:0 --shape B=2 --shape N=300 --shape M=77 --seed 7 --check
   step "attn-run-bench-$kind" "$bin/attn-run" "$pkg" --fn attention \
     --device cuda:0 --shape B=4 --shape N=2048 --shape M=2048 --check \

@@ -119,8 +119,8 @@ ATTNC_RT_EXPORT size_t
 attnc_package_function_count(const attnc_package *package);
 ATTNC_RT_EXPORT const char *
 attnc_package_function_name(const attnc_package *package, size_t index);
-/** The manifest as JSON (signatures, kernels, semantics); valid while the
- * package handle lives. */
+/** The manifest as JSON (signatures, buffers, steps, kernels, ops); valid
+ * while the package handle lives. */
 ATTNC_RT_EXPORT const char *
 attnc_package_manifest_json(const attnc_package *package);
 
@@ -130,10 +130,10 @@ ATTNC_RT_EXPORT attnc_status attnc_package_function(
 ATTNC_RT_EXPORT void attnc_function_destroy(attnc_function *function);
 
 /**
- * Checks the tensors against the function's signature and runs it. Inputs,
- * then outputs, in signature order. `stream` is a CUDA stream on a cuda
- * device and must be NULL on the host, where the call returns when the
- * kernel is done.
+ * Checks the tensors against the function's signature and runs its program
+ * (Function::call in attnc/runtime/Runtime.h). Inputs, then outputs, in
+ * signature order. `stream` is a CUDA stream on a cuda device and must be
+ * NULL on the host, where the call returns when the work is done.
  */
 ATTNC_RT_EXPORT attnc_status attnc_function_call(
     const attnc_function *function, const attnc_tensor *inputs, size_t n_inputs,

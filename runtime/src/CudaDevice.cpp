@@ -58,12 +58,14 @@ std::string logText(const char *label, const std::string &buffer) {
   return text.empty() ? "" : std::string("; ") + label + ": " + text;
 }
 
-/// What kernels are checked against.
+/// What kernels are checked against, and what the device supports.
 struct CudaLimits {
   int block[3];
   int threadsPerBlock;
   int grid[3];
   int sharedBytesOptIn;
+  /// Stream-ordered allocation (cuMemAllocAsync) is supported.
+  int memoryPools;
 };
 
 /// A driver object (module, event) destroyed with its context current when
@@ -171,10 +173,15 @@ public:
   const std::string &target() const override { return target_; }
   StatusOr<KernelMap> load(const pkg::Package &package) override;
 
+  /// A CUstream cannot be checked without using it; the driver reports a
+  /// bad one when work is queued on it.
+  Status checkStream(void *) const override { return Status::ok(); }
   Status checkAccess(const void *data, size_t bytes) const override;
 
   StatusOr<void *> allocate(size_t bytes) const override;
   Status free(void *data) const override;
+  StatusOr<void *> allocateWorkspace(size_t bytes, void *stream) const override;
+  Status freeWorkspace(void *data, void *stream) const override;
   Status copy(void *dst, const void *src, size_t bytes,
               CopyKind kind) const override;
   Status fill(void *data, uint8_t value, size_t bytes) const override;
@@ -382,6 +389,37 @@ Status CudaDevice::free(void *data) const {
   });
 }
 
+StatusOr<void *> CudaDevice::allocateWorkspace(size_t bytes,
+                                               void *stream) const {
+  return context_->run([&]() -> StatusOr<void *> {
+    CUdeviceptr pointer = 0;
+    // Stream-ordered memory is reused between calls without synchronizing;
+    // cuMemAlloc memory is usable by every stream at once.
+    Status s = limits_.memoryPools
+                   ? ATTNC_CUDA_CALL(driver(), cuMemAllocAsync, &pointer, bytes,
+                                     static_cast<CUstream>(stream))
+                   : ATTNC_CUDA_CALL(driver(), cuMemAlloc, &pointer, bytes);
+    if (!s)
+      return s.withContext("cannot allocate a workspace of " +
+                           std::to_string(bytes) + " bytes on " + name());
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  });
+}
+
+Status CudaDevice::freeWorkspace(void *data, void *stream) const {
+  return context_->run([&] {
+    CUstream handle = static_cast<CUstream>(stream);
+    if (limits_.memoryPools)
+      return ATTNC_CUDA_CALL(driver(), cuMemFreeAsync, devicePointer(data),
+                             handle);
+    // cuMemFree does not wait for the kernels still using the memory. If the
+    // stream reports an error, the memory is freed all the same.
+    Status waited = ATTNC_CUDA_CALL(driver(), cuStreamSynchronize, handle);
+    Status freed = ATTNC_CUDA_CALL(driver(), cuMemFree, devicePointer(data));
+    return waited ? freed : waited;
+  });
+}
+
 Status CudaDevice::copy(void *dst, const void *src, size_t bytes,
                         CopyKind kind) const {
   return context_->run([&] {
@@ -493,7 +531,8 @@ StatusOr<std::shared_ptr<Device>> openOrdinal(const std::string &spec,
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &limits.grid[1]},
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &limits.grid[2]},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-       &limits.sharedBytesOptIn}};
+       &limits.sharedBytesOptIn},
+      {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &limits.memoryPools}};
   s = ATTNC_CUDA_CALL(driver, cuDeviceGet, &device, ordinal);
   for (const auto &[attribute, value] : queries)
     if (s)

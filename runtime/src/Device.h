@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // A Device loads a package's code for its target, launches kernels on
-// tensors that Function::call has already validated, and manages the memory
-// and timing events of its Runtime. Everything device-specific lives behind
+// tensors that Function::call has already validated, provides the workspace
+// of a call's buffers, and manages the memory and timing events of its
+// Runtime. Everything device-specific lives behind
 // this interface: the host device (shared libraries run on a thread pool) and
 // the CUDA device (driver API, loaded at run time).
 //
@@ -48,14 +49,17 @@ using GridExtents = std::array<int64_t, 3>;
 class DeviceKernel {
 public:
   virtual ~DeviceKernel() = default;
-  /// Runs every block of `grid` on `args` (the function's inputs, then its
-  /// outputs), in the stream `stream` where the device has streams.
+  /// Runs every block of `grid` on `args` (the values its step names), in
+  /// the stream `stream` where the device has streams.
   virtual Status launch(const std::vector<KernelArg> &args,
                         const GridExtents &grid, void *stream) const = 0;
 };
 
-/// Function name -> its kernel for the device's target.
-using KernelMap = std::map<std::string, std::shared_ptr<const DeviceKernel>>;
+/// Kernel name -> the kernel of that name for the device's target.
+using FunctionKernels =
+    std::map<std::string, std::shared_ptr<const DeviceKernel>>;
+/// Function name -> its kernels, for each function that runs on the device.
+using KernelMap = std::map<std::string, FunctionKernels>;
 
 /// A recorded point in a stream's work (Runtime::record).
 class DeviceEvent {
@@ -70,10 +74,14 @@ public:
   virtual const std::string &name() const = 0;
   /// The kernel target it runs ("host", or a chip such as "sm_90a").
   virtual const std::string &target() const = 0;
-  /// Loads the code of every kernel of `package` for target(). Functions
-  /// without such a kernel are left out (calling them is an error).
+  /// Loads the code of every kernel for target() of every function that runs
+  /// on it (pkg::Function::runsOn). Other functions are left out (calling
+  /// them is an error).
   virtual StatusOr<KernelMap> load(const pkg::Package &package) = 0;
 
+  /// Checks that work may be queued on `stream` (the host has no streams
+  /// and takes only null), before a call runs anything.
+  virtual Status checkStream(void *stream) const = 0;
   /// Checks that the `bytes` bytes at `data` (bytes > 0) are memory that
   /// this device's kernels may read and write.
   virtual Status checkAccess(const void *data, size_t bytes) const = 0;
@@ -82,6 +90,14 @@ public:
   /// Runtime has already handled null pointers and zero sizes.
   virtual StatusOr<void *> allocate(size_t bytes) const = 0;
   virtual Status free(void *data) const = 0;
+  /// The workspace of one call (bytes > 0), ordered on `stream`: the work
+  /// queued on `stream` after this may use it (host: at least 64-byte
+  /// aligned; CUDA: as the driver's allocator aligns).
+  virtual StatusOr<void *> allocateWorkspace(size_t bytes,
+                                             void *stream) const = 0;
+  /// Frees a workspace once the work queued on `stream` so far is done with
+  /// it; may return before that work is.
+  virtual Status freeWorkspace(void *data, void *stream) const = 0;
   virtual Status copy(void *dst, const void *src, size_t bytes,
                       CopyKind kind) const = 0;
   virtual Status fill(void *data, uint8_t value, size_t bytes) const = 0;
@@ -96,9 +112,9 @@ public:
 };
 
 /// The walk over a package that Device::load implementations share: for each
-/// function with a kernel for `target`, the kernel's blob is loaded by
-/// `loadBlob` (once per blob, shared by its kernels) and the kernel by
-/// `loadKernel`. Errors name the function.
+/// function that runs on `target`, each of its kernels for `target` is
+/// loaded by `loadKernel`, after its blob by `loadBlob` (once per blob,
+/// shared by its kernels). Errors name the function and the kernel.
 template <typename Code>
 StatusOr<KernelMap> loadKernels(
     const pkg::Package &package, const std::string &target,
@@ -109,24 +125,29 @@ StatusOr<KernelMap> loadKernels(
   std::map<std::string, std::shared_ptr<const Code>> loaded;
   KernelMap kernels;
   for (const pkg::Function &function : package.functions) {
-    const pkg::Kernel *kernel = function.findKernel(target);
-    if (!kernel)
+    if (!function.runsOn(target))
       continue;
-    std::string context = "function '" + function.name + "'";
-    const pkg::Blob *blob = package.findBlob(kernel->blob);
-    if (!blob)
-      return Status::error(context + ": no blob '" + kernel->blob + "'");
-    std::shared_ptr<const Code> &code = loaded[blob->name];
-    if (!code) {
-      auto opened = loadBlob(*blob);
-      if (!opened)
-        return opened.status().withContext(context);
-      code = std::move(*opened);
+    FunctionKernels &functionKernels = kernels[function.name];
+    for (const pkg::Kernel &kernel : function.kernels) {
+      if (kernel.target != target)
+        continue;
+      std::string context =
+          "function '" + function.name + "': kernel '" + kernel.name + "'";
+      const pkg::Blob *blob = package.findBlob(kernel.blob);
+      if (!blob)
+        return Status::error(context + ": no blob '" + kernel.blob + "'");
+      std::shared_ptr<const Code> &code = loaded[blob->name];
+      if (!code) {
+        auto opened = loadBlob(*blob);
+        if (!opened)
+          return opened.status().withContext(context);
+        code = std::move(*opened);
+      }
+      auto made = loadKernel(code, kernel);
+      if (!made)
+        return made.status().withContext(context);
+      functionKernels[kernel.name] = std::move(*made);
     }
-    auto made = loadKernel(code, *kernel);
-    if (!made)
-      return made.status().withContext(context);
-    kernels[function.name] = std::move(*made);
   }
   return kernels;
 }

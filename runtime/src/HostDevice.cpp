@@ -136,9 +136,7 @@ public:
       : object_(std::move(object)), entry_(entry), pool_(std::move(pool)) {}
 
   Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
-                void *stream) const override {
-    if (Status s = requireNullStream(stream); !s)
-      return s;
+                void *) const override {
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> argv;
     descriptors.reserve(args.size());
@@ -173,6 +171,9 @@ public:
   const std::string &target() const override { return target_; }
   StatusOr<KernelMap> load(const pkg::Package &package) override;
 
+  Status checkStream(void *stream) const override {
+    return requireNullStream(stream);
+  }
   /// Host pointers cannot be checked; kernels trust them.
   Status checkAccess(const void *, size_t) const override {
     return Status::ok();
@@ -194,6 +195,11 @@ public:
     std::free(data);
     return Status::ok();
   }
+  /// Host work is done when its call returns: a workspace is plain memory.
+  StatusOr<void *> allocateWorkspace(size_t bytes, void *) const override {
+    return allocate(bytes);
+  }
+  Status freeWorkspace(void *data, void *) const override { return free(data); }
   Status copy(void *dst, const void *src, size_t bytes,
               CopyKind) const override {
     std::memcpy(dst, src, bytes);

@@ -5,26 +5,23 @@
 //===----------------------------------------------------------------------===//
 //
 // The device-independent half of a call: tensors are checked against the
-// signature and the grid is resolved from the bound symbols here, so that a
-// device only ever sees arguments that match its kernel.
+// signature here, and the program runs on them (Executor.h) with grids and
+// buffer shapes resolved from the bound symbols, so that a device only ever
+// sees arguments that match its kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "attnc/runtime/Runtime.h"
 
 #include "Device.h"
+#include "Executor.h"
 
 #include <algorithm>
 
 using namespace attnc;
 using namespace attnc::rt;
-using detail::GridExtents;
+using detail::checkedMul;
 using detail::KernelArg;
-
-/// Multiplies into `product`; false on int64 overflow.
-static bool checkedMul(int64_t &product, int64_t factor) {
-  return !__builtin_mul_overflow(product, factor, &product);
-}
 
 static std::string joined(const std::vector<std::string> &items) {
   std::string text;
@@ -175,38 +172,6 @@ static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
   return arg;
 }
 
-/// The grid of `kernel` with its symbols replaced by their bound extents.
-static StatusOr<GridExtents> resolveGrid(const pkg::Kernel &kernel,
-                                         const SymbolBindings &symbols) {
-  if (kernel.grid.size() > 3)
-    return Status::error("kernel grid has " +
-                         std::to_string(kernel.grid.size()) +
-                         " dimensions, at most 3 allowed");
-  GridExtents grid = {1, 1, 1};
-  int64_t total = 1;
-  for (size_t d = 0; d < kernel.grid.size(); ++d) {
-    for (const pkg::GridTerm &term : kernel.grid[d]) {
-      int64_t factor = term.constant;
-      if (!term.symbol.empty()) {
-        std::optional<int64_t> extent = symbols.lookup(term.symbol);
-        if (!extent)
-          return Status::error("kernel grid uses symbol " + term.symbol +
-                               ", which no tensor binds");
-        if (term.divisor <= 0)
-          return Status::error("kernel grid divides symbol " + term.symbol +
-                               " by " + std::to_string(term.divisor));
-        factor = *extent / term.divisor + (*extent % term.divisor != 0);
-      }
-      if (factor < 0 || !checkedMul(grid[d], factor))
-        return Status::error("kernel grid dim " + std::to_string(d) +
-                             " is negative or overflows");
-    }
-    if (!checkedMul(total, grid[d]))
-      return Status::error("kernel grid has more than 2^63 blocks");
-  }
-  return grid;
-}
-
 Function::Function(std::shared_ptr<const detail::LoadedPackage> package,
                    const pkg::Function *function)
     : package_(std::move(package)), function_(function) {}
@@ -217,21 +182,25 @@ const pkg::Function &Function::signature() const { return *function_; }
 
 const std::string &Function::device() const { return package_->device->name(); }
 
+/// Why `fn` cannot run on `target`, for a function that does not.
+static Status cannotRun(const pkg::Function &fn, const std::string &target) {
+  std::vector<std::string> targets = fn.targets();
+  return Status::error("function '" + fn.name +
+                       "' has no kernels for target '" + target + "' (" +
+                       (targets.empty()
+                            ? "it has no kernels"
+                            : "it has kernels for " + joined(targets)) +
+                       ")");
+}
+
 Status Function::call(const std::vector<TensorRef> &inputs,
                       const std::vector<TensorRef> &outputs,
                       void *stream) const {
   const pkg::Function &fn = *function_;
-  const std::string &target = package_->device->target();
-  auto kernelIt = package_->kernels.find(fn.name);
-  const pkg::Kernel *kernel = fn.findKernel(target);
-  if (kernelIt == package_->kernels.end() || !kernel) {
-    std::vector<std::string> targets;
-    for (const pkg::Kernel &k : fn.kernels)
-      targets.push_back(k.target);
-    return Status::error(
-        "function '" + fn.name + "' has no kernel for target '" + target + "'" +
-        (targets.empty() ? "" : " (it has: " + joined(targets) + ")"));
-  }
+  const detail::Device &device = *package_->device;
+  auto kernels = package_->kernels.find(fn.name);
+  if (kernels == package_->kernels.end())
+    return cannotRun(fn, device.target());
   if (inputs.size() != fn.inputs.size())
     return Status::error("function '" + fn.name + "' takes " +
                          std::to_string(fn.inputs.size()) + " inputs, got " +
@@ -242,17 +211,16 @@ Status Function::call(const std::vector<TensorRef> &inputs,
                          std::to_string(outputs.size()));
 
   SymbolBindings symbols;
-  std::vector<KernelArg> args;
-  args.reserve(inputs.size() + outputs.size());
+  detail::ValueTable values;
   auto checkAll = [&](const std::vector<TensorRef> &tensors,
                       const std::vector<pkg::TensorSig> &sigs,
                       const std::string &kind) -> Status {
     for (size_t i = 0; i < tensors.size(); ++i) {
       auto arg = checkTensor(tensors[i], sigs[i], kind + " " + sigs[i].name,
-                             *package_->device, symbols);
+                             device, symbols);
       if (!arg)
         return arg.status();
-      args.push_back(std::move(*arg));
+      values[sigs[i].name] = std::move(*arg);
     }
     return Status::ok();
   };
@@ -260,11 +228,10 @@ Status Function::call(const std::vector<TensorRef> &inputs,
     return s;
   if (Status s = checkAll(outputs, fn.outputs, "output"); !s)
     return s;
-
-  auto grid = resolveGrid(*kernel, symbols);
-  if (!grid)
-    return grid.status();
-  return kernelIt->second->launch(args, *grid, stream);
+  if (Status s = device.checkStream(stream); !s)
+    return s;
+  return detail::runProgram(device, fn, kernels->second, symbols,
+                            std::move(values), stream);
 }
 
 //===----------------------------------------------------------------------===//

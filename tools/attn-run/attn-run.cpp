@@ -10,16 +10,16 @@
 //
 // Inputs are fresh normal(0, 1) values rounded to each input's dtype, from a
 // seed that is always printed, uploaded to buffers of the device; outputs are
-// poisoned on the device before every run. --check downloads the outputs and
-// compares each with the fp64 reference computed from the rounded inputs;
-// --bench times warm runs between two device events (a steady clock on the
-// host).
+// poisoned on the device before every run. --check evaluates the function's
+// ops (its manifest semantics) in fp64 on the rounded inputs, downloads the
+// outputs and compares each with its reference value; --bench times warm
+// runs between two device events (a steady clock on the host).
 //
 //===----------------------------------------------------------------------===//
 
 #include "attnc/runtime/Runtime.h"
 #include "lib/dtype/DType.h"
-#include "lib/reference/Attention.h"
+#include "lib/reference/Program.h"
 
 #include <algorithm>
 #include <cctype>
@@ -50,7 +50,8 @@ const char *const kUsage =
     "(q=2x8x1000x64)\n"
     "  --seed S        seed of the random inputs (default: random; always "
     "printed)\n"
-    "  --check         compare the outputs with the fp64 reference\n"
+    "  --check         compare every output with the fp64 reference of the\n"
+    "                  function's ops\n"
     "  --bench         time warm runs; print the median and minimum\n"
     "  --iters N       timed runs of --bench (default 20)\n"
     "  --help          print this help\n";
@@ -357,81 +358,51 @@ bool compare(const Tensor &output, const std::vector<double> &ref, double tol) {
   return ok;
 }
 
-/// The tensors of an attention function, found by the names the compiler
-/// gives them (q, k, v, out, lse), and the shape the reference sees.
-struct AttentionTensors {
-  const Tensor *q = nullptr, *k = nullptr, *v = nullptr;
-  const Tensor *out = nullptr, *lse = nullptr;
-  ref::AttentionShape shape;
-};
-
-/// Finds and checks the tensors before anything runs, so the reference never
-/// reads or writes outside them.
-StatusOr<AttentionTensors>
-attentionTensors(const pkg::Function &fn, const std::vector<Tensor> &inputs,
-                 const std::vector<Tensor> &outputs) {
-  if (!fn.attention)
+/// The fp64 reference of every value of `fn` (its ops on the rounded
+/// inputs), computed before anything runs, so that a function that cannot
+/// be checked fails first.
+StatusOr<ref::ValueData> reference(const pkg::Function &fn,
+                                   const std::vector<Tensor> &inputs,
+                                   const rt::SymbolBindings &bindings) {
+  if (fn.ops.empty())
     return Status::error("--check: function '" + fn.name +
-                         "' has no attention semantics in its manifest to "
-                         "check against");
-  auto find = [](const std::vector<Tensor> &tensors, const char *name) {
-    for (const Tensor &t : tensors)
-      if (t.sig->name == name)
-        return &t;
-    return static_cast<const Tensor *>(nullptr);
-  };
-  AttentionTensors t{find(inputs, "q"), find(inputs, "k"), find(inputs, "v"),
-                     find(outputs, "out"), find(outputs, "lse"), {}};
-  auto rank = [](const Tensor *x, size_t r) {
-    return x && x->shape.size() == r;
-  };
-  bool matches = rank(t.q, 4) && rank(t.k, 4) && rank(t.v, 4) &&
-                 (t.out || t.lse) && (!t.out || rank(t.out, 4)) &&
-                 (!t.lse || rank(t.lse, 3));
-  if (matches) {
-    const std::vector<int64_t> &q = t.q->shape, &k = t.k->shape, &v = t.v->shape;
-    t.shape = {q[0], q[1], k[1], q[2], k[2], q[3], v[3]};
-    const ref::AttentionShape &s = t.shape;
-    matches = k == std::vector<int64_t>{s.batch, s.headsKV, s.seqK, s.headDim} &&
-              v == std::vector<int64_t>{s.batch, s.headsKV, s.seqK, s.headDimV} &&
-              (!t.out || t.out->shape == std::vector<int64_t>{s.batch, s.headsQ,
-                                                              s.seqQ, s.headDimV}) &&
-              (!t.lse || t.lse->shape == std::vector<int64_t>{s.batch, s.headsQ,
-                                                              s.seqQ});
+                         "' has no ops in its manifest to check against");
+  ref::ValueShapes shapes;
+  std::vector<const pkg::TensorSig *> values;
+  for (const auto *list : {&fn.inputs, &fn.outputs})
+    for (const pkg::TensorSig &sig : *list)
+      values.push_back(&sig);
+  for (const pkg::Buffer &buffer : fn.buffers)
+    values.push_back(&buffer.tensor);
+  for (const pkg::TensorSig *sig : values) {
+    auto shape = bindings.resolve(*sig);
+    if (!shape)
+      return shape.status();
+    shapes[sig->name] = std::move(*shape);
   }
-  if (!matches)
-    return Status::error("--check: function '" + fn.name +
-                         "' is not q, k, v -> out and/or lse with shapes [B, "
-                         "Hq, N, D], [B, Hkv, M, D], [B, Hkv, M, Dv] -> [B, "
-                         "Hq, N, Dv], [B, Hq, N]");
-  return t;
+  ref::ValueData data;
+  for (const Tensor &input : inputs) {
+    std::vector<double> &elements = data[input.sig->name];
+    for (int64_t i = 0; i < input.numElements; ++i)
+      elements.push_back(input.at(i));
+  }
+  auto computed = ref::evaluateProgram(fn, shapes, std::move(data));
+  if (!computed)
+    return computed.status().withContext("--check: reference");
+  return computed;
 }
 
-/// Compares the outputs with the fp64 reference of the (rounded) inputs,
-/// printing one line per output. Each output is held to the tolerance of its
-/// own element type: the reference sees the same rounded inputs, so only the
-/// kernel's arithmetic and the output's rounding remain.
-Status check(const pkg::AttentionSpec &spec, const AttentionTensors &t) {
-  auto values = [](const Tensor &tensor) {
-    std::vector<double> v(tensor.numElements);
-    for (int64_t i = 0; i < tensor.numElements; ++i)
-      v[i] = tensor.at(i);
-    return v;
-  };
-  std::vector<double> q = values(*t.q), k = values(*t.k), v = values(*t.v);
-  const ref::AttentionShape &s = t.shape;
-  std::vector<double> out(static_cast<size_t>(s.batch * s.headsQ * s.seqQ * s.headDimV)),
-      lse(static_cast<size_t>(s.batch * s.headsQ * s.seqQ));
-  if (Status status = ref::attentionForward(spec, s, q.data(), k.data(), v.data(),
-                                            out.data(), lse.data());
-      !status)
-    return status.withContext("--check: reference");
-
+/// Compares every output with its reference value, printing one line each.
+/// Each output is held to the tolerance of its own element type: the
+/// reference sees the same rounded inputs and rounds each value as the
+/// program stores it, so only the kernels' arithmetic remains.
+Status check(const std::vector<Tensor> &outputs,
+             const ref::ValueData &expected) {
   bool ok = true;
-  if (t.out)
-    ok = compare(*t.out, out, tolerance(t.out->sig->dtype)) && ok;
-  if (t.lse)
-    ok = compare(*t.lse, lse, tolerance(t.lse->sig->dtype)) && ok;
+  for (const Tensor &output : outputs)
+    ok = compare(output, expected.at(output.sig->name),
+                 tolerance(output.sig->dtype)) &&
+         ok;
   if (!ok)
     return Status::error("--check: outputs differ from the reference");
   return Status::ok();
@@ -471,14 +442,6 @@ Status runFunction(const Options &options) {
   auto outputs = allocateAll(*runtime, sig.outputs, *bindings);
   if (!outputs)
     return outputs.status();
-  std::optional<AttentionTensors> checked;
-  if (options.check) {
-    auto tensors = attentionTensors(sig, *inputs, *outputs);
-    if (!tensors)
-      return tensors.status();
-    checked = *tensors;
-  }
-
   uint64_t seed = options.seed ? *options.seed
                                : (uint64_t(std::random_device()()) << 32) ^
                                      std::random_device()();
@@ -496,6 +459,13 @@ Status runFunction(const Options &options) {
                              normal(rng));
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
     return s;
+  std::optional<ref::ValueData> expected;
+  if (options.check) {
+    auto values = reference(sig, *inputs, *bindings);
+    if (!values)
+      return values.status();
+    expected = std::move(*values);
+  }
 
   std::vector<rt::TensorRef> inputRefs = refs(*inputs),
                              outputRefs = refs(*outputs);
@@ -516,10 +486,10 @@ Status runFunction(const Options &options) {
   auto first = runOnce();
   if (!first)
     return first.status();
-  if (checked) {
+  if (expected) {
     if (Status s = transfer(*runtime, *outputs, /*toHost=*/true); !s)
       return s;
-    if (Status s = check(*sig.attention, *checked); !s)
+    if (Status s = check(*outputs, *expected); !s)
       return s;
   }
   if (!options.bench) {

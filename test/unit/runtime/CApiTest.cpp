@@ -92,14 +92,15 @@ protected:
 TEST(RuntimeCHeaderTest, IsPlainC) { EXPECT_EQ(attncTestCHeader(), 1); }
 
 TEST_F(RuntimeCApiTest, ListsFunctions) {
-  ASSERT_EQ(attnc_package_function_count(package_), 3u);
+  ASSERT_EQ(attnc_package_function_count(package_), 4u);
   EXPECT_STREQ(attnc_package_function_name(package_, 0), "attention");
   EXPECT_STREQ(attnc_package_function_name(package_, 1), "attention_noscale");
   EXPECT_STREQ(attnc_package_function_name(package_, 2), "blocks");
-  EXPECT_EQ(attnc_package_function_name(package_, 3), nullptr);
-  EXPECT_NE(std::strstr(attnc_package_manifest_json(package_),
-                        "\"attention_noscale\""),
-            nullptr);
+  EXPECT_STREQ(attnc_package_function_name(package_, 3), "chain");
+  EXPECT_EQ(attnc_package_function_name(package_, 4), nullptr);
+  const char *manifest = attnc_package_manifest_json(package_);
+  EXPECT_NE(std::strstr(manifest, "\"attention_noscale\""), nullptr);
+  EXPECT_NE(std::strstr(manifest, "\"steps\""), nullptr);
 }
 
 TEST_F(RuntimeCApiTest, CallMatchesReference) {
@@ -107,6 +108,18 @@ TEST_F(RuntimeCApiTest, CallMatchesReference) {
   std::vector<attnc_tensor> t = tensors(data);
   ASSERT_EQ(callError(t), "");
   test::expectMatchesReference(data);
+}
+
+TEST_F(RuntimeCApiTest, CallsAProgram) {
+  attnc_function *chain = nullptr;
+  ASSERT_EQ(takeMessage(attnc_package_function(package_, "chain", &chain)), "");
+  test::AttentionData data(2, 7, 9, /*seed=*/14);
+  std::vector<attnc_tensor> t = tensors(data);
+  EXPECT_EQ(takeMessage(attnc_function_call(chain, t.data(), 3, t.data() + 3, 2,
+                                            nullptr)),
+            "");
+  attnc_function_destroy(chain);
+  test::expectMatchesReference(data, test::chainFunction());
 }
 
 TEST_F(RuntimeCApiTest, FunctionOutlivesRuntimeAndPackage) {
@@ -146,7 +159,7 @@ TEST_F(RuntimeCApiTest, ReportsErrors) {
   attnc_function *function = nullptr;
   EXPECT_EQ(takeMessage(attnc_package_function(package_, "nope", &function)),
             "no function 'nope' in " + path_ +
-                "; available: attention, attention_noscale, blocks");
+                "; available: attention, attention_noscale, blocks, chain");
   EXPECT_EQ(takeMessage(attnc_package_function(package_, nullptr, &function)),
             "attnc_package_function: name is null");
   EXPECT_EQ(function, nullptr);

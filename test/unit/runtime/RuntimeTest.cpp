@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <malloc.h>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -151,22 +152,22 @@ TEST_F(RuntimeTest, RejectsBadThreadCount) {
 TEST_F(RuntimeTest, ListsAndFindsFunctions) {
   auto loaded = load(package_);
   ASSERT_TRUE(loaded) << loaded.status().message();
-  EXPECT_EQ(
-      loaded->functionNames(),
-      (std::vector<std::string>{"attention", "attention_noscale", "blocks"}));
+  EXPECT_EQ(loaded->functionNames(),
+            (std::vector<std::string>{"attention", "attention_noscale",
+                                      "blocks", "chain"}));
   EXPECT_EQ(loaded->origin(), "<memory>");
   auto fn = loaded->function("attention");
   ASSERT_TRUE(fn);
   EXPECT_EQ(fn->name(), "attention");
   EXPECT_EQ(fn->signature().inputs.size(), 3u);
-  ASSERT_TRUE(fn->signature().attention);
-  EXPECT_EQ(fn->signature().attention->scale, test::kScale);
+  ASSERT_TRUE(fn->signature().ops[0].attention);
+  EXPECT_EQ(fn->signature().ops[0].attention->scale, test::kScale);
 
   auto missing = loaded->function("attention_bwd");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.status().message(),
             "no function 'attention_bwd' in <memory>; available: attention, "
-            "attention_noscale, blocks");
+            "attention_noscale, blocks, chain");
 }
 
 TEST_F(RuntimeTest, LoadsFromFile) {
@@ -177,7 +178,7 @@ TEST_F(RuntimeTest, LoadsFromFile) {
   auto loaded = runtime->load(path);
   ASSERT_TRUE(loaded) << loaded.status().message();
   EXPECT_EQ(loaded->origin(), path);
-  EXPECT_EQ(loaded->manifest().functions.size(), 3u);
+  EXPECT_EQ(loaded->manifest().functions.size(), 4u);
   std::remove(path.c_str());
 }
 
@@ -210,8 +211,9 @@ TEST_F(RuntimeTest, RejectsMissingEntry) {
   auto loaded = load(package_);
   ASSERT_FALSE(loaded);
   const std::string &message = loaded.status().message();
-  EXPECT_EQ(message.rfind("<memory>: function 'attention_noscale': blob "
-                          "'host' has no entry 'no_such_entry': ",
+  EXPECT_EQ(message.rfind("<memory>: function 'attention_noscale': kernel "
+                          "'attention': blob 'host' has no entry "
+                          "'no_such_entry': ",
                           0),
             0u)
       << message;
@@ -225,8 +227,8 @@ TEST_F(RuntimeTest, RejectsBlobThatIsNotElf) {
   auto loaded = load(package_);
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.status().message(),
-            "<memory>: function 'attention': blob 'host' is not an ELF shared "
-            "library");
+            "<memory>: function 'attention': kernel 'attention': blob 'host' "
+            "is not an ELF shared library");
 }
 
 TEST_F(RuntimeTest, RejectsBrokenElf) {
@@ -235,7 +237,9 @@ TEST_F(RuntimeTest, RejectsBrokenElf) {
   ASSERT_FALSE(loaded);
   // dlopen's own message follows.
   EXPECT_EQ(loaded.status().message().rfind(
-                "<memory>: function 'attention': cannot load blob 'host': ", 0),
+                "<memory>: function 'attention': kernel 'attention': cannot "
+                "load blob 'host': ",
+                0),
             0u)
       << loaded.status().message();
 }
@@ -245,8 +249,8 @@ TEST_F(RuntimeTest, RejectsHostKernelInForeignBlob) {
   auto loaded = load(package_);
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.status().message(),
-            "<memory>: function 'attention': host kernel blob 'host' has kind "
-            "'ptx', expected 'host-so'");
+            "<memory>: function 'attention': kernel 'attention': host kernel "
+            "blob 'host' has kind 'ptx', expected 'host-so'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -265,7 +269,7 @@ TEST_F(RuntimeTest, WrongKernelIsDetected) {
   test::AttentionData data(1, 8, 8, /*seed=*/2);
   ASSERT_TRUE(function(package_, "attention_noscale")
                   .call(inputs(data), outputs(data)));
-  auto errors = data.referenceErrors();
+  auto errors = data.referenceErrors(package_.functions[1]);
   ASSERT_TRUE(errors) << errors.status().message();
   EXPECT_GT(errors->first, 1e-2);
 }
@@ -443,15 +447,155 @@ TEST_F(RuntimeTest, NamesBothSidesOfASymbolConflict) {
                               "is 999");
 }
 
-TEST_F(RuntimeTest, RejectsFunctionWithoutHostKernel) {
-  pkg::Function &fn = package_.functions[0];
-  fn.kernels[0].target = "sm_90a";
-  fn.kernels[0].blob = "gpu";
+TEST_F(RuntimeTest, RejectsFunctionForOtherTargetsOnly) {
+  // Compiled for two GPU targets: nothing is loaded (the blob is no cubin),
+  // and a call names the targets.
+  pkg::Function &fn = package_.functions[3];
+  std::vector<pkg::Kernel> kernels;
+  for (const char *target : {"sm_90a", "sm_80"})
+    for (pkg::Kernel kernel : fn.kernels) {
+      kernel.target = target;
+      kernel.blob = "gpu";
+      kernels.push_back(kernel);
+    }
+  fn.kernels = kernels;
   package_.blobs.push_back(pkg::Blob{"gpu", "cubin", {1, 2, 3}});
   test::AttentionData data(1, 4, 4, 0);
-  EXPECT_EQ(callError(inputs(data), outputs(data)),
-            "function 'attention' has no kernel for target 'host' (it has: "
-            "sm_90a)");
+  Status status = function(package_, "chain").call(inputs(data), outputs(data));
+  EXPECT_EQ(status.message(), "function 'chain' has no kernels for target "
+                              "'host' (it has kernels for sm_80, sm_90a)");
+  // The other functions still run.
+  EXPECT_TRUE(
+      function(package_, "attention").call(inputs(data), outputs(data)));
+}
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+TEST_F(RuntimeTest, RunsStepsThroughBuffers) {
+  test::AttentionData data(2, 33, 17, /*seed=*/21);
+  Status status = function(package_, "chain").call(inputs(data), outputs(data));
+  ASSERT_TRUE(status) << status.message();
+  test::expectMatchesReference(data, test::chainFunction());
+}
+
+TEST_F(RuntimeTest, SharedSlotsHoldBuffersOfDisjointLifetimes) {
+  // chain's t0 and t2 share slot 0: t0 is dead once t1 is written. Had the
+  // runtime overlapped t1 (slot 2) with them, step 2 would read t1 while
+  // writing t2 over it, as this wrong plan makes it do.
+  test::AttentionData data(1, 9, 6, /*seed=*/22);
+  ASSERT_TRUE(function(package_, "chain").call(inputs(data), outputs(data)));
+  test::expectMatchesReference(data, test::chainFunction());
+
+  package_.functions[3].buffers[2].slot = 0;
+  test::AttentionData clobbered(1, 9, 6, /*seed=*/22);
+  ASSERT_TRUE(
+      function(package_, "chain").call(inputs(clobbered), outputs(clobbered)));
+  auto errors = clobbered.referenceErrors(test::chainFunction());
+  ASSERT_TRUE(errors) << errors.status().message();
+  EXPECT_GT(errors->first, 1e-2);
+}
+
+TEST_F(RuntimeTest, EmptyTensorsFlowThroughPrograms) {
+  // No queries: every buffer holds nothing. No keys: the first attention
+  // gives zeros and -inf, which the rest of the chain carries.
+  for (auto [n, m] : {std::pair{0, 5}, std::pair{3, 0}}) {
+    test::AttentionData data(2, n, m, /*seed=*/23);
+    std::vector<rt::TensorRef> in = inputs(data);
+    Status status = function(package_, "chain").call(in, outputs(data));
+    ASSERT_TRUE(status) << status.message();
+    test::expectMatchesReference(data, test::chainFunction());
+  }
+}
+
+/// n i64 [N] -> ptrs i64 [4]: records where a f32 [N] (slot 0), b f64 [N, 3]
+/// (slot 5), c i64 [N] (slot 0) and z f32 [N, 0] (slot 2) live.
+pkg::Function layoutFunction() {
+  pkg::Dim n = pkg::Dim::named("N");
+  auto buffer = [&](const char *name, pkg::DType dtype,
+                    std::vector<pkg::Dim> shape, int64_t slot) {
+    return pkg::Buffer{pkg::TensorSig{name, dtype, std::move(shape)}, slot};
+  };
+  pkg::Function fn;
+  fn.name = "layout";
+  fn.inputs = {pkg::TensorSig{"n", pkg::DType::I64, {n}}};
+  fn.outputs = {pkg::TensorSig{"ptrs", pkg::DType::I64, {pkg::Dim::fixed(4)}}};
+  fn.buffers = {buffer("a", pkg::DType::F32, {n}, 0),
+                buffer("b", pkg::DType::F64, {n, pkg::Dim::fixed(3)}, 5),
+                buffer("c", pkg::DType::I64, {n}, 0),
+                buffer("z", pkg::DType::F32, {n, pkg::Dim::fixed(0)}, 2)};
+  fn.steps = {pkg::Step{"pointers", {"ptrs", "a", "b", "c", "z"}}};
+  pkg::Kernel kernel;
+  kernel.name = "pointers";
+  kernel.target = "host";
+  kernel.blob = "host";
+  kernel.entry = "test_pointers";
+  fn.kernels = {kernel};
+  return fn;
+}
+
+TEST_F(RuntimeTest, LaysBuffersOutBySlot) {
+  package_.functions.push_back(layoutFunction());
+  std::vector<int64_t> n(100), ptrs(4, -1);
+  Status status = function(package_, "layout")
+                      .call({{n.data(), pkg::DType::I64, {100}, {}}},
+                            {{ptrs.data(), pkg::DType::I64, {4}, {}}});
+  ASSERT_TRUE(status) << status.message();
+  // Slot 0 is as large as c (800 bytes); slot 5 follows at the next
+  // 256-byte boundary; the empty z takes no memory and gets no pointer.
+  EXPECT_NE(ptrs[0], 0);
+  EXPECT_EQ(ptrs[0] % 64, 0);
+  EXPECT_EQ(ptrs[2], ptrs[0]);
+  EXPECT_EQ(ptrs[1] - ptrs[0], 1024);
+  EXPECT_EQ(ptrs[3], 0);
+}
+
+/// ek f32 [K, 0], es f32 [S, 0] -> blocks i64 [G], calls i64 [1], with a
+/// buffer big f32 [S]: step "count" counts its call (test_blocks), step
+/// "huge" has a grid of K * K blocks.
+pkg::Function midwayFunction() {
+  pkg::Dim k = pkg::Dim::named("K"), s = pkg::Dim::named("S");
+  pkg::Function fn;
+  fn.name = "midway";
+  fn.inputs = {pkg::TensorSig{"ek", pkg::DType::F32, {k, pkg::Dim::fixed(0)}},
+               pkg::TensorSig{"es", pkg::DType::F32, {s, pkg::Dim::fixed(0)}}};
+  fn.outputs = {
+      pkg::TensorSig{"blocks", pkg::DType::I64, {pkg::Dim::named("G")}},
+      pkg::TensorSig{"calls", pkg::DType::I64, {pkg::Dim::fixed(1)}}};
+  fn.buffers = {pkg::Buffer{pkg::TensorSig{"big", pkg::DType::F32, {s}}, 0}};
+  fn.steps = {pkg::Step{"count", {"big", "blocks", "calls"}},
+              pkg::Step{"huge", {"big", "blocks", "calls"}}};
+  pkg::Kernel count;
+  count.name = "count";
+  count.target = "host";
+  count.blob = "host";
+  count.entry = "test_blocks";
+  pkg::Kernel huge = count;
+  huge.name = "huge";
+  huge.grid = {{pkg::GridTerm{1, "K", 1}}, {pkg::GridTerm{1, "K", 1}}};
+  fn.kernels = {count, huge};
+  return fn;
+}
+
+TEST_F(RuntimeTest, FailedStepFreesTheWorkspace) {
+  package_.functions.push_back(midwayFunction());
+  rt::Function fn = function(package_, "midway");
+  // 64 MiB of buffer: more than glibc's largest mmap threshold, so each
+  // workspace is its own mapping, which mallinfo2 counts.
+  const int64_t k = int64_t(1) << 40, s = int64_t(1) << 24;
+  std::vector<int64_t> blocks(1, -1), calls(1, 0);
+  size_t mapped = mallinfo2().hblkhd;
+  for (int i = 0; i < 4; ++i) {
+    Status status = fn.call({{nullptr, pkg::DType::F32, {k, 0}, {}},
+                             {nullptr, pkg::DType::F32, {s, 0}, {}}},
+                            {{blocks.data(), pkg::DType::I64, {1}, {}},
+                             {calls.data(), pkg::DType::I64, {1}, {}}});
+    EXPECT_EQ(status.message(),
+              "step 1 (kernel 'huge'): kernel grid has more than 2^63 blocks");
+  }
+  EXPECT_EQ(calls[0], 4) << "step 0 ran in every call";
+  EXPECT_LT(mallinfo2().hblkhd, mapped + (size_t(64) << 20));
 }
 
 //===----------------------------------------------------------------------===//

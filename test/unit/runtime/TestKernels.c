@@ -86,6 +86,36 @@ void test_attention_noscale(void **args, int64_t blockBegin, int64_t blockEnd) {
 }
 
 /*
+ * y = 2 * x over f32 [B, H, N, D] (any strides), one block per row of D
+ * elements with the linear id of test_attention's rows.
+ */
+void test_scale(void **args, int64_t blockBegin, int64_t blockEnd) {
+  const MemRef4F32 *x = args[0], *y = args[1];
+  int64_t heads = x->sizes[1], n = x->sizes[2], d = x->sizes[3];
+  for (int64_t row = blockBegin; row < blockEnd; ++row) {
+    int64_t i = row % n, h = (row / n) % heads, b = row / (n * heads);
+    for (int64_t c = 0; c < d; ++c)
+      *at4(y, b, h, i, c) = 2 * *at4(x, b, h, i, c);
+  }
+}
+
+/*
+ * Records where the runtime put its arguments: args[0] is i64 [n], which
+ * receives the aligned pointers of args[1 .. n], memrefs of any rank (the
+ * aligned pointer comes second in each). Run with one block.
+ */
+void test_pointers(void **args, int64_t blockBegin, int64_t blockEnd) {
+  const MemRef1I64 *out = args[0];
+  if (blockBegin != 0 || blockEnd < 1)
+    return;
+  for (int64_t i = 0; i < out->sizes[0]; ++i) {
+    void *const *descriptor = args[i + 1];
+    out->aligned[out->offset + i * out->strides[0]] =
+        (int64_t)(intptr_t)descriptor[1];
+  }
+}
+
+/*
  * Records how the runtime split the grid: x: i64 [N] (unused) ->
  * blocks: i64 [G], calls: i64 [1]. Each block b < G sets blocks[b] to the
  * first block of its call; each call adds one to calls[0].

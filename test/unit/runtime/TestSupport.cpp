@@ -6,7 +6,7 @@
 
 #include "TestSupport.h"
 
-#include "lib/reference/Attention.h"
+#include "lib/reference/Program.h"
 
 #include <cmath>
 #include <fstream>
@@ -28,9 +28,10 @@ static TensorSig tensor(std::string name, DType dtype, std::vector<Dim> shape) {
   return TensorSig{std::move(name), dtype, std::move(shape)};
 }
 
-static Kernel hostKernel(std::string entry,
+static Kernel hostKernel(std::string name, std::string entry,
                          std::vector<std::vector<GridTerm>> grid) {
   Kernel kernel;
+  kernel.name = std::move(name);
   kernel.target = "host";
   kernel.blob = "host";
   kernel.entry = std::move(entry);
@@ -38,7 +39,20 @@ static Kernel hostKernel(std::string entry,
   return kernel;
 }
 
-static Function attentionFunction(std::string name, std::string entry) {
+/// One block per query row: x = row, y = head, z = batch.
+static std::vector<std::vector<GridTerm>> rowGrid() {
+  return {
+      {GridTerm{1, "N", 1}}, {GridTerm{test::kHeadsQ}}, {GridTerm{1, "B", 1}}};
+}
+
+static OpSpec attentionOp(std::vector<std::string> operands,
+                          std::vector<std::string> results) {
+  AttentionSpec spec;
+  spec.scale = test::kScale;
+  return OpSpec{"attention", std::move(operands), std::move(results), spec, {}};
+}
+
+Function test::attentionFunction(std::string name, std::string entry) {
   Dim b = Dim::named("B"), n = Dim::named("N"), m = Dim::named("M");
   Dim hq = Dim::fixed(test::kHeadsQ), hkv = Dim::fixed(test::kHeadsKV);
   Dim d = Dim::fixed(test::kHeadDim);
@@ -49,13 +63,28 @@ static Function attentionFunction(std::string name, std::string entry) {
                tensor("v", DType::F32, {b, hkv, m, d})};
   fn.outputs = {tensor("out", DType::F32, {b, hq, n, d}),
                 tensor("lse", DType::F32, {b, hq, n})};
-  // One block per query row: x = row, y = head, z = batch.
-  fn.kernels = {hostKernel(std::move(entry), {{GridTerm{1, "N", 1}},
-                                              {GridTerm{test::kHeadsQ}},
-                                              {GridTerm{1, "B", 1}}})};
-  AttentionSpec spec;
-  spec.scale = test::kScale;
-  fn.attention = spec;
+  fn.steps = {Step{"attention", {"q", "k", "v", "out", "lse"}}};
+  fn.kernels = {hostKernel("attention", std::move(entry), rowGrid())};
+  fn.ops = {attentionOp({"q", "k", "v"}, {"out", "lse"})};
+  return fn;
+}
+
+Function test::chainFunction() {
+  Function fn = attentionFunction("chain", "test_attention");
+  std::vector<Dim> rows = fn.outputs[0].shape, lse = fn.outputs[1].shape;
+  fn.buffers = {Buffer{tensor("t0", DType::F32, rows), 0},
+                Buffer{tensor("lse0", DType::F32, lse), 1},
+                Buffer{tensor("t1", DType::F32, rows), 2},
+                Buffer{tensor("t2", DType::F32, rows), 0}};
+  fn.steps = {Step{"attention", {"q", "k", "v", "t0", "lse0"}},
+              Step{"scale", {"t0", "t1"}},
+              Step{"attention", {"t1", "k", "v", "t2", "lse"}},
+              Step{"scale", {"t2", "out"}}};
+  fn.kernels.push_back(hostKernel("scale", "test_scale", rowGrid()));
+  fn.ops = {attentionOp({"q", "k", "v"}, {"t0", ""}),
+            OpSpec{"cast", {"t0"}, {"t1"}, {}, CastSpec{2}},
+            attentionOp({"t1", "k", "v"}, {"t2", "lse"}),
+            OpSpec{"cast", {"t2"}, {"out"}, {}, CastSpec{2}}};
   return fn;
 }
 
@@ -65,8 +94,9 @@ static Function blocksFunction() {
   fn.inputs = {tensor("x", DType::I64, {Dim::named("N")})};
   fn.outputs = {tensor("blocks", DType::I64, {Dim::named("G")}),
                 tensor("calls", DType::I64, {Dim::fixed(1)})};
-  fn.kernels = {
-      hostKernel("test_blocks", {{GridTerm{1, "N", 4}}, {GridTerm{2}}})};
+  fn.steps = {Step{"blocks", {"x", "blocks", "calls"}}};
+  fn.kernels = {hostKernel("blocks", "test_blocks",
+                           {{GridTerm{1, "N", 4}}, {GridTerm{2}}})};
   return fn;
 }
 
@@ -76,7 +106,7 @@ Package test::makeTestPackage(std::vector<uint8_t> kernelLibrary) {
   package.functions = {
       attentionFunction("attention", "test_attention"),
       attentionFunction("attention_noscale", "test_attention_noscale"),
-      blocksFunction()};
+      blocksFunction(), chainFunction()};
   package.blobs = {Blob{"host", "host-so", std::move(kernelLibrary)}};
   return package;
 }
@@ -119,17 +149,33 @@ static double relativeError(const std::vector<float> &actual,
   return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
 }
 
+/// The extents `sig`'s symbols take in `data`.
+static std::vector<int64_t> extentsOf(const TensorSig &sig,
+                                      const test::AttentionData &data) {
+  std::vector<int64_t> extents;
+  for (const Dim &dim : sig.shape)
+    extents.push_back(dim.isStatic()      ? dim.extent
+                      : dim.symbol == "B" ? data.qShape[0]
+                      : dim.symbol == "N" ? data.qShape[2]
+                                          : data.kvShape[2]);
+  return extents;
+}
+
 StatusOr<std::pair<double, double>>
-test::AttentionData::referenceErrors() const {
-  AttentionSpec spec;
-  spec.scale = kScale;
-  ref::AttentionShape shape{qShape[0],  kHeadsQ,  kHeadsKV, qShape[2],
-                            kvShape[2], kHeadDim, kHeadDim};
-  std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()),
-      vd(v.begin(), v.end()), out(o.size()), lseOut(lse.size());
-  if (Status s = ref::attentionForward(spec, shape, qd.data(), kd.data(),
-                                       vd.data(), out.data(), lseOut.data());
-      !s)
-    return s;
-  return std::make_pair(relativeError(o, out), relativeError(lse, lseOut));
+test::AttentionData::referenceErrors(const Function &function) const {
+  ref::ValueShapes shapes;
+  for (const auto *list : {&function.inputs, &function.outputs})
+    for (const TensorSig &sig : *list)
+      shapes[sig.name] = extentsOf(sig, *this);
+  for (const Buffer &buffer : function.buffers)
+    shapes[buffer.tensor.name] = extentsOf(buffer.tensor, *this);
+  ref::ValueData inputs = {{"q", std::vector<double>(q.begin(), q.end())},
+                           {"k", std::vector<double>(k.begin(), k.end())},
+                           {"v", std::vector<double>(v.begin(), v.end())}};
+  auto values = ref::evaluateProgram(function, shapes, std::move(inputs));
+  if (!values)
+    return values.status();
+  return std::make_pair(
+      relativeError(o, values->at(function.outputs[0].name)),
+      relativeError(lse, values->at(function.outputs[1].name)));
 }

@@ -23,14 +23,29 @@ inline constexpr double kScale = 0.25; // 1 / sqrt(kHeadDim)
 
 StatusOr<std::vector<uint8_t>> readBytes(const std::string &path);
 
+/// q [B,4,N,16], k [B,2,M,16], v [B,2,M,16] -> out [B,4,N,16], lse [B,4,N],
+/// all f32, computing attention with scale 1/4 in one step, kernel
+/// "attention" of target "host" with entry `entry` (grid (N, 4, B), one
+/// block per query row).
+pkg::Function attentionFunction(std::string name, std::string entry);
+
+/// The signature of attentionFunction as a four-step program through four
+/// f32 buffers [B,4,N,16] (t0 and t2 share slot 0; lse0 [B,4,N] is slot 1,
+/// t1 slot 2):
+///   attention(q, k, v) -> t0, lse0;  scale(t0) -> t1;
+///   attention(t1, k, v) -> t2, lse;  scale(t2) -> out
+/// where scale is the cast x * 2 (kernel "scale", entry test_scale, the
+/// same grid as "attention"). The ops leave lse0 unkept.
+pkg::Function chainFunction();
+
 /// A package whose blob "host" (kind host-so) is `kernelLibrary`, the built
 /// TestKernels.c, with the functions
-///   attention          q [B,4,N,16], k [B,2,M,16], v [B,2,M,16] (f32)
-///                      -> o [B,4,N,16], lse [B,4,N]; scale 1/4
-///   attention_noscale  the same signature and semantics, but a kernel that
+///   attention          attentionFunction, entry test_attention
+///   attention_noscale  the same signature and ops, but a kernel that
 ///                      ignores the scale
-///   blocks             x i64 [N] -> blocks i64 [G], calls i64 [1]; grid
-///                      (ceildiv(N, 4), 2); no attention semantics
+///   blocks             x i64 [N] -> blocks i64 [G], calls i64 [1]; one step
+///                      of grid (ceildiv(N, 4), 2); no ops
+///   chain              chainFunction
 pkg::Package makeTestPackage(std::vector<uint8_t> kernelLibrary);
 
 /// Contiguous f32 data for the attention test functions, random normal
@@ -42,9 +57,11 @@ struct AttentionData {
   std::vector<float> q, k, v, o, lse;
 
   /// ||actual - ref|| / ||ref|| of (o, lse) against the fp64 reference of
-  /// these inputs, over the finite reference entries; infinity where an
-  /// infinite entry is not matched exactly or an output holds a NaN.
-  StatusOr<std::pair<double, double>> referenceErrors() const;
+  /// `function`'s ops on these inputs (a function with the signature of
+  /// attentionFunction), over the finite reference entries; infinity where
+  /// an infinite entry is not matched exactly or an output holds a NaN.
+  StatusOr<std::pair<double, double>>
+  referenceErrors(const pkg::Function &function) const;
 };
 
 } // namespace attnc::test

@@ -88,18 +88,24 @@ private:
 class ATTNC_RT_EXPORT Function {
 public:
   const std::string &name() const;
-  /// Inputs, outputs, kernels and semantics, as the manifest states them.
+  /// Inputs, outputs, buffers, steps, kernels and ops, as the manifest
+  /// states them.
   const pkg::Function &signature() const;
   /// The device it runs on, as the Runtime was opened ("host", "cuda:0").
   const std::string &device() const;
 
   /// Checks every tensor against the signature (count, dtype, rank, static
   /// extents, consistent symbols, layout) and the device (on CUDA: memory of
-  /// this device that holds every element), resolves the launch grid and
-  /// runs the kernel for this device. Inputs then outputs are the kernel's
-  /// arguments. `stream` is a CUstream on a cuda device (null: the legacy
-  /// default stream), where the call only enqueues the kernel; it must be
-  /// null on the host, where the call returns when the kernel is done.
+  /// this device that holds every element), then runs the function's
+  /// program: its buffers get one workspace for the call, its steps launch
+  /// their kernels for this device in order, each on the tensors and
+  /// buffers it names with its grid resolved from the bound symbols, and the
+  /// workspace is freed. A function without kernels for this device's
+  /// target fails here, naming the targets it has. `stream` is a CUstream on
+  /// a cuda device (null: the legacy default stream), where the call only
+  /// enqueues the work (the workspace is allocated and freed in stream
+  /// order); it must be null on the host, where the call returns when the
+  /// work is done. After an error, the outputs are unspecified.
   Status call(const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
               void *stream = nullptr) const;
@@ -159,7 +165,7 @@ public:
   const std::string &device() const;
 
   /// Reads and verifies a package, then loads the code of every kernel for
-  /// this device.
+  /// this device's target of each function that can run on it.
   StatusOr<Package> load(const std::string &path) const;
   StatusOr<Package> loadFromMemory(const void *data, size_t size) const;
 

@@ -170,6 +170,15 @@ TEST_P(RuntimeCudaBlobTest, LaunchesWithLargeDynamicSharedMemory) {
     ASSERT_EQ(y[i], x[n - 1 - i]) << "at " << i;
 }
 
+TEST_P(RuntimeCudaBlobTest, RunsStepsThroughBuffers) {
+  // Four kernels through three stream-ordered slots; 300 rows leave the
+  // last block of each launch partly idle.
+  test::AttentionData data(2, 300, 77, /*seed=*/12);
+  Status s = runAttention(function(package(), "chain"), data);
+  ASSERT_TRUE(s) << s.message();
+  test::expectMatchesReference(data, test::chainFunction());
+}
+
 INSTANTIATE_TEST_SUITE_P(Blobs, RuntimeCudaBlobTest,
                          ::testing::Values("cubin", "ptx"),
                          [](const auto &info) { return info.param; });
@@ -220,6 +229,41 @@ TEST_F(RuntimeCudaTest, HandlesEmptyTensors) {
   test::AttentionData noQueries(2, 0, 4, /*seed=*/4);
   s = runAttention(fn, noQueries);
   EXPECT_TRUE(s) << s.message();
+  // Nor for a program, whose buffers are empty too: no workspace.
+  s = runAttention(function(cubinPackage(), "chain"), noQueries);
+  EXPECT_TRUE(s) << s.message();
+}
+
+TEST_F(RuntimeCudaTest, PlacesBuffersInOneWorkspace) {
+  rt::Function fn = function(cubinPackage(), "pointers");
+  std::vector<int64_t> ptrs(2, 0);
+  auto data = runtime_->allocate(ptrs.size() * sizeof(int64_t));
+  ASSERT_TRUE(data) << data.status().message();
+  buffers_.push_back(*data);
+  // The input only binds N = 100: 400 bytes per buffer.
+  float *n = upload(std::vector<float>(100));
+  Status s = fn.call({{n, pkg::DType::F32, {100}, {}}},
+                     {{*data, pkg::DType::I64, {2}, {}}});
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_TRUE(runtime_->copy(ptrs.data(), *data, ptrs.size() * sizeof(int64_t),
+                             rt::CopyKind::DeviceToHost));
+  EXPECT_NE(ptrs[0], 0);
+  EXPECT_EQ(ptrs[0] % 256, 0) << "the workspace is 256-byte aligned";
+  EXPECT_EQ(ptrs[1] - ptrs[0], 512) << "slot 1 at the next 256 bytes";
+}
+
+TEST_F(RuntimeCudaTest, ManyProgramCallsInFlight) {
+  // 200 calls queued back to back, each allocating and freeing a 3 MiB
+  // workspace in stream order on the legacy default stream.
+  rt::Function fn = function(cubinPackage(), "chain");
+  test::AttentionData data(4, 1024, 16, /*seed=*/13);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  for (int i = 0; i < 200; ++i)
+    ASSERT_TRUE(fn.call({t[0], t[1], t[2]}, {t[3], t[4]}));
+  ASSERT_TRUE(runtime_->synchronize());
+  download(data.o, static_cast<const float *>(t[3].data));
+  download(data.lse, static_cast<const float *>(t[4].data));
+  test::expectMatchesReference(data, test::chainFunction());
 }
 
 TEST_F(RuntimeCudaTest, FunctionKeepsItsModuleAlive) {
@@ -344,12 +388,12 @@ TEST_F(RuntimeCudaTest, LeavesFunctionsForOtherTargetsUnloaded) {
   std::vector<rt::TensorRef> t = deviceTensors(data);
   Status s = fn->call({t[0], t[1], t[2]}, {t[3], t[4]});
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message().rfind("function 'attention' has no kernel for target "
+  EXPECT_EQ(s.message().rfind("function 'attention' has no kernels for target "
                               "'sm_",
                               0),
             0u)
       << s.message();
-  EXPECT_NE(s.message().find("' (it has: sm_1)"), std::string::npos)
+  EXPECT_NE(s.message().find("' (it has kernels for sm_1)"), std::string::npos)
       << s.message();
 }
 
@@ -359,8 +403,8 @@ TEST_F(RuntimeCudaTest, ReportsTheJitLogOfBadPtx) {
                           "  not_an_instruction;\n}\n";
   std::string message = loadError(test::makeCudaTestPackage(
       "ptx", std::vector<uint8_t>(ptx.begin(), ptx.end())));
-  EXPECT_EQ(message.rfind("<memory>: function 'attention': cannot load blob "
-                          "'gpu' (ptx): cuModuleLoadDataEx: ",
+  EXPECT_EQ(message.rfind("<memory>: function 'attention': kernel 'attention': "
+                          "cannot load blob 'gpu' (ptx): cuModuleLoadDataEx: ",
                           0),
             0u)
       << message;
@@ -371,25 +415,28 @@ TEST_F(RuntimeCudaTest, RejectsMalformedBlobs) {
   pkg::Package package = cubinPackage();
   package.blobs[0].kind = "host-so";
   EXPECT_EQ(loadError(package),
-            "<memory>: function 'attention': cuda kernel blob 'gpu' has kind "
-            "'host-so', expected 'cubin' or 'ptx'");
+            "<memory>: function 'attention': kernel 'attention': cuda kernel "
+            "blob 'gpu' has kind 'host-so', expected 'cubin' or 'ptx'");
   std::vector<uint8_t> ptx = test::testKernelsPtx();
   EXPECT_EQ(loadError(test::makeCudaTestPackage("cubin", ptx)),
-            "<memory>: function 'attention': cubin blob 'gpu' is not an ELF "
-            "image");
+            "<memory>: function 'attention': kernel 'attention': cubin blob "
+            "'gpu' is not an ELF image");
   ptx[10] = 0;
   EXPECT_EQ(loadError(test::makeCudaTestPackage("ptx", ptx)),
-            "<memory>: function 'attention': ptx blob 'gpu' holds a NUL byte");
+            "<memory>: function 'attention': kernel 'attention': ptx blob "
+            "'gpu' holds a NUL byte");
 }
 
 TEST_F(RuntimeCudaTest, ReportsMissingEntry) {
   pkg::Package package = cubinPackage();
   package.functions[1].kernels[0].entry = "no_such_kernel";
   std::string message = loadError(package);
-  EXPECT_EQ(message.rfind("<memory>: function 'reverse': blob 'gpu' has no "
-                          "entry 'no_such_kernel': cuModuleGetFunction: ",
-                          0),
-            0u)
+  EXPECT_EQ(
+      message.rfind("<memory>: function 'reverse': kernel 'reverse': blob "
+                    "'gpu' has no entry 'no_such_kernel': "
+                    "cuModuleGetFunction: ",
+                    0),
+      0u)
       << message;
 }
 
@@ -397,9 +444,9 @@ TEST_F(RuntimeCudaTest, RejectsLaunchConfigsBeyondTheDevice) {
   pkg::Package package = cubinPackage();
   package.functions[0].kernels[0].block[0] = 2048;
   std::string message = loadError(package);
-  EXPECT_EQ(message.rfind("<memory>: function 'attention': entry "
-                          "'test_attention': block (2048, 1, 1) exceeds the "
-                          "limits of cuda:0: at most (",
+  EXPECT_EQ(message.rfind("<memory>: function 'attention': kernel 'attention': "
+                          "entry 'test_attention': block (2048, 1, 1) exceeds "
+                          "the limits of cuda:0: at most (",
                           0),
             0u)
       << message;
@@ -407,8 +454,9 @@ TEST_F(RuntimeCudaTest, RejectsLaunchConfigsBeyondTheDevice) {
   package = cubinPackage();
   package.functions[1].kernels[0].dynamicSharedMemoryBytes = 1 << 20;
   message = loadError(package);
-  EXPECT_EQ(message.rfind("<memory>: function 'reverse': entry "
-                          "'test_reverse': needs 1048576 bytes of dynamic and ",
+  EXPECT_EQ(message.rfind("<memory>: function 'reverse': kernel 'reverse': "
+                          "entry 'test_reverse': needs 1048576 bytes of "
+                          "dynamic and ",
                           0),
             0u)
       << message;
@@ -420,8 +468,9 @@ TEST_F(RuntimeCudaTest, RejectsGridsBeyondTheDevice) {
   test::AttentionData data(1, 4, 4, /*seed=*/11);
   std::vector<rt::TensorRef> t = deviceTensors(data);
   EXPECT_EQ(callError(package, {t[0], t[1], t[2]}, {t[3], t[4]}),
-            "grid (1, 65536, 1) of 'test_attention' exceeds the limits of "
-            "cuda:0: at most (2147483647, 65535, 65535)");
+            "step 0 (kernel 'attention'): grid (1, 65536, 1) of "
+            "'test_attention' exceeds the limits of cuda:0: at most "
+            "(2147483647, 65535, 65535)");
 }
 
 } // namespace

@@ -23,10 +23,12 @@ std::vector<uint8_t> test::testKernelsPtx() {
   return {kTestKernelsPtx, kTestKernelsPtx + kTestKernelsPtxSize};
 }
 
-static Kernel gpuKernel(const std::string &target, std::string entry,
+static Kernel gpuKernel(const std::string &target, std::string name,
+                        std::string entry,
                         std::vector<std::vector<GridTerm>> grid,
                         int64_t blockX) {
   Kernel kernel;
+  kernel.name = std::move(name);
   kernel.target = target;
   kernel.blob = "gpu";
   kernel.entry = std::move(entry);
@@ -35,26 +37,50 @@ static Kernel gpuKernel(const std::string &target, std::string entry,
   return kernel;
 }
 
+/// A kernel of one thread per query row, as test_attention and test_scale.
+static Kernel rowKernel(const std::string &target, std::string name,
+                        std::string entry) {
+  return gpuKernel(target, std::move(name), std::move(entry),
+                   {{GridTerm{1, "N", 128}},
+                    {GridTerm{test::kHeadsQ}},
+                    {GridTerm{1, "B", 1}}},
+                   128);
+}
+
+static Function pointersFunction(const std::string &target) {
+  Dim n = Dim::named("N");
+  Function fn;
+  fn.name = "pointers";
+  fn.inputs = {TensorSig{"n", DType::F32, {n}}};
+  fn.outputs = {TensorSig{"ptrs", DType::I64, {Dim::fixed(2)}}};
+  fn.buffers = {Buffer{TensorSig{"a", DType::F32, {n}}, 0},
+                Buffer{TensorSig{"b", DType::F32, {n}}, 1}};
+  fn.steps = {Step{"pointers", {"ptrs", "a", "b"}}};
+  fn.kernels = {gpuKernel(target, "pointers", "test_pointers", {}, 1)};
+  return fn;
+}
+
 Package test::makeCudaTestPackage(const std::string &blobKind,
                                   std::vector<uint8_t> code,
                                   const std::string &target) {
-  // The host test package's attention, with a kernel of one thread per row.
-  Function attention = makeTestPackage({}).functions[0];
-  attention.kernels = {gpuKernel(
-      target, "test_attention",
-      {{GridTerm{1, "N", 128}}, {GridTerm{kHeadsQ}}, {GridTerm{1, "B", 1}}},
-      128)};
+  Function attention = test::attentionFunction("attention", "test_attention");
+  attention.kernels = {rowKernel(target, "attention", "test_attention")};
+  Function chain = test::chainFunction();
+  chain.kernels = {rowKernel(target, "attention", "test_attention"),
+                   rowKernel(target, "scale", "test_scale")};
 
   Function reverse;
   reverse.name = "reverse";
   reverse.inputs = {TensorSig{"x", DType::F32, {Dim::named("N")}}};
   reverse.outputs = {TensorSig{"y", DType::F32, {Dim::named("N")}}};
-  reverse.kernels = {gpuKernel(target, "test_reverse", {}, 1024)};
+  reverse.steps = {Step{"reverse", {"x", "y"}}};
+  reverse.kernels = {gpuKernel(target, "reverse", "test_reverse", {}, 1024)};
   reverse.kernels[0].dynamicSharedMemoryBytes = kReverseSharedBytes;
 
   Package package;
   package.producer = "attnc cuda runtime tests";
-  package.functions = {std::move(attention), std::move(reverse)};
+  package.functions = {std::move(attention), std::move(reverse),
+                       std::move(chain), pointersFunction(target)};
   package.blobs = {Blob{"gpu", blobKind, std::move(code)}};
   return package;
 }

@@ -25,10 +25,15 @@ inline constexpr int64_t kReverseSharedBytes = 160 * 1024;
 
 /// A package whose blob "gpu" of kind `blobKind` ("cubin" or "ptx") holds
 /// `code`, with these functions, their kernels for `target`:
-///   attention  makeTestPackage's attention signature and semantics; entry
-///              test_attention, grid (ceildiv(N, 128), 4, B), block 128
+///   attention  attentionFunction's signature and ops; kernel "attention",
+///              entry test_attention, grid (ceildiv(N, 128), 4, B), block 128
 ///   reverse    x f32 [N] -> y f32 [N]; entry test_reverse, grid 1, block
 ///              1024, kReverseSharedBytes of dynamic shared memory
+///   chain      chainFunction, its kernel "attention" as above and "scale"
+///              (entry test_scale) with the same grid and block
+///   pointers   n f32 [N] -> ptrs i64 [2]: the addresses of the buffers
+///              a f32 [N] (slot 0) and b f32 [N] (slot 1); entry
+///              test_pointers, one thread
 pkg::Package makeCudaTestPackage(const std::string &blobKind,
                                  std::vector<uint8_t> code,
                                  const std::string &target = "sm_90a");

@@ -74,6 +74,31 @@ extern "C" __global__ void test_attention(MEMREF4_PARAMS(q, float),
 }
 
 /*
+ * y = 2 * x over f32 [B, H, N, D] (any strides), one thread per row with
+ * test_attention's grid and block.
+ */
+extern "C" __global__ void test_scale(MEMREF4_PARAMS(x, float),
+                                      MEMREF4_PARAMS(y, float)) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t h = blockIdx.y, b = blockIdx.z;
+  if (i >= xSize2)
+    return;
+  for (int64_t c = 0; c < xSize3; ++c)
+    AT4(y, b, h, i, c) = 2 * AT4(x, b, h, i, c);
+}
+
+/*
+ * ptrs: i64 [2] receives the aligned pointers of a and b (f32 [N] each):
+ * where the runtime put them. One thread.
+ */
+extern "C" __global__ void test_pointers(MEMREF1_PARAMS(ptrs, int64_t),
+                                         MEMREF1_PARAMS(a, float),
+                                         MEMREF1_PARAMS(b, float)) {
+  ptrsAligned[ptrsOffset] = (int64_t)aAligned;
+  ptrsAligned[ptrsOffset + ptrsStride0] = (int64_t)bAligned;
+}
+
+/*
  * x: f32 [N] -> y: f32 [N], one block: y is x reversed within each chunk of
  * as many floats as the launch's dynamic shared memory holds, every element
  * passing through shared memory. With too little shared memory the chunks
