@@ -159,10 +159,14 @@ def no_attnc(case, sets):
 
 def fits(fn, entry, case, shapes):
     """Whether package function `fn` computes `case` on tensors of `shapes`:
-    bf16 q, k, v whose static dims and symbols agree, plain softmax attention
-    with the default scale and the case's causality."""
-    spec = entry.get("attention") or {}
-    if (len(fn.signature.inputs) != 3 or spec.get("kind") != "attention"
+    bf16 q, k, v whose static dims and symbols agree, and one op: plain
+    softmax attention of the inputs with the default scale and the case's
+    causality."""
+    ops = entry.get("ops", [])
+    spec = ops[0] if len(ops) == 1 else {}
+    inputs = [sig.name for sig in fn.signature.inputs]
+    if (len(inputs) != 3 or spec.get("kind") != "attention"
+            or spec.get("operands") != inputs
             or bool(spec.get("causal")) != case.causal
             or any(key in spec for key in ("window_left", "window_right",
                                            "mask", "score"))

@@ -247,7 +247,8 @@ class Runtime(_Handle):
 
 class Package(_Handle):
     """A loaded package: ``functions`` (names), ``manifest`` (the parsed JSON
-    manifest: signatures, kernels, semantics) and ``function(name)``."""
+    manifest: signatures, buffers, steps, kernels, ops) and
+    ``function(name)``."""
 
     _DESTROY = "attnc_package_destroy"
 

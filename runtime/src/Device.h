@@ -91,8 +91,8 @@ public:
   virtual StatusOr<void *> allocate(size_t bytes) const = 0;
   virtual Status free(void *data) const = 0;
   /// The workspace of one call (bytes > 0), ordered on `stream`: the work
-  /// queued on `stream` after this may use it (host: at least 64-byte
-  /// aligned; CUDA: as the driver's allocator aligns).
+  /// queued on `stream` after this may use it (host: 64-byte aligned;
+  /// CUDA: 256-byte aligned, as every driver allocation is).
   virtual StatusOr<void *> allocateWorkspace(size_t bytes,
                                              void *stream) const = 0;
   /// Frees a workspace once the work queued on `stream` so far is done with
