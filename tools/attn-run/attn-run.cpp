@@ -421,6 +421,48 @@ Status listFunctions(const std::string &path) {
   return Status::ok();
 }
 
+/// Prints the seed (`seed`, or a random one) and the bound symbols, then
+/// fills the inputs with normal(0, 1) values from that seed, rounded to
+/// their dtypes.
+void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
+                const rt::SymbolBindings &bindings) {
+  if (!seed)
+    seed = (uint64_t(std::random_device()()) << 32) ^ std::random_device()();
+  std::printf("seed: %llu\n", static_cast<unsigned long long>(*seed));
+  std::string symbolText;
+  for (const auto &[symbol, extent] : bindings.values())
+    symbolText += " " + symbol + "=" + std::to_string(extent);
+  if (!symbolText.empty())
+    std::printf("symbols:%s\n", symbolText.c_str());
+  std::mt19937_64 rng(*seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (Tensor &tensor : inputs)
+    for (int64_t i = 0; i < tensor.numElements; ++i)
+      storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
+                             normal(rng));
+}
+
+/// Times `iters` warm runs of `runOnce` and prints their median and minimum.
+Status bench(const std::function<StatusOr<double>()> &runOnce, int64_t iters) {
+  for (int i = 0; i < kWarmupRuns; ++i)
+    if (auto run = runOnce(); !run)
+      return run.status();
+  std::vector<double> times;
+  for (int64_t i = 0; i < iters; ++i) {
+    auto run = runOnce();
+    if (!run)
+      return run.status();
+    times.push_back(*run);
+  }
+  std::sort(times.begin(), times.end());
+  size_t mid = times.size() / 2;
+  double median =
+      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  std::printf("median: %.3f ms, min: %.3f ms (%zu runs)\n", median, times[0],
+              times.size());
+  return Status::ok();
+}
+
 Status runFunction(const Options &options) {
   auto runtime = rt::Runtime::open(options.device);
   if (!runtime)
@@ -442,21 +484,7 @@ Status runFunction(const Options &options) {
   auto outputs = allocateAll(*runtime, sig.outputs, *bindings);
   if (!outputs)
     return outputs.status();
-  uint64_t seed = options.seed ? *options.seed
-                               : (uint64_t(std::random_device()()) << 32) ^
-                                     std::random_device()();
-  std::printf("seed: %llu\n", static_cast<unsigned long long>(seed));
-  std::string symbolText;
-  for (const auto &[symbol, extent] : bindings->values())
-    symbolText += " " + symbol + "=" + std::to_string(extent);
-  if (!symbolText.empty())
-    std::printf("symbols:%s\n", symbolText.c_str());
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (Tensor &tensor : *inputs)
-    for (int64_t i = 0; i < tensor.numElements; ++i)
-      storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
-                             normal(rng));
+  fillInputs(*inputs, options.seed, *bindings);
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
     return s;
   std::optional<ref::ValueData> expected;
@@ -498,23 +526,7 @@ Status runFunction(const Options &options) {
     return Status::ok();
   }
 
-  for (int i = 0; i < kWarmupRuns; ++i)
-    if (auto run = runOnce(); !run)
-      return run.status();
-  std::vector<double> times;
-  for (int64_t i = 0, n = options.iters.value_or(20); i < n; ++i) {
-    auto run = runOnce();
-    if (!run)
-      return run.status();
-    times.push_back(*run);
-  }
-  std::sort(times.begin(), times.end());
-  size_t mid = times.size() / 2;
-  double median =
-      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  std::printf("median: %.3f ms, min: %.3f ms (%zu runs)\n", median, times[0],
-              times.size());
-  return Status::ok();
+  return bench(runOnce, options.iters.value_or(20));
 }
 
 } // namespace
