@@ -23,19 +23,36 @@ def Attn_FeatureMapKindAttr : I32EnumAttr<"FeatureMapKind",
   let cppNamespace = "::mlir::attn";
 }
 
+def Attn_MmaNone : I32EnumAttrCase<"None", 0, "none">;
+def Attn_MmaSync : I32EnumAttrCase<"Sync", 1, "mma_sync">;
+def Attn_MmaWarpgroup : I32EnumAttrCase<"Warpgroup", 2, "wgmma">;
+
+def Attn_MmaKind : I32EnumAttr<"MmaKind",
+    "tensor-core instructions of a GPU attention kernel: none, mma_sync or wgmma",
+    [Attn_MmaNone, Attn_MmaSync, Attn_MmaWarpgroup]> {
+  let cppNamespace = "::mlir::attn";
+  let genSpecializedAttr = 0;
+}
+
 def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
   let mnemonic = "tiles";
-  let summary = "tile sizes of an attention kernel";
+  let summary = "tile sizes and tensor-core kind of an attention kernel";
   let description = [{
     `block_m` query rows form one block of the grid; the key loop advances
-    `block_n` keys per tile. Code generation picks them with a heuristic when
-    the attribute is absent (`attn-select-tiles`); tests pin them.
+    `block_n` keys per tile. On a GPU target, `mma` says which tensor-core
+    instructions the kernel is built on: `none` (a scalar kernel, one thread
+    per query row), `mma_sync` (a warp per 16 query rows, mma.sync m16n8k16)
+    or `wgmma` (warpgroups of 64 query rows, wgmma m64nNk16; sm_90a); host
+    kernels leave it out. The kernel-config step (`attn-kernel-config`)
+    chooses what the attribute leaves open for the target; tests pin it.
 
     ```mlir
     {tiles = #attn.tiles<block_m = 64, block_n = 32>}
+    {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
     ```
   }];
-  let parameters = (ins "int64_t":$block_m, "int64_t":$block_n);
+  let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
+                        OptionalParameter<"std::optional<MmaKind>">:$mma);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -19,6 +19,8 @@ using namespace mlir::attn;
 
 #include "dialects/attn/AttnEnums.cpp.inc"
 
+#include "dialects/attn/AttnInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/attn/AttnAttrs.cpp.inc"
 

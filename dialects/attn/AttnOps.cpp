@@ -12,11 +12,14 @@
 
 #include "dialects/attn/AttnOps.h"
 
+#include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -190,13 +193,24 @@ static LogicalResult verifyScale(Operation *op, FloatAttr scaleAttr) {
 static constexpr int64_t kMaxTile = 256;
 
 LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                int64_t blockM, int64_t blockN) {
+                                int64_t blockM, int64_t blockN,
+                                std::optional<MmaKind> mma) {
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
       return emitError() << "expected " << name << " in [1, " << kMaxTile
                          << "], got " << size;
   }
+  // A warp owns 16 query rows and loads keys in pairs of 8-key fragments; a
+  // warpgroup owns 64 rows and its products are m64n64 or m64n128.
+  if (mma == MmaKind::Sync && (blockM % 16 || blockN % 16))
+    return emitError() << "expected mma_sync tiles to be multiples of 16, got "
+                       << blockM << "x" << blockN;
+  if (mma == MmaKind::Warpgroup &&
+      (blockM % 64 || blockM > 192 || (blockN != 64 && blockN != 128)))
+    return emitError() << "expected wgmma tiles of 64, 128 or 192 rows by 64 "
+                          "or 128 keys, got "
+                       << blockM << "x" << blockN;
   return success();
 }
 
@@ -213,6 +227,32 @@ float AttentionOp::getEffectiveScale() {
 
 int64_t AttentionOp::getGroupSize() {
   return getQ().getType().getDimSize(1) / getK().getType().getDimSize(1);
+}
+
+/// The tensor-core kind of the tiles must fit the inputs: 16-bit elements,
+/// head dims that are multiples of 16 (mma.sync fragments) or of 64 up to
+/// 256 (whole 128-byte swizzle panels for wgmma).
+static LogicalResult verifyTensorCores(AttentionOp op) {
+  std::optional<TilesAttr> tiles = op.getTiles();
+  std::optional<MmaKind> mma = tiles ? tiles->getMma() : std::nullopt;
+  if (!mma || *mma == MmaKind::None)
+    return success();
+  Type element = op.getQ().getType().getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return op.emitOpError() << "tensor-core tiles (mma = "
+                            << stringifyMmaKind(*mma)
+                            << ") need f16 or bf16 inputs, got " << element;
+  int64_t multiple = *mma == MmaKind::Warpgroup ? 64 : 16;
+  int64_t limit = *mma == MmaKind::Warpgroup ? 256 : kMaxHeadDim;
+  for (auto [name, dim] : {std::pair<StringRef, int64_t>{
+                               "q", op.getQ().getType().getDimSize(3)},
+                           {"v", op.getV().getType().getDimSize(3)}})
+    if (dim % multiple != 0 || dim > limit)
+      return op.emitOpError()
+             << "tensor-core tiles (mma = " << stringifyMmaKind(*mma)
+             << ") need head dims that are multiples of " << multiple
+             << " up to " << limit << ", got " << dim << " for " << name;
+  return success();
 }
 
 LogicalResult AttentionOp::verify() {
@@ -238,11 +278,56 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "expected " << name << " to be non-negative, got "
                            << *window;
   }
+  return verifyTensorCores(*this);
+}
+
+/// The region op table's spelling of `type`, if regions may compute in it.
+static std::optional<attnc::sem::ScalarType> regionScalarType(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return attnc::sem::parseScalarType(name);
+}
+
+/// The predicate of a comparison, in arith's spelling; empty otherwise.
+static std::string regionPredicate(Operation *op) {
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op))
+    return arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
+  return "";
+}
+
+/// Checks one op of a mask or score region against the region op table: a
+/// listed op with one result and operand and result types its row accepts.
+static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
+  const attnc::sem::RegionOpInfo *info =
+      attnc::sem::findRegionOp(op->getName().getStringRef());
+  if (!info || op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return op->emitOpError()
+           << "is not allowed in the " << regionName
+           << " region of attn.attention: regions hold only the scalar arith "
+              "and math ops of the region op table "
+              "(lib/semantics/RegionOps.def)";
+  std::optional<attnc::sem::ScalarType> result =
+      regionScalarType(op->getResult(0).getType());
+  if (!result)
+    return op->emitOpError() << "has a result of type "
+                             << op->getResult(0).getType() << ", which "
+                             << regionName << " regions do not compute in";
+  // Operands are the region's arguments or results checked before.
+  std::vector<attnc::sem::ScalarType> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(*regionScalarType(operand.getType()));
+  attnc::Status checked =
+      attnc::sem::checkRegionOp(*info, operands, *result, regionPredicate(op));
+  if (!checked)
+    return op->emitOpError() << "in the " << regionName
+                             << " region: " << checked.message();
   return success();
 }
 
-/// Checks one optional region: its arguments, its yield and that every op in
-/// it is pure (the lowering evaluates it per element, in any order).
+/// Checks one optional region: its arguments, its yield and every op in it.
 static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
                                            StringRef name,
                                            ArrayRef<Type> argTypes,
@@ -268,15 +353,10 @@ static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
       yield.getValues().front().getType() != resultType)
     return yield.emitOpError()
            << "expected the " << name << " region to yield one " << resultType;
-  WalkResult impure = region.walk([&](Operation *nested) {
-    if (nested == yield.getOperation() || isMemoryEffectFree(nested))
-      return WalkResult::advance();
-    nested->emitOpError() << "is not allowed in the " << name
-                          << " region of attn.attention: region ops must be "
-                             "free of memory effects";
-    return WalkResult::interrupt();
-  });
-  return failure(impure.wasInterrupted());
+  for (Operation &nested : block.without_terminator())
+    if (failed(verifyRegionOp(&nested, name)))
+      return failure();
+  return success();
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -433,6 +513,9 @@ LogicalResult CastOp::verify() {
       return emitOpError() << "dim " << extent
                            << " is out of range; static dims must be in [1, "
                            << kMaxExtent << "]";
+  if (std::optional<int64_t> block = getBlockSize(); block && *block < 1)
+    return emitOpError() << "expected block_size to be positive, got "
+                         << *block;
   return verifyScale(getOperation(), getScaleAttr());
 }
 
@@ -442,4 +525,90 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   if (unitScale && getIn().getType() == getOut().getType())
     return getIn();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOpInterface
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Dim classes of attention: batch, query length, key length, then the
+/// static head counts and head dims.
+enum AttentionDim : int64_t {
+  kBatch,
+  kQuerySeq,
+  kKeySeq,
+  kQueryHeads,
+  kKeyHeads,
+  kHeadDim,
+  kHeadDimV
+};
+} // namespace
+
+StringRef AttentionOp::getKernelKind() { return "attention"; }
+
+SmallVector<StringRef> AttentionOp::getValueRoles() {
+  return {"q", "k", "v", "out", "lse"};
+}
+
+SmallVector<SmallVector<int64_t>> AttentionOp::getDimClasses() {
+  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq}};
+}
+
+StringRef AttentionOp::getDimClassName(int64_t dimClass) {
+  switch (dimClass) {
+  case kBatch:
+    return "B";
+  case kQuerySeq:
+    return "Nq";
+  case kKeySeq:
+    return "Nk";
+  default:
+    return "";
+  }
+}
+
+bool AttentionOp::hasKernelConfig() { return getTiles().has_value(); }
+
+StringRef CastOp::getKernelKind() { return "cast"; }
+
+SmallVector<StringRef> CastOp::getValueRoles() { return {"in", "out"}; }
+
+SmallVector<SmallVector<int64_t>> CastOp::getDimClasses() {
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, getIn().getType().getRank()));
+  return {dims, dims};
+}
+
+StringRef CastOp::getDimClassName(int64_t) { return ""; }
+
+bool CastOp::hasKernelConfig() { return getBlockSize().has_value(); }
+
+//===----------------------------------------------------------------------===//
+// VJPOpInterface
+//===----------------------------------------------------------------------===//
+
+/// out = convert(in * scale): the conversion is the identity for gradients
+/// (mixed precision keeps the product rule), so d_in = d_out * scale, in the
+/// type of `in`.
+FailureOr<SmallVector<Value>> CastOp::buildVJP(OpBuilder &builder,
+                                               ValueRange resultCotangents) {
+  if (resultCotangents.size() != 1)
+    return emitOpError() << "expected one result cotangent, got "
+                         << resultCotangents.size();
+  Value cotangent = resultCotangents.front();
+  if (!cotangent)
+    return SmallVector<Value>{Value()};
+  if (cotangent.getType() != getOut().getType())
+    return emitOpError() << "expected the result cotangent to be "
+                         << getOut().getType() << ", got "
+                         << cotangent.getType();
+  Value operandCotangent =
+      CastOp::create(builder, getLoc(), getIn().getType(), cotangent,
+                     getScaleAttr(), /*block_size=*/IntegerAttr());
+  return SmallVector<Value>{operandCotangent};
 }

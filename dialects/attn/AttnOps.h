@@ -13,8 +13,11 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include "dialects/attn/AttnEnums.h.inc"
+
+#include "dialects/attn/AttnInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/attn/AttnAttrs.h.inc"

@@ -9,6 +9,7 @@
 
 include "dialects/attn/AttnAttrs.td"
 include "dialects/attn/AttnDialect.td"
+include "dialects/attn/AttnInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -16,7 +17,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // attn.attention
 //===----------------------------------------------------------------------===//
 
-def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove]> {
+def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
   let summary = "softmax attention with optional mask and score regions";
   let description = [{
     Computes, for every batch `b`, query head `h`, query row `i`:
@@ -47,10 +49,14 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove]> {
     The `mask` region (FlexAttention's `mask_mod`) takes `(b, h, q_idx, k_idx)`
     as `index` values and yields an `i1`. The `score` region (`score_mod`) takes
     the scaled score as `f32` followed by the same four indices and yields the
-    `f32` score that enters the softmax. Both are pure, single-block and
-    isolated from above.
+    `f32` score that enters the softmax. Both are single-block and isolated
+    from above, and hold only the scalar `arith` and `math` ops of the region
+    op table (`lib/semantics/RegionOps.def`), which every stage of attnc
+    implements: code generation, tile classification, the package and the
+    fp64 reference.
 
-    `tiles` pins the kernel's tile sizes (see `#attn.tiles`).
+    `tiles` pins the kernel's tile sizes and tensor-core kind (see
+    `#attn.tiles`).
 
     Example (ALiBi on top of a causal mask, grouped-query with 4 query heads
     per key head):
@@ -148,13 +154,19 @@ def Attn_LinearAttentionOp : Attn_Op<"linear_attention", [Pure]> {
 // attn.cast
 //===----------------------------------------------------------------------===//
 
-def Attn_CastOp : Attn_Op<"cast", [Pure]> {
+def Attn_CastOp : Attn_Op<"cast", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "element type conversion with an optional scale";
   let description = [{
     Converts every element to the result element type after multiplying it by
     `scale` (default 1): `out = convert(in * scale)`, rounding to nearest
     even. The result type may be f32, f16, bf16, or the fp8 types `f8E4M3FN`
-    and `f8E5M2` (fp8 is accepted here and lowered by a later stage).
+    and `f8E5M2` (fp8 is accepted here; code generation does not lower it
+    yet and says so).
+
+    `block_size` pins the elements each block of the kernel converts (the
+    kernel-config step chooses it otherwise).
 
     Example (loss scaling before a bf16 cast):
 
@@ -163,7 +175,8 @@ def Attn_CastOp : Attn_Op<"cast", [Pure]> {
     ```
   }];
 
-  let arguments = (ins AnyRankedTensor:$in, OptionalAttr<F32Attr>:$scale);
+  let arguments = (ins AnyRankedTensor:$in, OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$out);
 
   let assemblyFormat = [{

@@ -595,10 +595,54 @@ func.func @attention_tiles_negative_block_m(%q: tensor<1x4x64x32xf32>) {
 
 // tiles must be an #attn.tiles attribute (ODS constraint).
 func.func @attention_tiles_wrong_attribute(%q: tensor<1x4x64x32xf32>) {
-  // expected-error @below {{'attn.attention' op attribute 'tiles' failed to satisfy constraint: tile sizes of an attention kernel}}
+  // expected-error @below {{'attn.attention' op attribute 'tiles' failed to satisfy constraint: tile sizes and tensor-core kind of an attention kernel}}
   %out, %lse = attn.attention %q, %q, %q {tiles = [64, 32]}
       : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// mma.sync tiles are whole warps of 16 rows by pairs of 8-key fragments.
+func.func @attention_tiles_mma_sync_not_multiple_of_16(%q: tensor<1x4x64x32xbf16>) {
+  // expected-error @below {{expected mma_sync tiles to be multiples of 16, got 64x24}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 24, mma = mma_sync>}
+      : tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>, tensor<1x4x64x32xbf16>
+      -> tensor<1x4x64x32xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// wgmma tiles are one to three warpgroups of 64 rows by 64 or 128 keys.
+func.func @attention_tiles_wgmma_keys(%q: tensor<1x4x64x64xbf16>) {
+  // expected-error @below {{expected wgmma tiles of 64, 128 or 192 rows by 64 or 128 keys, got 128x32}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 32, mma = wgmma>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// Tensor-core tiles need 16-bit inputs.
+func.func @attention_tiles_mma_f32(%q: tensor<1x4x64x64xf32>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = mma_sync) need f16 or bf16 inputs, got 'f32'}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+      : tensor<1x4x64x64xf32>, tensor<1x4x64x64xf32>, tensor<1x4x64x64xf32>
+      -> tensor<1x4x64x64xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// wgmma reads whole 128-byte swizzle panels: head dims multiples of 64.
+func.func @attention_tiles_wgmma_head_dim(%q: tensor<1x4x64x96xbf16>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 64 up to 256, got 96 for q}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+      : tensor<1x4x64x96xbf16>, tensor<1x4x64x96xbf16>, tensor<1x4x64x96xbf16>
+      -> tensor<1x4x64x96xbf16>, tensor<1x4x64xf32>
   return
 }
 
@@ -796,7 +840,7 @@ func.func @attention_score_yield_two_values(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
-// Region ops must be free of memory effects: func.call has unknown effects.
+// Region ops come from the region op table: func.call is not in it.
 func.func private @bias(f32) -> f32
 
 func.func @attention_score_region_with_call(%q: tensor<1x4x64x32xf32>) {
@@ -805,7 +849,7 @@ func.func @attention_score_region_with_call(%q: tensor<1x4x64x32xf32>) {
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
-      // expected-error @below {{'func.call' op is not allowed in the score region of attn.attention: region ops must be free of memory effects}}
+      // expected-error @below {{'func.call' op is not allowed in the score region of attn.attention: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
       %r = func.call @bias(%s) : (f32) -> f32
       attn.yield %r : f32
     }
@@ -814,7 +858,7 @@ func.func @attention_score_region_with_call(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
-// The purity rule applies to the mask region too.
+// The table applies to the mask region too.
 func.func private @allowed(index, index) -> i1
 
 func.func @attention_mask_region_with_call(%q: tensor<1x4x64x32xf32>) {
@@ -823,7 +867,7 @@ func.func @attention_mask_region_with_call(%q: tensor<1x4x64x32xf32>) {
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
     mask {
     ^bb0(%b: index, %h: index, %qi: index, %ki: index):
-      // expected-error @below {{'func.call' op is not allowed in the mask region of attn.attention: region ops must be free of memory effects}}
+      // expected-error @below {{'func.call' op is not allowed in the mask region of attn.attention: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
       %ok = func.call @allowed(%qi, %ki) : (index, index) -> i1
       attn.yield %ok : i1
     }
@@ -832,8 +876,8 @@ func.func @attention_mask_region_with_call(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
-// The purity rule looks into nested regions: a call inside a tensor.generate
-// body is found although tensor.generate itself has only recursive effects.
+// Ops with regions are not in the table: a tensor.generate is rejected
+// before anything it holds.
 func.func private @value_at(index) -> f32
 
 func.func @attention_score_region_with_nested_call(%q: tensor<1x4x64x32xf32>) {
@@ -842,9 +886,9 @@ func.func @attention_score_region_with_nested_call(%q: tensor<1x4x64x32xf32>) {
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'tensor.generate' op is not allowed in the score region of attn.attention: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
       %table = tensor.generate {
       ^bb0(%i: index):
-        // expected-error @below {{'func.call' op is not allowed in the score region of attn.attention: region ops must be free of memory effects}}
         %x = func.call @value_at(%i) : (index) -> f32
         tensor.yield %x : f32
       } : tensor<4xf32>
@@ -858,7 +902,7 @@ func.func @attention_score_region_with_nested_call(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
-// The purity rule applies to registered memory ops as well.
+// Memory ops are not in the table.
 memref.global "private" constant @allowed_keys : memref<64xi1> = dense<true>
 
 func.func @attention_mask_region_with_memref_load(%q: tensor<1x4x64x32xf32>) {
@@ -867,10 +911,61 @@ func.func @attention_mask_region_with_memref_load(%q: tensor<1x4x64x32xf32>) {
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
     mask {
     ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'memref.get_global' op is not allowed in the mask region of attn.attention: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
       %table = memref.get_global @allowed_keys : memref<64xi1>
-      // expected-error @below {{'memref.load' op is not allowed in the mask region of attn.attention: region ops must be free of memory effects}}
       %ok = memref.load %table[%ki] : memref<64xi1>
       attn.yield %ok : i1
+    }
+  return
+}
+
+// -----
+
+// A pure scalar math op outside the table is rejected: the reference and
+// the tile classifier would not know it.
+func.func @attention_score_region_op_outside_table(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'math.round' op is not allowed in the score region of attn.attention: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
+      %r = math.round %s : f32
+      attn.yield %r : f32
+    }
+  return
+}
+
+// -----
+
+// Regions compute in index, i1 to i64 and 16- to 64-bit floats only.
+func.func @attention_mask_region_wide_integer(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'arith.index_cast' op has a result of type 'i128', which mask regions do not compute in}}
+      %wide = arith.index_cast %qi : index to i128
+      %ok = arith.constant true
+      attn.yield %ok : i1
+    }
+  return
+}
+
+// -----
+
+// Nor in fp8: the reference and the kernels have no fp8 arithmetic.
+func.func @attention_score_region_fp8(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'arith.truncf' op has a result of type 'f8E4M3FN', which score regions do not compute in}}
+      %small = arith.truncf %s : f32 to f8E4M3FN
+      %back = arith.extf %small : f8E4M3FN to f32
+      attn.yield %back : f32
     }
   return
 }
@@ -1281,5 +1376,14 @@ func.func @cast_unranked_input(%x: tensor<*xf32>) {
 func.func @cast_vector_result(%x: tensor<4xf32>) {
   // expected-error @below {{'attn.cast' op result #0 must be ranked tensor of any type values, but got 'vector<4xf16>'}}
   %y = "attn.cast"(%x) : (tensor<4xf32>) -> vector<4xf16>
+  return
+}
+
+// -----
+
+// A cast kernel converts at least one element per block.
+func.func @cast_block_size_zero(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected block_size to be positive, got 0}}
+  %y = attn.cast %x {block_size = 0 : i64} : tensor<8x128xf32> to tensor<8x128xbf16>
   return
 }

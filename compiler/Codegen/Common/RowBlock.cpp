@@ -1,0 +1,314 @@
+//===- RowBlock.cpp - One block of attention, a thread per row ------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Per block (rows [q0, q0 + rows) of one batch and head):
+//
+//   stage Q rows in f32; m = -inf, l = 0, acc = 0
+//   for each key tile [k0, k0 + cols) inside the bounds the shorthands allow:
+//     classify the tile; skip it if empty
+//     stage K and V rows in f32
+//     S = score(Q Kᵀ)                      (ScoreModel)
+//     if the tile is partial: S = mask ? S : -inf
+//     online softmax of each row (updateRow); acc = alpha acc + P V
+//   out = acc / l; lse                      (finishRow)
+//
+// Loops over rows and keys stop at the valid extent of the tile, so nothing
+// out of bounds is read or kept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/RowBlock.h"
+
+#include "compiler/Codegen/Common/KernelEmitter.h"
+#include "compiler/Codegen/Common/OnlineSoftmax.h"
+#include "compiler/Codegen/Common/TileClassifier.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace {
+
+class RowBlockBuilder : attnc::KernelEmitter {
+public:
+  RowBlockBuilder(OpBuilder &b, Location loc, attn::AttentionOp op,
+                  const attnc::AttentionBuffers &x,
+                  const attnc::BlockTiles &t, Value threadId)
+      : KernelEmitter(b, loc), op(op), x(x), t(t), threadId(threadId),
+        model(op), f32(b.getF32Type()) {
+    attn::TilesAttr tiles = *op.getTiles();
+    blockM = tiles.getBlockM();
+    blockN = tiles.getBlockN();
+    headDim = op.getQ().getType().getDimSize(3);
+    headDimV = op.getV().getType().getDimSize(3);
+    // The dot products may be reassociated and fused so they vectorize.
+    dotFlags = arith::FastMathFlagsAttr::get(
+        b.getContext(),
+        arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+  }
+
+  void emit(const attnc::BlockIds &ids);
+
+  //===--------------------------------------------------------------------===//
+  // Memory and arithmetic, shared with the score layout
+  //===--------------------------------------------------------------------===//
+
+  Value load(Value memref, ValueRange indices) {
+    return memref::LoadOp::create(b, loc, memref, indices);
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    memref::StoreOp::create(b, loc, value, memref, indices);
+  }
+  template <typename Fn> void loopTo(Value ub, Fn body) {
+    loop(index(0), ub, index(1), body);
+  }
+  using KernelEmitter::reduce;
+  /// A float sum that may be reassociated (dot products, row sums).
+  Value sum(Value x, Value y) {
+    return arith::AddFOp::create(b, loc, x, y, dotFlags).getResult();
+  }
+
+  OpBuilder &builder() { return b; }
+  Location location() { return loc; }
+  Value scores() { return t.s; }
+
+private:
+  /// body(i) for each row i < rows of the block: a loop on the host, the
+  /// thread's own row on a GPU.
+  template <typename Fn> void forEachRow(Value rows, Fn body) {
+    if (!threadId)
+      return loopTo(rows, body);
+    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, threadId,
+                                 rows),
+           [&] { body(threadId); });
+  }
+
+  /// body(row, col) for row < count, col < width: nested loops on the host;
+  /// on a GPU the flattened index space strided over the block's threads,
+  /// consecutive threads on consecutive columns (coalesced reads).
+  template <typename Fn>
+  void forEachElement(Value count, int64_t width, Fn body) {
+    if (!threadId) {
+      loopTo(count, [&](Value row) {
+        loopTo(index(width), [&](Value col) { body(row, col); });
+      });
+      return;
+    }
+    Value total = mul(count, index(width));
+    loop(threadId, total, index(blockM), [&](Value flat) {
+      body(arith::DivUIOp::create(b, loc, flat, index(width)),
+           arith::RemUIOp::create(b, loc, flat, index(width)));
+    });
+  }
+
+  /// Orders shared-tile writes before reads on a GPU; nothing on the host.
+  void barrier() {
+    if (threadId)
+      gpu::BarrierOp::create(b, loc);
+  }
+
+  Value toF32(Value v) {
+    return v.getType() == f32 ? v : arith::ExtFOp::create(b, loc, f32, v);
+  }
+
+  /// Copies rows [0, count) of a [B, H, N, D] input, starting at sequence
+  /// position `first` of (batch, head), into the f32 tile `tile`.
+  void stageRows(Value input, Value tile, Value batch, Value head, Value first,
+                 Value count, int64_t width) {
+    forEachElement(count, width, [&](Value row, Value col) {
+      store(toF32(load(input, {batch, head, add(first, row), col})), tile,
+            {row, col});
+    });
+  }
+
+  void keyTile(const attnc::BlockIds &ids, Value k0);
+  void rowScores(const attnc::BlockIds &ids, Value i, Value k0, Value cols,
+                 Value mayBlock);
+  void updateAndAccumulate(Value i, Value cols);
+  void epilogue(const attnc::BlockIds &ids);
+
+  attn::AttentionOp op;
+  attnc::AttentionBuffers x;
+  attnc::BlockTiles t;
+  Value threadId;
+  attnc::ScoreModel model;
+  Type f32;
+  int64_t blockM, blockN, headDim, headDimV;
+  arith::FastMathFlagsAttr dotFlags;
+  // Set by emit().
+  Value seqK, headKV, q0, rows, qLast;
+};
+
+/// The scores of one row held in the block's f32 score tile.
+class MemRefScoreRows : public attnc::ScoreRows {
+public:
+  MemRefScoreRows(RowBlockBuilder &block, Value row, Value cols)
+      : block(block), row(row), cols(cols) {}
+
+  Value rowMax(int64_t) override {
+    OpBuilder &b = block.builder();
+    Location loc = block.location();
+    Value negInf = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+    return block.reduce(
+        cols, negInf, [&](Value j) { return block.load(block.scores(), {row, j}); },
+        [&](Value p, Value q) {
+          return arith::MaximumFOp::create(b, loc, p, q).getResult();
+        });
+  }
+
+  Value exponentiate(int64_t, Value factor, Value negPivot) override {
+    OpBuilder &b = block.builder();
+    Location loc = block.location();
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    return block.reduce(
+        cols, zero,
+        [&](Value j) {
+          Value s = block.load(block.scores(), {row, j});
+          Value p = math::Exp2Op::create(
+              b, loc, math::FmaOp::create(b, loc, s, factor, negPivot));
+          block.store(p, block.scores(), {row, j});
+          return p;
+        },
+        [&](Value p, Value q) { return block.sum(p, q); });
+  }
+
+private:
+  RowBlockBuilder &block;
+  Value row, cols;
+};
+
+void RowBlockBuilder::emit(const attnc::BlockIds &ids) {
+  Value seqQ = memref::DimOp::create(b, loc, x.q, 2);
+  seqK = memref::DimOp::create(b, loc, x.k, 2);
+  headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
+  q0 = mul(ids.qBlock, index(blockM));
+  rows = arith::MinUIOp::create(b, loc, index(blockM),
+                                arith::SubIOp::create(b, loc, seqQ, q0));
+  qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
+
+  stageRows(x.q, t.q, ids.batch, ids.head, q0, rows, headDim);
+  barrier();
+  Value zero = f32Const(0.0);
+  forEachRow(rows, [&](Value i) {
+    store(f32Const(-std::numeric_limits<double>::infinity()), t.rowMax, {i});
+    store(zero, t.rowSum, {i});
+    loopTo(index(headDimV), [&](Value d) { store(zero, t.acc, {i, d}); });
+  });
+
+  attnc::KeyRange keys =
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+  loop(keys.begin, keys.end, index(blockN),
+       [&](Value k0) { keyTile(ids, k0); });
+  epilogue(ids);
+}
+
+void RowBlockBuilder::keyTile(const attnc::BlockIds &ids, Value k0) {
+  Value cols = arith::MinUIOp::create(b, loc, index(blockN),
+                                      arith::SubIOp::create(b, loc, seqK, k0));
+  Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), index(1));
+  attnc::TileClass tileClass = attnc::classifyTile(
+      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast});
+  // The classification is uniform over the block, so GPU barriers inside
+  // this branch are reached by every thread or none.
+  ifThen(tileClass.mayAllow, [&] {
+    barrier(); // the previous tile's K and V are no longer read
+    stageRows(x.k, t.k, ids.batch, headKV, k0, cols, headDim);
+    stageRows(x.v, t.v, ids.batch, headKV, k0, cols, headDimV);
+    barrier();
+    forEachRow(rows, [&](Value i) {
+      rowScores(ids, i, k0, cols, tileClass.mayBlock);
+      updateAndAccumulate(i, cols);
+    });
+  });
+}
+
+/// S[i, j] for the tile's keys; masked only on partial tiles, so full tiles
+/// pay no mask math.
+void RowBlockBuilder::rowScores(const attnc::BlockIds &ids, Value i, Value k0,
+                                Value cols, Value mayBlock) {
+  Value qIdx = add(q0, i);
+  loopTo(cols, [&](Value j) {
+    Value dot = reduce(
+        index(headDim), f32Const(0.0),
+        [&](Value d) {
+          return arith::MulFOp::create(b, loc, load(t.q, {i, d}),
+                                       load(t.k, {j, d}), dotFlags)
+              .getResult();
+        },
+        [&](Value total, Value term) { return sum(total, term); });
+    store(model.score(b, loc, dot, {ids.batch, ids.head, qIdx, add(k0, j)}),
+          t.s, {i, j});
+  });
+  if (!attnc::hasMask(op))
+    return;
+  ifThen(mayBlock, [&] {
+    loopTo(cols, [&](Value j) {
+      Value masked =
+          attnc::maskScore(b, loc, op, load(t.s, {i, j}),
+                           {ids.batch, ids.head, qIdx, add(k0, j)}, Value());
+      store(masked, t.s, {i, j});
+    });
+  });
+}
+
+/// The online softmax of row i, then acc = alpha acc + P V.
+void RowBlockBuilder::updateAndAccumulate(Value i, Value cols) {
+  MemRefScoreRows scores(*this, i, cols);
+  attnc::SoftmaxUpdate update = attnc::updateRow(
+      b, loc, scores, /*row=*/0,
+      {load(t.rowMax, {i}), load(t.rowSum, {i})}, model.factor(b, loc),
+      [&](Value v) { return math::Exp2Op::create(b, loc, v).getResult(); });
+  store(update.next.sum, t.rowSum, {i});
+  store(update.next.max, t.rowMax, {i});
+  loopTo(index(headDimV), [&](Value d) {
+    store(arith::MulFOp::create(b, loc, load(t.acc, {i, d}), update.alpha),
+          t.acc, {i, d});
+  });
+  loopTo(cols, [&](Value j) {
+    Value p = load(t.s, {i, j});
+    loopTo(index(headDimV), [&](Value d) {
+      Value product =
+          arith::MulFOp::create(b, loc, p, load(t.v, {j, d}), dotFlags);
+      store(sum(load(t.acc, {i, d}), product), t.acc, {i, d});
+    });
+  });
+}
+
+/// Normalizes and writes the block's rows.
+void RowBlockBuilder::epilogue(const attnc::BlockIds &ids) {
+  forEachRow(rows, [&](Value i) {
+    Value qIdx = add(q0, i);
+    attnc::RowResult result = attnc::finishRow(
+        b, loc, {load(t.rowMax, {i}), load(t.rowSum, {i})});
+    if (x.out) {
+      Type outType = cast<MemRefType>(x.out.getType()).getElementType();
+      loopTo(index(headDimV), [&](Value d) {
+        Value value =
+            arith::MulFOp::create(b, loc, load(t.acc, {i, d}), result.inverseSum);
+        if (outType != f32)
+          value = arith::TruncFOp::create(b, loc, outType, value);
+        store(value, x.out, {ids.batch, ids.head, qIdx, d});
+      });
+    }
+    if (x.lse)
+      store(result.lse, x.lse, {ids.batch, ids.head, qIdx});
+  });
+}
+
+} // namespace
+
+void attnc::emitRowBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
+                         const AttentionBuffers &buffers,
+                         const BlockTiles &tiles, const BlockIds &ids,
+                         Value threadId) {
+  RowBlockBuilder(b, loc, op, buffers, tiles, threadId).emit(ids);
+}

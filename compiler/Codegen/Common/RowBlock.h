@@ -1,0 +1,52 @@
+//===- RowBlock.h - One block of attention, a thread per row ----*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The flash-attention recurrence for one block of query rows with the
+// working tiles in f32 memory, shared by the host kernel and the scalar GPU
+// kernel. Only the mapping onto threads differs: on the host a block is one
+// thread that loops over its rows; on a GPU each of the block's block_m
+// threads owns one row, copies into shared tiles are spread over all
+// threads, and barriers separate a tile's copy from its use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_COMMON_ROWBLOCK_H
+#define ATTNC_COMPILER_CODEGEN_COMMON_ROWBLOCK_H
+
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace attnc {
+
+/// The f32 working tiles of one block: q [block_m, >= D], k [block_n, D],
+/// v [block_n, Dv], s [block_m, >= block_n], acc [block_m, >= Dv], rowMax and
+/// rowSum [block_m]. Wider rows than needed are allowed (GPU padding).
+struct BlockTiles {
+  mlir::Value q, k, v, s, acc, rowMax, rowSum;
+};
+
+/// The buffers of an attention kernel: q, k, v and the outputs it writes
+/// (out or lse may be null when nothing keeps them).
+struct AttentionBuffers {
+  mlir::Value q, k, v, out, lse;
+};
+
+/// The block of the grid (ceil(Nq / block_m), Hq, B) being computed.
+struct BlockIds {
+  mlir::Value qBlock, head, batch;
+};
+
+/// Emits the work of block `ids` at the builder's insertion point.
+/// `threadId` is null for the host mapping, or the index of the thread in a
+/// GPU block of block_m threads.
+void emitRowBlock(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::attn::AttentionOp op, const AttentionBuffers &buffers,
+                  const BlockTiles &tiles, const BlockIds &ids,
+                  mlir::Value threadId);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_COMMON_ROWBLOCK_H

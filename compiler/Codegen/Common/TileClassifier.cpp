@@ -1,0 +1,455 @@
+//===- TileClassifier.cpp - Classify attention tiles from the mask --------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/TileClassifier.h"
+
+#include "dialects/attn/AttnOps.h"
+#include "lib/semantics/RegionOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <limits>
+
+using namespace mlir;
+using attnc::TileBox;
+using attnc::TileClass;
+
+namespace {
+
+/// The range [lo, hi] an integer value takes over a tile.
+struct Interval {
+  Value lo, hi;
+};
+
+/// Whether an i1 value can be true, and whether it can be false, over a tile.
+struct Truth {
+  Value mayTrue, mayFalse;
+};
+
+/// Small arithmetic on SSA values, to keep the interval rules readable.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value boolConst(bool v) { return arith::ConstantIntOp::create(b, loc, v, 1); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value either(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value negate(Value x) {
+    return arith::XOrIOp::create(b, loc, x, boolConst(true));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+
+  Truth unknown() { return {boolConst(true), boolConst(true)}; }
+
+  /// The truth of `x pred y` for x in `a` and y in `c`.
+  Truth compare(arith::CmpIPredicate pred, Interval a, Interval c) {
+    using P = arith::CmpIPredicate;
+    switch (pred) {
+    case P::slt:
+      return {cmp(P::slt, a.lo, c.hi), cmp(P::sge, a.hi, c.lo)};
+    case P::sle:
+      return {cmp(P::sle, a.lo, c.hi), cmp(P::sgt, a.hi, c.lo)};
+    case P::sgt:
+      return compare(P::slt, c, a);
+    case P::sge:
+      return compare(P::sle, c, a);
+    case P::eq: {
+      Value overlap = both(cmp(P::sle, a.lo, c.hi), cmp(P::sle, c.lo, a.hi));
+      Value samePoint =
+          both(both(cmp(P::eq, a.lo, a.hi), cmp(P::eq, c.lo, c.hi)),
+               cmp(P::eq, a.lo, c.lo));
+      return {overlap, negate(samePoint)};
+    }
+    case P::ne: {
+      Truth eq = compare(P::eq, a, c);
+      return {eq.mayFalse, eq.mayTrue};
+    }
+    case P::ult:
+    case P::ule:
+    case P::ugt:
+    case P::uge: {
+      // Unsigned and signed orders agree when both sides are non-negative.
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(a.lo.getType()));
+      Value nonNegative =
+          both(cmp(P::sge, a.lo, zero), cmp(P::sge, c.lo, zero));
+      Truth s = compare(toSigned(pred), a, c);
+      Value t = boolConst(true);
+      return {select(nonNegative, s.mayTrue, t),
+              select(nonNegative, s.mayFalse, t)};
+    }
+    }
+    return unknown();
+  }
+
+  static arith::CmpIPredicate toSigned(arith::CmpIPredicate pred) {
+    using P = arith::CmpIPredicate;
+    switch (pred) {
+    case P::ult:
+      return P::slt;
+    case P::ule:
+      return P::sle;
+    case P::ugt:
+      return P::sgt;
+    case P::uge:
+      return P::sge;
+    default:
+      return pred;
+    }
+  }
+
+  /// Conjunction of two truths: true only if both can be, false if either can.
+  Truth conjoin(Truth x, Truth y) {
+    return {both(x.mayTrue, y.mayTrue), either(x.mayFalse, y.mayFalse)};
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// Interprets a mask region over the intervals of its index arguments.
+/// Integer rules are exact for `index` and i64 values (indices are far from
+/// overflow); values of other types are unknown.
+class RegionInterpreter {
+public:
+  RegionInterpreter(Emitter &e) : e(e) {}
+
+  Truth run(Region &region, ArrayRef<Interval> args) {
+    Block &block = region.front();
+    for (auto [arg, range] : llvm::zip(block.getArguments(), args))
+      ints[arg] = range;
+    for (Operation &op : block.without_terminator())
+      visit(&op);
+    Value yielded = block.getTerminator()->getOperand(0);
+    return truth(yielded);
+  }
+
+private:
+  static bool isExactInteger(Type t) { return t.isIndex() || t.isInteger(64); }
+
+  std::optional<Interval> interval(Value v) {
+    auto it = ints.find(v);
+    if (it == ints.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  Truth truth(Value v) {
+    auto it = bools.find(v);
+    return it == bools.end() ? e.unknown() : it->second;
+  }
+
+  /// Records the range of a binary integer op when both operands have one.
+  template <typename Fn> void binary(Operation *op, Fn rule) {
+    std::optional<Interval> x = interval(op->getOperand(0));
+    std::optional<Interval> y = interval(op->getOperand(1));
+    if (x && y && isExactInteger(op->getResult(0).getType()))
+      ints[op->getResult(0)] = rule(*x, *y);
+  }
+
+  /// A compile-time positive constant divisor: its value, and its copy in
+  /// the kernel (the region's own constant is not visible there).
+  struct Divisor {
+    int64_t value;
+    Value copy;
+  };
+  std::optional<Divisor> positiveConstant(Value v) {
+    APInt c;
+    std::optional<Interval> copy = interval(v);
+    if (!copy || !matchPattern(v, m_ConstantInt(&c)) || c.getSExtValue() <= 0)
+      return std::nullopt;
+    return Divisor{c.getSExtValue(), copy->lo};
+  }
+
+  /// The op applied to `operands` in place of its own, in the kernel.
+  Value reapply(Operation *op, ValueRange operands) {
+    IRMapping mapping;
+    mapping.map(op->getOperands(), operands);
+    return e.b.clone(*op, mapping)->getResult(0);
+  }
+
+  /// Every op is a row of the region op table (the verifier admits no
+  /// other); its interval rule says how it bounds its result.
+  void visit(Operation *op) {
+    const attnc::sem::RegionOpInfo *info =
+        attnc::sem::findRegionOp(op->getName().getStringRef());
+    if (!info)
+      return;
+    using R = attnc::sem::IntervalRule;
+    switch (info->interval) {
+    case R::None:
+      return;
+    case R::Constant:
+      return constant(cast<arith::ConstantOp>(op));
+    case R::Add:
+    case R::Sub:
+    case R::Mul:
+    case R::Max:
+    case R::Min:
+      return arithmetic(op, info->interval);
+    case R::DivByPositiveConstant:
+      return monotoneDivision(op);
+    case R::UnsignedDivByPositiveConstant:
+      return unsignedDivision(op);
+    case R::RemByPositiveConstant:
+      return remainder(op);
+    case R::Cast:
+      return valuePreservingCast(op);
+    case R::Compare:
+      return compare(cast<arith::CmpIOp>(op));
+    case R::And:
+    case R::Or:
+    case R::XOr:
+      return logic(op, info->interval);
+    case R::Select:
+      return select(cast<arith::SelectOp>(op));
+    }
+  }
+
+  void constant(arith::ConstantOp c) {
+    Value v = c.getResult();
+    if (v.getType().isInteger(1)) {
+      bool on = cast<IntegerAttr>(c.getValue()).getValue().isOne();
+      bools[v] = {e.boolConst(on), e.boolConst(!on)};
+    } else if (isExactInteger(v.getType())) {
+      Value copy = arith::ConstantOp::create(e.b, e.loc, c.getValue());
+      ints[v] = {copy, copy};
+    }
+  }
+
+  void arithmetic(Operation *op, attnc::sem::IntervalRule rule) {
+    using R = attnc::sem::IntervalRule;
+    binary(op, [&](Interval x, Interval y) {
+      switch (rule) {
+      case R::Add:
+        return Interval{e.add(x.lo, y.lo), e.add(x.hi, y.hi)};
+      case R::Sub:
+        return Interval{e.sub(x.lo, y.hi), e.sub(x.hi, y.lo)};
+      case R::Max:
+        return Interval{e.max(x.lo, y.lo), e.max(x.hi, y.hi)};
+      case R::Min:
+        return Interval{e.min(x.lo, y.lo), e.min(x.hi, y.hi)};
+      default: {
+        Value p0 = e.mul(x.lo, y.lo), p1 = e.mul(x.lo, y.hi);
+        Value p2 = e.mul(x.hi, y.lo), p3 = e.mul(x.hi, y.hi);
+        return Interval{e.min(e.min(p0, p1), e.min(p2, p3)),
+                        e.max(e.max(p0, p1), e.max(p2, p3))};
+      }
+      }
+    });
+  }
+
+  /// Division by a positive constant is monotone in the dividend.
+  void monotoneDivision(Operation *op) {
+    std::optional<Interval> x = interval(op->getOperand(0));
+    std::optional<Divisor> c = positiveConstant(op->getOperand(1));
+    if (!x || !c || !isExactInteger(op->getResult(0).getType()))
+      return;
+    ints[op->getResult(0)] = {reapply(op, {x->lo, c->copy}),
+                              reapply(op, {x->hi, c->copy})};
+  }
+
+  /// Unsigned division agrees with the signed one on non-negative values;
+  /// otherwise the result may be anything.
+  void unsignedDivision(Operation *op) {
+    std::optional<Interval> x = interval(op->getOperand(0));
+    std::optional<Divisor> c = positiveConstant(op->getOperand(1));
+    Type type = op->getResult(0).getType();
+    if (!x || !c || !isExactInteger(type))
+      return;
+    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+    Value min = arith::ConstantOp::create(
+        e.b, e.loc,
+        e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::min()));
+    Value max = arith::ConstantOp::create(
+        e.b, e.loc,
+        e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::max()));
+    Value nonNegative = e.cmp(arith::CmpIPredicate::sge, x->lo, zero);
+    ints[op->getResult(0)] = {
+        e.select(nonNegative, reapply(op, {x->lo, c->copy}), min),
+        e.select(nonNegative, reapply(op, {x->hi, c->copy}), max)};
+  }
+
+  /// For x >= 0: x mod c stays in [lo mod c, hi mod c] when lo and hi share
+  /// a quotient, and in [0, c - 1] otherwise.
+  void remainder(Operation *op) {
+    std::optional<Interval> x = interval(op->getOperand(0));
+    std::optional<Divisor> c = positiveConstant(op->getOperand(1));
+    Type type = op->getResult(0).getType();
+    if (!x || !c || !isExactInteger(type))
+      return;
+    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+    Value top = arith::ConstantOp::create(
+        e.b, e.loc, e.b.getIntegerAttr(type, c->value - 1));
+    Value nonNegative = e.cmp(arith::CmpIPredicate::sge, x->lo, zero);
+    Value sameQuotient =
+        e.cmp(arith::CmpIPredicate::eq,
+              arith::DivSIOp::create(e.b, e.loc, x->lo, c->copy),
+              arith::DivSIOp::create(e.b, e.loc, x->hi, c->copy));
+    Value exact = e.both(nonNegative, sameQuotient);
+    Value loRem = arith::RemSIOp::create(e.b, e.loc, x->lo, c->copy);
+    Value hiRem = arith::RemSIOp::create(e.b, e.loc, x->hi, c->copy);
+    Value negTop = e.sub(zero, top);
+    ints[op->getResult(0)] = {
+        e.select(exact, loRem, e.select(nonNegative, zero, negTop)),
+        e.select(exact, hiRem, top)};
+  }
+
+  /// Between index and i64 these casts keep every value (only such values
+  /// carry intervals).
+  void valuePreservingCast(Operation *op) {
+    std::optional<Interval> x = interval(op->getOperand(0));
+    if (!x || !isExactInteger(op->getResult(0).getType()))
+      return;
+    ints[op->getResult(0)] = {reapply(op, {x->lo}), reapply(op, {x->hi})};
+  }
+
+  void compare(arith::CmpIOp c) {
+    std::optional<Interval> x = interval(c.getLhs());
+    std::optional<Interval> y = interval(c.getRhs());
+    if (x && y)
+      bools[c.getResult()] = e.compare(c.getPredicate(), *x, *y);
+  }
+
+  void logic(Operation *op, attnc::sem::IntervalRule rule) {
+    using R = attnc::sem::IntervalRule;
+    if (!op->getResult(0).getType().isInteger(1))
+      return;
+    Truth x = truth(op->getOperand(0)), y = truth(op->getOperand(1));
+    if (rule == R::And)
+      bools[op->getResult(0)] = e.conjoin(x, y);
+    else if (rule == R::Or)
+      bools[op->getResult(0)] = {e.either(x.mayTrue, y.mayTrue),
+                                 e.both(x.mayFalse, y.mayFalse)};
+    else
+      bools[op->getResult(0)] = {e.either(e.both(x.mayTrue, y.mayFalse),
+                                          e.both(x.mayFalse, y.mayTrue)),
+                                 e.either(e.both(x.mayTrue, y.mayTrue),
+                                          e.both(x.mayFalse, y.mayFalse))};
+  }
+
+  void select(arith::SelectOp s) {
+    Truth c = truth(s.getCondition());
+    if (s.getType().isInteger(1)) {
+      Truth x = truth(s.getTrueValue()), y = truth(s.getFalseValue());
+      bools[s.getResult()] = {e.either(e.both(c.mayTrue, x.mayTrue),
+                                       e.both(c.mayFalse, y.mayTrue)),
+                              e.either(e.both(c.mayTrue, x.mayFalse),
+                                       e.both(c.mayFalse, y.mayFalse))};
+      return;
+    }
+    std::optional<Interval> x = interval(s.getTrueValue());
+    std::optional<Interval> y = interval(s.getFalseValue());
+    if (x && y && isExactInteger(s.getType()))
+      ints[s.getResult()] = {e.min(x->lo, y->lo), e.max(x->hi, y->hi)};
+  }
+
+  Emitter &e;
+  llvm::DenseMap<Value, Interval> ints;
+  llvm::DenseMap<Value, Truth> bools;
+};
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+} // namespace
+
+attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
+                                     attn::AttentionOp op, Value qFirst,
+                                     Value qLast, Value seqK, int64_t blockN) {
+  Emitter e(b, loc);
+  Value zero = indexConstant(b, loc, 0);
+  KeyRange range{zero, seqK};
+  Value pastLast = e.add(qLast, indexConstant(b, loc, 1));
+  if (op.getCausal())
+    range.end = e.min(range.end, pastLast);
+  if (std::optional<int64_t> right = op.getWindowRight())
+    range.end =
+        e.min(range.end, e.add(pastLast, indexConstant(b, loc, *right)));
+  if (std::optional<int64_t> left = op.getWindowLeft()) {
+    Value first = e.max(zero, e.sub(qFirst, indexConstant(b, loc, *left)));
+    Value tile = indexConstant(b, loc, blockN);
+    range.begin = e.mul(arith::DivUIOp::create(b, loc, first, tile), tile);
+  }
+  return range;
+}
+
+bool attnc::hasMask(attn::AttentionOp op) {
+  return op.getCausal() || op.getWindowLeft() || op.getWindowRight() ||
+         !op.getMask().empty();
+}
+
+TileClass attnc::classifyTile(OpBuilder &b, Location loc, attn::AttentionOp op,
+                              const TileBox &box) {
+  using P = arith::CmpIPredicate;
+  Emitter e(b, loc);
+  Interval rows{box.qFirst, box.qLast};
+  Interval keys{box.kFirst, box.kLast};
+  Truth all = {e.boolConst(true), e.boolConst(false)};
+  if (op.getCausal())
+    all = e.conjoin(all, e.compare(P::sle, keys, rows));
+  if (std::optional<int64_t> left = op.getWindowLeft()) {
+    // q - k over the tile spans [qFirst - kLast, qLast - kFirst].
+    Interval distance{e.sub(box.qFirst, box.kLast),
+                      e.sub(box.qLast, box.kFirst)};
+    Value bound = indexConstant(b, loc, *left);
+    all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
+  }
+  if (std::optional<int64_t> right = op.getWindowRight()) {
+    Interval distance{e.sub(box.kFirst, box.qLast),
+                      e.sub(box.kLast, box.qFirst)};
+    Value bound = indexConstant(b, loc, *right);
+    all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
+  }
+  if (!op.getMask().empty()) {
+    RegionInterpreter interpreter(e);
+    Interval batch{box.batch, box.batch}, head{box.head, box.head};
+    all = e.conjoin(all,
+                    interpreter.run(op.getMask(), {batch, head, rows, keys}));
+  }
+  return {all.mayTrue, all.mayFalse};
+}
+
+Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping mapping;
+  mapping.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  return mapping.lookup(block.getTerminator()->getOperand(0));
+}
+
+Value attnc::emitElementMask(OpBuilder &b, Location loc, attn::AttentionOp op,
+                             Value batch, Value head, Value qIdx, Value kIdx) {
+  using P = arith::CmpIPredicate;
+  Emitter e(b, loc);
+  Value allowed;
+  auto conjoin = [&](Value term) {
+    allowed = allowed ? e.both(allowed, term) : term;
+  };
+  if (op.getCausal())
+    conjoin(e.cmp(P::sle, kIdx, qIdx));
+  if (std::optional<int64_t> left = op.getWindowLeft())
+    conjoin(e.cmp(P::sle, e.sub(qIdx, kIdx), indexConstant(b, loc, *left)));
+  if (std::optional<int64_t> right = op.getWindowRight())
+    conjoin(e.cmp(P::sle, e.sub(kIdx, qIdx), indexConstant(b, loc, *right)));
+  if (!op.getMask().empty())
+    conjoin(inlineRegion(b, op.getMask(), {batch, head, qIdx, kIdx}));
+  return allowed;
+}

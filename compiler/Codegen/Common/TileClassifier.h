@@ -1,0 +1,82 @@
+//===- TileClassifier.h - Classify attention tiles from the mask -*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A tile of the score matrix covers query rows [qFirst, qLast] and keys
+// [kFirst, kLast] of one (batch, head). It is empty when the mask allows no
+// element of it (the kernel skips it), full when the mask allows every
+// element (no mask math), and partial otherwise.
+//
+// The classifier emits IR that decides this at run time, per tile, by
+// interpreting the mask over intervals instead of points: every integer value
+// of the mask becomes a [lo, hi] pair and every i1 a (mayBeTrue, mayBeFalse)
+// pair. The shorthands (causal, windows) are comparisons of the indices;
+// a mask region is interpreted op by op by the interval rule of its row in
+// the region op table (lib/semantics/RegionOps.def); an op without a rule
+// makes its result unknown, which only costs a partial classification,
+// never a wrong one. Every kernel (host, scalar GPU, tensor-core) uses it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_COMMON_TILECLASSIFIER_H
+#define ATTNC_COMPILER_CODEGEN_COMMON_TILECLASSIFIER_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
+
+namespace mlir::attn {
+class AttentionOp;
+} // namespace mlir::attn
+
+namespace attnc {
+
+/// The index box of one tile; all values are `index`.
+struct TileBox {
+  mlir::Value batch, head;
+  mlir::Value qFirst, qLast;
+  mlir::Value kFirst, kLast;
+};
+
+/// What the mask can do on a tile: two i1 values.
+struct TileClass {
+  mlir::Value mayAllow; // false: the tile is empty
+  mlir::Value mayBlock; // false: the tile is full
+};
+
+/// The key range [begin, end) that the shorthands (causal, windows) leave
+/// for query rows [qFirst, qLast] among `seqK` keys, begin aligned down to
+/// `blockN` so that key tiles stay aligned. The classifier handles the rest.
+struct KeyRange {
+  mlir::Value begin, end;
+};
+KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::attn::AttentionOp op, mlir::Value qFirst,
+                       mlir::Value qLast, mlir::Value seqK, int64_t blockN);
+
+/// Whether `op` has any mask: a shorthand or a mask region.
+bool hasMask(mlir::attn::AttentionOp op);
+
+/// Emits, at the builder's insertion point, the classification of `box`
+/// under the combined mask of `op` (shorthands and region).
+TileClass classifyTile(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::attn::AttentionOp op, const TileBox &box);
+
+/// Emits the per-element mask of `op` for query row `qIdx` and key `kIdx`
+/// (index values): the conjunction of the shorthands and the inlined mask
+/// region. `op` must have a mask.
+mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::attn::AttentionOp op, mlir::Value batch,
+                            mlir::Value head, mlir::Value qIdx,
+                            mlir::Value kIdx);
+
+/// Clones the single block of `region` at the builder's insertion point with
+/// its arguments replaced by `args` and returns the value it yields.
+mlir::Value inlineRegion(mlir::OpBuilder &b, mlir::Region &region,
+                         mlir::ValueRange args);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_COMMON_TILECLASSIFIER_H

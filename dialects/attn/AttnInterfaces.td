@@ -1,0 +1,70 @@
+//===- AttnInterfaces.td - attn op interfaces --------------*- tablegen -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Where later work plugs in: program formation and code generation ask ops
+// through KernelOpInterface; autodiff asks them through VJPOpInterface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTN_ATTNINTERFACES_TD
+#define ATTNC_DIALECTS_ATTN_ATTNINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Attn_KernelOpInterface : OpInterface<"KernelOpInterface"> {
+  let cppNamespace = "::mlir::attn";
+  let description = [{
+    An op that code generation turns into one kernel of a program: program
+    formation outlines each such op into a kernel function, allocates
+    buffers for its results and launches it; a kernel-config step gives it
+    its tiles; the target lowerings turn it into a grid of blocks.
+
+    Dims are identified by value (operands first, then results) and dim
+    index. Dims with the same class number must have the same extent; the
+    class may have a role name ("B", "Nq") that the package uses for its
+    symbol when the dim is dynamic.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "The kind of kernel, for kernel names (\"attention\", \"cast\").",
+      "::llvm::StringRef", "getKernelKind">,
+    InterfaceMethod<
+      "Role names of the operands, then of the results (\"q\", \"out\"): "
+      "the names a program gives the values it takes or returns.",
+      "::llvm::SmallVector<::llvm::StringRef>", "getValueRoles">,
+    InterfaceMethod<
+      "Per value (operands, then results) and dim, the class of dims it "
+      "must equal, or -1 for none.",
+      "::llvm::SmallVector<::llvm::SmallVector<int64_t>>", "getDimClasses">,
+    InterfaceMethod<
+      "The role name of dim class `dimClass`, or empty.",
+      "::llvm::StringRef", "getDimClassName", (ins "int64_t":$dimClass)>,
+    InterfaceMethod<
+      "Whether the kernel-config step has chosen the op's tiles.",
+      "bool", "hasKernelConfig">,
+  ];
+}
+
+def Attn_VJPOpInterface : OpInterface<"VJPOpInterface"> {
+  let cppNamespace = "::mlir::attn";
+  let description = [{
+    An op that reverse-mode autodiff can differentiate: it builds its own
+    vector-Jacobian product, so a new op brings its own gradient rule.
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Emits, at the builder's insertion point, the cotangents of the
+        operands given `resultCotangents`, one per result (a null value for
+        a result that does not reach the loss). Returns one value per
+        operand, null for an operand without a cotangent; fails with a
+        diagnostic on the op when the product cannot be built.}],
+      "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>", "buildVJP",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ValueRange":$resultCotangents)>,
+  ];
+}
+
+#endif // ATTNC_DIALECTS_ATTN_ATTNINTERFACES_TD
