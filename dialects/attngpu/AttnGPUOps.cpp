@@ -1,0 +1,180 @@
+//===- AttnGPUOps.cpp - attngpu kernel dialect ----------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The verifiers hold each op to what its lowering emits: PTX rejects a
+// malformed wgmma only at ptxas time, far from the op that caused it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/attngpu/AttnGPUOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::attngpu;
+
+#include "dialects/attngpu/AttnGPUOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/attngpu/AttnGPUOpsTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/attngpu/AttnGPUOps.cpp.inc"
+
+void AttnGPUDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/attngpu/AttnGPUOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/attngpu/AttnGPUOpsTypes.cpp.inc"
+      >();
+}
+
+/// The only swizzle the kernels use: 128-byte rows, wgmma's mode 1.
+static constexpr int64_t kSwizzleBytes = 128;
+
+static bool inWorkgroupMemory(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+//===----------------------------------------------------------------------===//
+// SharedTileOp
+//===----------------------------------------------------------------------===//
+
+/// Without a swizzle the layout must be row-major with a row stride of at
+/// least the row length: a view of the bytes, possibly padded.
+static LogicalResult verifyPlainTile(SharedTileOp op, MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return success();
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0 ||
+      strides[1] != 1 || ShapedType::isDynamic(strides[0]) ||
+      strides[0] < type.getDimSize(1))
+    return op.emitOpError()
+           << "expected a row-major tile layout, possibly with padded rows "
+              "(strided<[stride, 1]> with stride >= "
+           << type.getDimSize(1) << "), got " << type.getLayout();
+  return success();
+}
+
+LogicalResult SharedTileOp::verify() {
+  MemRefType type = getTile().getType();
+  if (!inWorkgroupMemory(type))
+    return emitOpError() << "expected the tile in workgroup memory, got "
+                         << type;
+  if (!type.hasStaticShape())
+    return emitOpError() << "expected a static tile shape, got " << type;
+  std::optional<int64_t> swizzle = getSwizzleBytes();
+  if (!swizzle)
+    return verifyPlainTile(*this, type);
+  if (*swizzle != kSwizzleBytes)
+    return emitOpError() << "expected swizzle_bytes = 128, got " << *swizzle;
+  if (type.getElementTypeBitWidth() != 16 || !type.getLayout().isIdentity() ||
+      type.getDimSize(1) % 64 != 0)
+    return emitOpError() << "a 128-byte swizzled tile holds 16-bit elements "
+                            "in whole 64-column panels with the identity "
+                            "layout, got "
+                         << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Warpgroup MMA
+//===----------------------------------------------------------------------===//
+
+LogicalResult WgmmaDescriptorOp::verify() {
+  if (!inWorkgroupMemory(getTile().getType()))
+    return emitOpError() << "expected a tile in workgroup memory";
+  int64_t swizzle = getSwizzleBytes();
+  if (swizzle != 0 && swizzle != kSwizzleBytes)
+    return emitOpError() << "expected swizzle_bytes 0 or 128, got " << swizzle;
+  // Both offsets are 14-bit fields in 16-byte units.
+  for (auto [name, bytes] : {std::pair<StringRef, int64_t>{
+                                 "leading_bytes", getLeadingBytes()},
+                             {"stride_bytes", getStrideBytes()}})
+    if (bytes <= 0 || bytes % 16 != 0 || bytes >= (int64_t(1) << 18))
+      return emitOpError() << "expected " << name
+                           << " to be a positive multiple of 16 below 2^18, got "
+                           << bytes;
+  return success();
+}
+
+/// Byte offsets of steps: non-negative multiples of 16 (descriptors count
+/// in 16-byte units).
+static LogicalResult verifyStepOffsets(WgmmaMmaAsyncOp op, StringRef name,
+                                       ArrayRef<int64_t> offsets) {
+  for (int64_t offset : offsets)
+    if (offset < 0 || offset % 16 != 0)
+      return op.emitOpError() << "expected " << name
+                              << " to be non-negative multiples of 16, got "
+                              << offset;
+  return success();
+}
+
+LogicalResult WgmmaMmaAsyncOp::verify() {
+  int64_t steps = getNumSteps(), n = getN();
+  if (steps == 0)
+    return emitOpError() << "expected at least one k16 step";
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitOpError() << "expected n to be a multiple of 8 in [8, 256], got "
+                         << n;
+  Type element = getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return emitOpError() << "expected element_type f16 or bf16, got "
+                         << element;
+  auto resultType = cast<VectorType>(getResult().getType());
+  if (resultType.getNumElements() != n / 2)
+    return emitOpError() << "expected the result to hold n / 2 = " << n / 2
+                         << " f32 per thread, got " << resultType;
+  if (getAccumulator() && getAccumulator().getType() != resultType)
+    return emitOpError() << "expected the accumulator to have the result type "
+                         << resultType << ", got "
+                         << getAccumulator().getType();
+  bool fromDescriptor = static_cast<bool>(getADescriptor());
+  if (fromDescriptor == !getAFragments().empty())
+    return emitOpError() << "expected A from exactly one of a descriptor and "
+                            "register fragments";
+  if (fromDescriptor &&
+      (!getAOffsets() || static_cast<int64_t>(getAOffsets()->size()) != steps))
+    return emitOpError() << "expected one a_offsets entry per step (" << steps
+                         << ")";
+  if (!fromDescriptor && getAOffsets())
+    return emitOpError() << "a_offsets apply only to A from a descriptor";
+  if (!fromDescriptor && static_cast<int64_t>(getAFragments().size()) != steps)
+    return emitOpError() << "expected one A fragment per step (" << steps
+                         << "), got " << getAFragments().size();
+  if (getAOffsets() && failed(verifyStepOffsets(*this, "a_offsets",
+                                                *getAOffsets())))
+    return failure();
+  return verifyStepOffsets(*this, "b_offsets", getBOffsets());
+}
+
+LogicalResult WgmmaWaitGroupOp::verify() {
+  if (getPending() < 0 || getPending() > 7)
+    return emitOpError() << "expected pending in [0, 7], got " << getPending();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TMA
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmaLoadOp::verify() {
+  size_t rank = getCoordinates().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "expected 1 to 5 coordinates, got " << rank;
+  if (!inWorkgroupMemory(getTile().getType()))
+    return emitOpError() << "expected the destination tile in workgroup memory";
+  return success();
+}

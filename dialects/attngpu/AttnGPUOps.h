@@ -1,0 +1,26 @@
+//===- AttnGPUOps.h - attngpu kernel dialect --------------------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_H
+#define ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/attngpu/AttnGPUOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/attngpu/AttnGPUOpsTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/attngpu/AttnGPUOps.h.inc"
+
+#endif // ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_H

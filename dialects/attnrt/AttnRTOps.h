@@ -1,0 +1,47 @@
+//===- AttnRTOps.h - attnrt program dialect ---------------------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_H
+#define ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <string>
+
+#include "dialects/attnrt/AttnRTOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/attnrt/AttnRTOps.h.inc"
+
+namespace mlir::attnrt {
+
+/// Attribute names of program functions and their arguments.
+inline constexpr llvm::StringLiteral kNumInputsAttr = "attnrt.num_inputs";
+inline constexpr llvm::StringLiteral kNameAttr = "attnrt.name";
+inline constexpr llvm::StringLiteral kShapeAttr = "attnrt.shape";
+/// Marks a function of the kernel module as a kernel some program launches.
+inline constexpr llvm::StringLiteral kKernelAttr = "attnrt.kernel";
+/// The name of the module that holds every kernel of a compiled module.
+inline constexpr llvm::StringLiteral kKernelModuleName = "attnc_kernels";
+
+/// The packed entry point the host runtime calls for host kernel `kernel`
+/// (the host ABI of lib/package/Package.h).
+inline std::string hostEntryName(llvm::StringRef kernel) {
+  return (kernel + "_entry").str();
+}
+
+/// Whether `shape` (a program value's symbolic shape) describes `type`:
+/// one entry per dim, static dims equal, dynamic dims named by a symbol.
+bool isSymbolicShapeOf(ArrayAttr shape, ShapedType type);
+
+} // namespace mlir::attnrt
+
+#endif // ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_H

@@ -1,0 +1,87 @@
+//===- AttnRTOps.td - attnrt program dialect ---------------*- tablegen -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_TD
+#define ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def AttnRT_Dialect : Dialect {
+  let name = "attnrt";
+  let cppNamespace = "::mlir::attnrt";
+  let summary = "Programs the attnc runtime executes";
+  let description = [{
+    A compiled function is a program: a `func.func` over buffers (its inputs,
+    then its outputs, as memrefs) whose body allocates intermediate buffers,
+    launches kernels on them in order and frees them. The package writer
+    serializes it into the manifest and the runtime interprets it; nothing
+    in it is compiled to machine code.
+
+    A program function carries `attnrt.num_inputs` (how many of its
+    arguments are inputs); each argument carries `attnrt.name` and
+    `attnrt.shape`, its symbolic shape: an array of static extents and
+    symbol names, which the caller's tensors bind at run time.
+  }];
+}
+
+class AttnRT_Op<string mnemonic, list<Trait> traits = []>
+    : Op<AttnRT_Dialect, mnemonic, traits>;
+
+def AttnRT_AllocOp : AttnRT_Op<"alloc"> {
+  let summary = "an intermediate buffer of a program";
+  let description = [{
+    A dense row-major buffer with symbolic shape `shape` (static extents and
+    symbol names, one per dim; `dynamic_sizes` give the dynamic dims as
+    values). `slot` is set by buffer planning: buffers of one slot are
+    never live at the same time and share memory.
+
+    ```mlir
+    %t0 = attnrt.alloc(%b, %n) {name = "t0", shape = ["B", 16, "Nq", 64],
+                                slot = 0 : i64} : memref<?x16x?x64xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes, StrAttr:$name,
+                       ArrayAttr:$shape, OptionalAttr<I64Attr>:$slot);
+  let results = (outs Res<AnyMemRef, "", [MemAlloc]>:$buffer);
+  let assemblyFormat = [{
+    `(` $dynamic_sizes `)` attr-dict `:` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def AttnRT_DeallocOp : AttnRT_Op<"dealloc"> {
+  let summary = "the end of an intermediate buffer's life";
+  let arguments = (ins Arg<AnyMemRef, "", [MemFree]>:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+}
+
+def AttnRT_LaunchOp : AttnRT_Op<"launch",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     AttrSizedOperandSegments]> {
+  let summary = "runs a kernel over a grid of blocks on buffers";
+  let description = [{
+    Launches `kernel` (a symbol in the module's kernel module) with `args`
+    as its arguments, in order, after every earlier step of the program
+    has finished. `grid` gives the blocks along x, y and z (one to three
+    extents); the target lowering that maps the kernel onto blocks sets it,
+    computed from the program's values.
+
+    ```mlir
+    attnrt.launch @attnc_kernels::@f_attention0 grid(%x, %c16, %b)
+        (%q, %k, %v, %t0) : memref<...>, memref<...>, memref<...>, memref<...>
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel, Variadic<Index>:$grid,
+                       Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args);
+  let assemblyFormat = [{
+    $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict `:` type($args)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ATTNC_DIALECTS_ATTNRT_ATTNRTOPS_TD
