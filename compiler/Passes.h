@@ -11,6 +11,15 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace attngpu {
+class AttnGPUDialect;
+} // namespace attngpu
+namespace attnrt {
+class AttnRTDialect;
+} // namespace attnrt
+namespace bufferization {
+class BufferizationDialect;
+} // namespace bufferization
 namespace LLVM {
 class LLVMDialect;
 } // namespace LLVM

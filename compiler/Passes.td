@@ -10,8 +10,189 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
-// Passes (keep alphabetical)
+// Graph: functions of attn ops -> programs of kernels
 //===----------------------------------------------------------------------===//
+
+def AttnFormPrograms : Pass<"attn-form-programs", "::mlir::ModuleOp"> {
+  let summary = "Turn each public function into a program of kernels";
+  let description = [{
+    Every public function of attn ops becomes a program (see the attnrt
+    dialect): a function over buffers, its inputs then its outputs, that
+    allocates a buffer for each intermediate value, launches one kernel per
+    op in order and frees each buffer after its last use. Each op is
+    outlined into a kernel function in the module `@attnc_kernels`, in
+    destination-passing style: its operands are read from argument buffers
+    (`bufferization.to_tensor`) and each result that is kept is written into
+    one (`bufferization.materialize_in_destination`). A result returned
+    directly is written into the caller's output; a function argument
+    returned as it is, or a value returned twice, is copied by a kernel of
+    its own.
+
+    Dynamic dims become symbols: dims the ops force equal (KernelOpInterface)
+    share one, named after its role ("B", "Nq", "Nk"; "N" where query and
+    key lengths are one dim). Every dynamic dim of an intermediate value
+    must be a dim of some argument or result.
+  }];
+  let dependentDialects = [
+    "::mlir::attnrt::AttnRTDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def AttnPlanBuffers : Pass<"attn-plan-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Share memory between buffers whose lifetimes do not overlap";
+  let description = [{
+    Gives every `attnrt.alloc` of a program a `slot`: a buffer reuses the
+    slot of one that was freed before it was allocated (first fit, by
+    program order), so the runtime sizes a slot as its largest buffer.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Codegen: kernel configuration and the target lowerings
+//===----------------------------------------------------------------------===//
+
+def AttnKernelConfig : Pass<"attn-kernel-config", "::mlir::func::FuncOp"> {
+  let summary = "Choose the tiles and tensor cores of every kernel op";
+  let description = [{
+    Completes the configuration of each kernel op for the target: an
+    `attn.attention` gets `tiles = #attn.tiles<block_m, block_n[, mma]>`
+    (whatever the attribute pins is kept; on a GPU target `mma` says which
+    tensor-core kernel, `none` for the scalar one), an `attn.cast` gets its
+    `block_size`. The choices come from the target description
+    (compiler/Codegen/Config/TargetDescription.h).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Code generation target: host or sm_90a">,
+    Option<"tensorCores", "tensor-cores", "std::string",
+           /*default=*/"\"auto\"",
+           "sm_90a tensor-core kernel: auto (wgmma where it applies, else "
+           "mma.sync) or mma-sync (mma.sync everywhere it applies)">,
+  ];
+}
+
+def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
+  let summary = "Lower the kernel ops of kernel functions into host loops";
+  let description = [{
+    Rewrites each kernel op (in destination-passing form, see
+    attn-form-programs) into an `scf.forall` over its grid of blocks whose
+    body computes one block on the host, writing the result buffers.
+    attention: the grid `(ceil(Nq / block_m), Hq, B)`; each block stages its
+    query rows in f32, loops over key tiles carrying the accumulator,
+    running max and running sum in f32, classifies every tile from the mask
+    (empty tiles are skipped, full tiles pay no mask math) and inlines the
+    mask and score regions per element. cast: blocks of `block_size`
+    elements. Needs attn-kernel-config first.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def AttnHostBlockRanges : Pass<"attn-host-block-ranges", "::mlir::ModuleOp"> {
+  let summary = "Give host kernels the block-range form the runtime calls";
+  let description = [{
+    Each kernel function of `@attnc_kernels` whose body is an `scf.forall`
+    over its grid takes two more arguments, the linear block range
+    `[block_begin, block_end)`, and runs those blocks in a loop (x fastest).
+    Allocations at the top of a block that do not depend on it move out of
+    the loop: one per call, not one per block. The grid moves to the
+    program: every `attnrt.launch` of the kernel gets it, computed from its
+    own buffers.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the kernel ops of kernel functions into GPU launches";
+  let description = [{
+    Rewrites each kernel op (in destination-passing form) into a
+    `gpu.launch` over its grid whose body computes one block with the
+    block's threads, as its tiles say: attention with `mma = wgmma` gets
+    the warpgroup tensor-core kernel (wgmma from 128-byte swizzled shared
+    tiles, an mbarrier pipeline), `mma_sync` the warp tensor-core kernel
+    (mma.sync through ldmatrix), `none` the scalar kernel (one thread per
+    query row over f32 tiles in shared memory); cast a grid of 256-thread
+    blocks. The kernels are built from attngpu ops and shared pieces.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "NVIDIA chip whose limits the kernels are built within">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::attngpu::AttnGPUDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def AttnOutlineGPUKernels : Pass<"attn-outline-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Move the GPU launches of kernel functions into a gpu.module";
+  let description = [{
+    Replaces the module `@attnc_kernels` by a `gpu.module` of the same name
+    targeting `chip`, with one `gpu.func` kernel per kernel function: the
+    body of its `gpu.launch`, the function's buffers as arguments, block
+    size as `known_block_size` and the dynamic shared memory as
+    `attngpu.dynamic_shared_memory_bytes`. The grid moves to the program:
+    every `attnrt.launch` of the kernel gets it, computed from its own
+    buffers.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "NVIDIA chip the gpu.module targets">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
+def AttnGPULowerSharedTiles : Pass<"attngpu-lower-shared-tiles", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lay out shared-memory tiles: padding and the 128-byte swizzle";
+  let description = [{
+    Replaces each `attngpu.shared_tile` by a view of its bytes in its
+    physical layout and rewrites every access to it: padded tiles become a
+    strided view; a 128-byte swizzled tile becomes `cols / 64` panels of
+    `rows x 64` elements, and each access's logical (row, col) becomes
+    (panel * rows + row, ((col % 64) / 8 xor row % 8) * 8 + col % 8).
+    Accesses are memref.load/store, nvgpu.device_async_copy (destination),
+    nvgpu.ldmatrix, attngpu.wgmma.descriptor and attngpu.tma.load (which
+    read the tile's address); anything else using a swizzled tile is an
+    error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ConvertAttnGPUToNVVM : Pass<"convert-attngpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower attngpu ops to NVVM ops and inline PTX";
+  let description = [{
+    One rewrite pattern per attngpu op, under a conversion target where the
+    dialect is illegal; `!attngpu.mbarrier` becomes a shared-memory pointer.
+    A fence followed by products, commits and a wait is issued as one inline
+    asm statement, so LLVM never schedules code that defines a wgmma input
+    between the fence and the commit (ptxas would serialize the group,
+    C7513). This pass is the only place in attnc that writes PTX text.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
 
 def AttnAlignDynamicSharedMemory
     : Pass<"attn-align-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
@@ -34,83 +215,13 @@ def AttnAlignDynamicSharedMemory
 def AttnHostEntryPoints : Pass<"attn-host-entry-points", "::mlir::ModuleOp"> {
   let summary = "Give every host kernel the packed entry point the runtime calls";
   let description = [{
-    For each LLVM function `F` carrying the `attn.kernel` attribute (and its
-    C interface `_mlir_ciface_F`), adds
+    For each LLVM function `F` carrying the `attnrt.kernel` attribute (and
+    its C interface `_mlir_ciface_F`), adds
     `void F_entry(void **args, int64_t blockBegin, int64_t blockEnd)` where
-    `args[i]` points to the memref descriptor of argument `i`: the host ABI of
-    `lib/package/Package.h`, one signature for every kernel.
+    `args[i]` points to the memref descriptor of argument `i`: the host ABI
+    of `lib/package/Package.h`, one signature for every kernel.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
-def AttnSelectTiles : Pass<"attn-select-tiles", "::mlir::func::FuncOp"> {
-  let summary = "Pin the tile sizes of every attn.attention without them";
-  let description = [{
-    Sets `tiles = #attn.tiles<block_m, block_n>` from a heuristic for the
-    target on each `attn.attention` that has no `tiles` attribute; existing
-    attributes (user or test choices) are kept.
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Code generation target: host or sm_90a">,
-    Option<"tensorCores", "tensor-cores", "std::string",
-           /*default=*/"\"auto\"",
-           "sm_90a tensor-core kernel: auto (wgmma where it applies, else "
-           "mma.sync) or mma-sync (mma.sync everywhere it applies)">,
-  ];
-}
-
-def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower attn.attention into GPU kernels in a gpu.module";
-  let description = [{
-    Each function whose body is one `attn.attention` becomes a `gpu.func`
-    kernel (same name, same arguments as the host kernel minus the block
-    range) in the gpu.module `attnc_kernels`, targeting `chip`. A block
-    (x, y, z) = (query block, head, batch) of `block_m` threads computes the
-    same recurrence as the host kernel, one thread per query row, with the
-    working tiles in dynamic shared memory. The function itself is removed.
-    f16/bf16 attention with head dims that are multiples of 16 and the
-    tiles of a tensor-core kernel (`getMmaConfig` in MmaKernel.h) gets that
-    kernel, a warp per 16 query rows: wgmma on 128-byte swizzled shared
-    memory (sm_90a) for head dims that are multiples of 64, or mma.sync
-    through ldmatrix. Anything else gets the scalar form (BlockBuilder, one
-    thread per row, f32 tiles per `GpuBlockLayout`).
-  }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "NVIDIA chip the gpu.module targets">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def ConvertAttnToTiled : Pass<"convert-attn-to-tiled", "::mlir::func::FuncOp"> {
-  let summary = "Lower attn.attention into the tiled online-softmax kernel form";
-  let description = [{
-    Rewrites a function whose body is one `attn.attention` on its arguments
-    into a kernel over memrefs that computes the blocks `[block_begin,
-    block_end)` of the grid `(ceil(Nq / block_m), Hq, B)` (x fastest). Each
-    block stages its query rows in f32, loops over key tiles carrying the
-    accumulator, running max and running sum in f32, classifies every tile
-    from the mask (empty tiles are skipped, full tiles pay no mask math),
-    inlines the mask and score regions per element, and uses exp2 with
-    log2(e) folded into the scale. Tile sizes come from the op's `tiles`
-    attribute (run `attn-select-tiles` first).
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-  ];
 }
 
 #endif // ATTNC_COMPILER_PASSES_TD

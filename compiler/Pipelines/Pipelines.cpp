@@ -8,6 +8,9 @@
 
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnDialect.h"
+#include "dialects/attngpu/AttnGPUOps.h"
+#include "dialects/attnrt/AttnRTOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -53,7 +56,9 @@ using namespace mlir;
 
 void attnc::registerAttncDialects(DialectRegistry &registry) {
   registry
-      .insert<attn::AttnDialect, arith::ArithDialect, func::FuncDialect,
+      .insert<attn::AttnDialect, attngpu::AttnGPUDialect, attnrt::AttnRTDialect,
+              arith::ArithDialect, bufferization::BufferizationDialect,
+              func::FuncDialect,
               gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
               memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
               scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
@@ -82,50 +87,59 @@ void attnc::buildFrontendPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void attnc::buildSelectTilesPipeline(OpPassManager &pm,
-                                     const std::string &target,
-                                     const std::string &tensorCores) {
-  pm.addNestedPass<func::FuncOp>(createAttnSelectTiles({target, tensorCores}));
+void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
+                                 const std::string &tensorCores) {
+  pm.addPass(createAttnFormPrograms());
+  pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
+  pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
+      createAttnKernelConfig({target, tensorCores}));
 }
 
-void attnc::buildTilePipeline(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createConvertAttnToTiled());
+void attnc::buildHostKernelPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertAttnToHost());
+  pm.addPass(createAttnHostBlockRanges());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
 void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
+  // Only the kernels become code; programs stay for the package writer.
+  OpPassManager &kernels = pm.nest<ModuleOp>();
   // bf16 conversions become integer arithmetic: the x86 C runtime has no
   // bf16 truncation routine to call.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
   // Math ops with an LLVM intrinsic use it; the rest call libm.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createAttnHostEntryPoints());
-  pm.addPass(createCanonicalizerPass());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createConvertMathToLibmPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createFinalizeMemRefToLLVMConversionPass());
+  kernels.addPass(createArithToLLVMConversionPass());
+  kernels.addPass(createConvertIndexToLLVMPass());
+  kernels.addPass(createConvertFuncToLLVMPass());
+  kernels.addPass(createConvertControlFlowToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createAttnHostEntryPoints());
+  kernels.addPass(createCanonicalizerPass());
 }
 
-void attnc::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
+void attnc::buildGpuKernelPipeline(OpPassManager &pm, const std::string &chip) {
   pm.addPass(createConvertAttnToGPU({chip}));
+  pm.addPass(createAttnOutlineGPUKernels({chip}));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createAttnGPULowerSharedTiles());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
 void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
-  // nvgpu (ldmatrix) first: it lowers to NVVM ops on vectors.
-  pm.addPass(createConvertNVGPUToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertAttnGPUToNVVM());
+  // nvgpu (ldmatrix, cp.async) lowers to NVVM ops on vectors.
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
@@ -144,6 +158,9 @@ namespace {
 struct TargetOptions : PassPipelineOptions<TargetOptions> {
   Option<std::string> target{*this, "target", llvm::cl::desc("host or sm_90a"),
                              llvm::cl::init("host")};
+  Option<std::string> tensorCores{
+      *this, "tensor-cores", llvm::cl::desc("auto or mma-sync"),
+      llvm::cl::init("auto")};
 };
 } // namespace
 
@@ -155,23 +172,27 @@ void attnc::registerAttncPassesAndPipelines() {
       "--emit=mlir` prints)",
       [](OpPassManager &pm) { buildFrontendPipeline(pm); });
   PassPipelineRegistration<TargetOptions>(
-      "attnc-select-tiles", "Pin the tile sizes of every attn.attention",
+      "attnc-programs",
+      "Form programs of kernels, plan their buffers and configure the "
+      "kernels for a target",
       [](OpPassManager &pm, const TargetOptions &options) {
-        buildSelectTilesPipeline(pm, options.target);
+        buildProgramPipeline(pm, options.target, options.tensorCores);
       });
   PassPipelineRegistration<>(
-      "attnc-tile",
-      "Lower attn.attention into tiled kernels (what `attnc --emit=tiled` "
-      "prints)",
-      [](OpPassManager &pm) { buildTilePipeline(pm); });
+      "attnc-host-kernels",
+      "Lower kernel ops into host loops over block ranges (what `attnc "
+      "--emit=tiled` prints)",
+      [](OpPassManager &pm) { buildHostKernelPipeline(pm); });
   PassPipelineRegistration<>(
       "attnc-host-to-llvm",
-      "Lower tiled host kernels to the LLVM dialect with packed entry points",
+      "Lower host kernels to the LLVM dialect with packed entry points",
       [](OpPassManager &pm) { buildHostToLLVMPipeline(pm); });
   PassPipelineRegistration<TargetOptions>(
-      "attnc-gpu", "Lower attn.attention into a gpu.module of kernels",
+      "attnc-gpu-kernels",
+      "Lower kernel ops into a gpu.module of kernels (what `attnc "
+      "--emit=tiled` prints for GPU targets)",
       [](OpPassManager &pm, const TargetOptions &options) {
-        buildGpuPipeline(pm, options.target);
+        buildGpuKernelPipeline(pm, options.target);
       });
   PassPipelineRegistration<>(
       "attnc-gpu-to-nvvm", "Lower the gpu.module to the NVVM and LLVM dialects",
@@ -180,8 +201,8 @@ void attnc::registerAttncPassesAndPipelines() {
                              "The whole host pipeline, attn to LLVM dialect",
                              [](OpPassManager &pm) {
                                buildFrontendPipeline(pm);
-                               buildSelectTilesPipeline(pm, "host");
-                               buildTilePipeline(pm);
+                               buildProgramPipeline(pm, "host");
+                               buildHostKernelPipeline(pm);
                                buildHostToLLVMPipeline(pm);
                              });
 }

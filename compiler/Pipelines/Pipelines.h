@@ -9,13 +9,15 @@
 // lit tests always run the same passes.
 //
 //   attnc-frontend      canonicalize + CSE (what --emit=mlir prints)
-//   attnc-select-tiles  pin tile sizes for the target
-//   attnc-tile          attn.attention -> tiled kernels (--emit=tiled)
-//   attnc-host-to-llvm  tiled kernels -> LLVM dialect with entry points
-//   attnc-host          frontend, tiles, tile, host-to-llvm
-//   attnc-gpu           attn.attention -> gpu.module of kernels (--emit=tiled
-//                       for GPU targets)
+//   attnc-programs      functions -> programs of kernels, buffers planned,
+//                       kernel ops configured for the target
+//   attnc-host-kernels  kernel ops -> host loops over block ranges
+//                       (--emit=tiled for the host)
+//   attnc-host-to-llvm  host kernels -> LLVM dialect with entry points
+//   attnc-gpu-kernels   kernel ops -> gpu.module of kernels built from
+//                       attngpu ops (--emit=tiled for GPU targets)
 //   attnc-gpu-to-nvvm   gpu.module -> NVVM/LLVM dialect, ready for PTX
+//   attnc-host          frontend, programs, host-kernels, host-to-llvm
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +37,11 @@ namespace attnc {
 void registerAttncDialects(mlir::DialectRegistry &registry);
 
 void buildFrontendPipeline(mlir::OpPassManager &pm);
-void buildSelectTilesPipeline(mlir::OpPassManager &pm,
-                              const std::string &target,
-                              const std::string &tensorCores = "auto");
-void buildTilePipeline(mlir::OpPassManager &pm);
+void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
+                          const std::string &tensorCores = "auto");
+void buildHostKernelPipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
-void buildGpuPipeline(mlir::OpPassManager &pm, const std::string &chip);
+void buildGpuKernelPipeline(mlir::OpPassManager &pm, const std::string &chip);
 void buildGpuToNVVMPipeline(mlir::OpPassManager &pm);
 
 /// Registers the passes and pipelines above with the registry (attn-opt).

@@ -234,24 +234,22 @@ Status verifyBuffer(const Buffer &buffer, const std::string &path,
 
 Status verifyGridTerm(const GridTerm &term, const std::string &path,
                       const std::set<std::string> &symbols) {
-  if (term.symbol.empty()) {
-    if (term.constant <= 0)
-      return fieldError(path, "constant grid factor must be positive, got " +
-                                  std::to_string(term.constant));
-    return Status::ok();
-  }
-  if (term.constant != 1)
-    return fieldError(
-        path, "a symbolic grid factor cannot also have a constant (got " +
-                  std::to_string(term.constant) + ")");
+  if (term.constant <= 0)
+    return fieldError(term.symbols.empty() ? path : fieldPath(path, "const"),
+                      "constant grid factor must be positive, got " +
+                          std::to_string(term.constant));
   if (term.divisor <= 0)
     return fieldError(fieldPath(path, "ceildiv"),
                       "divisor must be positive, got " +
                           std::to_string(term.divisor));
-  if (!symbols.count(term.symbol))
-    return fieldError(fieldPath(path, "sym"),
-                      "symbol " + inQuotes(term.symbol) +
-                          " is not defined by any tensor of the function");
+  if (term.symbols.empty() && term.divisor != 1)
+    return fieldError(fieldPath(path, "ceildiv"),
+                      "a constant grid factor takes no divisor");
+  for (const std::string &symbol : term.symbols)
+    if (!symbols.count(symbol))
+      return fieldError(fieldPath(path, "sym"),
+                        "symbol " + inQuotes(symbol) +
+                            " is not defined by any tensor of the function");
   return Status::ok();
 }
 
@@ -498,9 +496,12 @@ Json encode(const TensorSig &tensor) {
 }
 
 Json encode(const GridTerm &term) {
-  if (term.symbol.empty())
+  if (term.symbols.empty())
     return term.constant;
-  Json json = {{"sym", term.symbol}};
+  Json json = {{"sym", term.symbols.size() == 1 ? Json(term.symbols[0])
+                                                : Json(term.symbols)}};
+  if (term.constant != 1)
+    json["const"] = term.constant;
   if (term.divisor != 1)
     json["ceildiv"] = term.divisor;
   return json;
@@ -840,8 +841,23 @@ Status decode(const Json &json, const std::string &path, GridTerm &out) {
     return typeError(json, path,
                      "an integer or {\"sym\": ..., \"ceildiv\": ...}");
   return decodeObject(json, path, [&](ObjectReader &r) {
-    return all([&] { return r.required("sym", out.symbol); },
-               [&] { return r.optional("ceildiv", out.divisor); });
+    return all(
+        [&] {
+          // One symbol as a string, several as an array of them.
+          std::string one;
+          if (json.contains("sym") && json.at("sym").is_string()) {
+            Status s = r.required("sym", one);
+            out.symbols = {one};
+            return s;
+          }
+          Status s = r.required("sym", out.symbols);
+          if (s && out.symbols.empty())
+            return fieldError(fieldPath(path, "sym"),
+                              "expected at least one symbol");
+          return s;
+        },
+        [&] { return r.optional("const", out.constant); },
+        [&] { return r.optional("ceildiv", out.divisor); });
   });
 }
 

@@ -94,11 +94,14 @@ struct TensorSig {
 // Kernels and launch metadata
 //===----------------------------------------------------------------------===//
 
-/// A factor of a grid extent: `constant`, or ceil(symbol / divisor).
-/// JSON: an integer, or {"sym": "N", "ceildiv": 64} ("ceildiv" defaults to 1).
+/// A factor of a grid extent: ceil(constant * (product of the symbols'
+/// extents) / divisor), e.g. query blocks ceil(N / 64) or the element blocks
+/// of a cast, ceil(128 * B * N / 1024).
+/// JSON: an integer (a constant), or {"sym": "N" or ["B", "N"],
+/// "const": 128, "ceildiv": 64} ("const" and "ceildiv" default to 1).
 struct GridTerm {
   int64_t constant = 1;
-  std::string symbol; // empty for a constant factor
+  std::vector<std::string> symbols; // empty for a constant factor
   int64_t divisor = 1;
 };
 

@@ -136,16 +136,19 @@ StatusOr<GridExtents> resolveGrid(const pkg::Kernel &kernel,
   for (size_t d = 0; d < kernel.grid.size(); ++d) {
     for (const pkg::GridTerm &term : kernel.grid[d]) {
       int64_t factor = term.constant;
-      if (!term.symbol.empty()) {
-        std::optional<int64_t> extent = symbols.lookup(term.symbol);
+      for (const std::string &symbol : term.symbols) {
+        std::optional<int64_t> extent = symbols.lookup(symbol);
         if (!extent)
-          return Status::error("kernel grid uses symbol " + term.symbol +
+          return Status::error("kernel grid uses symbol " + symbol +
                                ", which no tensor binds");
-        if (term.divisor <= 0)
-          return Status::error("kernel grid divides symbol " + term.symbol +
-                               " by " + std::to_string(term.divisor));
-        factor = *extent / term.divisor + (*extent % term.divisor != 0);
+        if (!checkedMul(factor, *extent))
+          return Status::error("kernel grid dim " + std::to_string(d) +
+                               " overflows");
       }
+      if (term.divisor <= 0)
+        return Status::error("kernel grid dim " + std::to_string(d) +
+                             " divides by " + std::to_string(term.divisor));
+      factor = factor / term.divisor + (factor % term.divisor != 0);
       if (factor < 0 || !checkedMul(grid[d], factor))
         return Status::error("kernel grid dim " + std::to_string(d) +
                              " is negative or overflows");

@@ -12,11 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/CUDA/CudaBinary.h"
 #include "compiler/Target/Host/HostLibrary.h"
 #include "compiler/Target/Package/PackageBuilder.h"
+#include "dialects/attn/AttnOps.h"
+#include "dialects/attnrt/AttnRTOps.h"
 #include "lib/package/Package.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -102,6 +103,186 @@ int reportIoError(const llvm::Twine &message) {
   return 1;
 }
 
+LogicalResult runPipeline(ModuleOp module,
+                          function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
+  return pm.run(module);
+}
+
+/// What compilation writes: text (MLIR, LLVM IR, PTX), bytes (cubin) or
+/// a package.
+struct Output {
+  std::string text;
+  std::vector<uint8_t> bytes;
+  std::optional<pkg::Package> package;
+};
+
+/// Per function: its buffers, then each kernel with its launch and tiles.
+void explainPrograms(const std::vector<pkg::Function> &functions) {
+  for (const pkg::Function &fn : functions) {
+    for (const pkg::Buffer &buffer : fn.buffers) {
+      llvm::errs() << fn.name << ": buffer " << buffer.tensor.name << " "
+                   << pkg::dtypeName(buffer.tensor.dtype) << " [";
+      llvm::interleaveComma(buffer.tensor.shape, llvm::errs(),
+                            [](const pkg::Dim &dim) {
+                              if (dim.isStatic())
+                                llvm::errs() << dim.extent;
+                              else
+                                llvm::errs() << dim.symbol;
+                            });
+      llvm::errs() << "] slot " << buffer.slot << "\n";
+    }
+    for (const pkg::Kernel &kernel : fn.kernels) {
+      llvm::errs() << fn.name << ": kernel " << kernel.name << ", entry "
+                   << kernel.entry << ", block " << kernel.block[0]
+                   << ", dynamic shared memory "
+                   << kernel.dynamicSharedMemoryBytes << " bytes, tiles";
+      for (const auto &[key, value] : kernel.config) {
+        llvm::errs() << " " << key << "=";
+        if (key == "mma")
+          llvm::errs() << attn::stringifyMmaKind(
+              static_cast<attn::MmaKind>(value));
+        else
+          llvm::errs() << value;
+      }
+      llvm::errs() << "\n";
+    }
+  }
+}
+
+/// The GPU kernels as PTX, or assembled into a cubin whose ptxas report
+/// goes into the kernels' resources.
+FailureOr<std::vector<uint8_t>>
+assembleGpuKernels(ModuleOp module, const std::string &chip,
+                   std::vector<pkg::Function> &functions, std::string *ptxOut) {
+  FailureOr<std::string> ptx = attnc::emitPTX(module);
+  if (failed(ptx))
+    return failure();
+  if (ptxOut) {
+    *ptxOut = std::move(*ptx);
+    return std::vector<uint8_t>();
+  }
+  FailureOr<attnc::CudaAssembly> assembly =
+      attnc::assemblePTX(module, *ptx, chip);
+  if (failed(assembly))
+    return failure();
+  for (pkg::Function &fn : functions)
+    for (pkg::Kernel &kernel : fn.kernels)
+      kernel.resources = assembly->resources[kernel.entry];
+  if (explain)
+    for (const auto &[kernel, report] : assembly->resources) {
+      llvm::errs() << kernel << " (" << chip << "):";
+      for (const auto &[key, value] : report)
+        llvm::errs() << " " << key << "=" << value;
+      llvm::errs() << "\n";
+    }
+  return std::move(assembly->cubin);
+}
+
+/// The host kernels as optimized LLVM IR, or linked into a shared library.
+FailureOr<std::vector<uint8_t>> buildHostKernels(ModuleOp module,
+                                                 std::string *llvmOut) {
+  auto kernels = module.lookupSymbol<ModuleOp>(attnrt::kKernelModuleName);
+  if (!kernels)
+    return module.emitError() << "the module has no kernels";
+  attnc::HostLibraryOptions options;
+  options.cpu = hostCpu;
+  if (llvmOut) {
+    llvm::raw_string_ostream os(*llvmOut);
+    if (failed(attnc::printHostLLVMIR(kernels, options, os)))
+      return failure();
+    return std::vector<uint8_t>();
+  }
+  return attnc::buildHostLibrary(kernels, options);
+}
+
+/// Programs, kernels and code for `targetName`; what --emit asks for.
+FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
+  bool host = targetName == "host";
+  Output output;
+  if (failed(runPipeline(module, [&](OpPassManager &pm) {
+        attnc::buildProgramPipeline(
+            pm, targetName,
+            tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto");
+      })))
+    return failure();
+  std::vector<pkg::Function> functions;
+  if (emit == Emit::Package) {
+    FailureOr<std::vector<pkg::Function>> described =
+        attnc::describePrograms(module);
+    if (failed(described))
+      return failure();
+    functions = std::move(*described);
+  }
+  if (failed(runPipeline(module, [&](OpPassManager &pm) {
+        if (host)
+          attnc::buildHostKernelPipeline(pm);
+        else
+          attnc::buildGpuKernelPipeline(pm, targetName);
+      })))
+    return failure();
+  if (emit == Emit::Tiled) {
+    llvm::raw_string_ostream os(output.text);
+    module.print(os);
+    return output;
+  }
+  if (emit == Emit::Package &&
+      failed(attnc::describeLaunches(module, targetName, targetName,
+                                     functions)))
+    return failure();
+  if (failed(runPipeline(module, [&](OpPassManager &pm) {
+        if (host)
+          attnc::buildHostToLLVMPipeline(pm);
+        else
+          attnc::buildGpuToNVVMPipeline(pm);
+      })))
+    return failure();
+  std::string *textOut =
+      emit == Emit::Llvm || emit == Emit::Ptx ? &output.text : nullptr;
+  FailureOr<std::vector<uint8_t>> code =
+      host ? buildHostKernels(module, textOut)
+           : assembleGpuKernels(module, targetName, functions, textOut);
+  if (failed(code))
+    return failure();
+  if (explain)
+    explainPrograms(functions);
+  if (emit != Emit::Package) {
+    output.bytes = std::move(*code);
+    return output;
+  }
+  output.package.emplace();
+  output.package->producer = std::string("attnc ") + ATTNC_VERSION;
+  output.package->functions = std::move(functions);
+  output.package->blobs.push_back(
+      {targetName, host ? "host-so" : "cubin", std::move(*code)});
+  return output;
+}
+
+/// Writes `output` to -o, creating the file only now that everything
+/// succeeded.
+int writeOutput(const Output &output) {
+  if (!output.bytes.empty() && outputPath == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed())
+    return reportIoError("refusing to write binary output to the terminal; "
+                         "give an output file with -o");
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> file =
+      openOutputFile(outputPath, &errorMessage);
+  if (!file)
+    return reportIoError(errorMessage);
+  file->os() << output.text;
+  file->os().write(reinterpret_cast<const char *>(output.bytes.data()),
+                   output.bytes.size());
+  file->os().flush();
+  if (file->os().has_error()) {
+    file->os().clear_error();
+    return reportIoError("cannot write '" + outputPath + "'");
+  }
+  file->keep();
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -126,28 +307,6 @@ int main(int argc, char **argv) {
     return reportIoError("'" + inputPath +
                          "' is MLIR bytecode; attnc reads textual MLIR");
 
-  DialectRegistry registry;
-  attnc::registerAttncDialects(registry);
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
-
-  auto runPipeline = [&](auto build) {
-    PassManager pm(&context);
-    build(pm);
-    return pm.run(*module);
-  };
-  if (failed(runPipeline(
-          [](OpPassManager &pm) { attnc::buildFrontendPipeline(pm); })))
-    return 1;
-
   bool host = target == Target::Host;
   std::string targetName = host ? "host" : "sm_90a";
   if (host && (emit == Emit::Ptx || emit == Emit::Cubin))
@@ -158,133 +317,40 @@ int main(int argc, char **argv) {
                          "--target=" +
                          targetName);
 
-  std::vector<pkg::Function> functions;
-  if (emit != Emit::Mlir) {
-    // Code generation handles kernel-form functions only; say so up front
-    // rather than failing later in LLVM translation.
-    bool supported = true;
-    for (auto func : module->getOps<func::FuncOp>())
-      supported &= succeeded(attnc::matchAttentionKernel(func));
-    if (!supported)
-      return 1;
-    if (failed(runPipeline([&](OpPassManager &pm) {
-          attnc::buildSelectTilesPipeline(
-              pm, targetName,
-              tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto");
-        })))
-      return 1;
-    if (emit == Emit::Package) {
-      FailureOr<std::vector<pkg::Function>> described =
-          attnc::describePackageFunctions(*module, targetName, targetName);
-      if (failed(described))
-        return 1;
-      functions = std::move(*described);
-    }
-    if (failed(runPipeline([&](OpPassManager &pm) {
-          if (host)
-            attnc::buildTilePipeline(pm);
-          else
-            attnc::buildGpuPipeline(pm, targetName);
-        })))
-      return 1;
-  }
-  if (emit != Emit::Mlir && emit != Emit::Tiled &&
-      failed(runPipeline([&](OpPassManager &pm) {
-        if (host)
-          attnc::buildHostToLLVMPipeline(pm);
-        else
-          attnc::buildGpuToNVVMPipeline(pm);
+  DialectRegistry registry;
+  attnc::registerAttncDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module || failed(runPipeline(*module, [](OpPassManager &pm) {
+        attnc::buildFrontendPipeline(pm);
       })))
     return 1;
 
-  attnc::HostLibraryOptions hostOptions;
-  hostOptions.cpu = hostCpu;
-  std::string text;
-  std::vector<uint8_t> bytes;
-  pkg::Blob blob{targetName, host ? "host-so" : "cubin", {}};
-  if (emit == Emit::Mlir || emit == Emit::Tiled) {
-    llvm::raw_string_ostream os(text);
+  Output output;
+  if (emit == Emit::Mlir) {
+    llvm::raw_string_ostream os(output.text);
     module->print(os);
-  } else if (emit == Emit::Llvm) {
-    llvm::raw_string_ostream os(text);
-    if (failed(attnc::printHostLLVMIR(*module, hostOptions, os)))
-      return 1;
-  } else if (host) {
-    FailureOr<std::vector<uint8_t>> library =
-        attnc::buildHostLibrary(*module, hostOptions);
-    if (failed(library))
-      return 1;
-    blob.data = std::move(*library);
   } else {
-    FailureOr<std::string> ptx = attnc::emitPTX(*module);
-    if (failed(ptx))
+    FailureOr<Output> compiled = compile(*module, targetName);
+    if (failed(compiled))
       return 1;
-    if (emit == Emit::Ptx) {
-      text = std::move(*ptx);
-    } else {
-      FailureOr<attnc::CudaAssembly> assembly =
-          attnc::assemblePTX(*module, *ptx, targetName);
-      if (failed(assembly))
-        return 1;
-      for (pkg::Function &fn : functions)
-        for (pkg::Kernel &kernel : fn.kernels)
-          kernel.resources = assembly->resources[kernel.entry];
-      if (explain)
-        for (const auto &[kernel, report] : assembly->resources) {
-          llvm::errs() << kernel << " (" << targetName << "):";
-          for (const auto &[key, value] : report)
-            llvm::errs() << " " << key << "=" << value;
-          llvm::errs() << "\n";
-        }
-      blob.data = std::move(assembly->cubin);
-    }
+    output = std::move(*compiled);
   }
-  if (explain)
-    for (const pkg::Function &fn : functions)
-      for (const pkg::Kernel &kernel : fn.kernels) {
-        llvm::errs() << fn.name << ": entry " << kernel.entry << ", block "
-                     << kernel.block[0] << ", dynamic shared memory "
-                     << kernel.dynamicSharedMemoryBytes << " bytes, tiles";
-        for (const auto &[key, value] : kernel.config)
-          llvm::errs() << " " << key << "=" << value;
-        llvm::errs() << "\n";
-      }
-
-  if (emit == Emit::Cubin)
-    bytes = std::move(blob.data);
-  if (emit == Emit::Package) {
-    pkg::Package package;
-    package.producer = std::string("attnc ") + ATTNC_VERSION;
-    package.functions = std::move(functions);
-    package.blobs.push_back(std::move(blob));
-    if (outputPath != "-") {
-      attnc::Status written = pkg::writeFile(package, outputPath);
-      if (!written)
-        return reportIoError(written.message());
-      return 0;
-    }
-    attnc::StatusOr<std::vector<uint8_t>> encoded = pkg::serialize(package);
+  if (output.package && outputPath != "-") {
+    // The package writer replaces the destination atomically.
+    attnc::Status written = pkg::writeFile(*output.package, outputPath);
+    return written ? 0 : reportIoError(written.message());
+  }
+  if (output.package) {
+    attnc::StatusOr<std::vector<uint8_t>> encoded =
+        pkg::serialize(*output.package);
     if (!encoded)
       return reportIoError(encoded.status().message());
-    bytes = std::move(*encoded);
+    output.bytes = std::move(*encoded);
   }
-  if (!bytes.empty() && outputPath == "-" &&
-      llvm::sys::Process::StandardOutIsDisplayed())
-    return reportIoError("refusing to write binary output to the terminal; "
-                         "give an output file with -o");
-
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputPath, &errorMessage);
-  if (!output)
-    return reportIoError(errorMessage);
-  output->os() << text;
-  output->os().write(reinterpret_cast<const char *>(bytes.data()),
-                     bytes.size());
-  output->os().flush();
-  if (output->os().has_error()) {
-    output->os().clear_error();
-    return reportIoError("cannot write '" + outputPath + "'");
-  }
-  output->keep();
-  return 0;
+  return writeOutput(output);
 }

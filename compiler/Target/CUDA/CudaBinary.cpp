@@ -48,16 +48,21 @@ FailureOr<std::string> attnc::emitPTX(ModuleOp module) {
     return module.emitError() << "libdevice not found at " << libdevice
                               << ": set CUDA_HOME to a CUDA toolkit";
 
+  // Serialized in a module of their own: the caller's module keeps its
+  // gpu.module, which its programs' launches name.
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    kernels->push_back(gpuModule->clone());
   PassManager pm(module.getContext());
   GpuModuleToBinaryPassOptions options;
   options.toolkitPath = toolkit;
   options.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(options));
-  if (failed(pm.run(module)))
+  if (failed(pm.run(*kernels)))
     return failure();
 
   std::string ptx;
-  module.walk([&](gpu::BinaryOp binary) {
+  kernels->walk([&](gpu::BinaryOp binary) {
     for (Attribute object : binary.getObjects())
       ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   });

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "compiler/Passes.h"
+#include "dialects/attnrt/AttnRTOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -46,7 +46,7 @@ LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
   auto entryType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                                {ptrType, i64, i64});
   auto entry = LLVM::LLVMFuncOp::create(
-      b, loc, attnc::hostEntryName(kernel.getName()), entryType);
+      b, loc, attnrt::hostEntryName(kernel.getName()), entryType);
   Block *body = entry.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> args;
@@ -69,7 +69,7 @@ struct AttnHostEntryPointsPass
     SmallVector<LLVM::LLVMFuncOp> kernels;
     // func-to-llvm copies the kernel's attributes onto its C wrapper too.
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn->hasAttr("attn.kernel") &&
+      if (fn->hasAttr(attnrt::kKernelAttr) &&
           !fn.getName().starts_with(kCInterfacePrefix))
         kernels.push_back(fn);
     for (LLVM::LLVMFuncOp kernel : kernels)

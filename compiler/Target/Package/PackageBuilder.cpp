@@ -1,4 +1,4 @@
-//===- PackageBuilder.cpp - Describe compiled functions for a package -----===//
+//===- PackageBuilder.cpp - Programs and kernels for the manifest ---------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -6,56 +6,63 @@
 
 #include "compiler/Target/Package/PackageBuilder.h"
 
-#include "compiler/Conversion/AttnToGPU/AttnToGPU.h"
-#include "compiler/Conversion/AttnToTiled/AttnToTiled.h"
 #include "dialects/attn/AttnOps.h"
+#include "dialects/attnrt/AttnRTOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/EquivalenceClasses.h"
-
-#include <map>
-#include <set>
-#include <tuple>
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 namespace pkg = attnc::pkg;
 
 namespace {
 
-/// One dim of one signature tensor: (1 for outputs, 0 for inputs, tensor
-/// index, dim).
-using DimSlot = std::tuple<unsigned, unsigned, unsigned>;
-
-std::optional<pkg::DType> toDType(Type type) {
-  if (type.isF32())
-    return pkg::DType::F32;
-  if (type.isF16())
-    return pkg::DType::F16;
-  if (type.isBF16())
-    return pkg::DType::BF16;
-  return std::nullopt;
+std::string typeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return name;
 }
 
-/// Manifest spelling of a scalar type in a region, or empty if unsupported.
-std::string regionTypeName(Type type) {
-  if (type.isIndex())
-    return "index";
-  if (auto i = dyn_cast<IntegerType>(type))
-    return "i" + std::to_string(i.getWidth());
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  return "";
+/// One dtype table for everyone: the package's spellings are MLIR's,
+/// lower-cased.
+FailureOr<pkg::DType> dtypeOf(Type type, Location loc) {
+  if (std::optional<pkg::DType> dtype =
+          pkg::parseDType(StringRef(typeName(type)).lower()))
+    return *dtype;
+  return emitError(loc) << "element type " << type
+                        << " cannot be passed to a package function";
 }
 
-/// Describes a mask or score region as straight-line SSA, or says why not.
-FailureOr<pkg::Region> describeRegion(Region &region, std::string &why) {
+FailureOr<pkg::TensorSig> signature(StringRef name, Type type, ArrayAttr shape,
+                                    Location loc) {
+  FailureOr<pkg::DType> dtype =
+      dtypeOf(cast<ShapedType>(type).getElementType(), loc);
+  if (failed(dtype))
+    return failure();
+  pkg::TensorSig sig{name.str(), *dtype, {}};
+  for (Attribute dim : shape) {
+    if (auto symbol = dyn_cast<StringAttr>(dim))
+      sig.shape.push_back(pkg::Dim::named(symbol.str()));
+    else
+      sig.shape.push_back(pkg::Dim::fixed(cast<IntegerAttr>(dim).getInt()));
+  }
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// Semantics: regions and ops
+//===----------------------------------------------------------------------===//
+
+/// A mask or score region as straight-line SSA (the verifier admits only
+/// ops of the region op table, so every op has a manifest form).
+pkg::Region describeRegion(Region &region) {
   pkg::Region result;
   Block &block = region.front();
   llvm::DenseMap<Value, int64_t> numbers;
@@ -63,19 +70,9 @@ FailureOr<pkg::Region> describeRegion(Region &region, std::string &why) {
     numbers[arg] = numbers.size();
   result.numArgs = block.getNumArguments();
   for (Operation &op : block.without_terminator()) {
-    if (op.getNumResults() != 1 || op.getNumRegions() != 0) {
-      why = "op '" + op.getName().getStringRef().str() +
-            "' is not a single-result op without regions";
-      return failure();
-    }
     pkg::RegionOp desc;
     desc.name = op.getName().getStringRef().str();
-    desc.type = regionTypeName(op.getResult(0).getType());
-    if (desc.type.empty()) {
-      why = "op '" + desc.name +
-            "' has a result type the reference cannot evaluate";
-      return failure();
-    }
+    desc.type = typeName(op.getResult(0).getType());
     for (Value operand : op.getOperands())
       desc.operands.push_back(numbers.lookup(operand));
     if (auto cmp = dyn_cast<arith::CmpIOp>(op))
@@ -83,16 +80,14 @@ FailureOr<pkg::Region> describeRegion(Region &region, std::string &why) {
     if (auto cmp = dyn_cast<arith::CmpFOp>(op))
       desc.predicate = arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      // Integer constants travel sign-extended from their width (i1 true
+      // is -1), as the reference reads them.
       if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
-        desc.value = i.getType().isInteger(1)
-                         ? static_cast<double>(i.getValue().getZExtValue())
-                         : static_cast<double>(i.getValue().getSExtValue());
-      else if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
-        desc.value = f.getValue().convertToDouble();
-      else {
-        why = "a constant is neither an integer nor a float";
-        return failure();
-      }
+        desc.intValue = i.getValue().getSExtValue();
+      else
+        desc.value = cast<FloatAttr>(constant.getValue())
+                         .getValue()
+                         .convertToDouble();
     }
     numbers[op.getResult(0)] = numbers.size();
     result.ops.push_back(std::move(desc));
@@ -101,188 +96,263 @@ FailureOr<pkg::Region> describeRegion(Region &region, std::string &why) {
   return result;
 }
 
-/// Describes the semantics of `op`; warns and returns nothing when a region
-/// cannot be described.
-std::optional<pkg::AttentionSpec> describeAttention(attn::AttentionOp op,
-                                                    func::FuncOp func) {
-  pkg::AttentionSpec spec;
-  spec.scale = op.getEffectiveScale();
-  spec.causal = op.getCausal();
-  spec.windowLeft = op.getWindowLeft();
-  spec.windowRight = op.getWindowRight();
-  for (auto [region, slot, name] :
-       {std::tuple<Region *, std::optional<pkg::Region> *, StringRef>{
-            &op.getMask(), &spec.mask, "mask"},
-        {&op.getScore(), &spec.score, "score"}}) {
-    if (region->empty())
-      continue;
-    std::string why;
-    FailureOr<pkg::Region> described = describeRegion(*region, why);
-    if (failed(described)) {
-      op.emitWarning() << "function '" << func.getName()
-                       << "' cannot be checked by attn-run: its " << name
-                       << " region is not expressible for the reference ("
-                       << why << ")";
-      return std::nullopt;
-    }
-    *slot = std::move(*described);
+pkg::OpSpec describeOp(Operation *op) {
+  pkg::OpSpec spec;
+  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
+    spec.kind = "attention";
+    pkg::AttentionSpec a;
+    a.scale = attention.getEffectiveScale();
+    a.causal = attention.getCausal();
+    a.windowLeft = attention.getWindowLeft();
+    a.windowRight = attention.getWindowRight();
+    if (!attention.getMask().empty())
+      a.mask = describeRegion(attention.getMask());
+    if (!attention.getScore().empty())
+      a.score = describeRegion(attention.getScore());
+    spec.attention = std::move(a);
+  } else if (auto cast = dyn_cast<attn::CastOp>(op)) {
+    spec.kind = "cast";
+    pkg::CastSpec c;
+    if (std::optional<APFloat> scale = cast.getScale())
+      c.scale = scale->convertToDouble();
+    spec.cast = c;
   }
   return spec;
 }
 
-FailureOr<pkg::Function>
-describeFunction(func::FuncOp func, const attnc::AttentionKernelForm &form,
-                 StringRef target, StringRef blob) {
-  attn::AttentionOp op = form.op;
-  auto inputOf = [&](Value v) { return cast<BlockArgument>(v).getArgNumber(); };
-  auto outputOf = [&](bool isOut) {
-    return static_cast<unsigned>(llvm::find(form.resultIsOut, isOut) -
-                                 form.resultIsOut.begin());
-  };
-  bool hasOut = llvm::is_contained(form.resultIsOut, true);
-  bool hasLse = llvm::is_contained(form.resultIsOut, false);
-
-  // Dims the op forces equal share one symbol (or one static extent).
-  llvm::EquivalenceClasses<DimSlot> classes;
-  std::map<DimSlot, std::set<std::string>> roleNames;
-  auto group = [&](StringRef name, SmallVector<DimSlot> slots) {
-    for (const DimSlot &slot : slots) {
-      classes.unionSets(slots.front(), slot);
-      roleNames[slot].insert(name.str());
+/// The tile configuration of a kernel op, for the manifest.
+std::map<std::string, int64_t> describeConfig(Operation *op) {
+  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
+    std::map<std::string, int64_t> config;
+    if (std::optional<attn::TilesAttr> tiles = attention.getTiles()) {
+      config = {{"block_m", tiles->getBlockM()},
+                {"block_n", tiles->getBlockN()}};
+      if (std::optional<attn::MmaKind> mma = tiles->getMma())
+        config["mma"] = static_cast<int64_t>(*mma);
     }
-  };
-  SmallVector<DimSlot> batch = {{0, inputOf(op.getQ()), 0},
-                                {0, inputOf(op.getK()), 0},
-                                {0, inputOf(op.getV()), 0}};
-  SmallVector<DimSlot> querySeq = {{0, inputOf(op.getQ()), 2}};
-  SmallVector<DimSlot> keySeq = {{0, inputOf(op.getK()), 2},
-                                 {0, inputOf(op.getV()), 2}};
-  if (hasOut) {
-    batch.push_back({1, outputOf(true), 0});
-    querySeq.push_back({1, outputOf(true), 2});
+    return config;
   }
-  if (hasLse) {
-    batch.push_back({1, outputOf(false), 0});
-    querySeq.push_back({1, outputOf(false), 2});
+  if (auto cast = dyn_cast<attn::CastOp>(op))
+    if (std::optional<int64_t> block = cast.getBlockSize())
+      return {{"block_size", *block}};
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+/// The kernel op of a kernel function (its one op besides the buffer
+/// bridges and the return).
+Operation *kernelOpOf(func::FuncOp kernel) {
+  for (Operation &op : kernel.getBody().front())
+    if (isa<attn::KernelOpInterface>(op))
+      return &op;
+  return nullptr;
+}
+
+/// The name of program value `value`: an argument's `attnrt.name` or an
+/// allocation's name.
+std::string valueName(func::FuncOp program, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return program.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                attnrt::kNameAttr)
+        .str();
+  return value.getDefiningOp<attnrt::AllocOp>().getName().str();
+}
+
+/// The step of `launch` and what its kernel computes, in value names.
+LogicalResult describeLaunch(func::FuncOp program, attnrt::LaunchOp launch,
+                             pkg::Function &fn) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      launch, launch.getKernelAttr());
+  Operation *op = kernel ? kernelOpOf(kernel) : nullptr;
+  if (!op)
+    return launch.emitError() << "launches " << launch.getKernel()
+                              << ", which is not a kernel of an attn op";
+  pkg::Step step{kernel.getName().str(), {}};
+  for (Value arg : launch.getArgs())
+    step.args.push_back(valueName(program, arg));
+  pkg::OpSpec spec = describeOp(op);
+  // Kernel arguments are the op's operands, then its kept results.
+  auto argName = [&](Value kernelArg) {
+    return step.args[cast<BlockArgument>(kernelArg).getArgNumber()];
+  };
+  for (Value operand : op->getOperands())
+    spec.operands.push_back(
+        argName(operand.getDefiningOp<bufferization::ToTensorOp>().getBuffer()));
+  for (Value result : op->getResults()) {
+    auto write = result.use_empty()
+                     ? nullptr
+                     : dyn_cast<bufferization::MaterializeInDestinationOp>(
+                           *result.getUsers().begin());
+    spec.results.push_back(write ? argName(write.getDest()) : "");
   }
-  group("B", batch);
-  group("Nq", querySeq);
-  group("Nk", keySeq);
+  fn.steps.push_back(std::move(step));
+  fn.ops.push_back(std::move(spec));
+  pkg::Kernel k;
+  k.name = kernel.getName().str();
+  k.config = describeConfig(op);
+  fn.kernels.push_back(std::move(k));
+  return success();
+}
 
-  auto typeOf = [&](const DimSlot &slot) {
-    auto [isOutput, index, dim] = slot;
-    Type t = isOutput ? func.getResultTypes()[index]
-                      : func.getArgumentTypes()[index];
-    return cast<RankedTensorType>(t);
-  };
-  // Per class: the static extent of any member, else a symbol named after
-  // its role ("N" when query and key lengths are the same dim).
-  auto dimOf = [&](const DimSlot &slot) -> pkg::Dim {
-    int64_t extent = typeOf(slot).getDimSize(std::get<2>(slot));
-    if (!ShapedType::isDynamic(extent))
-      return pkg::Dim::fixed(extent);
-    if (!classes.contains(slot))
-      return pkg::Dim::named("d" + std::to_string(std::get<1>(slot)) + "_" +
-                             std::to_string(std::get<2>(slot)));
-    std::set<std::string> roles;
-    for (auto it = classes.findLeader(slot); it != classes.member_end(); ++it) {
-      int64_t member = typeOf(*it).getDimSize(std::get<2>(*it));
-      if (!ShapedType::isDynamic(member))
-        return pkg::Dim::fixed(member);
-      roles.insert(roleNames[*it].begin(), roleNames[*it].end());
-    }
-    if (roles.count("Nq") && roles.count("Nk"))
-      return pkg::Dim::named("N");
-    return pkg::Dim::named(*roles.begin());
-  };
-  auto signature = [&](unsigned isOutput, unsigned index,
-                       std::string name) -> FailureOr<pkg::TensorSig> {
-    RankedTensorType type = typeOf({isOutput, index, 0});
-    std::optional<pkg::DType> dtype = toDType(type.getElementType());
-    if (!dtype)
-      return func.emitError() << "element type " << type.getElementType()
-                              << " cannot be passed to a package function";
-    pkg::TensorSig sig{std::move(name), *dtype, {}};
-    for (unsigned d = 0; d < type.getRank(); ++d)
-      sig.shape.push_back(dimOf({isOutput, index, d}));
-    return sig;
-  };
-
+FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
-  fn.name = func.getName().str();
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    Value arg = func.getArgument(i);
-    std::string name = arg == op.getQ()   ? "q"
-                       : arg == op.getK() ? "k"
-                       : arg == op.getV() ? "v"
-                                          : "arg" + std::to_string(i);
-    FailureOr<pkg::TensorSig> sig = signature(0, i, name);
+  fn.name = program.getName().str();
+  auto numInputs = program->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr);
+  for (BlockArgument arg : program.getArguments()) {
+    FailureOr<pkg::TensorSig> sig = signature(
+        valueName(program, arg), arg.getType(),
+        program.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                            attnrt::kShapeAttr),
+        arg.getLoc());
     if (failed(sig))
       return failure();
-    fn.inputs.push_back(std::move(*sig));
+    (arg.getArgNumber() < numInputs.getInt() ? fn.inputs : fn.outputs)
+        .push_back(std::move(*sig));
   }
-  for (auto [i, isOut] : llvm::enumerate(form.resultIsOut)) {
-    FailureOr<pkg::TensorSig> sig = signature(1, i, isOut ? "out" : "lse");
-    if (failed(sig))
-      return failure();
-    fn.outputs.push_back(std::move(*sig));
-  }
-
-  attn::TilesAttr tiles = *op.getTiles();
-  pkg::Kernel kernel;
-  kernel.target = target.str();
-  kernel.blob = blob.str();
-  if (target == "host") {
-    kernel.entry = attnc::hostEntryName(func.getName());
-  } else {
-    attnc::GpuLaunch launch = attnc::getGpuLaunch(op);
-    kernel.entry = func.getName().str();
-    kernel.block[0] = launch.threads;
-    kernel.dynamicSharedMemoryBytes = launch.sharedBytes;
-  }
-  // Grid (x fastest): query blocks, query heads, batch; see AttnToTiled.
-  pkg::Dim seqQ = dimOf({0, inputOf(op.getQ()), 2});
-  pkg::Dim batchDim = dimOf({0, inputOf(op.getQ()), 0});
-  int64_t blockM = tiles.getBlockM();
-  pkg::GridTerm queryBlocks =
-      seqQ.isStatic()
-          ? pkg::GridTerm{(seqQ.extent + blockM - 1) / blockM, "", 1}
-          : pkg::GridTerm{1, seqQ.symbol, blockM};
-  pkg::GridTerm batchTerm = batchDim.isStatic()
-                                ? pkg::GridTerm{batchDim.extent, "", 1}
-                                : pkg::GridTerm{1, batchDim.symbol, 1};
-  kernel.grid = {{queryBlocks},
-                 {pkg::GridTerm{op.getQ().getType().getDimSize(1), "", 1}},
-                 {batchTerm}};
-  kernel.config = {{"block_m", blockM}, {"block_n", tiles.getBlockN()}};
-  fn.kernels.push_back(std::move(kernel));
-  fn.attention = describeAttention(op, func);
+  WalkResult result = program.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<attnrt::AllocOp>(op)) {
+      FailureOr<pkg::TensorSig> sig = signature(
+          alloc.getName(), alloc.getType(), alloc.getShape(), alloc.getLoc());
+      if (failed(sig))
+        return WalkResult::interrupt();
+      fn.buffers.push_back(
+          {std::move(*sig), static_cast<int64_t>(alloc.getSlot().value_or(0))});
+    } else if (auto launch = dyn_cast<attnrt::LaunchOp>(op)) {
+      if (failed(describeLaunch(program, launch, fn)))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
   return fn;
+}
+
+//===----------------------------------------------------------------------===//
+// Launches
+//===----------------------------------------------------------------------===//
+
+/// `value` (a grid extent of a launch) as one grid term over the program's
+/// symbols: constants and dims of program values, multiplied, and divided
+/// (rounding up) by a constant.
+FailureOr<pkg::GridTerm> gridTerm(func::FuncOp program, Value value) {
+  auto unexpressible = [&]() {
+    return emitError(value.getLoc())
+           << "a launch grid must be a product of constants and dims of "
+              "program values, divided by a constant, to be written to a "
+              "package";
+  };
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return pkg::GridTerm{constant.getSExtValue(), {}, 1};
+  if (auto dim = value.getDefiningOp<memref::DimOp>()) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value source = dim.getSource();
+    auto arg = dyn_cast<BlockArgument>(source);
+    auto alloc = source.getDefiningOp<attnrt::AllocOp>();
+    if (!index || (!arg && !alloc))
+      return unexpressible();
+    ArrayAttr shape = arg ? program.getArgAttrOfType<ArrayAttr>(
+                                arg.getArgNumber(), attnrt::kShapeAttr)
+                          : alloc.getShape();
+    if (auto symbol = dyn_cast<StringAttr>(shape[*index]))
+      return pkg::GridTerm{1, {symbol.str()}, 1};
+    return pkg::GridTerm{cast<IntegerAttr>(shape[*index]).getInt(), {}, 1};
+  }
+  if (auto mul = value.getDefiningOp<arith::MulIOp>()) {
+    FailureOr<pkg::GridTerm> lhs = gridTerm(program, mul.getLhs());
+    FailureOr<pkg::GridTerm> rhs = gridTerm(program, mul.getRhs());
+    if (failed(lhs) || failed(rhs) || lhs->divisor != 1 || rhs->divisor != 1)
+      return unexpressible();
+    lhs->constant *= rhs->constant;
+    llvm::append_range(lhs->symbols, rhs->symbols);
+    return lhs;
+  }
+  if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
+    FailureOr<pkg::GridTerm> term = gridTerm(program, div.getLhs());
+    if (failed(term) || term->divisor != 1 ||
+        !matchPattern(div.getRhs(), m_ConstantInt(&constant)) ||
+        constant.getSExtValue() <= 0)
+      return unexpressible();
+    if (term->symbols.empty()) // folded to a constant
+      return pkg::GridTerm{llvm::divideCeil(term->constant,
+                                            constant.getSExtValue()),
+                           {}, 1};
+    term->divisor = constant.getSExtValue();
+    return term;
+  }
+  return unexpressible();
+}
+
+/// The kernel's entry, block and shared memory for `target`.
+LogicalResult describeEntry(Operation *kernel, StringRef target,
+                            pkg::Kernel &k) {
+  if (target == "host") {
+    k.entry = attnrt::hostEntryName(k.name);
+    return success();
+  }
+  auto function = dyn_cast<gpu::GPUFuncOp>(kernel);
+  std::optional<ArrayRef<int32_t>> block =
+      function ? function.getKnownBlockSize() : std::nullopt;
+  auto shared = function ? function->getAttrOfType<IntegerAttr>(
+                               "attngpu.dynamic_shared_memory_bytes")
+                         : IntegerAttr();
+  if (!block || !shared)
+    return kernel->emitError() << "GPU kernel " << k.name
+                               << " has no known block size or dynamic "
+                                  "shared memory";
+  k.entry = k.name;
+  for (int i = 0; i < 3; ++i)
+    k.block[i] = (*block)[i];
+  k.dynamicSharedMemoryBytes = shared.getInt();
+  return success();
 }
 
 } // namespace
 
 FailureOr<std::vector<pkg::Function>>
-attnc::describePackageFunctions(ModuleOp module, StringRef target,
-                                StringRef blob) {
+attnc::describePrograms(ModuleOp module) {
   std::vector<pkg::Function> functions;
-  bool failedAny = false;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isPublic())
+  for (auto program : module.getOps<func::FuncOp>()) {
+    if (!program->hasAttr(attnrt::kNumInputsAttr))
       continue;
-    FailureOr<AttentionKernelForm> form = matchAttentionKernel(func);
-    FailureOr<pkg::Function> fn =
-        succeeded(form) ? describeFunction(func, *form, target, blob)
-                        : FailureOr<pkg::Function>(failure());
-    if (failed(fn)) {
-      failedAny = true;
-      continue;
-    }
+    FailureOr<pkg::Function> fn = describeProgram(program);
+    if (failed(fn))
+      return failure();
     functions.push_back(std::move(*fn));
   }
-  if (failedAny)
-    return failure();
   if (functions.empty())
-    return module.emitError() << "the module has no public function to compile";
+    return module.emitError() << "the module has no program to package";
   return functions;
+}
+
+LogicalResult attnc::describeLaunches(ModuleOp module, StringRef target,
+                                      StringRef blob,
+                                      std::vector<pkg::Function> &functions) {
+  for (pkg::Function &fn : functions) {
+    auto program = module.lookupSymbol<func::FuncOp>(fn.name);
+    SmallVector<attnrt::LaunchOp> launches(program.getOps<attnrt::LaunchOp>());
+    for (auto [launch, k] : llvm::zip(launches, fn.kernels)) {
+      k.target = target.str();
+      k.blob = blob.str();
+      if (launch.getGrid().empty())
+        return launch.emitError() << "the launch of " << k.name
+                                  << " has no grid: no target lowering mapped "
+                                     "its kernel";
+      for (Value extent : launch.getGrid()) {
+        FailureOr<pkg::GridTerm> term = gridTerm(program, extent);
+        if (failed(term))
+          return failure();
+        k.grid.push_back({std::move(*term)});
+      }
+      Operation *kernel =
+          SymbolTable::lookupNearestSymbolFrom(launch, launch.getKernelAttr());
+      if (failed(describeEntry(kernel, target, k)))
+        return failure();
+    }
+  }
+  return success();
 }

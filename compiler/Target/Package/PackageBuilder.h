@@ -1,7 +1,13 @@
-//===- PackageBuilder.h - Describe compiled functions for a package -*- C++
-//-*-===//
+//===- PackageBuilder.h - Programs and kernels for the manifest -*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The package writer reads its metadata from the IR, in two steps: the
+// programs and what their kernels compute right after program formation
+// (while kernels still hold their attn ops), and each kernel's launch (grid,
+// entry, block, shared memory) once a target lowering has mapped it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,16 +25,22 @@ class ModuleOp;
 
 namespace attnc {
 
-/// Describes every public function of `module` for the package manifest:
-/// tensor signatures with symbolic dims (B, Nq, Nk), one kernel for `target`
-/// whose code is in blob `blob`, its launch grid and tile configuration, and
-/// the attention semantics the fp64 reference checks. Reads the module at
-/// the attn level, after tile selection and before tiling. A function whose
-/// regions cannot be described for the reference gets a warning and no
-/// semantics; unsupported functions are errors.
+/// Describes every program of `module` (after attn-form-programs,
+/// attn-plan-buffers and attn-kernel-config): signatures with symbolic
+/// dims, buffers and slots, steps, the ops the function computes for the
+/// fp64 reference, and for each step's kernel its name and tile
+/// configuration (the rest of the kernel comes with describeLaunches).
 mlir::FailureOr<std::vector<pkg::Function>>
-describePackageFunctions(mlir::ModuleOp module, llvm::StringRef target,
-                         llvm::StringRef blob);
+describePrograms(mlir::ModuleOp module);
+
+/// Completes the kernels of `functions` for `target` (code in blob `blob`)
+/// from `module` after the target's lowering: each launch's grid in the
+/// functions' symbols, the entry point, and on GPU targets the block size
+/// and dynamic shared memory.
+mlir::LogicalResult describeLaunches(mlir::ModuleOp module,
+                                     llvm::StringRef target,
+                                     llvm::StringRef blob,
+                                     std::vector<pkg::Function> &functions);
 
 } // namespace attnc
 

@@ -13,17 +13,17 @@
 // CHECK:         llvm.call @_mlir_ciface_k(%[[D0]], %[[D1]], %[[BEGIN]], %[[END]])
 // CHECK:         llvm.return
 // CHECK-NOT:   llvm.func @_mlir_ciface_k_entry
-llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attn.kernel} {
+llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }
-llvm.func @_mlir_ciface_k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attn.kernel} {
+llvm.func @_mlir_ciface_k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }
 
 // -----
 
 // expected-error @below {{kernel has no C interface wrapper '_mlir_ciface_lonely'}}
-llvm.func @lonely(%begin: i64, %end: i64) attributes {attn.kernel} {
+llvm.func @lonely(%begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }
 
@@ -33,6 +33,6 @@ llvm.func @_mlir_ciface_odd(%a: i32, %begin: i64, %end: i64) {
   llvm.return
 }
 // expected-error @below {{kernel C interface must take descriptor pointers followed by the block range (i64, i64)}}
-llvm.func @odd(%a: i32, %begin: i64, %end: i64) attributes {attn.kernel} {
+llvm.func @odd(%a: i32, %begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }

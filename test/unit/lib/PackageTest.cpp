@@ -49,7 +49,7 @@ static bool operator==(const TensorSig &a, const TensorSig &b) {
   return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape;
 }
 static bool operator==(const GridTerm &a, const GridTerm &b) {
-  return a.constant == b.constant && a.symbol == b.symbol &&
+  return a.constant == b.constant && a.symbols == b.symbols &&
          a.divisor == b.divisor;
 }
 static bool operator==(const Buffer &a, const Buffer &b) {
@@ -179,16 +179,18 @@ Function attentionProgram() {
               Step{"cast", {"t0", "o"}}};
   Kernel host = kernel(
       "attention", "host", "host", "attention_fwd_host",
-      {{GridTerm{1, "N", 64}}, {GridTerm{16, "", 1}}, {GridTerm{1, "B", 1}}});
+      {{GridTerm{1, {"N"}, 64}}, {GridTerm{16, {}, 1}}, {GridTerm{1, {"B"}, 1}}});
   host.config = {{"block_m", 64}, {"block_n", 64}};
   Kernel gpu = kernel(
       "attention", "sm_90a", "cubin", "attention_fwd_kernel",
-      {{GridTerm{1, "N", 128}}, {GridTerm{16, "", 1}, GridTerm{1, "B", 1}}});
+      {{GridTerm{1, {"N"}, 128}}, {GridTerm{16, {}, 1}, GridTerm{1, {"B"}, 1}}});
   gpu.block[0] = 384;
   gpu.dynamicSharedMemoryBytes = 147456;
   gpu.config = {{"block_m", 128}, {"block_n", 128}, {"stages", 2}};
   gpu.resources = {{"registers", 168}, {"spill_stores", 0}};
-  fn.kernels = {host, gpu, kernel("cast", "host", "host", "cast_host"),
+  fn.kernels = {host, gpu,
+                kernel("cast", "host", "host", "cast_host",
+                       {{GridTerm{128, {"B", "N"}, 16384}}}),
                 kernel("cast", "sm_90a", "cubin", "cast_kernel")};
   AttentionSpec spec;
   spec.scale = 1 / std::sqrt(128.0);
@@ -336,7 +338,7 @@ TEST(LibPackage, RoundTripKeepsEveryField) {
   ASSERT_NE(function, nullptr);
   const Kernel *gpu = function->findKernel("attention", "sm_90a");
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->grid[0][0].symbol, "N");
+  EXPECT_EQ(gpu->grid[0][0].symbols, std::vector<std::string>{"N"});
   EXPECT_EQ(gpu->grid[0][0].divisor, 128);
   EXPECT_EQ(gpu->block[0], 384);
   EXPECT_EQ(gpu->resources.at("registers"), 168);
@@ -391,6 +393,10 @@ TEST(LibPackage, LayoutMatchesTheDocumentation) {
   EXPECT_EQ(kernel["grid"][0][0], Json({{"sym", "N"}, {"ceildiv", 128}}));
   EXPECT_EQ(kernel["grid"][1][0], 16);
   EXPECT_EQ(kernel["block"], Json({384, 1, 1}));
+  // Several symbols: an array, with the constant factor.
+  EXPECT_EQ(function["kernels"][2]["grid"][0][0],
+            Json::parse(R"({"sym": ["B", "N"], "const": 128,
+                            "ceildiv": 16384})"));
   EXPECT_EQ(function["inputs"][0]["shape"], Json({"B", 16, "N", 128}));
   EXPECT_EQ(function["buffers"][0], Json::parse(R"({"name": "t0",
       "dtype": "bf16", "shape": ["B", 16, "N", 128], "slot": 0})"));
@@ -571,7 +577,7 @@ void forEachNode(
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
       "window_left", "window_right", "mask",   "score",
-      "predicate",   "value",        "ceildiv"};
+      "predicate",   "value",        "ceildiv",      "const"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -956,9 +962,9 @@ TEST(LibPackage, VerifyAcceptsValidAndSerializeRejectsInvalid) {
   EXPECT_CONTAINS(verify(package).message(),
                   "schema_version: version 3 is not supported");
   package = makePackage();
-  package.functions[0].kernels[0].grid[0][0].constant = 2; // on a symbolic term
+  package.functions[0].kernels[0].grid[1][0].divisor = 2; // on a constant
   EXPECT_CONTAINS(verify(package).message(),
-                  "a symbolic grid factor cannot also have a constant");
+                  "a constant grid factor takes no divisor");
   package = makePackage();
   package.producer = "\xff\xfe"; // not UTF-8: JSON cannot carry it
   EXPECT_CONTAINS(serialize(package).status().message(), "cannot serialize");

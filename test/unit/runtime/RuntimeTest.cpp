@@ -573,7 +573,7 @@ pkg::Function midwayFunction() {
   count.entry = "test_blocks";
   pkg::Kernel huge = count;
   huge.name = "huge";
-  huge.grid = {{pkg::GridTerm{1, "K", 1}}, {pkg::GridTerm{1, "K", 1}}};
+  huge.grid = {{pkg::GridTerm{1, {"K"}, 1}}, {pkg::GridTerm{1, {"K"}, 1}}};
   fn.kernels = {count, huge};
   return fn;
 }

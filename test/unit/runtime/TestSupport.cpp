@@ -42,7 +42,7 @@ static Kernel hostKernel(std::string name, std::string entry,
 /// One block per query row: x = row, y = head, z = batch.
 static std::vector<std::vector<GridTerm>> rowGrid() {
   return {
-      {GridTerm{1, "N", 1}}, {GridTerm{test::kHeadsQ}}, {GridTerm{1, "B", 1}}};
+      {GridTerm{1, {"N"}, 1}}, {GridTerm{test::kHeadsQ}}, {GridTerm{1, {"B"}, 1}}};
 }
 
 static OpSpec attentionOp(std::vector<std::string> operands,
@@ -96,7 +96,7 @@ static Function blocksFunction() {
                 tensor("calls", DType::I64, {Dim::fixed(1)})};
   fn.steps = {Step{"blocks", {"x", "blocks", "calls"}}};
   fn.kernels = {hostKernel("blocks", "test_blocks",
-                           {{GridTerm{1, "N", 4}}, {GridTerm{2}}})};
+                           {{GridTerm{1, {"N"}, 4}}, {GridTerm{2}}})};
   return fn;
 }
 

@@ -41,9 +41,9 @@ static Kernel gpuKernel(const std::string &target, std::string name,
 static Kernel rowKernel(const std::string &target, std::string name,
                         std::string entry) {
   return gpuKernel(target, std::move(name), std::move(entry),
-                   {{GridTerm{1, "N", 128}},
+                   {{GridTerm{1, {"N"}, 128}},
                     {GridTerm{test::kHeadsQ}},
-                    {GridTerm{1, "B", 1}}},
+                    {GridTerm{1, {"B"}, 1}}},
                    128);
 }
 

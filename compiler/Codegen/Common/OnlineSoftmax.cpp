@@ -1,0 +1,103 @@
+//===- OnlineSoftmax.cpp - The flash-attention recurrence, written once ---===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/OnlineSoftmax.h"
+
+#include "compiler/Codegen/Common/TileClassifier.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace {
+constexpr double kLog2E = 1.4426950408889634;
+constexpr double kLn2 = 0.6931471805599453;
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+Value negativeInfinity(OpBuilder &b, Location loc) {
+  return f32Constant(b, loc, -std::numeric_limits<double>::infinity());
+}
+} // namespace
+
+attnc::ScoreModel::ScoreModel(attn::AttentionOp op)
+    : op(op), folded(op.getScore().empty() && op.getEffectiveScale() > 0) {}
+
+Value attnc::ScoreModel::score(OpBuilder &b, Location loc, Value dot,
+                               ValueRange indices) const {
+  if (folded)
+    return dot;
+  float scale = op.getEffectiveScale();
+  if (op.getScore().empty())
+    return arith::MulFOp::create(b, loc, dot,
+                                 f32Constant(b, loc, scale * kLog2E));
+  Value scaled =
+      arith::MulFOp::create(b, loc, dot, f32Constant(b, loc, scale));
+  SmallVector<Value> args = {scaled};
+  llvm::append_range(args, indices);
+  Value modified = inlineRegion(b, op.getScore(), args);
+  return arith::MulFOp::create(b, loc, modified, f32Constant(b, loc, kLog2E));
+}
+
+Value attnc::ScoreModel::factor(OpBuilder &b, Location loc) const {
+  return f32Constant(b, loc, folded ? op.getEffectiveScale() * kLog2E : 1.0);
+}
+
+attnc::SoftmaxUpdate attnc::updateRow(OpBuilder &b, Location loc,
+                                      ScoreRows &scores, int64_t row,
+                                      SoftmaxRow old, Value factor,
+                                      Exp2Fn exp2) {
+  Value tileMax = arith::MulFOp::create(b, loc, scores.rowMax(row), factor);
+  Value newMax = arith::MaximumFOp::create(b, loc, old.max, tileMax);
+  Value noneAllowed =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                            negativeInfinity(b, loc));
+  Value pivot = arith::SelectOp::create(b, loc, noneAllowed,
+                                        f32Constant(b, loc, 0.0), newMax);
+  Value alpha = exp2(arith::SubFOp::create(b, loc, old.max, pivot));
+  Value negPivot = arith::NegFOp::create(b, loc, pivot);
+  Value tileSum = scores.exponentiate(row, factor, negPivot);
+  Value sum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, old.sum, alpha), tileSum);
+  return {{newMax, sum}, alpha};
+}
+
+attnc::RowResult attnc::finishRow(OpBuilder &b, Location loc, SoftmaxRow row) {
+  Value zero = f32Constant(b, loc, 0.0);
+  Value anyAllowed =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, row.sum, zero);
+  Value inverse = arith::SelectOp::create(
+      b, loc, anyAllowed,
+      arith::DivFOp::create(b, loc, f32Constant(b, loc, 1.0), row.sum), zero);
+  Value log2Sum = arith::AddFOp::create(b, loc, row.max,
+                                        math::Log2Op::create(b, loc, row.sum));
+  Value natural =
+      arith::MulFOp::create(b, loc, log2Sum, f32Constant(b, loc, kLn2));
+  Value lse = arith::SelectOp::create(b, loc, anyAllowed, natural,
+                                      negativeInfinity(b, loc));
+  return {inverse, lse};
+}
+
+Value attnc::maskScore(OpBuilder &b, Location loc, attn::AttentionOp op,
+                       Value score, ValueRange indices, Value inBounds) {
+  Value allowed = inBounds;
+  if (hasMask(op)) {
+    Value masked = emitElementMask(b, loc, op, indices[0], indices[1],
+                                   indices[2], indices[3]);
+    allowed =
+        allowed ? arith::AndIOp::create(b, loc, allowed, masked).getResult()
+                : masked;
+  }
+  if (!allowed)
+    return score;
+  return arith::SelectOp::create(b, loc, allowed, score,
+                                 negativeInfinity(b, loc));
+}

@@ -1,0 +1,104 @@
+//===- OnlineSoftmax.h - The flash-attention recurrence, written once -*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Every attention kernel (host, scalar GPU, mma.sync, wgmma) runs the same
+// recurrence per query row over key tiles:
+//
+//   s      = score(q·k) in log2 units      (ScoreModel)
+//   m'     = max(m, rowmax s)               (updateRow)
+//   p      = exp2(s - m'),  a = exp2(m - m')
+//   l'     = a l + rowsum p,  acc' = a acc + p V
+//   out    = acc / l,  lse = (m + log2 l) ln 2   (finishRow)
+//
+// What differs is where a thread's scores live: a row of an f32 tile in
+// memory (one thread per row), or mma fragments in registers spread over a
+// quad of lanes. ScoreRows is that layout description; the kernels provide
+// it and these functions do the arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_COMMON_ONLINESOFTMAX_H
+#define ATTNC_COMPILER_CODEGEN_COMMON_ONLINESOFTMAX_H
+
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace attnc {
+
+/// 2^x as the kernel computes it (math.exp2, or the fast attngpu.ex2).
+using Exp2Fn = llvm::function_ref<mlir::Value(mlir::Value)>;
+
+/// How raw dot products q·k become softmax inputs in log2 units. Without a
+/// score region and with a positive scale the scale is folded: scores stay
+/// raw and `factor` (scale · log2 e) applies once per row max and once per
+/// exponent, as the multiplier of one fma. Otherwise each score is scaled,
+/// passed through the score region and multiplied by log2 e, and `factor`
+/// is 1.
+class ScoreModel {
+public:
+  explicit ScoreModel(mlir::attn::AttentionOp op);
+
+  /// The score of one (row, key) element; `indices` are (b, h, q_idx,
+  /// k_idx) as index values.
+  mlir::Value score(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dot,
+                    mlir::ValueRange indices) const;
+  mlir::Value factor(mlir::OpBuilder &b, mlir::Location loc) const;
+
+private:
+  mutable mlir::attn::AttentionOp op; // accessors are not const
+  bool folded;
+};
+
+/// One thread's scores of the query rows it holds, in one key tile. A row
+/// slot is one of those rows (the thread may hold a part of it).
+class ScoreRows {
+public:
+  virtual ~ScoreRows() = default;
+  /// The max of row slot `row` over the whole tile (across the threads that
+  /// share the row), in the model's raw units.
+  virtual mlir::Value rowMax(int64_t row) = 0;
+  /// Replaces each of this thread's scores s of row slot `row` by
+  /// exp(s · factor + negPivot) and returns this thread's sum of them.
+  virtual mlir::Value exponentiate(int64_t row, mlir::Value factor,
+                                   mlir::Value negPivot) = 0;
+};
+
+/// The running max (log2 units) and sum of exponentials of a row.
+struct SoftmaxRow {
+  mlir::Value max, sum;
+};
+
+/// One tile's update of row slot `row`: the next running max and sum, and
+/// `alpha`, the factor that rescales the row's accumulator. While every key
+/// so far is masked the exponents are taken against 0, so -inf - -inf never
+/// makes a NaN.
+struct SoftmaxUpdate {
+  SoftmaxRow next;
+  mlir::Value alpha;
+};
+SoftmaxUpdate updateRow(mlir::OpBuilder &b, mlir::Location loc,
+                        ScoreRows &scores, int64_t row, SoftmaxRow old,
+                        mlir::Value factor, Exp2Fn exp2);
+
+/// The end of a row whose sum is complete (summed across threads): the
+/// reciprocal of the sum to normalize the accumulator with, and the lse in
+/// natural log; 0 and -inf for a row that no key reached.
+struct RowResult {
+  mlir::Value inverseSum, lse;
+};
+RowResult finishRow(mlir::OpBuilder &b, mlir::Location loc, SoftmaxRow row);
+
+/// `score` where the mask of the attention allows (q_idx, k_idx) and
+/// `inBounds` holds (null: always), -inf elsewhere. `indices` are (b, h,
+/// q_idx, k_idx).
+mlir::Value maskScore(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::attn::AttentionOp op, mlir::Value score,
+                      mlir::ValueRange indices, mlir::Value inBounds);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_COMMON_ONLINESOFTMAX_H

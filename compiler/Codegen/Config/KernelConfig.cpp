@@ -1,0 +1,177 @@
+//===- KernelConfig.cpp - Tiles and tensor cores per kernel op ------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The one place that decides how each kernel op is tiled for a target; the
+// decision is written on the op (`tiles`, `block_size`) and the lowerings
+// only read it. Measurements behind the choices: bench/NOTES.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Config/TargetDescription.h"
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNKERNELCONFIG
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+using attn::MmaKind;
+
+namespace {
+
+struct Tiles {
+  int64_t blockM, blockN;
+  MmaKind mma;
+  bool operator==(const Tiles &o) const {
+    return blockM == o.blockM && blockN == o.blockN && mma == o.mma;
+  }
+};
+
+/// The largest useful tile along a sequence of static length `extent`: the
+/// next power of two, capped at `preferred`.
+int64_t fitToExtent(int64_t preferred, int64_t extent) {
+  if (ShapedType::isDynamic(extent) || extent >= preferred)
+    return preferred;
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(extent));
+}
+
+/// The mma.sync kernel: 64 keys per tile; 128 query rows for head dims up
+/// to 64, 64 above (wider heads need more registers per thread, and
+/// 128-row blocks then leave one block per SM).
+Tiles syncTiles(int64_t headDimV) {
+  return {headDimV <= 64 ? 128 : 64, 64, MmaKind::Sync};
+}
+
+/// The wgmma kernel: warpgroups of 64 query rows share each key tile,
+/// three up to head dim 64, two above (the O accumulator grows with the
+/// head dim and 384 threads leave 168 registers each); 128 keys per tile
+/// up to head dim 128, 64 above, which keeps S and O within the register
+/// file and the K/V stages within shared memory.
+Tiles warpgroupTiles(int64_t headDim, int64_t headDimV) {
+  int64_t widest = std::max(headDim, headDimV);
+  return {widest <= 64 ? 192 : 128, widest <= 128 ? 128 : 64,
+          MmaKind::Warpgroup};
+}
+
+/// The tensor-core kernel `op` prefers on `target`: none for f32 inputs
+/// (tf32 would lose precision) or head dims that are not multiples of 16;
+/// wgmma for head dims that are multiples of 64 up to 256 (whole 128-byte
+/// swizzle panels); mma.sync for the rest.
+std::optional<Tiles> preferredMma(attn::AttentionOp op,
+                                  const attnc::TargetDescription &target) {
+  Type element = op.getQ().getType().getElementType();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  if (!target.hasMmaSync || !(element.isF16() || element.isBF16()) ||
+      headDim % 16 != 0 || headDimV % 16 != 0)
+    return std::nullopt;
+  if (target.hasWgmma && !target.onlyMmaSync && headDim % 64 == 0 &&
+      headDimV % 64 == 0 && headDim <= 256 && headDimV <= 256)
+    return warpgroupTiles(headDim, headDimV);
+  return syncTiles(headDimV);
+}
+
+/// The tensor-core kind for tiles of `blockM` x `blockN`: the preferred
+/// kernel's when they are its tiles, mma.sync when they are that kernel's,
+/// wgmma when it applies and they are 64 to 192 rows by 64 or 128 keys;
+/// none (the scalar kernel) otherwise.
+MmaKind mmaForTiles(attn::AttentionOp op,
+                    const attnc::TargetDescription &target, int64_t blockM,
+                    int64_t blockN) {
+  std::optional<Tiles> preferred = preferredMma(op, target);
+  if (!preferred)
+    return MmaKind::None;
+  for (Tiles candidate :
+       {*preferred, syncTiles(op.getV().getType().getDimSize(3))})
+    if (candidate.blockM == blockM && candidate.blockN == blockN)
+      return candidate.mma;
+  if (preferred->mma == MmaKind::Warpgroup && blockM % 64 == 0 &&
+      blockM <= 192 && (blockN == 64 || blockN == 128))
+    return MmaKind::Warpgroup;
+  return MmaKind::None;
+}
+
+/// Tiles for an op without any: host 64 x 64 keeps a block's f32 tiles in
+/// L2 for head dims up to 256; the scalar GPU kernel keeps f32 tiles in
+/// shared memory, so wide heads take 32 x 32.
+std::pair<int64_t, int64_t>
+defaultTiles(attn::AttentionOp op, const attnc::TargetDescription &target) {
+  int64_t blockM = 64, blockN = 64;
+  if (target.isGpu()) {
+    if (std::optional<Tiles> mma = preferredMma(op, target)) {
+      blockM = mma->blockM;
+      blockN = mma->blockN;
+    } else if (op.getQ().getType().getDimSize(3) > 128) {
+      blockM = blockN = 32;
+    }
+  }
+  return {fitToExtent(blockM, op.getQ().getType().getDimSize(2)),
+          fitToExtent(blockN, op.getK().getType().getDimSize(2))};
+}
+
+LogicalResult configureAttention(attn::AttentionOp op,
+                                 const attnc::TargetDescription &target) {
+  std::optional<attn::TilesAttr> pinned = op.getTiles();
+  auto [blockM, blockN] = pinned ? std::pair{pinned->getBlockM(),
+                                             pinned->getBlockN()}
+                                 : defaultTiles(op, target);
+  std::optional<MmaKind> mma = pinned ? pinned->getMma() : std::nullopt;
+  if (!target.isGpu()) {
+    if (mma && *mma != MmaKind::None)
+      return op.emitOpError() << "tensor-core tiles (mma = "
+                              << attn::stringifyMmaKind(*mma)
+                              << ") need a GPU target, not " << target.name;
+    mma = std::nullopt;
+  } else if (!mma) {
+    mma = mmaForTiles(op, target, blockM, blockN);
+  } else if (*mma == MmaKind::Warpgroup && !target.hasWgmma) {
+    return op.emitOpError() << "wgmma tiles need a target with wgmma, not "
+                            << target.name;
+  }
+  op.setTilesAttr(
+      attn::TilesAttr::get(op.getContext(), blockM, blockN, mma));
+  return success();
+}
+
+/// Elements per block of a cast kernel: host blocks are chunks of work for
+/// one thread; GPU blocks are 256 threads converting 4 elements each.
+void configureCast(attn::CastOp op, const attnc::TargetDescription &target) {
+  if (!op.getBlockSize())
+    op.setBlockSize(target.isGpu() ? 1024 : 16384);
+}
+
+struct AttnKernelConfigPass
+    : attnc::impl::AttnKernelConfigBase<AttnKernelConfigPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    FailureOr<attnc::TargetDescription> description =
+        attnc::TargetDescription::get(target, tensorCores, [&] {
+          return getOperation().emitError();
+        });
+    if (failed(description))
+      return signalPassFailure();
+    WalkResult result = getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<attn::AttentionOp>(op))
+        return failed(configureAttention(attention, *description))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      if (auto cast = dyn_cast<attn::CastOp>(op))
+        configureCast(cast, *description);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

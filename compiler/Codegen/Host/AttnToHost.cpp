@@ -1,0 +1,187 @@
+//===- AttnToHost.cpp - Kernel ops to host loops --------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each kernel op becomes an scf.forall over its grid of blocks (x fastest
+// when attn-host-block-ranges linearizes it); a block's body runs on one
+// thread. Attention: grid (ceil(Nq / block_m), Hq, B), the block's working
+// tiles allocated at its start (hoisted out of the block loop later), the
+// recurrence of RowBlock. Cast: blocks of block_size elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_CONVERTATTNTOHOST
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// An scf.forall over `grid` whose body `body(ivs)` builds.
+template <typename Fn>
+void buildGrid(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> grid,
+               Fn body) {
+  auto forall = scf::ForallOp::create(b, loc, grid, ValueRange{},
+                                      /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  body(forall.getInductionVars());
+}
+
+struct AttentionToHost : OpConversionPattern<attn::AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(attn::AttentionOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<attnc::KernelBuffers> buffers =
+        attnc::matchKernelBuffers(op, rewriter);
+    if (failed(buffers))
+      return failure();
+    if (!op.getTiles())
+      return rewriter.notifyMatchFailure(op, "tiles are not set");
+    attnc::AttentionBuffers x{buffers->operands[0], buffers->operands[1],
+                              buffers->operands[2], buffers->results[0],
+                              buffers->results[1]};
+    Location loc = op.getLoc();
+    int64_t blockM = op.getTiles()->getBlockM();
+    Value seqQ = memref::DimOp::create(rewriter, loc, x.q, 2);
+    Value queryBlocks = arith::CeilDivUIOp::create(
+        rewriter, loc, seqQ,
+        arith::ConstantIndexOp::create(rewriter, loc, blockM));
+    SmallVector<OpFoldResult> grid = {
+        queryBlocks, rewriter.getIndexAttr(op.getQ().getType().getDimSize(1)),
+        memref::DimOp::create(rewriter, loc, x.q, 0).getResult()};
+    buildGrid(rewriter, loc, grid, [&](ValueRange ivs) {
+      emitBlock(rewriter, loc, op, x, {ivs[0], ivs[1], ivs[2]});
+    });
+    attnc::eraseKernelOp(op, *buffers, rewriter);
+    return success();
+  }
+
+  /// One block: its f32 working tiles, then RowBlock's recurrence.
+  static void emitBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
+                        const attnc::AttentionBuffers &x,
+                        const attnc::BlockIds &ids) {
+    int64_t blockM = op.getTiles()->getBlockM();
+    int64_t blockN = op.getTiles()->getBlockN();
+    int64_t headDim = op.getQ().getType().getDimSize(3);
+    int64_t headDimV = op.getV().getType().getDimSize(3);
+    auto alloc = [&](ArrayRef<int64_t> shape) {
+      return memref::AllocOp::create(b, loc,
+                                     MemRefType::get(shape, b.getF32Type()))
+          .getResult();
+    };
+    attnc::BlockTiles t{alloc({blockM, headDim}),  alloc({blockN, headDim}),
+                        alloc({blockN, headDimV}), alloc({blockM, blockN}),
+                        alloc({blockM, headDimV}), alloc({blockM}),
+                        alloc({blockM})};
+    attnc::emitRowBlock(b, loc, op, x, t, ids, /*threadId=*/nullptr);
+    for (Value buffer : {t.q, t.k, t.v, t.s, t.acc, t.rowMax, t.rowSum})
+      memref::DeallocOp::create(b, loc, buffer);
+  }
+};
+
+struct CastToHost : OpConversionPattern<attn::CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(attn::CastOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<attnc::KernelBuffers> buffers =
+        attnc::matchKernelBuffers(op, rewriter);
+    if (failed(buffers))
+      return failure();
+    if (!op.getBlockSize())
+      return rewriter.notifyMatchFailure(op, "block_size is not set");
+    Location loc = op.getLoc();
+    Value in = buffers->operands[0], out = buffers->results[0];
+    Value count = attnc::numElements(rewriter, loc, in);
+    Value block = arith::ConstantIndexOp::create(rewriter, loc,
+                                                 *op.getBlockSize());
+    Value blocks = arith::CeilDivUIOp::create(rewriter, loc, count, block);
+    buildGrid(rewriter, loc, {blocks}, [&](ValueRange ivs) {
+      Value first = arith::MulIOp::create(rewriter, loc, ivs[0], block);
+      Value last = arith::MinUIOp::create(
+          rewriter, loc, count,
+          arith::AddIOp::create(rewriter, loc, first, block));
+      auto loop = scf::ForOp::create(
+          rewriter, loc, first, last,
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      attnc::emitCastElement(rewriter, loc, op, in, out,
+                             loop.getInductionVar());
+    });
+    attnc::eraseKernelOp(op, *buffers, rewriter);
+    return success();
+  }
+};
+
+/// Says, at the op, what keeps a kernel op from being lowered; the
+/// patterns then only see ops they can lower.
+LogicalResult checkKernelOp(Operation *op) {
+  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
+    if (!attention.getTiles())
+      return op->emitError() << "tile sizes are not set: run "
+                                "attn-kernel-config first or give the op a "
+                                "`tiles` attribute";
+    return success();
+  }
+  if (auto cast = dyn_cast<attn::CastOp>(op)) {
+    if (!cast.getBlockSize())
+      return op->emitError() << "the block size is not set: run "
+                                "attn-kernel-config first or give the op a "
+                                "`block_size` attribute";
+    return attnc::checkCastTypes(cast);
+  }
+  return op->emitError() << "code generation does not support "
+                         << op->getName() << " yet";
+}
+
+struct ConvertAttnToHostPass
+    : attnc::impl::ConvertAttnToHostBase<ConvertAttnToHostPass> {
+  void runOnOperation() override {
+    WalkResult checked =
+        getOperation().walk<WalkOrder::PreOrder>([](Operation *op) {
+      if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
+        return WalkResult::advance();
+      return failed(checkKernelOp(op)) ? WalkResult::interrupt()
+                                       : WalkResult::skip();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AttentionToHost, CastToHost>(&getContext());
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<attn::AttnDialect>();
+    target.addLegalOp<attn::YieldOp>(); // erased with its op
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // A kernel op is the whole kernel: an identity cast that program
+    // formation outlined as a copy must not fold away.
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

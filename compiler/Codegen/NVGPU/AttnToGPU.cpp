@@ -1,0 +1,311 @@
+//===- AttnToGPU.cpp - Kernel ops to GPU launches -------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each kernel op becomes a gpu.launch over its grid. Attention: block
+// (x, y, z) = (query block, head, batch) of the grid the host uses (query
+// blocks in reverse for causal kernels, so that the long blocks near the
+// end of the sequence start first), with the kernel its tiles name. Cast:
+// blocks of block_size elements, 256 threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Codegen/Config/TargetDescription.h"
+#include "compiler/Codegen/NVGPU/MmaAttention.h"
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "dialects/attngpu/AttnGPUOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_CONVERTATTNTOGPU
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// The threads of a cast block.
+constexpr int64_t kCastThreads = 256;
+
+/// How the scalar kernel lays out one block: a thread per query row, and
+/// the byte offsets of the f32 working tiles in dynamic shared memory. Rows
+/// of the per-row tiles (q, s, acc) are padded by one element so that the
+/// threads of a warp, one per row, hit different banks.
+struct ScalarLayout {
+  int64_t qRow, sRow, accRow; // padded row lengths, in elements
+  int64_t qOffset, kOffset, vOffset, sOffset, accOffset, rowMaxOffset,
+      rowSumOffset;
+  int64_t bytes;
+};
+
+ScalarLayout getScalarLayout(attn::AttentionOp op) {
+  int64_t blockM = op.getTiles()->getBlockM();
+  int64_t blockN = op.getTiles()->getBlockN();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  ScalarLayout layout;
+  layout.qRow = headDim + 1;
+  layout.sRow = blockN + 1;
+  layout.accRow = headDimV + 1;
+  int64_t offset = 0;
+  auto place = [&](int64_t elements) {
+    int64_t at = offset;
+    offset += elements * static_cast<int64_t>(sizeof(float));
+    return at;
+  };
+  layout.qOffset = place(blockM * layout.qRow);
+  layout.kOffset = place(blockN * headDim);
+  layout.vOffset = place(blockN * headDimV);
+  layout.sOffset = place(blockM * layout.sRow);
+  layout.accOffset = place(blockM * layout.accRow);
+  layout.rowMaxOffset = place(blockM);
+  layout.rowSumOffset = place(blockM);
+  layout.bytes = offset;
+  return layout;
+}
+
+/// The f32 tiles of the scalar kernel, as views of shared memory.
+attnc::BlockTiles scalarTiles(OpBuilder &b, Location loc, attn::AttentionOp op,
+                              Value shared) {
+  ScalarLayout layout = getScalarLayout(op);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
+    Value at = arith::ConstantIndexOp::create(b, loc, offset);
+    auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
+    return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
+        .getResult();
+  };
+  int64_t blockM = op.getTiles()->getBlockM();
+  int64_t blockN = op.getTiles()->getBlockN();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  return {view(layout.qOffset, {blockM, layout.qRow}),
+          view(layout.kOffset, {blockN, headDim}),
+          view(layout.vOffset, {blockN, headDimV}),
+          view(layout.sOffset, {blockM, layout.sRow}),
+          view(layout.accOffset, {blockM, layout.accRow}),
+          view(layout.rowMaxOffset, {blockM}),
+          view(layout.rowSumOffset, {blockM})};
+}
+
+/// A gpu.launch of `grid` blocks of `threads` threads with `sharedBytes` of
+/// dynamic shared memory; `body(launch)` builds the block's work.
+template <typename Fn>
+void buildLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                 int64_t threads, int64_t sharedBytes, Fn body) {
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value one = constant(1);
+  Value shared = arith::ConstantOp::create(
+      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(sharedBytes)));
+  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
+                                      constant(threads), one, one, shared);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  body(launch);
+  gpu::TerminatorOp::create(b, loc);
+}
+
+Value dynamicSharedMemory(OpBuilder &b, Location loc) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                   nullptr, workgroup);
+  return gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+}
+
+struct AttentionToGPU : OpConversionPattern<attn::AttentionOp> {
+  AttentionToGPU(MLIRContext *ctx, const attnc::TargetDescription &target)
+      : OpConversionPattern(ctx), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(attn::AttentionOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<attnc::KernelBuffers> buffers =
+        attnc::matchKernelBuffers(op, rewriter);
+    if (failed(buffers))
+      return failure();
+    attnc::AttentionBuffers x{buffers->operands[0], buffers->operands[1],
+                              buffers->operands[2], buffers->results[0],
+                              buffers->results[1]};
+    Location loc = op.getLoc();
+    bool tensorCores = op.getTiles()->getMma() != attn::MmaKind::None;
+    attnc::MmaSharedLayout mmaLayout;
+    if (tensorCores)
+      mmaLayout = attnc::getMmaSharedLayout(op, target.sharedMemoryPerBlock);
+    int64_t threads =
+        tensorCores ? attnc::mmaThreads(op) : op.getTiles()->getBlockM();
+    int64_t sharedBytes =
+        tensorCores ? mmaLayout.bytes : getScalarLayout(op).bytes;
+    int64_t blockM = op.getTiles()->getBlockM();
+    Value queryBlocks = arith::CeilDivUIOp::create(
+        rewriter, loc, memref::DimOp::create(rewriter, loc, x.q, 2),
+        arith::ConstantIndexOp::create(rewriter, loc, blockM));
+    Value heads = arith::ConstantIndexOp::create(
+        rewriter, loc, op.getQ().getType().getDimSize(1));
+    Value batch = memref::DimOp::create(rewriter, loc, x.q, 0);
+    buildLaunch(rewriter, loc, {queryBlocks, heads, batch}, threads,
+                sharedBytes, [&](gpu::LaunchOp launch) {
+                  gpu::KernelDim3 block = launch.getBlockIds();
+                  Value qBlock = block.x;
+                  if (op.getCausal())
+                    qBlock = reversed(rewriter, loc, qBlock,
+                                      launch.getGridSize().x);
+                  attnc::BlockIds ids{qBlock, block.y, block.z};
+                  Value shared = dynamicSharedMemory(rewriter, loc);
+                  Value thread = launch.getThreadIds().x;
+                  if (tensorCores)
+                    attnc::emitMmaAttention(rewriter, loc, op, x, mmaLayout,
+                                            shared, thread, ids);
+                  else
+                    attnc::emitRowBlock(rewriter, loc, op, x,
+                                        scalarTiles(rewriter, loc, op, shared),
+                                        ids, thread);
+                });
+    attnc::eraseKernelOp(op, *buffers, rewriter);
+    return success();
+  }
+
+  /// `count - 1 - id`: causal blocks near the end of the sequence do the
+  /// most work, so they start first and the last wave holds short ones.
+  static Value reversed(OpBuilder &b, Location loc, Value id, Value count) {
+    return arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, count, id),
+        arith::ConstantIndexOp::create(b, loc, 1));
+  }
+
+  const attnc::TargetDescription &target;
+};
+
+/// Thread t of block x converts elements x * block_size + t + 256 i.
+struct CastToGPU : OpConversionPattern<attn::CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(attn::CastOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<attnc::KernelBuffers> buffers =
+        attnc::matchKernelBuffers(op, rewriter);
+    if (failed(buffers))
+      return failure();
+    Location loc = op.getLoc();
+    Value in = buffers->operands[0], out = buffers->results[0];
+    Value count = attnc::numElements(rewriter, loc, in);
+    int64_t blockSize = *op.getBlockSize();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+    };
+    Value blocks =
+        arith::CeilDivUIOp::create(rewriter, loc, count, constant(blockSize));
+    buildLaunch(rewriter, loc, {blocks, constant(1), constant(1)},
+                kCastThreads, 0, [&](gpu::LaunchOp launch) {
+                  Value first = arith::MulIOp::create(
+                      rewriter, loc, launch.getBlockIds().x,
+                      constant(blockSize));
+                  Value end = arith::MinUIOp::create(
+                      rewriter, loc, count,
+                      arith::AddIOp::create(rewriter, loc, first,
+                                            constant(blockSize)));
+                  Value start = arith::AddIOp::create(
+                      rewriter, loc, first, launch.getThreadIds().x);
+                  auto loop = scf::ForOp::create(rewriter, loc, start, end,
+                                                 constant(kCastThreads));
+                  OpBuilder::InsertionGuard guard(rewriter);
+                  rewriter.setInsertionPointToStart(loop.getBody());
+                  attnc::emitCastElement(rewriter, loc, op, in, out,
+                                         loop.getInductionVar());
+                });
+    attnc::eraseKernelOp(op, *buffers, rewriter);
+    return success();
+  }
+};
+
+/// Says, at the op, what keeps a kernel op from being lowered for `target`.
+LogicalResult checkKernelOp(Operation *op,
+                            const attnc::TargetDescription &target) {
+  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
+    std::optional<attn::TilesAttr> tiles = attention.getTiles();
+    if (!tiles || !tiles->getMma())
+      return op->emitError() << "the kernel configuration is not set: run "
+                                "attn-kernel-config for a GPU target first";
+    int64_t bytes =
+        *tiles->getMma() == attn::MmaKind::None
+            ? getScalarLayout(attention).bytes
+            : attnc::getMmaSharedLayout(attention, target.sharedMemoryPerBlock)
+                  .bytes;
+    if (bytes > target.sharedMemoryPerBlock)
+      return op->emitError()
+             << "tiles " << tiles->getBlockM() << "x" << tiles->getBlockN()
+             << " need " << bytes << " bytes of shared memory per block, more "
+             << "than the " << target.sharedMemoryPerBlock << " an "
+             << target.name << " block has";
+    return success();
+  }
+  if (auto cast = dyn_cast<attn::CastOp>(op)) {
+    if (!cast.getBlockSize())
+      return op->emitError() << "the block size is not set: run "
+                                "attn-kernel-config first or give the op a "
+                                "`block_size` attribute";
+    return attnc::checkCastTypes(cast);
+  }
+  return op->emitError() << "code generation does not support "
+                         << op->getName() << " yet";
+}
+
+struct ConvertAttnToGPUPass
+    : attnc::impl::ConvertAttnToGPUBase<ConvertAttnToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    FailureOr<attnc::TargetDescription> target = attnc::TargetDescription::get(
+        chip, "auto", [&] { return getOperation().emitError(); });
+    if (failed(target))
+      return signalPassFailure();
+    if (!target->isGpu()) {
+      getOperation().emitError() << "'" << chip << "' is not a GPU chip";
+      return signalPassFailure();
+    }
+    WalkResult checked =
+        getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+          if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
+            return WalkResult::advance();
+          return failed(checkKernelOp(op, *target)) ? WalkResult::interrupt()
+                                                    : WalkResult::skip();
+        });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AttentionToGPU>(&getContext(), *target);
+    patterns.add<CastToGPU>(&getContext());
+    ConversionTarget conversion(getContext());
+    conversion.addIllegalDialect<attn::AttnDialect>();
+    conversion.addLegalOp<attn::YieldOp>(); // erased with its op
+    conversion.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // A kernel op is the whole kernel: an identity cast that program
+    // formation outlined as a copy must not fold away.
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(getOperation(), conversion,
+                                      std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

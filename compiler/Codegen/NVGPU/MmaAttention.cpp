@@ -1,0 +1,595 @@
+//===- MmaAttention.cpp - Tensor-core attention kernels -------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The flash-attention recurrence on tensor cores, FlashAttention-2 style: a
+// warp owns 16 query rows. Per key tile:
+//
+//   S = Q Kᵀ        mma.sync through ldmatrix, or wgmma on swizzled tiles
+//                   (MmaFragments.h); S in registers either way
+//   mask, score     per element of the fragments (ScoreModel, maskScore),
+//                   only on partial tiles for the mask
+//   softmax         updateRow over the fragment rows: row max across the
+//                   quad of lanes sharing a row; exp2 by ex2.approx.ftz
+//   O += P V        P converted to the input type in registers: an S
+//                   fragment pair is exactly an A fragment of both kinds
+//
+// m and l live in registers per thread (l as a per-thread partial sum,
+// reduced across the quad once at the end), O as Dv / 8 fragments carried
+// by the key loop.
+//
+// The wgmma kernel defers each tile's P V to the next tile, where it is
+// issued behind that tile's S and runs while that tile's softmax does
+// (FlashAttention-3's intra-warpgroup overlap). Its warpgroups synchronize
+// through mbarriers in shared memory instead of a block-wide barrier per
+// tile: "full" (a tile's copies landed), "k free" and "v free" (both
+// warpgroups are done with a stage), so one may run a tile ahead of the
+// other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/NVGPU/MmaAttention.h"
+
+#include "compiler/Codegen/Common/OnlineSoftmax.h"
+#include "compiler/Codegen/Common/TileClassifier.h"
+#include "compiler/Codegen/NVGPU/MmaFragments.h"
+#include "dialects/attngpu/AttnGPUOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <limits>
+
+using namespace mlir;
+using attnc::AFragment;
+using P = arith::CmpIPredicate;
+
+namespace {
+
+/// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
+/// reduced across the quad of lanes that share a row.
+class FragmentScoreRows : public attnc::ScoreRows {
+public:
+  FragmentScoreRows(attnc::FragmentEmitter &fragments, OpBuilder &b,
+                    Location loc, SmallVector<Value> &values)
+      : fragments(fragments), b(b), loc(loc), values(values) {}
+
+  Value rowMax(int64_t row) override {
+    Value max = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+    forRow(row, [&](Value &s) {
+      max = arith::MaximumFOp::create(b, loc, max, s);
+    });
+    return fragments.quadReduce(max, /*max=*/true);
+  }
+
+  Value exponentiate(int64_t row, Value factor, Value negPivot) override {
+    Value sum = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    forRow(row, [&](Value &s) {
+      s = attngpu::Exp2Op::create(
+          b, loc, b.getF32Type(),
+          math::FmaOp::create(b, loc, s, factor, negPivot));
+      sum = arith::AddFOp::create(b, loc, sum, s);
+    });
+    return sum;
+  }
+
+private:
+  template <typename Fn> void forRow(int64_t row, Fn fn) {
+    for (size_t j = 0; j < values.size(); j += 4)
+      for (int64_t r = 2 * row; r < 2 * row + 2; ++r)
+        fn(values[j + r]);
+  }
+
+  attnc::FragmentEmitter &fragments;
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Value> &values;
+};
+
+class MmaAttentionKernel : attnc::KernelEmitter {
+public:
+  MmaAttentionKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
+                     const attnc::AttentionBuffers &x,
+                     const attnc::MmaSharedLayout &layout, Value shared,
+                     Value threadId, const attnc::BlockIds &ids);
+
+  void emit();
+
+private:
+  bool warpgroup() const { return isWarpgroup; }
+
+  // Geometry and shared memory.
+  void setUpBlock();
+  void initBarriers();
+  Value barrier(int64_t offset, Value slot);
+  void waitBarrier(Value bar, Value use);
+  void arriveBarrier(Value bar);
+  Value stageOf(Value tileNumber, int64_t stages) {
+    return arith::RemUIOp::create(b, loc, tileNumber, index(stages));
+  }
+  Value kTile(Value stage);
+  Value vTile(Value stage);
+  Value columnsFrom(Value k0);
+  Value keyOf(int64_t j, int64_t r) {
+    return add(columnBase, index(j * 8 + r % 2));
+  }
+
+  // The key loop.
+  SmallVector<Value> initialState();
+  void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
+  void synchronizeTile(Value tileNumber, Value nextK0, Value hasNext);
+  SmallVector<Value> tileStep(Value k0, ValueRange state);
+  SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
+                                 attnc::TileClass tileClass);
+  SmallVector<Value> skipTile(ValueRange state, Value kStage);
+  SmallVector<Value> scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
+                                   Value cols, attnc::TileClass tileClass);
+  SmallVector<Value> flushPending(ValueRange state);
+  void epilogue(ValueRange final);
+
+  attn::AttentionOp op;
+  attnc::AttentionBuffers x;
+  const attnc::MmaSharedLayout &layout;
+  Value shared, threadId;
+  attnc::BlockIds ids;
+  bool isWarpgroup;
+  int64_t blockM, blockN, headDim, headDimV, threads;
+  int64_t keyFragments, outFragments;
+  Type element;
+  attnc::ScoreModel model;
+  attnc::WarpgroupMma wgmma;
+  attnc::SyncMma sync;
+  attnc::TileStager stager;
+  attnc::LaneGeometry lanes;
+  // The block: its rows, the thread's two rows and first column.
+  Value seqK, headKV, q0, rows, qLast, columnBase;
+  Value localRow[2], qIdx[2];
+  attnc::GlobalSource qSource, kSource, vSource;
+  Value qTile, kBegin, kEnd, allAsync;
+  // Loop-carried state: m and the partial l of the two rows, then the O
+  // accumulator, 4 values per 8 output columns. The wgmma kernel also
+  // carries the deferred P (4 registers per 16 keys), whether a P V is
+  // pending, and the stage of its V tile. Only a pending product reads its
+  // stage: a skipped tile's stage may hold anything, even NaN in keys no
+  // query sees, which 0 x NaN would spread.
+  int64_t stateO = 4, stateP = 0, pRegisters = 0, statePending = 0;
+};
+
+MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
+                                       attn::AttentionOp op,
+                                       const attnc::AttentionBuffers &x,
+                                       const attnc::MmaSharedLayout &layout,
+                                       Value shared, Value threadId,
+                                       const attnc::BlockIds &ids)
+    : KernelEmitter(b, loc), op(op), x(x), layout(layout), shared(shared),
+      threadId(threadId), ids(ids),
+      isWarpgroup(op.getTiles()->getMma() == attn::MmaKind::Warpgroup),
+      blockM(op.getTiles()->getBlockM()), blockN(op.getTiles()->getBlockN()),
+      headDim(op.getQ().getType().getDimSize(3)),
+      headDimV(op.getV().getType().getDimSize(3)),
+      threads(attnc::mmaThreads(op)), keyFragments(blockN / 8),
+      outFragments(headDimV / 8),
+      element(op.getQ().getType().getElementType()), model(op),
+      wgmma(b, loc, element), sync(b, loc, element),
+      stager(b, loc, threadId, threads) {
+  stateP = stateO + 4 * outFragments;
+  pRegisters = blockN / 16 * 4;
+  statePending = stateP + pRegisters;
+}
+
+//===----------------------------------------------------------------------===//
+// Geometry and shared memory
+//===----------------------------------------------------------------------===//
+
+/// The mbarrier at byte `offset` + 8 `slot` of shared memory.
+Value MmaAttentionKernel::barrier(int64_t offset, Value slot) {
+  return attngpu::MBarrierOp::create(
+      b, loc, attngpu::MBarrierType::get(b.getContext()), shared,
+      add(index(offset), mul(slot, index(8))));
+}
+
+/// Waits until the barrier completes its phase for use `use` (0, 1, ...).
+void MmaAttentionKernel::waitBarrier(Value bar, Value use) {
+  Value parity = arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, use, index(2)));
+  attngpu::MBarrierWaitOp::create(b, loc, bar, parity);
+}
+
+void MmaAttentionKernel::arriveBarrier(Value bar) {
+  attngpu::MBarrierArriveOp::create(b, loc, bar);
+}
+
+/// Every thread arrives once per key tile on each barrier: "full" by
+/// cp.async completion, "k free" and "v free" when its warpgroup's products
+/// no longer read the stage.
+void MmaAttentionKernel::initBarriers() {
+  Value everyThread =
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(threads));
+  ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId, index(0)), [&] {
+    for (auto [offset, count] :
+         {std::pair{layout.fullOffset, int64_t{2}},
+          std::pair{layout.kFreeOffset, int64_t{2}},
+          std::pair{layout.vFreeOffset, layout.vStages}})
+      for (int64_t i = 0; i < count; ++i)
+        attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
+                                        everyThread);
+  });
+  attngpu::MBarrierFenceInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+}
+
+Value MmaAttentionKernel::kTile(Value stage) {
+  return stager.sharedTile(
+      shared, add(index(layout.kOffset), mul(stage, index(layout.kStageBytes))),
+      layout.k, element);
+}
+
+Value MmaAttentionKernel::vTile(Value stage) {
+  return stager.sharedTile(
+      shared, add(index(layout.vOffset), mul(stage, index(layout.vStageBytes))),
+      layout.v, element);
+}
+
+/// The valid keys of the tile at `k0`.
+Value MmaAttentionKernel::columnsFrom(Value k0) {
+  return arith::MinUIOp::create(b, loc, index(blockN),
+                                arith::SubIOp::create(b, loc, seqK, k0));
+}
+
+void MmaAttentionKernel::setUpBlock() {
+  lanes = sync.laneGeometry(threadId);
+  Value seqQ = memref::DimOp::create(b, loc, x.q, 2);
+  seqK = memref::DimOp::create(b, loc, x.k, 2);
+  headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
+  q0 = mul(ids.qBlock, index(blockM));
+  rows = arith::MinUIOp::create(b, loc, index(blockM),
+                                arith::SubIOp::create(b, loc, seqQ, q0));
+  qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
+  qSource = stager.makeSource(x.q);
+  kSource = stager.makeSource(x.k);
+  vSource = stager.makeSource(x.v);
+  // The q tile travels with the first key tile's copies: the key loop's
+  // first wait covers both, so their latencies overlap.
+  qTile = stager.sharedTile(shared, index(layout.qOffset), layout.q, element);
+  stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  // The thread's two rows within the block (g and g + 8 of its warp) and
+  // the key offset of its first column within an 8-key fragment.
+  localRow[0] = add(lanes.warpRow, lanes.group);
+  localRow[1] = add(localRow[0], index(8));
+  qIdx[0] = add(q0, localRow[0]);
+  qIdx[1] = add(q0, localRow[1]);
+  columnBase = mul(lanes.inGroup, index(2));
+}
+
+//===----------------------------------------------------------------------===//
+// The key loop
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> MmaAttentionKernel::initialState() {
+  Value negInf = f32Const(-std::numeric_limits<double>::infinity());
+  Value zero = f32Const(0.0);
+  SmallVector<Value> init = {negInf, negInf, zero, zero};
+  init.append(4 * outFragments, zero);
+  if (warpgroup()) {
+    init.append(pRegisters,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    init.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+    init.push_back(index(0));
+  }
+  return init;
+}
+
+/// Copies the key and value tile at `k0` into the stages of tile
+/// `tileNumber`; the wgmma kernel signals "full" when they land: cp.async
+/// copies arrive by themselves, element-wise stores (layouts without 16-byte
+/// loads) need a release arrive after them, which must also wait for this
+/// thread's copies.
+void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
+                                      Value onlyAsync) {
+  Value cols = columnsFrom(k0);
+  stager.stage(kSource, kTile(stageOf(tileNumber, 2)), ids.batch, headKV, k0,
+               cols);
+  stager.stage(vSource, vTile(stageOf(tileNumber, layout.vStages)), ids.batch,
+               headKV, k0, cols);
+  if (!warpgroup()) {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    return;
+  }
+  Value full = barrier(layout.fullOffset, stageOf(tileNumber, 2));
+  ifThenElse(
+      onlyAsync, [&] { attngpu::MBarrierArriveCpAsyncOp::create(b, loc, full); },
+      [&] {
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+        arriveBarrier(full);
+      });
+}
+
+/// Waits for this tile's copies, then prefetches the next tile into the
+/// stages it may overwrite. The wgmma kernel waits for both warpgroups to be
+/// done with those stages (k of tile t - 1, v of tile t + 1 - V), not for a
+/// block-wide barrier: a warpgroup may run up to a tile ahead.
+void MmaAttentionKernel::synchronizeTile(Value tileNumber, Value nextK0,
+                                         Value hasNext) {
+  Value next = add(tileNumber, index(1));
+  if (!warpgroup()) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+    ifThen(hasNext, [&] { stageKeyTile(nextK0, next, allAsync); });
+    return;
+  }
+  waitBarrier(barrier(layout.fullOffset, stageOf(tileNumber, 2)),
+              arith::DivUIOp::create(b, loc, tileNumber, index(2)));
+  // wgmma reads shared memory through the async proxy: make the generic
+  // proxy's writes (cp.async, element-wise stores) visible to it.
+  attngpu::FenceProxyAsyncOp::create(b, loc);
+  ifThen(hasNext, [&] {
+    ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(1)), [&] {
+      Value previous = arith::SubIOp::create(b, loc, tileNumber, index(1));
+      waitBarrier(barrier(layout.kFreeOffset, stageOf(previous, 2)),
+                  arith::DivUIOp::create(b, loc, previous, index(2)));
+    });
+    Value stages = index(layout.vStages);
+    ifThen(arith::CmpIOp::create(b, loc, P::uge, next, stages), [&] {
+      Value reused = arith::SubIOp::create(b, loc, next, stages);
+      waitBarrier(barrier(layout.vFreeOffset, stageOf(reused, layout.vStages)),
+                  arith::DivUIOp::create(b, loc, reused, stages));
+    });
+    stageKeyTile(nextK0, next, allAsync);
+  });
+}
+
+SmallVector<Value> MmaAttentionKernel::tileStep(Value k0, ValueRange state) {
+  Value tileNumber = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
+  Value nextK0 = add(k0, index(blockN));
+  Value hasNext = arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd);
+  synchronizeTile(tileNumber, nextK0, hasNext);
+  Value kLast =
+      arith::SubIOp::create(b, loc, add(k0, columnsFrom(k0)), index(1));
+  attnc::TileClass tileClass = attnc::classifyTile(
+      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast});
+  ValueRange next = ifElse(
+      tileClass.mayAllow, ValueRange(state).getTypes(),
+      [&] { return computeTile(state, k0, tileNumber, tileClass); },
+      [&] { return skipTile(state, stageOf(tileNumber, 2)); });
+  // Every P V that reads tile t - 1's v stage is done by now.
+  if (warpgroup())
+    ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(1)), [&] {
+      Value previous = arith::SubIOp::create(b, loc, tileNumber, index(1));
+      arriveBarrier(
+          barrier(layout.vFreeOffset, stageOf(previous, layout.vStages)));
+    });
+  return llvm::to_vector(next);
+}
+
+/// Per element: the score, and on a tile that is partial (past the end of
+/// the keys, or not wholly allowed by the mask) the key bounds and the mask.
+SmallVector<Value>
+MmaAttentionKernel::scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
+                                  Value cols, attnc::TileClass tileClass) {
+  auto indices = [&](int64_t j, int64_t r) {
+    return SmallVector<Value>{ids.batch, ids.head, qIdx[r / 2],
+                              add(k0, keyOf(j, r))};
+  };
+  SmallVector<Value> scores;
+  for (int64_t j = 0; j < keyFragments; ++j)
+    for (int64_t r = 0; r < 4; ++r)
+      scores.push_back(model.score(b, loc, s[j][r], indices(j, r)));
+  Value partial = arith::CmpIOp::create(b, loc, P::ult, cols, index(blockN));
+  if (attnc::hasMask(op))
+    partial = arith::OrIOp::create(b, loc, partial, tileClass.mayBlock);
+  SmallVector<Type> types(scores.size(), b.getF32Type());
+  return llvm::to_vector(ifElse(
+      partial, types,
+      [&] {
+        SmallVector<Value> masked;
+        for (int64_t j = 0; j < keyFragments; ++j)
+          for (int64_t r = 0; r < 4; ++r) {
+            Value inBounds =
+                arith::CmpIOp::create(b, loc, P::ult, keyOf(j, r), cols);
+            masked.push_back(attnc::maskScore(b, loc, op, scores[j * 4 + r],
+                                              indices(j, r), inBounds));
+          }
+        return masked;
+      },
+      [&] { return scores; }));
+}
+
+SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
+                                                   Value tileNumber,
+                                                   attnc::TileClass tileClass) {
+  Value kStage = stageOf(tileNumber, 2);
+  Value vStage = stageOf(tileNumber, layout.vStages);
+  // S = Q Kᵀ: blockN / 8 fragments of 16 rows x 8 keys, 4 f32 each. The
+  // wgmma kernel issues the pending P V behind it and waits for S only;
+  // with nothing pending P is zero and the product reads this tile's own v
+  // stage.
+  SmallVector<SmallVector<Value>> s;
+  SmallVector<Value> oInFlight;
+  if (warpgroup()) {
+    SmallVector<AFragment> pending;
+    for (int64_t i = 0; i < pRegisters; i += 4)
+      pending.push_back(AFragment(state.slice(stateP + i, 4)));
+    Value pendingStage = arith::SelectOp::create(b, loc, state[statePending],
+                                                 state.back(), vStage);
+    Value warpgroupIndex = arith::DivUIOp::create(b, loc, lanes.warp, index(4));
+    SmallVector<attnc::WgmmaProduct, 2> products = {
+        wgmma.scores(qTile, blockM, kTile(kStage), blockN, headDim,
+                     warpgroupIndex),
+        wgmma.output(llvm::to_vector(state.slice(stateO, 4 * outFragments)),
+                     pending, vTile(pendingStage), blockN, headDimV)};
+    SmallVector<SmallVector<Value>> issued =
+        wgmma.issue(products, /*inFlight=*/1);
+    for (int64_t j = 0; j < keyFragments; ++j)
+      s.push_back(SmallVector<Value>(ArrayRef<Value>(issued[0]).slice(j * 4, 4)));
+    oInFlight = issued[1];
+    arriveBarrier(barrier(layout.kFreeOffset, kStage)); // S read the k tile
+  } else {
+    s = sync.scores(qTile, kTile(kStage), blockN, headDim, lanes);
+  }
+  SmallVector<Value> probabilities =
+      scoreElements(s, k0, columnsFrom(k0), tileClass);
+
+  // Online softmax per row half.
+  FragmentScoreRows scoreRows(sync, b, loc, probabilities);
+  Value factor = model.factor(b, loc);
+  SmallVector<Value> result(state.begin(), state.end());
+  Value alpha[2];
+  for (int64_t h = 0; h < 2; ++h) {
+    attnc::SoftmaxUpdate update = attnc::updateRow(
+        b, loc, scoreRows, h, {state[h], state[2 + h]}, factor,
+        [&](Value v) {
+          return attngpu::Exp2Op::create(b, loc, b.getF32Type(), v)
+              .getResult();
+        });
+    result[h] = update.next.max;
+    result[2 + h] = update.next.sum;
+    alpha[h] = update.alpha;
+  }
+
+  SmallVector<Value> o(state.slice(stateO, 4 * outFragments));
+  if (warpgroup()) {
+    SmallVector<Value> waited = wgmma.wait(oInFlight, probabilities);
+    o.assign(waited.begin(), waited.begin() + o.size());
+    probabilities.assign(waited.begin() + o.size(), waited.end());
+  }
+  SmallVector<AFragment> p = (warpgroup() ? static_cast<attnc::FragmentEmitter &>(wgmma) : sync)
+                                 .probabilityFragments(probabilities);
+  // O = alpha O (+ P V now for mma.sync; the wgmma kernel leaves this
+  // tile's P pending).
+  for (int64_t i = 0; i < 4 * outFragments; ++i)
+    result[stateO + i] =
+        arith::MulFOp::create(b, loc, o[i], alpha[(i % 4) / 2]);
+  if (!warpgroup()) {
+    sync.accumulate(p, vTile(vStage), headDimV, lanes,
+                    MutableArrayRef<Value>(result).slice(stateO,
+                                                         4 * outFragments));
+    return result;
+  }
+  for (auto [i, fragment] : llvm::enumerate(p))
+    llvm::copy(fragment, result.begin() + stateP + 4 * i);
+  result[statePending] =
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  result.back() = vStage;
+  return result;
+}
+
+/// A skipped tile: the pending P V runs now (its V stage is free for later
+/// copies after this tile).
+SmallVector<Value> MmaAttentionKernel::skipTile(ValueRange state,
+                                                Value kStage) {
+  SmallVector<Value> result(state.begin(), state.end());
+  if (!warpgroup())
+    return result;
+  arriveBarrier(barrier(layout.kFreeOffset, kStage));
+  llvm::copy(flushPending(state), result.begin() + stateO);
+  Value noP = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  std::fill(result.begin() + stateP, result.begin() + stateP + pRegisters,
+            noP);
+  result[statePending] =
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  return result;
+}
+
+/// O += P V for the pending P of `state`, if any, waited for.
+SmallVector<Value> MmaAttentionKernel::flushPending(ValueRange state) {
+  ValueRange o = state.slice(stateO, 4 * outFragments);
+  return llvm::to_vector(ifElse(
+      state[statePending], o.getTypes(),
+      [&] {
+        SmallVector<AFragment> pending;
+        for (int64_t i = 0; i < pRegisters; i += 4)
+          pending.push_back(AFragment(state.slice(stateP + i, 4)));
+        SmallVector<attnc::WgmmaProduct, 2> products = {
+            wgmma.output(llvm::to_vector(o), pending, vTile(state.back()),
+                         blockN, headDimV)};
+        return wgmma.issue(products, /*inFlight=*/0)[0];
+      },
+      [&] { return SmallVector<Value>(o); }));
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+/// The row sums across the quad, then normalize and store.
+void MmaAttentionKernel::epilogue(ValueRange final) {
+  for (int64_t h = 0; h < 2; ++h) {
+    Value sum = sync.quadReduce(final[2 + h], /*max=*/false);
+    attnc::RowResult row = attnc::finishRow(b, loc, {final[h], sum});
+    Value owned = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
+    ifThen(owned, [&] {
+      if (x.out) {
+        Type outType = cast<MemRefType>(x.out.getType()).getElementType();
+        for (int64_t n = 0; n < outFragments; ++n)
+          for (int64_t c = 0; c < 2; ++c) {
+            Value value = arith::MulFOp::create(
+                b, loc, final[stateO + n * 4 + 2 * h + c], row.inverseSum);
+            if (outType != value.getType())
+              value = arith::TruncFOp::create(b, loc, outType, value);
+            memref::StoreOp::create(
+                b, loc, value, x.out,
+                ValueRange{ids.batch, ids.head, qIdx[h],
+                           add(columnBase, index(n * 8 + c))});
+          }
+      }
+      if (x.lse)
+        ifThen(arith::CmpIOp::create(b, loc, P::eq, lanes.inGroup, index(0)),
+               [&] {
+                 memref::StoreOp::create(b, loc, row.lse, x.lse,
+                                         ValueRange{ids.batch, ids.head, qIdx[h]});
+               });
+    });
+  }
+}
+
+void MmaAttentionKernel::emit() {
+  if (warpgroup())
+    initBarriers();
+  setUpBlock();
+  attnc::KeyRange keys =
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+  kBegin = keys.begin;
+  kEnd = keys.end;
+  SmallVector<Value> init = initialState();
+  // Key and value tiles go through stages of shared memory: the copy of
+  // the next tile (cp.async when the layout allows) runs while the current
+  // one is used. Every tile in the loop's range is copied, even one the
+  // classifier then skips: the copies are issued a tile ahead. Copies of
+  // the first tile also complete the q tile's.
+  allAsync =
+      arith::AndIOp::create(b, loc, kSource.vectorized, vSource.vectorized);
+  Value allAsyncWithQ =
+      arith::AndIOp::create(b, loc, allAsync, qSource.vectorized);
+  ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
+         [&] { stageKeyTile(kBegin, index(0), allAsyncWithQ); });
+  auto keyLoop = scf::ForOp::create(
+      b, loc, kBegin, kEnd, index(blockN), init,
+      [&](OpBuilder &nested, Location, Value k0, ValueRange state) {
+        inside(nested,
+               [&] { scf::YieldOp::create(b, loc, tileStep(k0, state)); });
+      });
+  // A block without key tiles never waited for its q copies.
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  SmallVector<Value> final(keyLoop.getResults().begin(),
+                           keyLoop.getResults().end());
+  if (warpgroup()) // the last tile's P V
+    llvm::copy(flushPending(keyLoop.getResults()), final.begin() + stateO);
+  epilogue(final);
+}
+
+} // namespace
+
+void attnc::emitMmaAttention(OpBuilder &b, Location loc, attn::AttentionOp op,
+                             const AttentionBuffers &buffers,
+                             const MmaSharedLayout &layout, Value shared,
+                             Value threadId, const BlockIds &ids) {
+  MmaAttentionKernel(b, loc, op, buffers, layout, shared, threadId, ids).emit();
+}

@@ -1,0 +1,31 @@
+//===- MmaAttention.h - Tensor-core attention kernels -----------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTION_H
+#define ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTION_H
+
+#include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Codegen/NVGPU/SharedTiles.h"
+
+namespace attnc {
+
+/// Threads of the tensor-core kernel of `op`: a warp per 16 query rows.
+inline int64_t mmaThreads(mlir::attn::AttentionOp op) {
+  return op.getTiles()->getBlockM() / 16 * 32;
+}
+
+/// Emits the body of block `ids` of `op`'s tensor-core kernel (its tiles
+/// say mma_sync or wgmma) for thread `threadId`; `shared` is the dynamic
+/// shared memory, laid out as `layout` (1024-byte aligned for wgmma).
+void emitMmaAttention(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::attn::AttentionOp op,
+                      const AttentionBuffers &buffers,
+                      const MmaSharedLayout &layout, mlir::Value shared,
+                      mlir::Value threadId, const BlockIds &ids);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTION_H

@@ -1,0 +1,172 @@
+//===- OutlineGPUKernels.cpp - Kernel functions to a gpu.module -----------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A kernel function after convert-attn-to-gpu computes its grid from its
+// buffers and holds one gpu.launch. The launch body becomes a gpu.func
+// taking the function's buffers (the CUDA ABI of lib/package/Package.h:
+// each memref argument expanded into its descriptor), and the grid moves to
+// the program's launches of the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Graph/LaunchGrid.h"
+#include "compiler/Passes.h"
+#include "dialects/attnrt/AttnRTOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNOUTLINEGPUKERNELS
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// The attribute the package writer reads a kernel's dynamic shared memory
+/// from.
+constexpr llvm::StringLiteral kSharedBytesAttr =
+    "attngpu.dynamic_shared_memory_bytes";
+
+FailureOr<gpu::LaunchOp> launchOf(func::FuncOp kernel) {
+  auto launches = kernel.getBody().getOps<gpu::LaunchOp>();
+  if (std::distance(launches.begin(), launches.end()) != 1)
+    return kernel.emitError() << "GPU kernel " << kernel.getName()
+                              << " must hold exactly one gpu.launch";
+  return *launches.begin();
+}
+
+/// The constant value of `v`, or a diagnostic naming `what`.
+FailureOr<int64_t> constantOf(gpu::LaunchOp launch, Value v, StringRef what) {
+  APInt value;
+  if (!v || !matchPattern(v, m_ConstantInt(&value)))
+    return launch.emitError() << "the " << what
+                              << " of a kernel launch must be a constant";
+  return value.getSExtValue();
+}
+
+/// Maps the launch body's ids and sizes to the gpu ops that read them.
+void mapLaunchArguments(OpBuilder &b, gpu::LaunchOp launch,
+                        IRMapping &mapping) {
+  Location loc = launch.getLoc();
+  auto map = [&](gpu::KernelDim3 dims, auto create) {
+    mapping.map(dims.x, create(gpu::Dimension::x));
+    mapping.map(dims.y, create(gpu::Dimension::y));
+    mapping.map(dims.z, create(gpu::Dimension::z));
+  };
+  map(launch.getBlockIds(),
+      [&](gpu::Dimension d) { return gpu::BlockIdOp::create(b, loc, d); });
+  map(launch.getThreadIds(),
+      [&](gpu::Dimension d) { return gpu::ThreadIdOp::create(b, loc, d); });
+  map(launch.getGridSize(),
+      [&](gpu::Dimension d) { return gpu::GridDimOp::create(b, loc, d); });
+  map(launch.getBlockSize(),
+      [&](gpu::Dimension d) { return gpu::BlockDimOp::create(b, loc, d); });
+}
+
+/// Clones the launch body into `function`, with the kernel's arguments
+/// mapped to the function's and constants from outside recreated inside.
+LogicalResult cloneBody(gpu::LaunchOp launch, func::FuncOp kernel,
+                        gpu::GPUFuncOp function) {
+  Block &entry = function.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  IRMapping mapping;
+  mapping.map(kernel.getArguments(), function.getArguments());
+  mapLaunchArguments(b, launch, mapping);
+  WalkResult outside = launch.getBody().walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      if (mapping.contains(operand) ||
+          launch.getBody().isAncestor(operand.getParentRegion()))
+        continue;
+      Operation *def = operand.getDefiningOp();
+      if (!def || !def->hasTrait<OpTrait::ConstantLike>()) {
+        op->emitError() << "a GPU kernel body may use only the kernel's "
+                           "arguments and constants from outside the launch";
+        return WalkResult::interrupt();
+      }
+      mapping.map(operand, b.clone(*def)->getResult(0));
+    }
+    return WalkResult::advance();
+  });
+  if (outside.wasInterrupted())
+    return failure();
+  for (Operation &op : launch.getBody().front()) {
+    if (isa<gpu::TerminatorOp>(op))
+      gpu::ReturnOp::create(b, op.getLoc());
+    else
+      b.clone(op, mapping);
+  }
+  return success();
+}
+
+/// Moves the grid of `kernel`'s launch to the program's launches of it.
+LogicalResult moveGrid(ModuleOp module, func::FuncOp kernel) {
+  FailureOr<gpu::LaunchOp> launch = launchOf(kernel);
+  if (failed(launch))
+    return failure();
+  gpu::KernelDim3 grid = launch->getGridSizeOperandValues();
+  return attnc::setLaunchGrids(module, kernel,
+                               ValueRange{grid.x, grid.y, grid.z});
+}
+
+LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
+  FailureOr<gpu::LaunchOp> launch = launchOf(kernel);
+  if (failed(launch))
+    return failure();
+  gpu::KernelDim3 sizes = launch->getBlockSizeOperandValues();
+  FailureOr<int64_t> threads = constantOf(*launch, sizes.x, "block size");
+  FailureOr<int64_t> sharedBytes = constantOf(
+      *launch, launch->getDynamicSharedMemorySize(), "dynamic shared memory");
+  if (failed(threads) || failed(sharedBytes) ||
+      failed(constantOf(*launch, sizes.y, "block size")) ||
+      failed(constantOf(*launch, sizes.z, "block size")))
+    return failure();
+
+  OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
+  auto function = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
+                                         kernel.getFunctionType());
+  function->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    b.getUnitAttr());
+  function.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(*threads), 1, 1}));
+  function->setAttr(kSharedBytesAttr, b.getI64IntegerAttr(*sharedBytes));
+  return cloneBody(*launch, kernel, function);
+}
+
+struct AttnOutlineGPUKernelsPass
+    : attnc::impl::AttnOutlineGPUKernelsBase<AttnOutlineGPUKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto kernels = module.lookupSymbol<ModuleOp>(attnrt::kKernelModuleName);
+    if (!kernels)
+      return;
+    // Grids first, while the launches' symbols still resolve to the kernel
+    // functions.
+    for (auto kernel : kernels.getOps<func::FuncOp>())
+      if (failed(moveGrid(module, kernel)))
+        return signalPassFailure();
+    MLIRContext *ctx = module.getContext();
+    OpBuilder b(kernels);
+    auto target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80");
+    auto gpuModule = gpu::GPUModuleOp::create(
+        b, kernels.getLoc(), attnrt::kKernelModuleName, b.getArrayAttr({target}));
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(ctx));
+    for (auto kernel : kernels.getOps<func::FuncOp>())
+      if (failed(outline(kernel, gpuModule)))
+        return signalPassFailure();
+    kernels.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,177 @@
+//===- SharedTiles.cpp - Shared-memory tiles of the tensor-core kernels ---===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/NVGPU/SharedTiles.h"
+
+#include "dialects/attngpu/AttnGPUOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+using namespace mlir;
+
+attnc::MmaSharedLayout attnc::getMmaSharedLayout(attn::AttentionOp op,
+                                                 int64_t sharedMemoryLimit) {
+  attn::TilesAttr tiles = *op.getTiles();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  bool swizzled = tiles.getMma() == attn::MmaKind::Warpgroup;
+  auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 1024); };
+  MmaSharedLayout layout;
+  layout.q = {tiles.getBlockM(), headDim, swizzled};
+  layout.k = {tiles.getBlockN(), headDim, swizzled};
+  layout.v = {tiles.getBlockN(), headDimV, swizzled};
+  layout.qOffset = 0;
+  layout.kOffset = aligned(layout.q.bytes());
+  layout.kStageBytes = aligned(layout.k.bytes());
+  layout.vOffset = layout.kOffset + 2 * layout.kStageBytes;
+  layout.vStageBytes = aligned(layout.v.bytes());
+  auto place = [&](int64_t vStages) {
+    layout.vStages = vStages;
+    int64_t end = layout.vOffset + vStages * layout.vStageBytes;
+    layout.fullOffset = end;
+    layout.kFreeOffset = end + 2 * 8;
+    layout.vFreeOffset = end + 4 * 8;
+    layout.bytes = swizzled ? layout.vFreeOffset + vStages * 8 : end;
+  };
+  place(swizzled ? 4 : 2);
+  if (swizzled && layout.bytes > sharedMemoryLimit)
+    place(3);
+  return layout;
+}
+
+using attnc::GlobalSource;
+
+GlobalSource attnc::TileStager::makeSource(Value input) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  GlobalSource source{input, {}, {}, {}};
+  ValueRange strides = metadata.getStrides();
+  auto equal = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
+        .getResult();
+  };
+  auto multipleOf = [&](Value v, int64_t n) {
+    return equal(arith::RemUIOp::create(b, loc, v, index(n)), index(0));
+  };
+  Value vectorized = equal(strides[3], index(1));
+  for (int64_t i = 0; i < 3; ++i) {
+    source.strides[i] = strides[i];
+    vectorized =
+        arith::AndIOp::create(b, loc, vectorized, multipleOf(strides[i], 8));
+  }
+  Value pointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
+  auto memrefType = cast<MemRefType>(input.getType());
+  Value start = add(pointer, mul(metadata.getOffset(), index(2)));
+  source.vectorized =
+      arith::AndIOp::create(b, loc, vectorized, multipleOf(start, 16));
+  auto flatType = MemRefType::get(
+      {ShapedType::kDynamic}, memrefType.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}));
+  source.flat = memref::ReinterpretCastOp::create(
+      b, loc, flatType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()),
+      ArrayRef<OpFoldResult>{
+          b.getIndexAttr(std::numeric_limits<int32_t>::max())},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  return source;
+}
+
+Value attnc::TileStager::sharedTile(Value shared, Value byteOffset,
+                                    const MmaTileLayout &layout,
+                                    Type element) {
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  MemRefLayoutAttrInterface strided;
+  if (!layout.swizzled)
+    strided = StridedLayoutAttr::get(b.getContext(), 0,
+                                     {layout.rowStride(), 1});
+  auto type = MemRefType::get({layout.rows, layout.width}, element, strided,
+                              workgroup);
+  IntegerAttr swizzle =
+      layout.swizzled ? b.getI64IntegerAttr(128) : IntegerAttr();
+  return attngpu::SharedTileOp::create(b, loc, type, shared, byteOffset,
+                                       swizzle);
+}
+
+void attnc::TileStager::stage(const GlobalSource &source, Value tile,
+                              Value batch, Value head, Value first,
+                              Value count) {
+  ifThenElse(
+      source.vectorized,
+      [&] { stageVectors(source, tile, batch, head, first, count); },
+      [&] { stageElements(source.input, tile, batch, head, first, count); });
+}
+
+void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
+                                     Value batch, Value head, Value first,
+                                     Value count) {
+  const int64_t lanes = 8; // 16 bytes of 16-bit elements
+  auto tileType = cast<MemRefType>(tile.getType());
+  const int64_t rows = tileType.getDimSize(0), width = tileType.getDimSize(1);
+  const int64_t chunksPerRow = width / lanes;
+  Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
+  auto copyChunk = [&](Value row, Value col) {
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
+    // Rows past the end read row 0 (always valid).
+    Value sourceRow =
+        add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+    Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+    // Rows past the end copy no bytes: cp.async zero-fills them.
+    Value sourceElements =
+        arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+        ValueRange{row, col}, source.flat, ValueRange{at},
+        b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
+  };
+  if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
+    loop(threadId, index(rows * chunksPerRow), index(threads),
+         [&](Value flat) {
+           copyChunk(
+               arith::DivUIOp::create(b, loc, flat, index(chunksPerRow)),
+               mul(arith::RemUIOp::create(b, loc, flat, index(chunksPerRow)),
+                   index(lanes)));
+         });
+    return;
+  }
+  // The block covers whole rows per pass: each thread keeps its column and
+  // steps by a fixed number of rows, so the copies unroll and all but the
+  // source row is the same for every tile (hoisted out of the key loop).
+  const int64_t rowsPerPass = threads / chunksPerRow;
+  Value col = mul(arith::RemUIOp::create(b, loc, threadId, index(chunksPerRow)),
+                  index(lanes));
+  Value firstRow =
+      arith::DivUIOp::create(b, loc, threadId, index(chunksPerRow));
+  for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
+    copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
+}
+
+void attnc::TileStager::stageElements(Value input, Value tile, Value batch,
+                                      Value head, Value first, Value count) {
+  auto tileType = cast<MemRefType>(tile.getType());
+  const int64_t width = tileType.getDimSize(1);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(tileType.getElementType(), 0.0));
+  loop(threadId, index(tileType.getDimSize(0) * width), index(threads),
+       [&](Value flat) {
+         Value row = arith::DivUIOp::create(b, loc, flat, index(width));
+         Value col = arith::RemUIOp::create(b, loc, flat, index(width));
+         Value inside = arith::CmpIOp::create(
+             b, loc, arith::CmpIPredicate::ult, row, count);
+         Value sourceRow = add(
+             first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+         Value loaded = memref::LoadOp::create(
+             b, loc, input, ValueRange{batch, head, sourceRow, col});
+         memref::StoreOp::create(
+             b, loc, arith::SelectOp::create(b, loc, inside, loaded, zero),
+             tile, ValueRange{row, col});
+       });
+}

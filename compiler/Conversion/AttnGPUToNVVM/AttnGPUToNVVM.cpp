@@ -1,0 +1,580 @@
+//===- AttnGPUToNVVM.cpp - attngpu ops to NVVM ops and inline PTX ---------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// One pattern per op. Where NVVM has an op for a primitive (mbarriers, the
+// async-proxy fence, TMA) the pattern uses it; wgmma with A in registers,
+// its wait with values passed through and ex2.approx.ftz have none, and
+// become inline PTX here: the only PTX text in attnc.
+//
+// wgmma issue sequences: a fence, products and commits, then a wait, are
+// lowered together into one asm statement. LLVM then cannot schedule any
+// instruction between the fence and the commits, where an instruction that
+// defines a wgmma input (an accumulator copy, a descriptor) makes ptxas
+// serialize the whole group (C7513). Descriptors offset per step are added
+// inside the statement, before the fence, for the same reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/attngpu/AttnGPUOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_CONVERTATTNGPUTONVVM
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+using namespace mlir::attngpu;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Inline PTX for wgmma
+//===----------------------------------------------------------------------===//
+
+/// An inline asm statement under construction: outputs first ("=f"), then
+/// inputs, each with its constraint; `$N` names operand N.
+class PtxStatement {
+public:
+  /// `count` f32 outputs, returned by emit() in order.
+  void addOutputs(int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+      constrain("=f");
+    outputs += count;
+  }
+  /// An input tied to output `output`.
+  void addTied(Value value, int64_t output) {
+    constrain(std::to_string(output));
+    operands.push_back(value);
+  }
+  /// An input register; returns its `$N`.
+  std::string addInput(Value value, const char *constraint) {
+    constrain(constraint);
+    operands.push_back(value);
+    return "$" + std::to_string(outputs + operands.size() - 1);
+  }
+  int64_t numOutputs() const { return outputs; }
+
+  /// The statement with `text`: each output as an f32 value.
+  SmallVector<Value> emit(OpBuilder &b, Location loc, StringRef text) {
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(outputs, f32));
+    Value result = LLVM::InlineAsmOp::create(
+                       b, loc, outputs ? Type(resultType) : Type(), operands,
+                       text, constraints, /*has_side_effects=*/true,
+                       /*is_align_stack=*/false,
+                       LLVM::tailcallkind::TailCallKind::None,
+                       LLVM::AsmDialectAttr(), ArrayAttr())
+                       .getResult(0);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < outputs; ++i)
+      values.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return values;
+  }
+
+private:
+  void constrain(const std::string &c) {
+    constraints += (constraints.empty() ? "" : ",") + c;
+  }
+
+  std::string constraints;
+  SmallVector<Value> operands;
+  int64_t outputs = 0;
+};
+
+SmallVector<Value> scalarsOf(OpBuilder &b, Location loc, Value vector) {
+  SmallVector<Value> values;
+  int64_t count = cast<VectorType>(vector.getType()).getNumElements();
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(vector::ExtractOp::create(b, loc, vector, i));
+  return values;
+}
+
+Value vectorOf(OpBuilder &b, Location loc, ValueRange values) {
+  return vector::FromElementsOp::create(
+      b, loc,
+      VectorType::get({static_cast<int64_t>(values.size())},
+                      values.front().getType()),
+      values);
+}
+
+/// The PTX of wgmma products: outputs (every product's accumulator), tied
+/// accumulator inputs, then descriptors and A registers; the steps' text
+/// and the descriptor additions they need.
+class WgmmaAsm {
+public:
+  WgmmaAsm(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  /// Reserves the outputs of `products` and ties their accumulators; call
+  /// before addSteps.
+  void reserve(ArrayRef<WgmmaMmaAsyncOp> products,
+               function_ref<Value(Value)> remap) {
+    for (WgmmaMmaAsyncOp product : products) {
+      firstOutput.push_back(statement.numOutputs());
+      statement.addOutputs(product.getN() / 2);
+    }
+    for (auto [i, first] : llvm::enumerate(firstOutput))
+      if (Value accumulator = WgmmaMmaAsyncOp(products[i]).getAccumulator())
+        for (auto [i, value] :
+             llvm::enumerate(scalarsOf(b, loc, remap(accumulator))))
+          statement.addTied(value, first + i);
+    one = statement.addInput(
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)), "r");
+  }
+
+  /// The steps of product `index` (in reserve order).
+  void addSteps(WgmmaMmaAsyncOp product, size_t index,
+                function_ref<Value(Value)> remap);
+  void commit() { steps += "wgmma.commit_group.sync.aligned;\n"; }
+
+  /// The whole statement: `fence` first, `wait` (pending groups) last when
+  /// given. Returns each product's result vector.
+  SmallVector<Value> emit(bool fence, std::optional<int64_t> wait) {
+    std::string text = "{\n.reg .pred accumulate, overwrite;\n";
+    if (descriptors)
+      text += ".reg .b64 desc<" + std::to_string(descriptors) + ">;\n";
+    text += "setp.ne.b32 accumulate, " + one + ", 0;\n" +
+            "setp.eq.b32 overwrite, " + one + ", 0;\n" + prelude +
+            (fence ? "wgmma.fence.sync.aligned;\n" : "") + steps;
+    if (wait)
+      text += "wgmma.wait_group.sync.aligned " + std::to_string(*wait) + ";\n";
+    text += "}";
+    SmallVector<Value> values = statement.emit(b, loc, text);
+    SmallVector<Value> results;
+    for (size_t i = 0; i < firstOutput.size(); ++i) {
+      int64_t end = i + 1 < firstOutput.size() ? firstOutput[i + 1]
+                                               : statement.numOutputs();
+      results.push_back(vectorOf(
+          b, loc, ArrayRef<Value>(values).slice(firstOutput[i],
+                                                end - firstOutput[i])));
+    }
+    return results;
+  }
+
+private:
+  /// A register holding `base` advanced by `bytes`, computed in the
+  /// prelude.
+  std::string advanced(const std::string &base, int64_t bytes) {
+    std::string name = "desc" + std::to_string(descriptors++);
+    prelude += "add.s64 " + name + ", " + base + ", " +
+               std::to_string(bytes >> 4) + ";\n";
+    return name;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  PtxStatement statement;
+  SmallVector<int64_t> firstOutput;
+  std::string one, prelude, steps;
+  int64_t descriptors = 0;
+};
+
+void WgmmaAsm::addSteps(WgmmaMmaAsyncOp product, size_t index,
+                        function_ref<Value(Value)> remap) {
+  int64_t first = firstOutput[index];
+  std::string d = "{";
+  for (int64_t i = 0; i < product.getN() / 2; ++i)
+    d += (i ? ", $" : "$") + std::to_string(first + i);
+  d += "}";
+  std::string type = product.getElementType().isBF16() ? "bf16" : "f16";
+  Value aDescriptor = product.getADescriptor();
+  std::string aBase =
+      aDescriptor ? statement.addInput(remap(aDescriptor), "l") : "";
+  std::string bBase = statement.addInput(remap(product.getBDescriptor()), "l");
+  for (int64_t i = 0; i < product.getNumSteps(); ++i) {
+    std::string aText;
+    if (aDescriptor) {
+      aText = advanced(aBase, (*product.getAOffsets())[i]);
+    } else {
+      aText = "{";
+      for (auto [r, reg] : llvm::enumerate(
+               scalarsOf(b, loc, remap(product.getAFragments()[i]))))
+        aText += (r ? ", " : "") + statement.addInput(reg, "r");
+      aText += "}";
+    }
+    std::string bText = advanced(bBase, product.getBOffsets()[i]);
+    bool accumulate = i > 0 || product.getAccumulator();
+    steps += "wgmma.mma_async.sync.aligned.m64n" +
+             std::to_string(product.getN()) + "k16.f32." + type + "." + type +
+             " " + d + ", " + aText + ", " + bText + ", " +
+             (accumulate ? "accumulate" : "overwrite") + ", 1, 1, " +
+             (aDescriptor ? "0, " : "") +
+             (product.getTransposeB() ? "1" : "0") + ";\n";
+  }
+}
+
+/// The ops of an issue sequence: a fence, then groups of products each
+/// closed by a commit, then a wait whose values are products' results.
+/// Side-effect free ops between them (other than products) compute before
+/// the statement, which replaces the wait.
+struct IssueSequence {
+  SmallVector<WgmmaMmaAsyncOp> products;
+  SmallVector<size_t> groupEnds; // products before each commit
+  SmallVector<Operation *> commits;
+  WgmmaWaitGroupOp wait;
+};
+
+std::optional<IssueSequence> matchIssueSequence(WgmmaFenceOp fence) {
+  IssueSequence sequence;
+  auto inSequence = [](Operation *op) {
+    return isa<WgmmaMmaAsyncOp, WgmmaCommitGroupOp>(op) ||
+           (!isa<WgmmaWaitGroupOp, WgmmaFenceOp>(op) &&
+            op->getNumRegions() == 0 && isMemoryEffectFree(op));
+  };
+  Operation *op = fence->getNextNode();
+  for (; op && inSequence(op); op = op->getNextNode()) {
+    if (!isa<WgmmaMmaAsyncOp, WgmmaCommitGroupOp>(op))
+      continue;
+    if (auto product = dyn_cast<WgmmaMmaAsyncOp>(op)) {
+      sequence.products.push_back(product);
+      continue;
+    }
+    if (sequence.products.size() ==
+        (sequence.groupEnds.empty() ? 0 : sequence.groupEnds.back()))
+      return std::nullopt; // an empty group
+    sequence.groupEnds.push_back(sequence.products.size());
+    sequence.commits.push_back(op);
+  }
+  sequence.wait = dyn_cast_or_null<WgmmaWaitGroupOp>(op);
+  if (!sequence.wait || sequence.groupEnds.empty() ||
+      sequence.groupEnds.back() != sequence.products.size())
+    return std::nullopt;
+  for (Value value : sequence.wait.getValues())
+    if (!llvm::is_contained(sequence.products, value.getDefiningOp()))
+      return std::nullopt;
+  // Products' results are used only after the wait.
+  for (WgmmaMmaAsyncOp product : sequence.products)
+    for (Operation *user : product->getUsers())
+      if (user->getBlock() == sequence.wait->getBlock() &&
+          user->isBeforeInBlock(sequence.wait))
+        return std::nullopt;
+  return sequence;
+}
+
+struct WgmmaIssueSequenceLowering : OpConversionPattern<WgmmaFenceOp> {
+  WgmmaIssueSequenceLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(WgmmaFenceOp fence, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<IssueSequence> sequence = matchIssueSequence(fence);
+    if (!sequence)
+      return rewriter.notifyMatchFailure(fence, "not an issue sequence");
+    auto remap = [&](Value v) { return rewriter.getRemappedValue(v); };
+    // At the wait, after every operand's definition.
+    rewriter.setInsertionPoint(sequence->wait);
+    WgmmaAsm wgmma(rewriter, sequence->wait.getLoc());
+    wgmma.reserve(sequence->products, remap);
+    size_t next = 0;
+    for (size_t end : sequence->groupEnds) {
+      for (; next < end; ++next)
+        wgmma.addSteps(sequence->products[next], next, remap);
+      wgmma.commit();
+    }
+    SmallVector<Value> results =
+        wgmma.emit(/*fence=*/true, sequence->wait.getPending());
+    SmallVector<Value> waited;
+    for (Value value : sequence->wait.getValues())
+      waited.push_back(results[llvm::find(sequence->products,
+                                          value.getDefiningOp()) -
+                               sequence->products.begin()]);
+    rewriter.replaceOp(sequence->wait, waited);
+    for (Operation *commit : sequence->commits)
+      rewriter.eraseOp(commit);
+    for (auto [product, result] : llvm::zip(sequence->products, results))
+      rewriter.replaceOp(product, result);
+    rewriter.eraseOp(fence);
+    return success();
+  }
+};
+
+struct WgmmaMmaAsyncLowering : OpConversionPattern<WgmmaMmaAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WgmmaMmaAsyncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto remap = [&](Value v) { return rewriter.getRemappedValue(v); };
+    WgmmaAsm wgmma(rewriter, op.getLoc());
+    wgmma.reserve({op}, remap);
+    wgmma.addSteps(op, 0, remap);
+    rewriter.replaceOp(op, wgmma.emit(/*fence=*/false, std::nullopt));
+    return success();
+  }
+};
+
+/// Passes every value through `wgmma.wait_group.sync.aligned N`: the asm
+/// ties each scalar to an output, so nothing computed from the results can
+/// move above the wait.
+struct WgmmaWaitGroupLowering : OpConversionPattern<WgmmaWaitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WgmmaWaitGroupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> scalars;
+    for (Value value : adaptor.getValues()) {
+      if (!isa<VectorType>(value.getType()) &&
+          !value.getType().isF32())
+        return rewriter.notifyMatchFailure(op, "passes a non-f32 value");
+      if (isa<VectorType>(value.getType()))
+        llvm::append_range(scalars, scalarsOf(rewriter, loc, value));
+      else
+        scalars.push_back(value);
+    }
+    PtxStatement statement;
+    statement.addOutputs(scalars.size());
+    for (auto [i, value] : llvm::enumerate(scalars))
+      statement.addTied(value, i);
+    SmallVector<Value> outputs = statement.emit(
+        rewriter, loc,
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
+            ";");
+    SmallVector<Value> results;
+    size_t next = 0;
+    for (Value value : adaptor.getValues()) {
+      auto vector = dyn_cast<VectorType>(value.getType());
+      int64_t count = vector ? vector.getNumElements() : 1;
+      ArrayRef<Value> slice = ArrayRef<Value>(outputs).slice(next, count);
+      results.push_back(vector ? vectorOf(rewriter, loc, slice) : slice[0]);
+      next += count;
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+template <typename Op, typename NVVMOp>
+struct OneToOneLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVMOp>(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Descriptors, mbarriers, fences, TMA, math
+//===----------------------------------------------------------------------===//
+
+/// The address of a workgroup memref's first element, as an i64.
+Value sharedAddress(OpBuilder &b, Location loc, Value memref) {
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), pointer);
+}
+
+Value sharedPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+/// start address >> 4 in bits 0-13, leading and stride byte offsets >> 4 in
+/// bits 16-29 and 32-45, the swizzle mode in bits 62-63 (1: 128 bytes).
+struct WgmmaDescriptorLowering : OpConversionPattern<WgmmaDescriptorOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WgmmaDescriptorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getI64IntegerAttr(v))
+          .getResult();
+    };
+    Value address = arith::AddIOp::create(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getTile()),
+        arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     adaptor.getByteOffset()));
+    Value start = arith::ShRUIOp::create(
+        rewriter, loc, arith::AndIOp::create(rewriter, loc, address,
+                                             constant(0x3FFFF)),
+        constant(4));
+    uint64_t fixed =
+        (static_cast<uint64_t>(op.getLeadingBytes() >> 4) << 16) |
+        (static_cast<uint64_t>(op.getStrideBytes() >> 4) << 32) |
+        (op.getSwizzleBytes() == 128 ? 1ull << 62 : 0);
+    rewriter.replaceOpWithNewOp<arith::OrIOp>(
+        op, start, constant(static_cast<int64_t>(fixed)));
+    return success();
+  }
+};
+
+struct MBarrierLowering : OpConversionPattern<MBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value address = arith::AddIOp::create(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getBase()),
+        arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     adaptor.getByteOffset()));
+    rewriter.replaceOp(op, sharedPointer(rewriter, loc, address));
+    return success();
+  }
+};
+
+struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(
+        op, adaptor.getBarrier(), adaptor.getCount(), Value());
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveOp>(
+        op, Type(), adaptor.getBarrier(), Value());
+    return success();
+  }
+};
+
+struct MBarrierArriveCpAsyncLowering
+    : OpConversionPattern<MBarrierArriveCpAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveCpAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncMBarrierArriveOp>(
+        op, adaptor.getBarrier(), /*noinc=*/true);
+    return success();
+  }
+};
+
+struct MBarrierArriveExpectTxLowering
+    : OpConversionPattern<MBarrierArriveExpectTxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveExpectTxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveExpectTxOp>(
+        op, Type(), adaptor.getBarrier(), adaptor.getBytes(),
+        NVVM::MemScopeKindAttr(), BoolAttr(), Value());
+    return success();
+  }
+};
+
+/// Spins until the phase completes; the ticks are only a suspend hint.
+struct MBarrierWaitLowering : OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value ticks = arith::ConstantOp::create(
+        rewriter, op.getLoc(), rewriter.getI32IntegerAttr(1000000));
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, adaptor.getBarrier(), adaptor.getParity(), ticks);
+    return success();
+  }
+};
+
+struct FenceProxyAsyncLowering : OpConversionPattern<FenceProxyAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tile = sharedPointer(rewriter, loc,
+                               sharedAddress(rewriter, loc, adaptor.getTile()));
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+        op, tile, adaptor.getTensorMap(), adaptor.getCoordinates(),
+        adaptor.getBarrier(), ValueRange{}, Value(), Value(),
+        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
+        NVVM::CTAGroupKindAttr(), Value());
+    return success();
+  }
+};
+
+/// One MUFU instruction; without .ftz ptxas adds range fix-ups.
+struct Exp2Lowering : OpConversionPattern<Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
+        op, f32, ValueRange{adaptor.getX()}, "ex2.approx.ftz.f32 $0, $1;",
+        "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    return success();
+  }
+};
+
+struct ConvertAttnGPUToNVVMPass
+    : attnc::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion([&](MBarrierType) {
+      return LLVM::LLVMPointerType::get(ctx, 3);
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
+    };
+    converter.addSourceMaterialization(cast);
+    converter.addTargetMaterialization(cast);
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<WgmmaIssueSequenceLowering>(converter, ctx);
+    patterns.add<
+        WgmmaMmaAsyncLowering, WgmmaWaitGroupLowering,
+        OneToOneLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
+        OneToOneLowering<WgmmaCommitGroupOp, NVVM::WgmmaGroupSyncAlignedOp>,
+        OneToOneLowering<MBarrierFenceInitOp, NVVM::FenceMbarrierInitOp>,
+        WgmmaDescriptorLowering, MBarrierLowering, MBarrierInitLowering,
+        MBarrierArriveLowering, MBarrierArriveCpAsyncLowering,
+        MBarrierArriveExpectTxLowering, MBarrierWaitLowering,
+        FenceProxyAsyncLowering, TmaLoadLowering, Exp2Lowering>(converter,
+                                                                ctx);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<AttnGPUDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

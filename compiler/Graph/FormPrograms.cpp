@@ -1,0 +1,370 @@
+//===- FormPrograms.cpp - Functions of attn ops to programs of kernels ----===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A public function
+//
+//   func.func @f(%q, %k, %v) -> (tensor, tensor) {
+//     %o, %l = attn.attention %q, %k, %v ...
+//     %c = attn.cast %o {scale = 2.0} ...
+//     return %c, %l
+//   }
+//
+// becomes the program
+//
+//   func.func @f(%q: memref, %k, %v, %out: memref, %lse: memref)
+//       attributes {attnrt.num_inputs = 3} {
+//     %t0 = attnrt.alloc(...) {name = "t0", shape = [...]}
+//     attnrt.launch @attnc_kernels::@f_attention0(%q, %k, %v, %t0, %lse)
+//     attnrt.launch @attnc_kernels::@f_cast1(%t0, %out)
+//     attnrt.dealloc %t0
+//     return
+//   }
+//
+// with each op outlined into a kernel function of @attnc_kernels in
+// destination-passing style (Codegen/Common/KernelBuffers.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Graph/DimSymbols.h"
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "dialects/attnrt/AttnRTOps.h"
+#include "lib/package/Package.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNFORMPROGRAMS
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+namespace pkg = attnc::pkg;
+
+namespace {
+
+/// Kernel arguments accept any strides and offset, so a program may pass
+/// views of larger tensors.
+MemRefType bufferType(Type tensorType) {
+  auto type = cast<RankedTensorType>(tensorType);
+  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+  auto layout =
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
+  return MemRefType::get(type.getShape(), type.getElementType(), layout);
+}
+
+/// Whether a package can carry tensors of `type` (one dtype table:
+/// lib/package).
+bool isPackageElementType(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return pkg::parseDType(StringRef(name).lower()).has_value();
+}
+
+/// Checks that `func` is a graph of kernel ops on tensors a package can
+/// carry, with a located error otherwise.
+LogicalResult checkGraph(func::FuncOp func) {
+  if (func.isExternal())
+    return func.emitError() << "public function '" << func.getName()
+                            << "' has no body to compile";
+  auto checkType = [&](Type type, Location loc) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !isPackageElementType(tensor.getElementType()))
+      return emitError(loc) << "functions take and return ranked tensors of "
+                               "a package element type, got "
+                            << type;
+    return success();
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(checkType(arg.getType(), arg.getLoc())))
+      return failure();
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    if (!isa<attn::KernelOpInterface>(op))
+      return op.emitError()
+             << "code generation does not support " << op.getName()
+             << " in a function; functions hold attn.attention and "
+                "attn.cast ops";
+    for (Value result : op.getResults())
+      if (failed(checkType(result.getType(), op.getLoc())))
+        return failure();
+  }
+  if (func.getNumResults() == 0)
+    return func.emitError() << "function '" << func.getName()
+                            << "' returns nothing; a compiled function must "
+                               "return at least one tensor";
+  return success();
+}
+
+/// Builds the program of one function.
+class ProgramBuilder {
+public:
+  ProgramBuilder(func::FuncOp func, ModuleOp kernels)
+      : func(func), kernels(kernels), symbols(func), kernelTable(kernels),
+        b(func) {}
+
+  LogicalResult build();
+
+private:
+  void nameValues();
+  void createProgram();
+  Value bufferFor(Value value);
+  void launch(Operation *op, ArrayRef<Value> operandBuffers,
+              ArrayRef<Value> resultBuffers);
+  func::FuncOp outline(Operation *op, ArrayRef<Value> operandBuffers,
+                       ArrayRef<Value> resultBuffers);
+  void freeAfterLastUse(Operation *op);
+
+  func::FuncOp func;
+  ModuleOp kernels;
+  attnc::DimSymbols symbols;
+  SymbolTable kernelTable;
+  OpBuilder b;
+  func::FuncOp program;
+  /// The program buffer of each value of the function.
+  llvm::DenseMap<Value, Value> buffers;
+  /// Output index of values written straight into the caller's outputs.
+  llvm::DenseMap<Value, int64_t> outputOf;
+  /// Names of the inputs, and of the return positions.
+  llvm::DenseMap<Value, std::string> inputNames;
+  SmallVector<std::string> resultNames;
+  int64_t nextKernel = 0, nextTemporary = 0;
+};
+
+/// Inputs are named after their role in the op that first reads them ("q"),
+/// outputs after the role of the result they return ("out", "lse"); a name
+/// already taken falls back to "arg<i>" / "result<i>".
+void ProgramBuilder::nameValues() {
+  std::set<std::string> taken;
+  auto give = [&](StringRef role, std::string fallback) {
+    std::string name = role.str();
+    if (role.empty() || taken.count(name))
+      name = std::move(fallback);
+    taken.insert(name);
+    return name;
+  };
+  auto roleOf = [](Value value, Operation *op) -> StringRef {
+    auto kernelOp = cast<attn::KernelOpInterface>(op);
+    SmallVector<StringRef> roles = kernelOp.getValueRoles();
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (operand == value)
+        return roles[i];
+    for (auto [i, result] : llvm::enumerate(op->getResults()))
+      if (result == value)
+        return roles[op->getNumOperands() + i];
+    return "";
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    Operation *reader = nullptr;
+    for (Operation &op : func.getBody().front().without_terminator())
+      if (!reader && llvm::is_contained(op.getOperands(), arg))
+        reader = &op;
+    inputNames[arg] = give(reader ? roleOf(arg, reader) : "",
+                           "arg" + std::to_string(arg.getArgNumber()));
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Operation *def = value.getDefiningOp();
+    bool direct = def && !outputOf.count(value);
+    if (direct)
+      outputOf[value] = i;
+    resultNames.push_back(give(direct ? roleOf(value, def) : StringRef(),
+                               "result" + std::to_string(i)));
+  }
+}
+
+LogicalResult ProgramBuilder::build() {
+  if (failed(checkGraph(func)))
+    return failure();
+  nameValues();
+  createProgram();
+  b.setInsertionPointToStart(&program.getBody().front());
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    SmallVector<Value> operandBuffers, resultBuffers;
+    for (Value operand : op.getOperands())
+      operandBuffers.push_back(buffers.lookup(operand));
+    for (Value result : op.getResults())
+      resultBuffers.push_back(bufferFor(result));
+    launch(&op, operandBuffers, resultBuffers);
+    freeAfterLastUse(&op);
+  }
+  // Arguments returned as they are, and values returned twice, are copied.
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    auto found = outputOf.find(value);
+    if (found != outputOf.end() && found->second == static_cast<int64_t>(i))
+      continue;
+    Value output = program.getArgument(func.getNumArguments() + i);
+    auto copy = attn::CastOp::create(b, value.getLoc(), value.getType(),
+                                     value, FloatAttr(), IntegerAttr());
+    launch(copy, {buffers.lookup(value)}, {output});
+    copy.erase();
+  }
+  func::ReturnOp::create(b, func.getLoc());
+  program.setName(func.getName());
+  func.erase();
+  return success();
+}
+
+/// The program function: the inputs' buffers, then the outputs', each with
+/// its name and symbolic shape.
+void ProgramBuilder::createProgram() {
+  SmallVector<Type> types;
+  SmallVector<Value> values(func.getArguments());
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::append_range(values, ret.getOperands());
+  for (Value value : values)
+    types.push_back(bufferType(value.getType()));
+  program = func::FuncOp::create(b, func.getLoc(), "program",
+                                 FunctionType::get(b.getContext(), types, {}));
+  program->setAttr(attnrt::kNumInputsAttr,
+                   b.getI64IntegerAttr(func.getNumArguments()));
+  Block *entry = program.addEntryBlock();
+  for (auto [i, value] : llvm::enumerate(values)) {
+    unsigned numInputs = func.getNumArguments();
+    std::string name =
+        i < numInputs ? inputNames[value] : resultNames[i - numInputs];
+    program.setArgAttr(i, attnrt::kNameAttr, b.getStringAttr(name));
+    program.setArgAttr(i, attnrt::kShapeAttr, symbols.shapeOf(value));
+  }
+  for (BlockArgument arg : func.getArguments())
+    buffers[arg] = entry->getArgument(arg.getArgNumber());
+  for (auto [value, index] : outputOf)
+    buffers[value] = entry->getArgument(func.getNumArguments() + index);
+}
+
+/// The buffer of an op result: the caller's output when it is returned,
+/// else a fresh intermediate buffer, or none when nothing reads it.
+Value ProgramBuilder::bufferFor(Value value) {
+  if (Value buffer = buffers.lookup(value))
+    return buffer;
+  if (value.use_empty())
+    return Value();
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayAttr shape = symbols.shapeOf(value);
+  SmallVector<Value> sizes;
+  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+    if (!ShapedType::isDynamic(extent))
+      continue;
+    // A program argument with the same symbol gives the extent.
+    Attribute symbol = shape[d];
+    for (BlockArgument arg : program.getArguments()) {
+      auto argShape = program.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                          attnrt::kShapeAttr);
+      auto at = llvm::find(argShape, symbol);
+      if (at == argShape.end())
+        continue;
+      sizes.push_back(
+          memref::DimOp::create(b, value.getLoc(), arg, at - argShape.begin()));
+      break;
+    }
+  }
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  std::string name = "t" + std::to_string(nextTemporary++);
+  Value buffer = attnrt::AllocOp::create(b, value.getLoc(), memrefType, sizes,
+                                         name, shape, IntegerAttr());
+  buffers[value] = buffer;
+  return buffer;
+}
+
+void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
+                            ArrayRef<Value> resultBuffers) {
+  func::FuncOp kernel = outline(op, operandBuffers, resultBuffers);
+  SmallVector<Value> args(operandBuffers);
+  for (Value buffer : resultBuffers)
+    if (buffer)
+      args.push_back(buffer);
+  auto symbol = SymbolRefAttr::get(
+      kernels.getSymNameAttr(),
+      {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
+  attnrt::LaunchOp::create(b, op->getLoc(), symbol, ValueRange{}, args);
+}
+
+/// The kernel function of `op`: its operands read from argument buffers,
+/// each kept result written into one.
+func::FuncOp ProgramBuilder::outline(Operation *op,
+                                     ArrayRef<Value> operandBuffers,
+                                     ArrayRef<Value> resultBuffers) {
+  SmallVector<Type> types;
+  for (Value operand : op->getOperands())
+    types.push_back(bufferType(operand.getType()));
+  for (auto [result, buffer] : llvm::zip(op->getResults(), resultBuffers))
+    if (buffer)
+      types.push_back(bufferType(result.getType()));
+  std::string name = (func.getName() + "_" +
+                      cast<attn::KernelOpInterface>(op).getKernelKind() +
+                      std::to_string(nextKernel++))
+                         .str();
+  OpBuilder k = OpBuilder::atBlockEnd(kernels.getBody());
+  auto kernel = func::FuncOp::create(
+      k, op->getLoc(), name, FunctionType::get(b.getContext(), types, {}));
+  kernel->setAttr(attnrt::kKernelAttr, k.getUnitAttr());
+  kernelTable.insert(kernel);
+  Block *entry = kernel.addEntryBlock();
+  k.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    mapping.map(operand, bufferization::ToTensorOp::create(
+                             k, op->getLoc(), operand.getType(),
+                             entry->getArgument(i)));
+  Operation *clone = k.clone(*op, mapping);
+  unsigned next = op->getNumOperands();
+  for (auto [result, buffer] : llvm::zip(clone->getResults(), resultBuffers))
+    if (buffer) {
+      auto write = bufferization::MaterializeInDestinationOp::create(
+          k, op->getLoc(), result, entry->getArgument(next++));
+      write.setWritable(true);
+    }
+  func::ReturnOp::create(k, op->getLoc());
+  return kernel;
+}
+
+/// Frees every intermediate buffer whose last reader is `op`.
+void ProgramBuilder::freeAfterLastUse(Operation *op) {
+  for (Value operand : op->getOperands()) {
+    auto alloc = buffers.lookup(operand).getDefiningOp<attnrt::AllocOp>();
+    if (!alloc || llvm::any_of(operand.getUsers(), [&](Operation *user) {
+          return op->isBeforeInBlock(user);
+        }))
+      continue;
+    if (llvm::any_of(alloc->getUsers(), [](Operation *user) {
+          return isa<attnrt::DeallocOp>(user);
+        }))
+      continue;
+    attnrt::DeallocOp::create(b, op->getLoc(), alloc);
+  }
+}
+
+struct AttnFormProgramsPass
+    : attnc::impl::AttnFormProgramsBase<AttnFormProgramsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> functions;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic())
+        functions.push_back(func);
+    if (functions.empty()) {
+      module.emitError() << "the module has no public function to compile";
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto kernels = ModuleOp::create(b, module.getLoc(),
+                                    StringRef(attnrt::kKernelModuleName));
+    for (func::FuncOp func : functions)
+      if (failed(ProgramBuilder(func, kernels).build()))
+        return signalPassFailure();
+    // Private helpers of the graph level are no longer referenced.
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (func.isPrivate())
+        func.erase();
+  }
+};
+
+} // namespace
