@@ -9,6 +9,11 @@ causal and not, times on the same tensors, in one process:
   flex   torch.compile'd FlexAttention (a causal BlockMask when causal)
   attnc  a package function through the attnc Python binding on cuda:0,
          when --package names a package with GPU kernels
+  attnc (baseline)
+         another build of attnc in the same process, when --baseline names
+         its Python binding (a folder holding attnc/ with its own
+         libattnrt.so) and --baseline-package its package: a change is
+         measured against the code it replaces on the same tensors
 
 Correctness comes first: each implementation's output is compared with an
 fp32 SDPA math reference on a slice (batch 0, every head, query rows spread
@@ -24,10 +29,12 @@ the table, never fatal. Writes <out>/<date>-<gpu>.md and .json.
 
 usage: python3 bench/attention.py [--quick] [--out DIR]
                                   [--package FILE [--function NAME ...]]
+                                  [--baseline DIR --baseline-package FILE]
 """
 
 import argparse
 import datetime
+import importlib.util
 import json
 import math
 import os
@@ -46,6 +53,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 2e-2  # bf16 output against the fp32 reference
 REFERENCE_ROWS = 256  # query rows of the reference slice
 NO_GPU_KERNEL = "n/a (no GPU kernel in this build)"
+BASELINE = "attnc (baseline)"
 
 
 class NotApplicable(Exception):
@@ -111,11 +119,10 @@ class Attnc:
     the current CUDA device. A failure to open the runtime or the package is
     kept and reported in every case."""
 
-    def __init__(self, package, names):
+    def __init__(self, package, names, binding=None):
         self.error, self.functions = None, []
         try:
-            sys.path.insert(0, os.path.join(REPO, "python"))
-            import attnc
+            attnc = binding or import_binding()
             self.torch_call = attnc.torch_call
             runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
             with runtime, runtime.load(package) as pkg:
@@ -130,7 +137,8 @@ class Attnc:
         if self.error:
             raise self.error
         if not any(k["target"].startswith("sm_")
-                   for _, entry in self.functions for k in entry["kernels"]):
+                   for _, entry in self.functions
+                   for k in entry.get("kernels", [])):
             raise NotApplicable(NO_GPU_KERNEL)
         shapes = [tuple(t.shape) for t in sets[0]]
         for fn, entry in self.functions:
@@ -157,16 +165,55 @@ def no_attnc(case, sets):
     raise NotApplicable(NO_GPU_KERNEL)
 
 
+def import_binding():
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    import attnc
+    return attnc
+
+
+def import_baseline(folder):
+    """The attnc binding in `folder`/attnc, as a module of its own that
+    loads the libattnrt.so beside it (even if ATTNC_RUNTIME_LIBRARY names
+    another one)."""
+    package_dir = os.path.join(folder, "attnc")
+    spec = importlib.util.spec_from_file_location(
+        "attnc_baseline", os.path.join(package_dir, "__init__.py"),
+        submodule_search_locations=[package_dir])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["attnc_baseline"] = module
+    spec.loader.exec_module(module)
+    saved = os.environ.get("ATTNC_RUNTIME_LIBRARY")
+    os.environ["ATTNC_RUNTIME_LIBRARY"] = os.path.join(package_dir,
+                                                       "libattnrt.so")
+    try:
+        module.Runtime(f"cuda:{torch.cuda.current_device()}").close()
+    finally:
+        if saved is None:
+            del os.environ["ATTNC_RUNTIME_LIBRARY"]
+        else:
+            os.environ["ATTNC_RUNTIME_LIBRARY"] = saved
+    return module
+
+
+def attention_spec(entry):
+    """The attention a package function computes, if it is one attention of
+    its inputs: from the ops of schema 2, or the "attention" of schema 1."""
+    ops = entry.get("ops")
+    if ops is None:
+        return entry.get("attention") or {}
+    spec = ops[0] if len(ops) == 1 else {}
+    inputs = [sig["name"] for sig in entry["inputs"]]
+    return spec if spec.get("kind") == "attention" and \
+        spec.get("operands") == inputs else {}
+
+
 def fits(fn, entry, case, shapes):
     """Whether package function `fn` computes `case` on tensors of `shapes`:
     bf16 q, k, v whose static dims and symbols agree, and one op: plain
     softmax attention of the inputs with the default scale and the case's
     causality."""
-    ops = entry.get("ops", [])
-    spec = ops[0] if len(ops) == 1 else {}
-    inputs = [sig.name for sig in fn.signature.inputs]
-    if (len(inputs) != 3 or spec.get("kind") != "attention"
-            or spec.get("operands") != inputs
+    spec = attention_spec(entry)
+    if (len(fn.signature.inputs) != 3 or not spec
             or bool(spec.get("causal")) != case.causal
             or any(key in spec for key in ("window_left", "window_right",
                                            "mask", "score"))
@@ -292,25 +339,33 @@ def cell(result):
 
 def markdown(env, settings, names, table):
     """The report: environment, TFLOP/s table, errors table, failure notes."""
-    peers = [n for n in names if n != "attnc"]
+    peers = [n for n in names if n not in ("attnc", BASELINE)]
+    baseline = BASELINE in names
     lines = [f"# Attention forward, {env['gpu']}, {env['date']}", ""]
     lines += [f"- {key}: `{env[key]}`" for key in
               ("gpu", "compute_capability", "driver", "torch", "cuda", "cudnn",
-               "triton", "python", "attnc", "command") if key in env]
+               "triton", "python", "attnc", "baseline", "command")
+              if key in env]
     lines += [f"- settings: {settings}", "",
               "TFLOP/s (4·B·H·N²·D, halved for causal; median of CUDA-event "
               "times; bf16):", "",
-              "| case | " + " | ".join(names) + " | attnc / best peer |",
-              "|---" * (len(names) + 2) + "|"]
+              "| case | " + " | ".join(names) + " | attnc / best peer |"
+              + (" attnc / baseline |" if baseline else ""),
+              "|---" * (len(names) + 2 + baseline) + "|"]
     for case, results in table:
         best = max((results[p]["tflops"] for p in peers
                     if results[p]["status"] == "ok"), default=None)
         mine = results.get("attnc", {})
         ratio = (f"{mine['tflops'] / best:.2f}×"
                  if mine.get("status") == "ok" and best else "—")
-        lines.append(f"| {case.label} | "
-                     + " | ".join(cell(results[n]) for n in names)
-                     + f" | {ratio} |")
+        row = (f"| {case.label} | "
+               + " | ".join(cell(results[n]) for n in names) + f" | {ratio} |")
+        if baseline:
+            base = results[BASELINE]
+            row += (f" {mine['tflops'] / base['tflops']:.3f}× |"
+                    if mine.get("status") == "ok" and base["status"] == "ok"
+                    else " — |")
+        lines.append(row)
     lines += ["", f"‖out − ref‖/‖ref‖ against fp32 SDPA math on a slice "
               f"(batch 0, all heads, {REFERENCE_ROWS} query rows; tolerance "
               f"{TOLERANCE}):", "",
@@ -352,6 +407,11 @@ def main():
                         "each case uses the first one that fits it")
     parser.add_argument("--runtime-library",
                         help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
+    parser.add_argument("--baseline",
+                        help="folder holding another attnc binding (attnc/ "
+                        "with its libattnrt.so) to measure beside this one")
+    parser.add_argument("--baseline-package",
+                        help="the package the --baseline build compiled")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: N=4096 only, few iterations")
     parser.add_argument("--iters", type=int, help="timed runs (default 30, quick 5)")
@@ -385,6 +445,11 @@ def main():
         env["attnc"] = f"{args.package} ({impls['attnc'].producer})"
     else:
         impls["attnc"] = no_attnc
+    if args.baseline and args.baseline_package:
+        impls[BASELINE] = Attnc(args.baseline_package, args.function,
+                                import_baseline(args.baseline))
+        env["baseline"] = (f"{args.baseline_package} "
+                           f"({impls[BASELINE].producer})")
     names = list(impls)
     generator = torch.Generator(device="cuda").manual_seed(seed)
     table = []  # (case, {implementation: result})

@@ -10,6 +10,11 @@
 # kernels. Run here (needs the built attnc and a
 # CUDA toolkit, no GPU); then on the GPU machine:
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
+# With ATTNC_BASELINE set to an earlier build (a folder with bin/attnc,
+# lib/libattnrt.so and python/attnc), the bundle also holds that build's
+# benchmark package and binding under gpu-bundle/baseline, for
+# bench/attention.py --baseline gpu-bundle/baseline
+# --baseline-package gpu-bundle/baseline/bench.attnpkg.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -47,6 +52,14 @@ for model in "$root"/examples/*.mlir; do
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
 done
 "$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
+if [ -n "${ATTNC_BASELINE:-}" ]; then
+  mkdir -p "$bundle/baseline"
+  cp -r "$ATTNC_BASELINE/python/attnc" "$bundle/baseline/"
+  rm -rf "$bundle/baseline/attnc/__pycache__"
+  cp "$ATTNC_BASELINE/lib/libattnrt.so" "$bundle/baseline/attnc/"
+  "$ATTNC_BASELINE/bin/attnc" "$root/bench/attention.mlir" --target=sm_90a \
+    -o "$bundle/baseline/bench.attnpkg"
+fi
 # Masked-out keys holding NaN, through the Python binding (needs PyTorch).
 "$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
   -o "$bundle/packages/masked_keys.attnpkg"

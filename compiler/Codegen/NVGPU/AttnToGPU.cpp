@@ -216,11 +216,13 @@ struct CastToGPU : OpConversionPattern<attn::CastOp> {
         arith::CeilDivUIOp::create(rewriter, loc, count, constant(blockSize));
     buildLaunch(rewriter, loc, {blocks, constant(1), constant(1)},
                 kCastThreads, 0, [&](gpu::LaunchOp launch) {
+                  // Recomputed inside: a kernel body reads only its buffers.
+                  Value inner = attnc::numElements(rewriter, loc, in);
                   Value first = arith::MulIOp::create(
                       rewriter, loc, launch.getBlockIds().x,
                       constant(blockSize));
                   Value end = arith::MinUIOp::create(
-                      rewriter, loc, count,
+                      rewriter, loc, inner,
                       arith::AddIOp::create(rewriter, loc, first,
                                             constant(blockSize)));
                   Value start = arith::AddIOp::create(
