@@ -346,10 +346,9 @@ struct AttnFormProgramsPass
     : attnc::impl::AttnFormProgramsBase<AttnFormProgramsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> functions;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func.isPublic())
-        functions.push_back(func);
+    auto functions = llvm::to_vector(llvm::make_filter_range(
+        module.getOps<func::FuncOp>(),
+        [](func::FuncOp func) { return func.isPublic(); }));
     if (functions.empty()) {
       module.emitError() << "the module has no public function to compile";
       return signalPassFailure();

@@ -45,6 +45,16 @@ gridComputation(FunctionOpInterface kernel, ValueRange grid) {
 
 } // namespace
 
+SmallVector<func::FuncOp> attnc::kernelFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> kernels;
+  if (auto kernelModule =
+          module.lookupSymbol<ModuleOp>(attnrt::kKernelModuleName))
+    for (auto kernel : kernelModule.getOps<func::FuncOp>())
+      if (kernel->hasAttr(attnrt::kKernelAttr))
+        kernels.push_back(kernel);
+  return kernels;
+}
+
 LogicalResult attnc::setLaunchGrids(ModuleOp module,
                                     FunctionOpInterface kernel,
                                     ValueRange grid) {

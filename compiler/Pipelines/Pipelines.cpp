@@ -102,6 +102,14 @@ void attnc::buildHostKernelPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+/// Structured control flow and memref metadata to plain branches and
+/// arithmetic, before either target's conversion to LLVM.
+static void addLoweringToBranches(OpPassManager &pm) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+}
+
 void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
   // Only the kernels become code; programs stay for the package writer.
   OpPassManager &kernels = pm.nest<ModuleOp>();
@@ -113,9 +121,7 @@ void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
   // Math ops with an LLVM intrinsic use it; the rest call libm.
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createConvertMathToLibmPass());
-  kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(memref::createExpandStridedMetadataPass());
-  kernels.addPass(createLowerAffinePass());
+  addLoweringToBranches(kernels);
   kernels.addPass(createFinalizeMemRefToLLVMConversionPass());
   kernels.addPass(createArithToLLVMConversionPass());
   kernels.addPass(createConvertIndexToLLVMPass());
@@ -140,9 +146,7 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
   kernels.addPass(createConvertAttnGPUToNVVM());
   // nvgpu (ldmatrix, cp.async) lowers to NVVM ops on vectors.
   kernels.addPass(createConvertNVGPUToNVVMPass());
-  kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(memref::createExpandStridedMetadataPass());
-  kernels.addPass(createLowerAffinePass());
+  addLoweringToBranches(kernels);
   // Memref kernel arguments keep MLIR's expanded descriptor convention
   // (allocated, aligned, offset, sizes, strides): the runtime's CUDA ABI.
   kernels.addPass(createConvertGpuOpsToNVVMOps());

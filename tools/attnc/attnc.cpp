@@ -283,6 +283,20 @@ int writeOutput(const Output &output) {
   return 0;
 }
 
+/// The input as text, or null after an error. MLIR's bytecode reader is not
+/// hardened against malformed input, so attnc reads models as text only.
+std::unique_ptr<llvm::MemoryBuffer> readModelText() {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputPath, &error);
+  if (input && input->getBuffer().starts_with("ML\xefR"))
+    error = "'" + inputPath + "' is MLIR bytecode; attnc reads textual MLIR";
+  if (!error.empty()) {
+    reportIoError(error);
+    return nullptr;
+  }
+  return input;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -296,16 +310,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "attnc: compile attn dialect modules into attention kernels\n");
 
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputPath, &errorMessage);
+  std::unique_ptr<llvm::MemoryBuffer> input = readModelText();
   if (!input)
-    return reportIoError(errorMessage);
-  // MLIR's bytecode reader is not hardened against malformed input; attnc
-  // reads models as text.
-  if (input->getBuffer().starts_with("ML\xefR"))
-    return reportIoError("'" + inputPath +
-                         "' is MLIR bytecode; attnc reads textual MLIR");
+    return 1;
 
   bool host = target == Target::Host;
   std::string targetName = host ? "host" : "sm_90a";

@@ -21,6 +21,15 @@ Value attnc::numElements(OpBuilder &b, Location loc, Value buffer) {
   return count;
 }
 
+attnc::CastGrid attnc::castGrid(OpBuilder &b, Location loc, attn::CastOp op,
+                                Value in) {
+  CastGrid grid;
+  grid.count = numElements(b, loc, in);
+  grid.blockSize = arith::ConstantIndexOp::create(b, loc, *op.getBlockSize());
+  grid.blocks = arith::CeilDivUIOp::create(b, loc, grid.count, grid.blockSize);
+  return grid;
+}
+
 void attnc::emitCastElement(OpBuilder &b, Location loc, attn::CastOp op,
                             Value in, Value out, Value linear) {
   auto type = cast<MemRefType>(in.getType());
@@ -48,7 +57,11 @@ void attnc::emitCastElement(OpBuilder &b, Location loc, attn::CastOp op,
   memref::StoreOp::create(b, loc, value, out, indices);
 }
 
-LogicalResult attnc::checkCastTypes(attn::CastOp op) {
+LogicalResult attnc::checkCastKernel(attn::CastOp op) {
+  if (!op.getBlockSize())
+    return op->emitError() << "the block size is not set: run "
+                              "attn-kernel-config first or give the op a "
+                              "`block_size` attribute";
   for (Type type : {op.getIn().getType().getElementType(),
                     op.getOut().getType().getElementType()})
     if (!type.isF32() && !type.isF16() && !type.isBF16())

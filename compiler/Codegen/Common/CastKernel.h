@@ -13,17 +13,23 @@
 #ifndef ATTNC_COMPILER_CODEGEN_COMMON_CASTKERNEL_H
 #define ATTNC_COMPILER_CODEGEN_COMMON_CASTKERNEL_H
 
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "dialects/attn/AttnOps.h"
 #include "mlir/IR/Builders.h"
-
-namespace mlir::attn {
-class CastOp;
-} // namespace mlir::attn
 
 namespace attnc {
 
 /// The number of elements of `buffer` (an index value).
 mlir::Value numElements(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value buffer);
+
+/// The grid of `op`'s kernel over its input `in`: the element count and the
+/// number of blocks of block_size elements.
+struct CastGrid {
+  mlir::Value count, blockSize, blocks;
+};
+CastGrid castGrid(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::attn::CastOp op, mlir::Value in);
 
 /// out = convert(in * scale) for the element at row-major position `linear`
 /// of `in` (and `out`, of the same shape). The product is computed in f32
@@ -32,9 +38,25 @@ void emitCastElement(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::attn::CastOp op, mlir::Value in, mlir::Value out,
                      mlir::Value linear);
 
-/// Whether code generation can convert between `op`'s element types, with
-/// a diagnostic on the op when not.
-mlir::LogicalResult checkCastTypes(mlir::attn::CastOp op);
+/// A target lowering of attn.cast: `lowerCast` converts the elements of
+/// buffer `in` into buffer `out`.
+class CastLowering : public KernelOpLowering<mlir::attn::CastOp> {
+public:
+  using KernelOpLowering::KernelOpLowering;
+
+protected:
+  void lower(mlir::attn::CastOp op, const KernelBuffers &buffers,
+             mlir::ConversionPatternRewriter &rewriter) const final {
+    lowerCast(op, buffers.operands[0], buffers.results[0], rewriter);
+  }
+  virtual void lowerCast(mlir::attn::CastOp op, mlir::Value in,
+                         mlir::Value out,
+                         mlir::ConversionPatternRewriter &rewriter) const = 0;
+};
+
+/// Whether code generation can build `op`'s kernel (a block size, element
+/// types it converts between), with a diagnostic on the op when not.
+mlir::LogicalResult checkCastKernel(mlir::attn::CastOp op);
 
 } // namespace attnc
 

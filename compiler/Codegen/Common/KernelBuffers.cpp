@@ -6,6 +6,8 @@
 
 #include "compiler/Codegen/Common/KernelBuffers.h"
 
+#include "compiler/Codegen/Common/CastKernel.h"
+#include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
 using namespace mlir;
@@ -43,4 +45,30 @@ void attnc::eraseKernelOp(Operation *op, const KernelBuffers &buffers,
   for (Operation *write : buffers.writes)
     rewriter.eraseOp(write);
   rewriter.eraseOp(op);
+}
+
+LogicalResult attnc::lowerKernelOps(
+    Operation *root, RewritePatternSet &&patterns,
+    function_ref<LogicalResult(Operation *)> checkAttention) {
+  WalkResult checked = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
+      return WalkResult::advance();
+    LogicalResult ok =
+        isa<attn::AttentionOp>(op) ? checkAttention(op)
+        : isa<attn::CastOp>(op)
+            ? checkCastKernel(cast<attn::CastOp>(op))
+            : LogicalResult(op->emitError()
+                            << "code generation does not support "
+                            << op->getName() << " yet");
+    return failed(ok) ? WalkResult::interrupt() : WalkResult::skip();
+  });
+  if (checked.wasInterrupted())
+    return failure();
+  ConversionTarget target(*root->getContext());
+  target.addIllegalDialect<attn::AttnDialect>();
+  target.addLegalOp<attn::YieldOp>(); // erased with its op
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return applyPartialConversion(root, target, std::move(patterns), config);
 }

@@ -8,14 +8,15 @@
 // buffers (memrefs) in destination-passing style: the op's operands are
 // `bufferization.to_tensor` of argument buffers and each result that is
 // kept is written into one by `bufferization.materialize_in_destination`.
-// The target lowerings' patterns read the buffers from there.
+// The target lowerings' patterns read the buffers from there, and share the
+// conversion that runs them.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTNC_COMPILER_CODEGEN_COMMON_KERNELBUFFERS_H
 #define ATTNC_COMPILER_CODEGEN_COMMON_KERNELBUFFERS_H
 
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace attnc {
 
@@ -38,6 +39,38 @@ mlir::FailureOr<KernelBuffers> matchKernelBuffers(mlir::Operation *op,
 /// the result buffers.
 void eraseKernelOp(mlir::Operation *op, const KernelBuffers &buffers,
                    mlir::RewriterBase &rewriter);
+
+/// A target lowering of kernel op `Op`: `lower` writes the result buffers
+/// from the operand buffers; the op and its writes then go.
+template <typename Op>
+class KernelOpLowering : public mlir::OpConversionPattern<Op> {
+public:
+  using mlir::OpConversionPattern<Op>::OpConversionPattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    mlir::FailureOr<KernelBuffers> buffers = matchKernelBuffers(op, rewriter);
+    if (mlir::failed(buffers))
+      return mlir::failure();
+    lower(op, *buffers, rewriter);
+    eraseKernelOp(op, *buffers, rewriter);
+    return mlir::success();
+  }
+
+protected:
+  virtual void lower(Op op, const KernelBuffers &buffers,
+                     mlir::ConversionPatternRewriter &rewriter) const = 0;
+};
+
+/// Lowers every kernel op below `root` by `patterns`, a conversion in which
+/// the attn dialect is illegal. Each op is checked first, with a located
+/// error: attention by `checkAttention`, cast by checkCastKernel, any other
+/// attn op is not supported. Nothing folds: a kernel op is the whole
+/// kernel, and an identity cast outlined as a copy must not vanish.
+mlir::LogicalResult lowerKernelOps(
+    mlir::Operation *root, mlir::RewritePatternSet &&patterns,
+    llvm::function_ref<mlir::LogicalResult(mlir::Operation *)> checkAttention);
 
 } // namespace attnc
 

@@ -32,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 
@@ -187,13 +188,9 @@ private:
 };
 
 void RowBlockBuilder::emit(const attnc::BlockIds &ids) {
-  Value seqQ = memref::DimOp::create(b, loc, x.q, 2);
-  seqK = memref::DimOp::create(b, loc, x.k, 2);
-  headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
-  q0 = mul(ids.qBlock, index(blockM));
-  rows = arith::MinUIOp::create(b, loc, index(blockM),
-                                arith::SubIOp::create(b, loc, seqQ, q0));
-  qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
+  attnc::BlockGeometry block = attnc::blockGeometry(b, loc, op, x, ids);
+  std::tie(seqK, headKV, q0, rows, qLast) =
+      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast);
 
   stageRows(x.q, t.q, ids.batch, ids.head, q0, rows, headDim);
   barrier();
@@ -305,6 +302,26 @@ void RowBlockBuilder::epilogue(const attnc::BlockIds &ids) {
 }
 
 } // namespace
+
+attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
+                                          attn::AttentionOp op,
+                                          const AttentionBuffers &buffers,
+                                          const BlockIds &ids) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value blockM = index(op.getTiles()->getBlockM());
+  BlockGeometry g;
+  Value seqQ = memref::DimOp::create(b, loc, buffers.q, 2);
+  g.seqK = memref::DimOp::create(b, loc, buffers.k, 2);
+  g.headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
+  g.q0 = arith::MulIOp::create(b, loc, ids.qBlock, blockM);
+  g.rows = arith::MinUIOp::create(b, loc, blockM,
+                                  arith::SubIOp::create(b, loc, seqQ, g.q0));
+  g.qLast = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, g.q0, g.rows), index(1));
+  return g;
+}
 
 void attnc::emitRowBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
                          const AttentionBuffers &buffers,

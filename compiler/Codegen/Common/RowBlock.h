@@ -16,6 +16,7 @@
 #ifndef ATTNC_COMPILER_CODEGEN_COMMON_ROWBLOCK_H
 #define ATTNC_COMPILER_CODEGEN_COMMON_ROWBLOCK_H
 
+#include "compiler/Codegen/Common/KernelBuffers.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -32,12 +33,28 @@ struct BlockTiles {
 /// (out or lse may be null when nothing keeps them).
 struct AttentionBuffers {
   mlir::Value q, k, v, out, lse;
+
+  explicit AttentionBuffers(const KernelBuffers &buffers)
+      : q(buffers.operands[0]), k(buffers.operands[1]),
+        v(buffers.operands[2]), out(buffers.results[0]),
+        lse(buffers.results[1]) {}
 };
 
 /// The block of the grid (ceil(Nq / block_m), Hq, B) being computed.
 struct BlockIds {
   mlir::Value qBlock, head, batch;
 };
+
+/// Where block `ids` sits: its query rows [q0, q0 + rows) (fewer than
+/// block_m in the last block) and the last of them, the number of keys and
+/// the key/value head its query head reads.
+struct BlockGeometry {
+  mlir::Value seqK, headKV, q0, rows, qLast;
+};
+BlockGeometry blockGeometry(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::attn::AttentionOp op,
+                            const AttentionBuffers &buffers,
+                            const BlockIds &ids);
 
 /// Emits the work of block `ids` at the builder's insertion point.
 /// `threadId` is null for the host mapping, or the index of the thread in a

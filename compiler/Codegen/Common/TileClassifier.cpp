@@ -254,56 +254,69 @@ private:
     });
   }
 
-  /// Division by a positive constant is monotone in the dividend.
-  void monotoneDivision(Operation *op) {
+  /// A division or remainder by a positive constant with an exact integer
+  /// result: the dividend's interval, the divisor, and whether the dividend
+  /// may be negative (where unsigned and signed forms disagree).
+  struct Division {
+    Interval x;
+    Divisor c;
+    Type type;
+    Value zero, nonNegative;
+  };
+  std::optional<Division> division(Operation *op) {
     std::optional<Interval> x = interval(op->getOperand(0));
     std::optional<Divisor> c = positiveConstant(op->getOperand(1));
-    if (!x || !c || !isExactInteger(op->getResult(0).getType()))
-      return;
-    ints[op->getResult(0)] = {reapply(op, {x->lo, c->copy}),
-                              reapply(op, {x->hi, c->copy})};
+    Type type = op->getResult(0).getType();
+    if (!x || !c || !isExactInteger(type))
+      return std::nullopt;
+    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+    return Division{*x, *c, type, zero,
+                    e.cmp(arith::CmpIPredicate::sge, x->lo, zero)};
+  }
+
+  /// Division by a positive constant is monotone in the dividend.
+  void monotoneDivision(Operation *op) {
+    if (std::optional<Division> d = division(op))
+      ints[op->getResult(0)] = {reapply(op, {d->x.lo, d->c.copy}),
+                                reapply(op, {d->x.hi, d->c.copy})};
   }
 
   /// Unsigned division agrees with the signed one on non-negative values;
   /// otherwise the result may be anything.
   void unsignedDivision(Operation *op) {
-    std::optional<Interval> x = interval(op->getOperand(0));
-    std::optional<Divisor> c = positiveConstant(op->getOperand(1));
-    Type type = op->getResult(0).getType();
-    if (!x || !c || !isExactInteger(type))
+    std::optional<Division> d = division(op);
+    if (!d)
       return;
-    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+    Type type = d->type;
     Value min = arith::ConstantOp::create(
         e.b, e.loc,
         e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::min()));
     Value max = arith::ConstantOp::create(
         e.b, e.loc,
         e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::max()));
-    Value nonNegative = e.cmp(arith::CmpIPredicate::sge, x->lo, zero);
     ints[op->getResult(0)] = {
-        e.select(nonNegative, reapply(op, {x->lo, c->copy}), min),
-        e.select(nonNegative, reapply(op, {x->hi, c->copy}), max)};
+        e.select(d->nonNegative, reapply(op, {d->x.lo, d->c.copy}), min),
+        e.select(d->nonNegative, reapply(op, {d->x.hi, d->c.copy}), max)};
   }
 
   /// For x >= 0: x mod c stays in [lo mod c, hi mod c] when lo and hi share
   /// a quotient, and in [0, c - 1] otherwise.
   void remainder(Operation *op) {
-    std::optional<Interval> x = interval(op->getOperand(0));
-    std::optional<Divisor> c = positiveConstant(op->getOperand(1));
-    Type type = op->getResult(0).getType();
-    if (!x || !c || !isExactInteger(type))
+    std::optional<Division> d = division(op);
+    if (!d)
       return;
-    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(type));
+    Interval x = d->x;
+    Divisor c = d->c;
+    Value zero = d->zero, nonNegative = d->nonNegative;
     Value top = arith::ConstantOp::create(
-        e.b, e.loc, e.b.getIntegerAttr(type, c->value - 1));
-    Value nonNegative = e.cmp(arith::CmpIPredicate::sge, x->lo, zero);
+        e.b, e.loc, e.b.getIntegerAttr(d->type, c.value - 1));
     Value sameQuotient =
         e.cmp(arith::CmpIPredicate::eq,
-              arith::DivSIOp::create(e.b, e.loc, x->lo, c->copy),
-              arith::DivSIOp::create(e.b, e.loc, x->hi, c->copy));
+              arith::DivSIOp::create(e.b, e.loc, x.lo, c.copy),
+              arith::DivSIOp::create(e.b, e.loc, x.hi, c.copy));
     Value exact = e.both(nonNegative, sameQuotient);
-    Value loRem = arith::RemSIOp::create(e.b, e.loc, x->lo, c->copy);
-    Value hiRem = arith::RemSIOp::create(e.b, e.loc, x->hi, c->copy);
+    Value loRem = arith::RemSIOp::create(e.b, e.loc, x.lo, c.copy);
+    Value hiRem = arith::RemSIOp::create(e.b, e.loc, x.hi, c.copy);
     Value negTop = e.sub(zero, top);
     ints[op->getResult(0)] = {
         e.select(exact, loRem, e.select(nonNegative, zero, negTop)),

@@ -45,21 +45,12 @@ void buildGrid(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> grid,
   body(forall.getInductionVars());
 }
 
-struct AttentionToHost : OpConversionPattern<attn::AttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AttentionToHost : attnc::KernelOpLowering<attn::AttentionOp> {
+  using KernelOpLowering::KernelOpLowering;
 
-  LogicalResult
-  matchAndRewrite(attn::AttentionOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<attnc::KernelBuffers> buffers =
-        attnc::matchKernelBuffers(op, rewriter);
-    if (failed(buffers))
-      return failure();
-    if (!op.getTiles())
-      return rewriter.notifyMatchFailure(op, "tiles are not set");
-    attnc::AttentionBuffers x{buffers->operands[0], buffers->operands[1],
-                              buffers->operands[2], buffers->results[0],
-                              buffers->results[1]};
+  void lower(attn::AttentionOp op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    attnc::AttentionBuffers x(buffers);
     Location loc = op.getLoc();
     int64_t blockM = op.getTiles()->getBlockM();
     Value seqQ = memref::DimOp::create(rewriter, loc, x.q, 2);
@@ -72,8 +63,6 @@ struct AttentionToHost : OpConversionPattern<attn::AttentionOp> {
     buildGrid(rewriter, loc, grid, [&](ValueRange ivs) {
       emitBlock(rewriter, loc, op, x, {ivs[0], ivs[1], ivs[2]});
     });
-    attnc::eraseKernelOp(op, *buffers, rewriter);
-    return success();
   }
 
   /// One block: its f32 working tiles, then RowBlock's recurrence.
@@ -99,29 +88,19 @@ struct AttentionToHost : OpConversionPattern<attn::AttentionOp> {
   }
 };
 
-struct CastToHost : OpConversionPattern<attn::CastOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct CastToHost : attnc::CastLowering {
+  using CastLowering::CastLowering;
 
-  LogicalResult
-  matchAndRewrite(attn::CastOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<attnc::KernelBuffers> buffers =
-        attnc::matchKernelBuffers(op, rewriter);
-    if (failed(buffers))
-      return failure();
-    if (!op.getBlockSize())
-      return rewriter.notifyMatchFailure(op, "block_size is not set");
+  void lowerCast(attn::CastOp op, Value in, Value out,
+                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value in = buffers->operands[0], out = buffers->results[0];
-    Value count = attnc::numElements(rewriter, loc, in);
-    Value block = arith::ConstantIndexOp::create(rewriter, loc,
-                                                 *op.getBlockSize());
-    Value blocks = arith::CeilDivUIOp::create(rewriter, loc, count, block);
-    buildGrid(rewriter, loc, {blocks}, [&](ValueRange ivs) {
-      Value first = arith::MulIOp::create(rewriter, loc, ivs[0], block);
+    attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
+    buildGrid(rewriter, loc, {grid.blocks}, [&](ValueRange ivs) {
+      Value first =
+          arith::MulIOp::create(rewriter, loc, ivs[0], grid.blockSize);
       Value last = arith::MinUIOp::create(
-          rewriter, loc, count,
-          arith::AddIOp::create(rewriter, loc, first, block));
+          rewriter, loc, grid.count,
+          arith::AddIOp::create(rewriter, loc, first, grid.blockSize));
       auto loop = scf::ForOp::create(
           rewriter, loc, first, last,
           arith::ConstantIndexOp::create(rewriter, loc, 1));
@@ -130,56 +109,23 @@ struct CastToHost : OpConversionPattern<attn::CastOp> {
       attnc::emitCastElement(rewriter, loc, op, in, out,
                              loop.getInductionVar());
     });
-    attnc::eraseKernelOp(op, *buffers, rewriter);
-    return success();
   }
 };
-
-/// Says, at the op, what keeps a kernel op from being lowered; the
-/// patterns then only see ops they can lower.
-LogicalResult checkKernelOp(Operation *op) {
-  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
-    if (!attention.getTiles())
-      return op->emitError() << "tile sizes are not set: run "
-                                "attn-kernel-config first or give the op a "
-                                "`tiles` attribute";
-    return success();
-  }
-  if (auto cast = dyn_cast<attn::CastOp>(op)) {
-    if (!cast.getBlockSize())
-      return op->emitError() << "the block size is not set: run "
-                                "attn-kernel-config first or give the op a "
-                                "`block_size` attribute";
-    return attnc::checkCastTypes(cast);
-  }
-  return op->emitError() << "code generation does not support "
-                         << op->getName() << " yet";
-}
 
 struct ConvertAttnToHostPass
     : attnc::impl::ConvertAttnToHostBase<ConvertAttnToHostPass> {
   void runOnOperation() override {
-    WalkResult checked =
-        getOperation().walk<WalkOrder::PreOrder>([](Operation *op) {
-      if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
-        return WalkResult::advance();
-      return failed(checkKernelOp(op)) ? WalkResult::interrupt()
-                                       : WalkResult::skip();
-    });
-    if (checked.wasInterrupted())
-      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<AttentionToHost, CastToHost>(&getContext());
-    ConversionTarget target(getContext());
-    target.addIllegalDialect<attn::AttnDialect>();
-    target.addLegalOp<attn::YieldOp>(); // erased with its op
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    // A kernel op is the whole kernel: an identity cast that program
-    // formation outlined as a copy must not fold away.
-    ConversionConfig config;
-    config.foldingMode = DialectConversionFoldingMode::Never;
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns), config)))
+    auto checkAttention = [](Operation *op) -> LogicalResult {
+      if (!cast<attn::AttentionOp>(op).getTiles())
+        return op->emitError() << "tile sizes are not set: run "
+                                  "attn-kernel-config first or give the op a "
+                                  "`tiles` attribute";
+      return success();
+    };
+    if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns),
+                                     checkAttention)))
       signalPassFailure();
   }
 };

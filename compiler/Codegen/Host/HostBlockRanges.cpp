@@ -119,12 +119,8 @@ struct AttnHostBlockRangesPass
     : attnc::impl::AttnHostBlockRangesBase<AttnHostBlockRangesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto kernels = module.lookupSymbol<ModuleOp>(attnrt::kKernelModuleName);
-    if (!kernels)
-      return;
-    for (auto kernel : kernels.getOps<func::FuncOp>())
-      if (kernel->hasAttr(attnrt::kKernelAttr) &&
-          failed(lowerKernel(module, kernel)))
+    for (func::FuncOp kernel : attnc::kernelFunctions(module))
+      if (failed(lowerKernel(module, kernel)))
         return signalPassFailure();
   }
 };

@@ -131,20 +131,13 @@ Value dynamicSharedMemory(OpBuilder &b, Location loc) {
   return gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
 }
 
-struct AttentionToGPU : OpConversionPattern<attn::AttentionOp> {
+struct AttentionToGPU : attnc::KernelOpLowering<attn::AttentionOp> {
   AttentionToGPU(MLIRContext *ctx, const attnc::TargetDescription &target)
-      : OpConversionPattern(ctx), target(target) {}
+      : KernelOpLowering(ctx), target(target) {}
 
-  LogicalResult
-  matchAndRewrite(attn::AttentionOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<attnc::KernelBuffers> buffers =
-        attnc::matchKernelBuffers(op, rewriter);
-    if (failed(buffers))
-      return failure();
-    attnc::AttentionBuffers x{buffers->operands[0], buffers->operands[1],
-                              buffers->operands[2], buffers->results[0],
-                              buffers->results[1]};
+  void lower(attn::AttentionOp op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    attnc::AttentionBuffers x(buffers);
     Location loc = op.getLoc();
     bool tensorCores = op.getTiles()->getMma() != attn::MmaKind::None;
     attnc::MmaSharedLayout mmaLayout;
@@ -179,8 +172,6 @@ struct AttentionToGPU : OpConversionPattern<attn::AttentionOp> {
                                         scalarTiles(rewriter, loc, op, shared),
                                         ids, thread);
                 });
-    attnc::eraseKernelOp(op, *buffers, rewriter);
-    return success();
   }
 
   /// `count - 1 - id`: causal blocks near the end of the sequence do the
@@ -195,80 +186,55 @@ struct AttentionToGPU : OpConversionPattern<attn::AttentionOp> {
 };
 
 /// Thread t of block x converts elements x * block_size + t + 256 i.
-struct CastToGPU : OpConversionPattern<attn::CastOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct CastToGPU : attnc::CastLowering {
+  using CastLowering::CastLowering;
 
-  LogicalResult
-  matchAndRewrite(attn::CastOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<attnc::KernelBuffers> buffers =
-        attnc::matchKernelBuffers(op, rewriter);
-    if (failed(buffers))
-      return failure();
+  void lowerCast(attn::CastOp op, Value in, Value out,
+                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value in = buffers->operands[0], out = buffers->results[0];
-    Value count = attnc::numElements(rewriter, loc, in);
-    int64_t blockSize = *op.getBlockSize();
-    auto constant = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-    };
-    Value blocks =
-        arith::CeilDivUIOp::create(rewriter, loc, count, constant(blockSize));
-    buildLaunch(rewriter, loc, {blocks, constant(1), constant(1)},
-                kCastThreads, 0, [&](gpu::LaunchOp launch) {
-                  // Recomputed inside: a kernel body reads only its buffers.
-                  Value inner = attnc::numElements(rewriter, loc, in);
-                  Value first = arith::MulIOp::create(
-                      rewriter, loc, launch.getBlockIds().x,
-                      constant(blockSize));
-                  Value end = arith::MinUIOp::create(
-                      rewriter, loc, inner,
-                      arith::AddIOp::create(rewriter, loc, first,
-                                            constant(blockSize)));
-                  Value start = arith::AddIOp::create(
-                      rewriter, loc, first, launch.getThreadIds().x);
-                  auto loop = scf::ForOp::create(rewriter, loc, start, end,
-                                                 constant(kCastThreads));
-                  OpBuilder::InsertionGuard guard(rewriter);
-                  rewriter.setInsertionPointToStart(loop.getBody());
-                  attnc::emitCastElement(rewriter, loc, op, in, out,
-                                         loop.getInductionVar());
-                });
-    attnc::eraseKernelOp(op, *buffers, rewriter);
-    return success();
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    buildLaunch(
+        rewriter, loc, {attnc::castGrid(rewriter, loc, op, in).blocks, one, one},
+        kCastThreads, 0, [&](gpu::LaunchOp launch) {
+          // Recomputed inside: a kernel body reads only its buffers.
+          attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
+          Value first = arith::MulIOp::create(
+              rewriter, loc, launch.getBlockIds().x, grid.blockSize);
+          Value end = arith::MinUIOp::create(
+              rewriter, loc, grid.count,
+              arith::AddIOp::create(rewriter, loc, first, grid.blockSize));
+          Value start =
+              arith::AddIOp::create(rewriter, loc, first, launch.getThreadIds().x);
+          auto loop = scf::ForOp::create(
+              rewriter, loc, start, end,
+              arith::ConstantIndexOp::create(rewriter, loc, kCastThreads));
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(loop.getBody());
+          attnc::emitCastElement(rewriter, loc, op, in, out,
+                                 loop.getInductionVar());
+        });
   }
 };
 
-/// Says, at the op, what keeps a kernel op from being lowered for `target`.
-LogicalResult checkKernelOp(Operation *op,
-                            const attnc::TargetDescription &target) {
-  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
-    std::optional<attn::TilesAttr> tiles = attention.getTiles();
-    if (!tiles || !tiles->getMma())
-      return op->emitError() << "the kernel configuration is not set: run "
-                                "attn-kernel-config for a GPU target first";
-    int64_t bytes =
-        *tiles->getMma() == attn::MmaKind::None
-            ? getScalarLayout(attention).bytes
-            : attnc::getMmaSharedLayout(attention, target.sharedMemoryPerBlock)
-                  .bytes;
-    if (bytes > target.sharedMemoryPerBlock)
-      return op->emitError()
-             << "tiles " << tiles->getBlockM() << "x" << tiles->getBlockN()
-             << " need " << bytes << " bytes of shared memory per block, more "
-             << "than the " << target.sharedMemoryPerBlock << " an "
-             << target.name << " block has";
-    return success();
-  }
-  if (auto cast = dyn_cast<attn::CastOp>(op)) {
-    if (!cast.getBlockSize())
-      return op->emitError() << "the block size is not set: run "
-                                "attn-kernel-config first or give the op a "
-                                "`block_size` attribute";
-    return attnc::checkCastTypes(cast);
-  }
-  return op->emitError() << "code generation does not support "
-                         << op->getName() << " yet";
+/// Says, at the op, what keeps an attention from being lowered for
+/// `target`.
+LogicalResult checkAttention(attn::AttentionOp op,
+                             const attnc::TargetDescription &target) {
+  std::optional<attn::TilesAttr> tiles = op.getTiles();
+  if (!tiles || !tiles->getMma())
+    return op->emitError() << "the kernel configuration is not set: run "
+                              "attn-kernel-config for a GPU target first";
+  int64_t bytes =
+      *tiles->getMma() == attn::MmaKind::None
+          ? getScalarLayout(op).bytes
+          : attnc::getMmaSharedLayout(op, target.sharedMemoryPerBlock).bytes;
+  if (bytes > target.sharedMemoryPerBlock)
+    return op->emitError()
+           << "tiles " << tiles->getBlockM() << "x" << tiles->getBlockN()
+           << " need " << bytes << " bytes of shared memory per block, more "
+           << "than the " << target.sharedMemoryPerBlock << " an "
+           << target.name << " block has";
+  return success();
 }
 
 struct ConvertAttnToGPUPass
@@ -284,28 +250,13 @@ struct ConvertAttnToGPUPass
       getOperation().emitError() << "'" << chip << "' is not a GPU chip";
       return signalPassFailure();
     }
-    WalkResult checked =
-        getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
-          if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
-            return WalkResult::advance();
-          return failed(checkKernelOp(op, *target)) ? WalkResult::interrupt()
-                                                    : WalkResult::skip();
-        });
-    if (checked.wasInterrupted())
-      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<AttentionToGPU>(&getContext(), *target);
     patterns.add<CastToGPU>(&getContext());
-    ConversionTarget conversion(getContext());
-    conversion.addIllegalDialect<attn::AttnDialect>();
-    conversion.addLegalOp<attn::YieldOp>(); // erased with its op
-    conversion.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    // A kernel op is the whole kernel: an identity cast that program
-    // formation outlined as a copy must not fold away.
-    ConversionConfig config;
-    config.foldingMode = DialectConversionFoldingMode::Never;
-    if (failed(applyPartialConversion(getOperation(), conversion,
-                                      std::move(patterns), config)))
+    if (failed(attnc::lowerKernelOps(
+            getOperation(), std::move(patterns), [&](Operation *op) {
+              return checkAttention(cast<attn::AttentionOp>(op), *target);
+            })))
       signalPassFailure();
   }
 };

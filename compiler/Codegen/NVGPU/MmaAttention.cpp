@@ -42,6 +42,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using attnc::AFragment;
@@ -242,13 +243,9 @@ Value MmaAttentionKernel::columnsFrom(Value k0) {
 
 void MmaAttentionKernel::setUpBlock() {
   lanes = sync.laneGeometry(threadId);
-  Value seqQ = memref::DimOp::create(b, loc, x.q, 2);
-  seqK = memref::DimOp::create(b, loc, x.k, 2);
-  headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
-  q0 = mul(ids.qBlock, index(blockM));
-  rows = arith::MinUIOp::create(b, loc, index(blockM),
-                                arith::SubIOp::create(b, loc, seqQ, q0));
-  qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
+  attnc::BlockGeometry block = attnc::blockGeometry(b, loc, op, x, ids);
+  std::tie(seqK, headKV, q0, rows, qLast) =
+      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast);
   qSource = stager.makeSource(x.q);
   kSource = stager.makeSource(x.k);
   vSource = stager.makeSource(x.v);

@@ -151,7 +151,8 @@ struct AttnOutlineGPUKernelsPass
       return;
     // Grids first, while the launches' symbols still resolve to the kernel
     // functions.
-    for (auto kernel : kernels.getOps<func::FuncOp>())
+    SmallVector<func::FuncOp> functions = attnc::kernelFunctions(module);
+    for (func::FuncOp kernel : functions)
       if (failed(moveGrid(module, kernel)))
         return signalPassFailure();
     MLIRContext *ctx = module.getContext();
@@ -162,7 +163,7 @@ struct AttnOutlineGPUKernelsPass
         b, kernels.getLoc(), attnrt::kKernelModuleName, b.getArrayAttr({target}));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
-    for (auto kernel : kernels.getOps<func::FuncOp>())
+    for (func::FuncOp kernel : functions)
       if (failed(outline(kernel, gpuModule)))
         return signalPassFailure();
     kernels.erase();
