@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -47,6 +48,23 @@ static bool inWorkgroupMemory(MemRefType type) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
+/// Ops that read a memref's address take it from its aligned pointer: the
+/// memory must be shared and the layout must start there (offset 0).
+static LogicalResult verifyShared(Operation *op, StringRef what,
+                                  MemRefType type) {
+  if (!inWorkgroupMemory(type))
+    return op->emitOpError() << "expected " << what
+                             << " in workgroup memory, got " << type;
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0)
+    return op->emitOpError() << "expected " << what
+                             << " to start at its buffer (layout offset 0), "
+                                "got "
+                             << type;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // SharedTileOp
 //===----------------------------------------------------------------------===//
@@ -68,8 +86,29 @@ static LogicalResult verifyPlainTile(SharedTileOp op, MemRefType type) {
   return success();
 }
 
+/// A 128-byte swizzled tile: 16-bit elements in whole 64-column panels, each
+/// starting on a 1024-byte boundary (the swizzle's period in addresses).
+static LogicalResult verifySwizzledTile(SharedTileOp op, MemRefType type) {
+  if (type.getElementTypeBitWidth() != 16 || !type.getLayout().isIdentity() ||
+      type.getDimSize(1) % 64 != 0 || type.getDimSize(0) % 8 != 0)
+    return op.emitOpError()
+           << "a 128-byte swizzled tile holds 16-bit elements in whole "
+              "64-column panels of a multiple of 8 rows with the identity "
+              "layout, got "
+           << type;
+  APInt offset;
+  if (matchPattern(op.getByteOffset(), m_ConstantInt(&offset)) &&
+      offset.getZExtValue() % 1024 != 0)
+    return op.emitOpError() << "a 128-byte swizzled tile must start on a "
+                               "1024-byte boundary, got byte offset "
+                            << offset.getZExtValue();
+  return success();
+}
+
 LogicalResult SharedTileOp::verify() {
   MemRefType type = getTile().getType();
+  if (failed(verifyShared(*this, "the base", getBase().getType())))
+    return failure();
   if (!inWorkgroupMemory(type))
     return emitOpError() << "expected the tile in workgroup memory, got "
                          << type;
@@ -80,13 +119,7 @@ LogicalResult SharedTileOp::verify() {
     return verifyPlainTile(*this, type);
   if (*swizzle != kSwizzleBytes)
     return emitOpError() << "expected swizzle_bytes = 128, got " << *swizzle;
-  if (type.getElementTypeBitWidth() != 16 || !type.getLayout().isIdentity() ||
-      type.getDimSize(1) % 64 != 0)
-    return emitOpError() << "a 128-byte swizzled tile holds 16-bit elements "
-                            "in whole 64-column panels with the identity "
-                            "layout, got "
-                         << type;
-  return success();
+  return verifySwizzledTile(*this, type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -94,8 +127,8 @@ LogicalResult SharedTileOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult WgmmaDescriptorOp::verify() {
-  if (!inWorkgroupMemory(getTile().getType()))
-    return emitOpError() << "expected a tile in workgroup memory";
+  if (failed(verifyShared(*this, "the tile", getTile().getType())))
+    return failure();
   int64_t swizzle = getSwizzleBytes();
   if (swizzle != 0 && swizzle != kSwizzleBytes)
     return emitOpError() << "expected swizzle_bytes 0 or 128, got " << swizzle;
@@ -161,8 +194,9 @@ LogicalResult WgmmaMmaAsyncOp::verify() {
 }
 
 LogicalResult WgmmaWaitGroupOp::verify() {
-  if (getPending() < 0 || getPending() > 7)
-    return emitOpError() << "expected pending in [0, 7], got " << getPending();
+  int64_t pending = getPendingAttr().getInt();
+  if (pending < 0 || pending > 7)
+    return emitOpError() << "expected pending in [0, 7], got " << pending;
   return success();
 }
 
@@ -174,7 +208,13 @@ LogicalResult TmaLoadOp::verify() {
   size_t rank = getCoordinates().size();
   if (rank < 1 || rank > 5)
     return emitOpError() << "expected 1 to 5 coordinates, got " << rank;
-  if (!inWorkgroupMemory(getTile().getType()))
-    return emitOpError() << "expected the destination tile in workgroup memory";
-  return success();
+  return verifyShared(*this, "the destination tile", getTile().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+LogicalResult MBarrierOp::verify() {
+  return verifyShared(*this, "the base", getBase().getType());
 }

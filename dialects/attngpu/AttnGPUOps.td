@@ -52,7 +52,8 @@ def WorkgroupBytes : MemRefRankOf<[I8], [1]>;
 def AttnGPU_SharedTileOp : AttnGPU_Op<"shared_tile", [Pure]> {
   let summary = "a 2-D tile carved out of the block's shared memory";
   let description = [{
-    Views the bytes of `base` from `byte_offset` on as the logical
+    Views the bytes of `base` (workgroup memory) from `byte_offset` on as
+    the logical
     `rows x cols` tile of the result type. Kernels index the result by
     logical (row, column); its physical layout is decided here and applied
     by `attngpu-lower-shared-tiles`:
@@ -63,9 +64,11 @@ def AttnGPU_SharedTileOp : AttnGPU_Op<"shared_tile", [Pure]> {
     - `swizzle_bytes = 128`: the 128-byte swizzle wgmma and TMA read. The
       tile is `cols / 64` panels of `rows` rows of 128 bytes (64 16-bit
       elements); element (r, c) lives in panel `c / 64`, row `r`, 16-byte
-      chunk `((c % 64) / 8) xor (r % 8)`. The pattern repeats every 1024
-      bytes, so `byte_offset` must be a multiple of 1024 from a 1024-byte
-      aligned base.
+      chunk `((c % 64) / 8) xor (r % 8)`. The hardware swizzles by the
+      shared address, with a period of 1024 bytes, so every panel must
+      start on a 1024-byte boundary: `rows` is a multiple of 8, and
+      `byte_offset` a multiple of 1024 from a 1024-byte aligned base (a
+      constant offset is checked here).
 
     ```mlir
     %k = attngpu.shared_tile %smem[%offset] {swizzle_bytes = 128}
@@ -188,17 +191,18 @@ def AttnGPU_WgmmaWaitGroupOp : AttnGPU_Op<"wgmma.wait_group",
   let summary = "waits until at most `pending` wgmma groups are in flight";
   let description = [{
     `wgmma.wait_group.sync.aligned pending`. Groups complete in commit
-    order. `values` pass through unchanged: the accumulators it makes valid
-    (their uses must go through the results), and any other values whose
-    computation must not move above the wait, e.g. registers that an
-    in-flight product still reads.
+    order. `values` (f32 or vectors of f32) pass through unchanged: the
+    accumulators it makes valid (their uses must go through the results),
+    and any other values whose computation must not move above the wait,
+    e.g. probabilities that the next in-flight product's registers hold.
 
     ```mlir
     %s2, %p2 = attngpu.wgmma.wait_group 1 (%s, %p) : vector<64xf32>, f32
     ```
   }];
-  let arguments = (ins I64Attr:$pending, Variadic<AnyType>:$values);
-  let results = (outs Variadic<AnyType>:$results);
+  let arguments = (ins I64Attr:$pending,
+                       Variadic<AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>>:$values);
+  let results = (outs Variadic<AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>>:$results);
   let assemblyFormat = [{
     $pending (`(` $values^ `)` `:` type($values))? attr-dict
   }];
@@ -219,6 +223,7 @@ def AttnGPU_MBarrierOp : AttnGPU_Op<"mbarrier", [Pure]> {
   let arguments = (ins WorkgroupBytes:$base, Index:$byte_offset);
   let results = (outs AttnGPU_MBarrier:$barrier);
   let assemblyFormat = "$base `[` $byte_offset `]` attr-dict `:` type($base)";
+  let hasVerifier = 1;
 }
 
 def AttnGPU_MBarrierInitOp : AttnGPU_Op<"mbarrier.init"> {

@@ -79,7 +79,8 @@ def AttnRT_LaunchOp : AttnRT_Op<"launch",
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<Index>:$grid,
                        Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args);
   let assemblyFormat = [{
-    $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict `:` type($args)
+    $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict
+    (`:` type($args)^)?
   }];
   let hasVerifier = 1;
 }

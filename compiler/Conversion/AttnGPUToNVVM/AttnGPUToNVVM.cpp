@@ -71,16 +71,15 @@ public:
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(outputs, f32));
-    Value result = LLVM::InlineAsmOp::create(
-                       b, loc, outputs ? Type(resultType) : Type(), operands,
-                       text, constraints, /*has_side_effects=*/true,
-                       /*is_align_stack=*/false,
-                       LLVM::tailcallkind::TailCallKind::None,
-                       LLVM::AsmDialectAttr(), ArrayAttr())
-                       .getResult(0);
+    auto statement = LLVM::InlineAsmOp::create(
+        b, loc, outputs ? Type(resultType) : Type(), operands, text,
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
     SmallVector<Value> values;
     for (int64_t i = 0; i < outputs; ++i)
-      values.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+      values.push_back(
+          LLVM::ExtractValueOp::create(b, loc, statement.getResult(0), i));
     return values;
   }
 
@@ -328,9 +327,7 @@ struct WgmmaWaitGroupLowering : OpConversionPattern<WgmmaWaitGroupOp> {
     Location loc = op.getLoc();
     SmallVector<Value> scalars;
     for (Value value : adaptor.getValues()) {
-      if (!isa<VectorType>(value.getType()) &&
-          !value.getType().isF32())
-        return rewriter.notifyMatchFailure(op, "passes a non-f32 value");
+      // f32 and vectors of f32 only (the verifier): "=f" registers.
       if (isa<VectorType>(value.getType()))
         llvm::append_range(scalars, scalarsOf(rewriter, loc, value));
       else
@@ -358,13 +355,15 @@ struct WgmmaWaitGroupLowering : OpConversionPattern<WgmmaWaitGroupOp> {
   }
 };
 
-template <typename Op, typename NVVMOp>
-struct OneToOneLowering : OpConversionPattern<Op> {
+/// A pattern whose rewrite is `lower`: the ops below need nothing else.
+template <typename Op,
+          void (*lower)(Op, typename Op::Adaptor, ConversionPatternRewriter &)>
+struct Lowering : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(Op op, typename Op::Adaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVMOp>(op);
+    lower(op, adaptor, rewriter);
     return success();
   }
 };
@@ -386,162 +385,123 @@ Value sharedPointer(OpBuilder &b, Location loc, Value address) {
 
 /// start address >> 4 in bits 0-13, leading and stride byte offsets >> 4 in
 /// bits 16-29 and 32-45, the swizzle mode in bits 62-63 (1: 128 bytes).
-struct WgmmaDescriptorLowering : OpConversionPattern<WgmmaDescriptorOp> {
-  using OpConversionPattern::OpConversionPattern;
+void lowerDescriptor(WgmmaDescriptorOp op, WgmmaDescriptorOp::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(rewriter, loc,
+                                     rewriter.getI64IntegerAttr(v))
+        .getResult();
+  };
+  Value address = arith::AddIOp::create(
+      rewriter, loc, sharedAddress(rewriter, loc, adaptor.getTile()),
+      arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   adaptor.getByteOffset()));
+  Value start = arith::ShRUIOp::create(
+      rewriter, loc,
+      arith::AndIOp::create(rewriter, loc, address, constant(0x3FFFF)),
+      constant(4));
+  uint64_t fixed = (static_cast<uint64_t>(op.getLeadingBytes() >> 4) << 16) |
+                   (static_cast<uint64_t>(op.getStrideBytes() >> 4) << 32) |
+                   (op.getSwizzleBytes() == 128 ? 1ull << 62 : 0);
+  rewriter.replaceOpWithNewOp<arith::OrIOp>(
+      op, start, constant(static_cast<int64_t>(fixed)));
+}
 
-  LogicalResult
-  matchAndRewrite(WgmmaDescriptorOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto constant = [&](int64_t v) {
-      return arith::ConstantOp::create(rewriter, loc,
-                                       rewriter.getI64IntegerAttr(v))
-          .getResult();
-    };
-    Value address = arith::AddIOp::create(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getTile()),
-        arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                     adaptor.getByteOffset()));
-    Value start = arith::ShRUIOp::create(
-        rewriter, loc, arith::AndIOp::create(rewriter, loc, address,
-                                             constant(0x3FFFF)),
-        constant(4));
-    uint64_t fixed =
-        (static_cast<uint64_t>(op.getLeadingBytes() >> 4) << 16) |
-        (static_cast<uint64_t>(op.getStrideBytes() >> 4) << 32) |
-        (op.getSwizzleBytes() == 128 ? 1ull << 62 : 0);
-    rewriter.replaceOpWithNewOp<arith::OrIOp>(
-        op, start, constant(static_cast<int64_t>(fixed)));
-    return success();
-  }
-};
+void lowerMBarrier(MBarrierOp op, MBarrierOp::Adaptor adaptor,
+                   ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value address = arith::AddIOp::create(
+      rewriter, loc, sharedAddress(rewriter, loc, adaptor.getBase()),
+      arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   adaptor.getByteOffset()));
+  rewriter.replaceOp(op, sharedPointer(rewriter, loc, address));
+}
 
-struct MBarrierLowering : OpConversionPattern<MBarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
+void lowerInit(MBarrierInitOp op, MBarrierInitOp::Adaptor adaptor,
+               ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(
+      op, adaptor.getBarrier(), adaptor.getCount(), Value());
+}
 
-  LogicalResult
-  matchAndRewrite(MBarrierOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value address = arith::AddIOp::create(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getBase()),
-        arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                     adaptor.getByteOffset()));
-    rewriter.replaceOp(op, sharedPointer(rewriter, loc, address));
-    return success();
-  }
-};
+void lowerArrive(MBarrierArriveOp op, MBarrierArriveOp::Adaptor adaptor,
+                 ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveOp>(
+      op, Type(), adaptor.getBarrier(), Value());
+}
 
-struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(
-        op, adaptor.getBarrier(), adaptor.getCount(), Value());
-    return success();
-  }
-};
+void lowerArriveCpAsync(MBarrierArriveCpAsyncOp op,
+                        MBarrierArriveCpAsyncOp::Adaptor adaptor,
+                        ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::CpAsyncMBarrierArriveOp>(
+      op, adaptor.getBarrier(), /*noinc=*/true);
+}
 
-struct MBarrierArriveLowering : OpConversionPattern<MBarrierArriveOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveOp>(
-        op, Type(), adaptor.getBarrier(), Value());
-    return success();
-  }
-};
-
-struct MBarrierArriveCpAsyncLowering
-    : OpConversionPattern<MBarrierArriveCpAsyncOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierArriveCpAsyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncMBarrierArriveOp>(
-        op, adaptor.getBarrier(), /*noinc=*/true);
-    return success();
-  }
-};
-
-struct MBarrierArriveExpectTxLowering
-    : OpConversionPattern<MBarrierArriveExpectTxOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierArriveExpectTxOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveExpectTxOp>(
-        op, Type(), adaptor.getBarrier(), adaptor.getBytes(),
-        NVVM::MemScopeKindAttr(), BoolAttr(), Value());
-    return success();
-  }
-};
+void lowerArriveExpectTx(MBarrierArriveExpectTxOp op,
+                         MBarrierArriveExpectTxOp::Adaptor adaptor,
+                         ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveExpectTxOp>(
+      op, Type(), adaptor.getBarrier(), adaptor.getBytes(),
+      NVVM::MemScopeKindAttr(), BoolAttr(), Value());
+}
 
 /// Spins until the phase completes; the ticks are only a suspend hint.
-struct MBarrierWaitLowering : OpConversionPattern<MBarrierWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value ticks = arith::ConstantOp::create(
-        rewriter, op.getLoc(), rewriter.getI32IntegerAttr(1000000));
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-        op, adaptor.getBarrier(), adaptor.getParity(), ticks);
-    return success();
-  }
-};
+void lowerWait(MBarrierWaitOp op, MBarrierWaitOp::Adaptor adaptor,
+               ConversionPatternRewriter &rewriter) {
+  Value ticks = arith::ConstantOp::create(
+      rewriter, op.getLoc(), rewriter.getI32IntegerAttr(1000000));
+  rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+      op, adaptor.getBarrier(), adaptor.getParity(), ticks);
+}
 
-struct FenceProxyAsyncLowering : OpConversionPattern<FenceProxyAsyncOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
-        op, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    return success();
-  }
-};
+template <typename Op, typename NVVMOp>
+void lowerToNVVM(Op op, typename Op::Adaptor, ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVMOp>(op);
+}
 
-struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value tile = sharedPointer(rewriter, loc,
-                               sharedAddress(rewriter, loc, adaptor.getTile()));
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-        op, tile, adaptor.getTensorMap(), adaptor.getCoordinates(),
-        adaptor.getBarrier(), ValueRange{}, Value(), Value(),
-        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/true,
-        NVVM::CTAGroupKindAttr(), Value());
-    return success();
-  }
-};
+void lowerFenceProxyAsync(FenceProxyAsyncOp op, FenceProxyAsyncOp::Adaptor,
+                          ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+      op, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+/// The shared::cluster form, which PTX 8.0 has (the shared::cta one needs
+/// PTX 8.6): in a cluster of one block it is this block's shared memory.
+void lowerTmaLoad(TmaLoadOp op, TmaLoadOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Value tile = LLVM::AddrSpaceCastOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(ctx, 7),
+      sharedPointer(rewriter, loc,
+                    sharedAddress(rewriter, loc, adaptor.getTile())));
+  Value map = adaptor.getTensorMap();
+  if (cast<LLVM::LLVMPointerType>(map.getType()).getAddressSpace() != 0)
+    map = LLVM::AddrSpaceCastOp::create(rewriter, loc,
+                                        LLVM::LLVMPointerType::get(ctx), map);
+  rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+      op, tile, map, adaptor.getCoordinates(), adaptor.getBarrier(),
+      ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+      /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+}
 
 /// One MUFU instruction; without .ftz ptxas adds range fix-ups.
-struct Exp2Lowering : OpConversionPattern<Exp2Op> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Exp2Op op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type f32 = rewriter.getF32Type();
-    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
-        op, f32, ValueRange{adaptor.getX()}, "ex2.approx.ftz.f32 $0, $1;",
-        "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    return success();
-  }
-};
+void lowerExp2(Exp2Op op, Exp2Op::Adaptor adaptor,
+               ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
+      op, rewriter.getF32Type(), ValueRange{adaptor.getX()},
+      "ex2.approx.ftz.f32 $0, $1;", "=f,f", /*has_side_effects=*/false,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+}
 
 struct ConvertAttnGPUToNVVMPass
     : attnc::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
   void runOnOperation() override {
+    if (failed(checkSharedTilesLowered()))
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     converter.addConversion([](Type type) { return type; });
@@ -560,20 +520,39 @@ struct ConvertAttnGPUToNVVMPass
     patterns.add<WgmmaIssueSequenceLowering>(converter, ctx);
     patterns.add<
         WgmmaMmaAsyncLowering, WgmmaWaitGroupLowering,
-        OneToOneLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
-        OneToOneLowering<WgmmaCommitGroupOp, NVVM::WgmmaGroupSyncAlignedOp>,
-        OneToOneLowering<MBarrierFenceInitOp, NVVM::FenceMbarrierInitOp>,
-        WgmmaDescriptorLowering, MBarrierLowering, MBarrierInitLowering,
-        MBarrierArriveLowering, MBarrierArriveCpAsyncLowering,
-        MBarrierArriveExpectTxLowering, MBarrierWaitLowering,
-        FenceProxyAsyncLowering, TmaLoadLowering, Exp2Lowering>(converter,
-                                                                ctx);
+        Lowering<WgmmaFenceOp,
+                 lowerToNVVM<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>>,
+        Lowering<WgmmaCommitGroupOp, lowerToNVVM<WgmmaCommitGroupOp,
+                                                 NVVM::WgmmaGroupSyncAlignedOp>>,
+        Lowering<MBarrierFenceInitOp, lowerToNVVM<MBarrierFenceInitOp,
+                                                  NVVM::FenceMbarrierInitOp>>,
+        Lowering<WgmmaDescriptorOp, lowerDescriptor>,
+        Lowering<MBarrierOp, lowerMBarrier>,
+        Lowering<MBarrierInitOp, lowerInit>,
+        Lowering<MBarrierArriveOp, lowerArrive>,
+        Lowering<MBarrierArriveCpAsyncOp, lowerArriveCpAsync>,
+        Lowering<MBarrierArriveExpectTxOp, lowerArriveExpectTx>,
+        Lowering<MBarrierWaitOp, lowerWait>,
+        Lowering<FenceProxyAsyncOp, lowerFenceProxyAsync>,
+        Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>>(
+        converter, ctx);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<AttnGPUDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
+  }
+
+private:
+  /// Tiles have no address of their own until their layout is lowered.
+  LogicalResult checkSharedTilesLowered() {
+    WalkResult walk = getOperation()->walk([](SharedTileOp op) {
+      op.emitOpError() << "must be lowered by attngpu-lower-shared-tiles "
+                          "before convert-attngpu-to-nvvm";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
   }
 };
 

@@ -646,6 +646,75 @@ func.func @attention_tiles_wgmma_head_dim(%q: tensor<1x4x64x96xbf16>) {
   return
 }
 
+// -----
+
+// wgmma blocks are whole warpgroups of 64 rows: 96 rows are rejected.
+func.func @attention_tiles_wgmma_rows_not_multiple_of_64(%q: tensor<1x4x64x64xbf16>) {
+  // expected-error @below {{expected wgmma tiles of 64, 128 or 192 rows by 64 or 128 keys, got 96x64}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 96, block_n = 64, mma = wgmma>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// At most three warpgroups: 256 rows are rejected (256 is a valid block_m
+// otherwise).
+func.func @attention_tiles_wgmma_four_warpgroups(%q: tensor<1x4x64x64xbf16>) {
+  // expected-error @below {{expected wgmma tiles of 64, 128 or 192 rows by 64 or 128 keys, got 256x128}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 256, block_n = 128, mma = wgmma>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// wgmma products are at most n = 256 wide: a head dim of 320 is rejected
+// although it is a multiple of 64.
+func.func @attention_tiles_wgmma_head_dim_too_large(%q: tensor<1x4x64x320xf16>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 64 up to 256, got 320 for q}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+      : tensor<1x4x64x320xf16>, tensor<1x4x64x320xf16>, tensor<1x4x64x320xf16>
+      -> tensor<1x4x64x320xf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The v head dim is checked too: mma.sync fragments need multiples of 16.
+func.func @attention_tiles_mma_sync_v_head_dim(%q: tensor<1x4x64x32xf16>, %v: tensor<1x4x64x24xf16>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = mma_sync) need head dims that are multiples of 16 up to 1024, got 24 for v}}
+  %out, %lse = attn.attention %q, %q, %v {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+      : tensor<1x4x64x32xf16>, tensor<1x4x64x32xf16>, tensor<1x4x64x24xf16>
+      -> tensor<1x4x64x24xf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// wgmma needs 16-bit inputs like mma.sync.
+func.func @attention_tiles_wgmma_f32(%q: tensor<1x4x64x64xf32>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need f16 or bf16 inputs, got 'f32'}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+      : tensor<1x4x64x64xf32>, tensor<1x4x64x64xf32>, tensor<1x4x64x64xf32>
+      -> tensor<1x4x64x64xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The tensor-core kind is one of none, mma_sync and wgmma.
+func.func @attention_tiles_unknown_mma(%q: tensor<1x4x64x64xbf16>) {
+  // expected-error @below {{expected one of [none, mma_sync, wgmma] for tensor-core instructions of a GPU attention kernel: none, mma_sync or wgmma, got: tensor_cores}}
+  // expected-error @below {{failed to parse Attn_TilesAttr parameter 'mma' which is to be a `std::optional<MmaKind>`}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = tensor_cores>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // attn.attention: mask and score regions
 //===----------------------------------------------------------------------===//
@@ -1385,5 +1454,23 @@ func.func @cast_vector_result(%x: tensor<4xf32>) {
 func.func @cast_block_size_zero(%x: tensor<8x128xf32>) {
   // expected-error @below {{'attn.cast' op expected block_size to be positive, got 0}}
   %y = attn.cast %x {block_size = 0 : i64} : tensor<8x128xf32> to tensor<8x128xbf16>
+  return
+}
+
+// -----
+
+// A negative block_size is rejected too.
+func.func @cast_block_size_negative(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op expected block_size to be positive, got -256}}
+  %y = attn.cast %x {block_size = -256 : i64} : tensor<8x128xf32> to tensor<8x128xbf16>
+  return
+}
+
+// -----
+
+// block_size is an i64 (ODS constraint).
+func.func @cast_block_size_float(%x: tensor<8x128xf32>) {
+  // expected-error @below {{'attn.cast' op attribute 'block_size' failed to satisfy constraint: 64-bit signless integer attribute}}
+  %y = attn.cast %x {block_size = 256.0 : f32} : tensor<8x128xf32> to tensor<8x128xbf16>
   return
 }

@@ -163,6 +163,33 @@ func.func @attention_tiles(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf32>,
   return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
 }
 
+// The tensor-core kind of #attn.tiles, each kind at tiles and head dims it
+// accepts: `none` (the scalar kernel, any element type, here f32),
+// `mma_sync` (multiples of 16; head dim 16), `wgmma` (64 to 192 rows by 64
+// or 128 keys; head dims multiples of 64 up to 256).
+// CHECK-LABEL: func @attention_tiles_mma(
+func.func @attention_tiles_mma(%f: tensor<1x4x64x32xf32>, %s: tensor<1x4x64x16xf16>,
+                               %w: tensor<1x4x64x256xbf16>, %w64: tensor<1x4x64x64xbf16>)
+    -> (tensor<1x4x64x32xf32>, tensor<1x4x64x16xf16>, tensor<1x4x64x256xbf16>, tensor<1x4x64x64xbf16>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {tiles = #attn.tiles<block_m = 1, block_n = 3, mma = none>} : tensor<1x4x64x32xf32>,
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {causal, tiles = #attn.tiles<block_m = 16, block_n = 256, mma = mma_sync>} : tensor<1x4x64x16xf16>,
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {tiles = #attn.tiles<block_m = 192, block_n = 64, mma = wgmma>} : tensor<1x4x64x256xbf16>,
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>} : tensor<1x4x64x64xbf16>,
+  %o0, %l0 = attn.attention %f, %f, %f {tiles = #attn.tiles<block_m = 1, block_n = 3, mma = none>}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  %o1, %l1 = attn.attention %s, %s, %s {causal, tiles = #attn.tiles<block_m = 16, block_n = 256, mma = mma_sync>}
+      : tensor<1x4x64x16xf16>, tensor<1x4x64x16xf16>, tensor<1x4x64x16xf16>
+      -> tensor<1x4x64x16xf16>, tensor<1x4x64xf32>
+  %o2, %l2 = attn.attention %w, %w, %w {tiles = #attn.tiles<block_m = 192, block_n = 64, mma = wgmma>}
+      : tensor<1x4x64x256xbf16>, tensor<1x4x64x256xbf16>, tensor<1x4x64x256xbf16>
+      -> tensor<1x4x64x256xbf16>, tensor<1x4x64xf32>
+  %o3, %l3 = attn.attention %w64, %w64, %w64 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return %o0, %o1, %o2, %o3 : tensor<1x4x64x32xf32>, tensor<1x4x64x16xf16>, tensor<1x4x64x256xbf16>, tensor<1x4x64x64xbf16>
+}
+
 //===----------------------------------------------------------------------===//
 // attn.attention: mask and score regions
 //===----------------------------------------------------------------------===//
@@ -454,4 +481,14 @@ func.func @cast_with_scale(%x: tensor<8x128xf32>, %d: tensor<4xf64>, %e: tensor<
   %6 = attn.cast %e {scale = 2.0 : f32} : tensor<f8E4M3FN> to tensor<f32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<8x128xf32>, tensor<8x128xf16>, tensor<8x128xbf16>,
       tensor<8x128xf8E4M3FN>, tensor<8x128xf8E5M2>, tensor<4xf16>, tensor<f32>
+}
+
+// A pinned block_size, alone and with a scale; the i64 type is printed.
+// CHECK-LABEL: func @cast_block_size(
+func.func @cast_block_size(%x: tensor<8x128xf32>) -> (tensor<8x128xbf16>, tensor<8x128xf16>) {
+  // CHECK: attn.cast %{{.*}} {block_size = 256 : i64} : tensor<8x128xf32> to tensor<8x128xbf16>{{$}}
+  // CHECK: attn.cast %{{.*}} {block_size = 1 : i64, scale = 2.000000e+00 : f32} : tensor<8x128xf32> to tensor<8x128xf16>{{$}}
+  %0 = attn.cast %x {block_size = 256} : tensor<8x128xf32> to tensor<8x128xbf16>
+  %1 = attn.cast %x {scale = 2.0 : f32, block_size = 1 : i64} : tensor<8x128xf32> to tensor<8x128xf16>
+  return %0, %1 : tensor<8x128xbf16>, tensor<8x128xf16>
 }

@@ -1,0 +1,255 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// One chunk per verifier diagnostic of the attnrt dialect
+// (dialects/attnrt/AttnRTOps.cpp), plus the ODS constraints that guard the
+// same ops.
+
+//===----------------------------------------------------------------------===//
+// attnrt.alloc
+//===----------------------------------------------------------------------===//
+
+// The runtime allocates dense row-major buffers: a strided layout is
+// rejected.
+func.func @alloc_strided_layout() {
+  // expected-error @below {{'attnrt.alloc' op expected a dense row-major buffer, got 'memref<8x128xf32, strided<[256, 1]>>'}}
+  %t = attnrt.alloc() {name = "t", shape = [8, 128]} : memref<8x128xf32, strided<[256, 1]>>
+  return
+}
+
+// -----
+
+// A permutation map is not row-major either.
+func.func @alloc_transposed_layout() {
+  // expected-error @below {{'attnrt.alloc' op expected a dense row-major buffer, got 'memref<8x128xf32, affine_map<(d0, d1) -> (d1, d0)>>'}}
+  %t = attnrt.alloc() {name = "t", shape = [8, 128]} : memref<8x128xf32, affine_map<(d0, d1) -> (d1, d0)>>
+  return
+}
+
+// -----
+
+// One dynamic size per dynamic dim: too few.
+func.func @alloc_missing_dynamic_size(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op expected 2 dynamic sizes, got 1}}
+  %t = attnrt.alloc(%n) {name = "t", shape = ["B", "N"]} : memref<?x?xf32>
+  return
+}
+
+// -----
+
+// Too many: a static buffer takes none.
+func.func @alloc_extra_dynamic_size(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op expected 0 dynamic sizes, got 1}}
+  %t = attnrt.alloc(%n) {name = "t", shape = [8]} : memref<8xf32>
+  return
+}
+
+// -----
+
+// The symbolic shape has one entry per dim.
+func.func @alloc_shape_too_short(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<?x16xbf16>': its static extent or a symbol name, got ["B"]}}
+  %t = attnrt.alloc(%n) {name = "t", shape = ["B"]} : memref<?x16xbf16>
+  return
+}
+
+// -----
+
+// A static dim's entry is its extent.
+func.func @alloc_shape_static_mismatch() {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<8x16xbf16>': its static extent or a symbol name, got [8, 32]}}
+  %t = attnrt.alloc() {name = "t", shape = [8, 32]} : memref<8x16xbf16>
+  return
+}
+
+// -----
+
+// A static dim is not named by a symbol.
+func.func @alloc_shape_symbol_for_static_dim() {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<8xbf16>': its static extent or a symbol name, got ["N"]}}
+  %t = attnrt.alloc() {name = "t", shape = ["N"]} : memref<8xbf16>
+  return
+}
+
+// -----
+
+// A dynamic dim is named by a symbol, not an extent.
+func.func @alloc_shape_extent_for_dynamic_dim(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<?xbf16>': its static extent or a symbol name, got [8]}}
+  %t = attnrt.alloc(%n) {name = "t", shape = [8]} : memref<?xbf16>
+  return
+}
+
+// -----
+
+// A symbol name is not empty.
+func.func @alloc_shape_empty_symbol(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<?xbf16>': its static extent or a symbol name, got [""]}}
+  %t = attnrt.alloc(%n) {name = "t", shape = [""]} : memref<?xbf16>
+  return
+}
+
+// -----
+
+// Shape entries are integers or strings: a float is rejected.
+func.func @alloc_shape_float_entry() {
+  // expected-error @below {{'attnrt.alloc' op expected shape to give each dim of 'memref<8xbf16>': its static extent or a symbol name, got [8.000000e+00 : f32]}}
+  %t = attnrt.alloc() {name = "t", shape = [8.0 : f32]} : memref<8xbf16>
+  return
+}
+
+// -----
+
+// Shape is an array (ODS constraint).
+func.func @alloc_shape_not_array(%n: index) {
+  // expected-error @below {{'attnrt.alloc' op attribute 'shape' failed to satisfy constraint: array attribute}}
+  %t = attnrt.alloc(%n) {name = "t", shape = "N"} : memref<?xbf16>
+  return
+}
+
+// -----
+
+// Every buffer has a name, for the manifest and error messages.
+func.func @alloc_empty_name() {
+  // expected-error @below {{'attnrt.alloc' op expected a non-empty name}}
+  %t = attnrt.alloc() {name = "", shape = [8]} : memref<8xf32>
+  return
+}
+
+// -----
+
+// The name is required (ODS constraint).
+func.func @alloc_missing_name() {
+  // expected-error @below {{'attnrt.alloc' op requires attribute 'name'}}
+  %t = attnrt.alloc() {shape = [8]} : memref<8xf32>
+  return
+}
+
+// -----
+
+// Slots are numbered from 0.
+func.func @alloc_negative_slot() {
+  // expected-error @below {{'attnrt.alloc' op expected a non-negative slot, got -1}}
+  %t = attnrt.alloc() {name = "t", shape = [8], slot = -1} : memref<8xf32>
+  return
+}
+
+// -----
+
+// Dynamic sizes are indices (ODS constraint, generic form).
+func.func @alloc_i64_size(%n: i64) {
+  // expected-error @below {{'attnrt.alloc' op operand #0 must be variadic of index, but got 'i64'}}
+  %t = "attnrt.alloc"(%n) <{name = "t", shape = ["N"]}> : (i64) -> memref<?xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attnrt.dealloc
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Only memrefs are freed (ODS constraint, generic form).
+func.func @dealloc_tensor(%t: tensor<8xf32>) {
+  // expected-error @below {{'attnrt.dealloc' op operand #0 must be memref of any type values, but got 'tensor<8xf32>'}}
+  "attnrt.dealloc"(%t) : (tensor<8xf32>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attnrt.launch
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A grid has at most three extents (x, y, z).
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_grid_of_four(%a: memref<8xf32>, %n: index) {
+  // expected-error @below {{'attnrt.launch' op expected a grid of at most 3 extents (x, y, z), got 4}}
+  attnrt.launch @attnc_kernels::@k grid(%n, %n, %n, %n) (%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+// The kernel must exist: a missing function in the kernel module.
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_missing_kernel(%a: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op kernel @attnc_kernels::@missing does not exist}}
+  attnrt.launch @attnc_kernels::@missing (%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+// A missing kernel module is reported the same way.
+func.func @launch_missing_kernel_module(%a: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op kernel @attnc_kernels::@k does not exist}}
+  attnrt.launch @attnc_kernels::@k (%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+// The kernel must be a function: here the symbol is the kernel module
+// itself.
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_module(%a: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op kernel @attnc_kernels is not a function}}
+  attnrt.launch @attnc_kernels (%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+// A global is not a function either.
+module @attnc_kernels {
+  memref.global "private" @table : memref<8xf32>
+}
+func.func @launch_global(%a: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op kernel @attnc_kernels::@table is not a function}}
+  attnrt.launch @attnc_kernels::@table (%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+// The buffers are the kernel's first arguments: more buffers than
+// arguments is rejected.
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_too_many_buffers(%a: memref<8xf32>, %b: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op passes 2 buffers to kernel @attnc_kernels::@k, which takes 1 arguments}}
+  attnrt.launch @attnc_kernels::@k (%a, %b) : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+// Grid extents are indices (ODS constraint, generic form).
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_i32_grid(%a: memref<8xf32>, %n: i32) {
+  // expected-error @below {{'attnrt.launch' op operand #0 must be variadic of index, but got 'i32'}}
+  "attnrt.launch"(%n, %a) <{kernel = @attnc_kernels::@k, operandSegmentSizes = array<i32: 1, 1>}> : (i32, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+// Launches pass buffers only (ODS constraint, generic form).
+module @attnc_kernels {
+  func.func private @k(index)
+}
+func.func @launch_index_argument(%n: index) {
+  // expected-error @below {{'attnrt.launch' op operand #0 must be variadic of memref of any type values, but got 'index'}}
+  "attnrt.launch"(%n) <{kernel = @attnc_kernels::@k, operandSegmentSizes = array<i32: 0, 1>}> : (index) -> ()
+  return
+}

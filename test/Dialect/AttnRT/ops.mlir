@@ -1,0 +1,94 @@
+// RUN: attn-opt %s | attn-opt | FileCheck %s
+// RUN: attn-opt %s --mlir-print-op-generic | attn-opt | FileCheck %s
+
+// Round trip of every attnrt op through the custom and the generic form: a
+// program (attnrt.alloc, attnrt.launch, attnrt.dealloc) over the kernels of
+// the nested kernel module @attnc_kernels.
+
+// CHECK-LABEL: module @attnc_kernels {
+// CHECK: func.func @attention0(
+// CHECK: func.func private @cast0(
+module @attnc_kernels {
+  func.func @attention0(%q: memref<?x16x?x64xbf16>, %out: memref<?x16x?x64xbf16>,
+                        %t0: memref<?x16x?x64xbf16>) {
+    return
+  }
+  // A host kernel after attn-host-block-ranges: the buffer, then the block
+  // range the launch does not pass.
+  func.func private @cast0(memref<8x128xf32>, index, index)
+}
+
+// Buffers with and without a slot, with static and dynamic dims (one
+// dynamic size per dynamic dim, in order; symbols in the shape), and a rank-0
+// buffer with an empty shape. Launches of a kernel in the nested module by
+// a nested symbol reference: without a grid, and with grids of one, two
+// and three extents. Every buffer is freed.
+// CHECK-LABEL: func.func @program(
+// CHECK-SAME: %[[Q:[a-zA-Z0-9_]+]]: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape = ["B", 16, "Nq", 64]},
+// CHECK-SAME: %[[OUT:[a-zA-Z0-9_]+]]: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]},
+// CHECK-SAME: %[[B:[a-zA-Z0-9_]+]]: index, %[[N:[a-zA-Z0-9_]+]]: index)
+// CHECK-SAME: attributes {attnrt.num_inputs = 1 : i64}
+func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape = ["B", 16, "Nq", 64]},
+                   %out: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]},
+                   %b: index, %n: index)
+    attributes {attnrt.num_inputs = 1 : i64} {
+  // CHECK: %[[C16:.*]] = arith.constant 16 : index
+  // CHECK-NEXT: %[[T0:.*]] = attnrt.alloc(%[[B]], %[[N]]) {name = "t0", shape = ["B", 16, "Nq", 64], slot = 0 : i64} : memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: %[[T1:.*]] = attnrt.alloc() {name = "t1", shape = [8, 128]} : memref<8x128xf32>{{$}}
+  // CHECK-NEXT: %[[T2:.*]] = attnrt.alloc() {name = "t2", shape = [], slot = 3 : i64} : memref<f32>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]], %[[C16]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]], %[[C16]], %[[B]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@cast0 grid(%[[C16]]) (%[[T1]]) : memref<8x128xf32>{{$}}
+  // CHECK-NEXT: attnrt.dealloc %[[T0]] : memref<?x16x?x64xbf16>{{$}}
+  // CHECK-NEXT: attnrt.dealloc %[[T1]] : memref<8x128xf32>{{$}}
+  // CHECK-NEXT: attnrt.dealloc %[[T2]] : memref<f32>{{$}}
+  // CHECK-NEXT: return
+  %c16 = arith.constant 16 : index
+  %t0 = attnrt.alloc(%b, %n) {name = "t0", shape = ["B", 16, "Nq", 64], slot = 0 : i64}
+      : memref<?x16x?x64xbf16>
+  %t1 = attnrt.alloc() {name = "t1", shape = [8, 128]} : memref<8x128xf32>
+  %t2 = attnrt.alloc() {name = "t2", shape = [], slot = 3} : memref<f32>
+  attnrt.launch @attnc_kernels::@attention0 (%q, %out, %t0)
+      : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>
+  attnrt.launch @attnc_kernels::@attention0 grid(%n) (%q, %out, %t0)
+      : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>
+  attnrt.launch @attnc_kernels::@attention0 grid(%n, %c16) (%q, %out, %t0)
+      : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>
+  attnrt.launch @attnc_kernels::@attention0 grid(%n, %c16, %b) (%q, %out, %t0)
+      : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>
+  attnrt.launch @attnc_kernels::@cast0 grid(%c16) (%t1) : memref<8x128xf32>
+  attnrt.dealloc %t0 : memref<?x16x?x64xbf16>
+  attnrt.dealloc %t1 : memref<8x128xf32>
+  attnrt.dealloc %t2 : memref<f32>
+  return
+}
+
+// A kernel in the enclosing module is found by a flat symbol reference;
+// a kernel may be a gpu.func of a gpu.module.
+// CHECK-LABEL: func.func @flat_and_gpu_kernels(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: index, %[[A:[a-zA-Z0-9_]+]]: memref<4xf32>)
+func.func @flat_and_gpu_kernels(%x: index, %a: memref<4xf32>) {
+  // CHECK-NEXT: attnrt.launch @flat_kernel (%[[A]]) : memref<4xf32>{{$}}
+  // CHECK-NEXT: attnrt.launch @gpu_kernels::@k grid(%[[X]], %[[X]], %[[X]]) (%[[A]]) : memref<4xf32>{{$}}
+  attnrt.launch @flat_kernel (%a) : memref<4xf32>
+  attnrt.launch @gpu_kernels::@k grid(%x, %x, %x) (%a) : memref<4xf32>
+  return
+}
+func.func private @flat_kernel(memref<4xf32>)
+gpu.module @gpu_kernels {
+  gpu.func @k(%a: memref<4xf32>) kernel {
+    gpu.return
+  }
+}
+
+// A kernel that takes only its block range is launched without buffers.
+// CHECK-LABEL: func.func @launch_without_buffers(
+func.func @launch_without_buffers() {
+  // CHECK-NEXT: attnrt.launch @block_range_only (){{$}}
+  // CHECK-NEXT: return
+  attnrt.launch @block_range_only ()
+  return
+}
+func.func private @block_range_only(index, index)
