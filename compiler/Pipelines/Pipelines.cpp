@@ -150,6 +150,9 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
   // Memref kernel arguments keep MLIR's expanded descriptor convention
   // (allocated, aligned, offset, sizes, strides): the runtime's CUDA ABI.
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // Math ops libdevice has no function for (math.absi on i64 and index)
+  // become LLVM intrinsics, which NVPTX selects.
+  kernels.addPass(createConvertMathToLLVMPass());
   // NVVM ops without an LLVM intrinsic (mbarrier waits) become inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createAttnAlignDynamicSharedMemory());
