@@ -72,9 +72,11 @@ bool isPackageElementType(Type type) {
 /// Checks that `func` is a graph of kernel ops on tensors a package can
 /// carry, with a located error otherwise.
 LogicalResult checkGraph(func::FuncOp func) {
-  if (func.isExternal())
-    return func.emitError() << "public function '" << func.getName()
-                            << "' has no body to compile";
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "a compiled function is a single block of "
+                               "kernel ops; '"
+                            << func.getName() << "' has "
+                            << func.getBlocks().size() << " blocks";
   auto checkType = [&](Type type, Location loc) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !isPackageElementType(tensor.getElementType()))
@@ -181,8 +183,6 @@ void ProgramBuilder::nameValues() {
 }
 
 LogicalResult ProgramBuilder::build() {
-  if (failed(checkGraph(func)))
-    return failure();
   nameValues();
   createProgram();
   b.setInsertionPointToStart(&program.getBody().front());
@@ -249,8 +249,13 @@ Value ProgramBuilder::bufferFor(Value value) {
     return Value();
   auto type = cast<RankedTensorType>(value.getType());
   ArrayAttr shape = symbols.shapeOf(value);
+  // A dim another value fixes (the class has a static extent) is static.
+  SmallVector<int64_t> extents;
+  for (Attribute dim : shape)
+    extents.push_back(isa<IntegerAttr>(dim) ? cast<IntegerAttr>(dim).getInt()
+                                            : ShapedType::kDynamic);
   SmallVector<Value> sizes;
-  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+  for (auto [d, extent] : llvm::enumerate(extents)) {
     if (!ShapedType::isDynamic(extent))
       continue;
     // A program argument with the same symbol gives the extent.
@@ -266,7 +271,7 @@ Value ProgramBuilder::bufferFor(Value value) {
       break;
     }
   }
-  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  auto memrefType = MemRefType::get(extents, type.getElementType());
   std::string name = "t" + std::to_string(nextTemporary++);
   Value buffer = attnrt::AllocOp::create(b, value.getLoc(), memrefType, sizes,
                                          name, shape, IntegerAttr());
@@ -356,8 +361,10 @@ struct AttnFormProgramsPass
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto kernels = ModuleOp::create(b, module.getLoc(),
                                     StringRef(attnrt::kKernelModuleName));
+    // Every function is checked before DimSymbols reads its shapes.
     for (func::FuncOp func : functions)
-      if (failed(ProgramBuilder(func, kernels).build()))
+      if (failed(checkGraph(func)) ||
+          failed(ProgramBuilder(func, kernels).build()))
         return signalPassFailure();
     // Private helpers of the graph level are no longer referenced.
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))

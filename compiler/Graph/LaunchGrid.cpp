@@ -43,6 +43,19 @@ gridComputation(FunctionOpInterface kernel, ValueRange grid) {
   return ordered;
 }
 
+/// The highest kernel argument `grid` and `computation` read, or -1.
+int64_t lastArgumentRead(ValueRange grid, ArrayRef<Operation *> computation) {
+  int64_t last = -1;
+  auto note = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      last = std::max<int64_t>(last, arg.getArgNumber());
+  };
+  llvm::for_each(grid, note);
+  for (Operation *op : computation)
+    llvm::for_each(op->getOperands(), note);
+  return last;
+}
+
 } // namespace
 
 SmallVector<func::FuncOp> attnc::kernelFunctions(ModuleOp module) {
@@ -62,11 +75,18 @@ LogicalResult attnc::setLaunchGrids(ModuleOp module,
       gridComputation(kernel, grid);
   if (failed(computation))
     return failure();
+  int64_t lastRead = lastArgumentRead(grid, *computation);
   SymbolTableCollection symbols;
   WalkResult result = module.walk([&](attnrt::LaunchOp launch) {
     if (symbols.lookupNearestSymbolFrom(launch, launch.getKernelAttr()) !=
         kernel.getOperation())
       return WalkResult::advance();
+    if (lastRead >= static_cast<int64_t>(launch.getArgs().size())) {
+      launch.emitError() << "the grid of kernel " << kernel.getName()
+                         << " reads its argument #" << lastRead
+                         << ", which this launch does not pass";
+      return WalkResult::interrupt();
+    }
     IRMapping mapping;
     mapping.map(kernel.getArguments().take_front(launch.getArgs().size()),
                 launch.getArgs());

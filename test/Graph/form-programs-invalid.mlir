@@ -1,0 +1,105 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(attn-form-programs)'
+
+// Functions hold kernel ops only: linear attention has no kernel yet.
+func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
+  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn.attention and attn.cast ops}}
+  %o = attn.linear_attention elu1 %q, %q, %q
+      : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x8x16xf32>
+  return %o : tensor<1x1x8x16xf32>
+}
+
+// -----
+
+// Nor ops of other dialects, even on tensors.
+func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention and attn.cast ops}}
+  %c = arith.constant dense<1.0> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// Arguments must be tensors of a dtype a package can carry: no i8.
+// expected-error @below {{functions take and return ranked tensors of a package element type, got 'tensor<4xi8>'}}
+func.func @int8(%x: tensor<4xi8>, %y: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %y : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+
+// -----
+
+// ... and tensors, not buffers.
+// expected-error @below {{functions take and return ranked tensors of a package element type, got 'memref<4xf32>'}}
+func.func @buffer(%x: memref<4xf32>, %y: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %y : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+
+// -----
+
+// Scalars are not tensors either (checked before any shape is read).
+// expected-error @below {{functions take and return ranked tensors of a package element type, got 'f32'}}
+func.func @scalar_argument(%s: f32, %x: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+
+// -----
+
+// Nor are unranked tensors.
+// expected-error @below {{functions take and return ranked tensors of a package element type, got 'tensor<*xf32>'}}
+func.func @unranked_argument(%u: tensor<*xf32>, %x: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+
+// -----
+
+// A scalar op in the body is not a kernel op.
+func.func @scalar_result(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention and attn.cast ops}}
+  %s = arith.constant 1.0 : f32
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+
+// -----
+
+// A program is straight-line: a function of several blocks is rejected.
+// expected-error @below {{a compiled function is a single block of kernel ops; 'blocks' has 2 blocks}}
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  llvm.br ^bb1
+^bb1:
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A program must write something.
+// expected-error @below {{function 'nothing' returns nothing; a compiled function must return at least one tensor}}
+func.func @nothing(%x: tensor<4xf32>) {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return
+}
+
+// -----
+
+// Private functions are helpers, not entry points: nothing to compile.
+// expected-error @below {{the module has no public function to compile}}
+module {
+  func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// The first failing function stops the pass; the diagnostic names it.
+func.func @fine(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+// expected-error @below {{function 'broken' returns nothing; a compiled function must return at least one tensor}}
+func.func @broken(%x: tensor<4xf32>) {
+  return
+}

@@ -1,0 +1,247 @@
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(attn-form-programs)' | FileCheck %s
+
+// An attention feeding a cast. The program takes the inputs, then the
+// outputs, as memrefs of any strides, each named after its role and with
+// its symbolic shape; the attention output, read only by the cast, lives in
+// an intermediate buffer sized from the query's dims and freed after the
+// cast, its last reader. Each op becomes a kernel of @attnc_kernels in
+// destination-passing form, launched by its nested symbol.
+
+// CHECK-LABEL: func.func @attention_cast(
+// CHECK-SAME:    %[[Q:[a-z0-9]+]]: memref<?x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "q", attnrt.shape = ["B", 8, "Nq", 64]},
+// CHECK-SAME:    %[[K:[a-z0-9]+]]: memref<?x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "k", attnrt.shape = ["B", 2, "Nk", 64]},
+// CHECK-SAME:    %[[V:[a-z0-9]+]]: memref<?x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "v", attnrt.shape = ["B", 2, "Nk", 32]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8x?x32xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "out", attnrt.shape = ["B", 8, "Nq", 32]},
+// CHECK-SAME:    %[[LSE:[a-z0-9]+]]: memref<?x8x?xf32, strided<[?, ?, ?], offset: ?>> {attnrt.name = "lse", attnrt.shape = ["B", 8, "Nq"]})
+// CHECK-SAME:    attributes {attnrt.num_inputs = 3 : i64} {
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[B:.*]] = memref.dim %[[Q]], %[[C0]]
+// CHECK-DAG:     %[[NQ:.*]] = memref.dim %[[Q]], %[[C2]]
+// CHECK:         %[[T0:.*]] = attnrt.alloc(%[[B]], %[[NQ]]) {name = "t0", shape = ["B", 8, "Nq", 32]} : memref<?x8x?x32xbf16>
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@attention_cast_attention0 (%[[Q]], %[[K]], %[[V]], %[[T0]], %[[LSE]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@attention_cast_cast1 (%[[T0]], %[[OUT]])
+// CHECK-NEXT:    attnrt.dealloc %[[T0]]
+// CHECK-NEXT:    return
+
+// CHECK-LABEL: module @attnc_kernels {
+// CHECK:         func.func @attention_cast_attention0(
+// CHECK-SAME:      %[[KQ:[a-z0-9]+]]: memref<?x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %[[KK:[a-z0-9]+]]: memref<?x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %[[KV:[a-z0-9]+]]: memref<?x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %[[KOUT:[a-z0-9]+]]: memref<?x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %[[KLSE:[a-z0-9]+]]: memref<?x8x?xf32, strided<[?, ?, ?], offset: ?>>)
+// CHECK-SAME:      attributes {attnrt.kernel} {
+// CHECK-NEXT:      %[[TQ:.*]] = bufferization.to_tensor %[[KQ]] : {{.*}} to tensor<?x8x?x64xbf16>
+// CHECK-NEXT:      %[[TK:.*]] = bufferization.to_tensor %[[KK]] : {{.*}} to tensor<?x2x?x64xbf16>
+// CHECK-NEXT:      %[[TV:.*]] = bufferization.to_tensor %[[KV]] : {{.*}} to tensor<?x2x?x32xbf16>
+// CHECK-NEXT:      %[[O:.*]], %[[L:.*]] = attn.attention %[[TQ]], %[[TK]], %[[TV]] {causal}
+// CHECK-NEXT:      bufferization.materialize_in_destination %[[O]] in writable %[[KOUT]]
+// CHECK-NEXT:      bufferization.materialize_in_destination %[[L]] in writable %[[KLSE]]
+// CHECK-NEXT:      return
+// CHECK:         func.func @attention_cast_cast1(
+// CHECK-SAME:      %[[IN:[a-z0-9]+]]: memref<?x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %[[COUT:[a-z0-9]+]]: memref<?x8x?x32xf32, strided<[?, ?, ?, ?], offset: ?>>)
+// CHECK-SAME:      attributes {attnrt.kernel} {
+// CHECK-NEXT:      %[[TIN:.*]] = bufferization.to_tensor %[[IN]]
+// CHECK-NEXT:      %[[C:.*]] = attn.cast %[[TIN]] {scale = 2.000000e+00 : f32} : tensor<?x8x?x32xbf16> to tensor<?x8x?x32xf32>
+// CHECK-NEXT:      bufferization.materialize_in_destination %[[C]] in writable %[[COUT]]
+// CHECK-NEXT:      return
+func.func @attention_cast(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x32xbf16>)
+    -> (tensor<?x8x?x32xf32>, tensor<?x8x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v {causal}
+      : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x32xbf16>
+      -> tensor<?x8x?x32xbf16>, tensor<?x8x?xf32>
+  %c = attn.cast %o {scale = 2.0 : f32} : tensor<?x8x?x32xbf16> to tensor<?x8x?x32xf32>
+  return %c, %l : tensor<?x8x?x32xf32>, tensor<?x8x?xf32>
+}
+
+// -----
+
+// Self-attention: query and key lengths are one dim, "N". A result nothing
+// keeps (lse) is neither an output nor a kernel argument, and the kernel
+// writes only the kept one. The mask region is outlined with its op.
+
+// CHECK-LABEL: func.func @self(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "q", attnrt.shape = [1, 2, "N", 16]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "out", attnrt.shape = [1, 2, "N", 16]})
+// CHECK-SAME:    attributes {attnrt.num_inputs = 1 : i64} {
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@self_attention0 (%[[X]], %[[X]], %[[X]], %[[OUT]]) :
+// CHECK-NEXT:    return
+// CHECK-LABEL: module @attnc_kernels {
+// CHECK:         func.func @self_attention0(
+// CHECK-SAME:      memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>, %{{[a-z0-9]+}}: memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:      %{{[a-z0-9]+}}: memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>, %[[KOUT:[a-z0-9]+]]: memref<1x2x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>)
+// CHECK:           %[[O:.*]], %{{.*}} = attn.attention {{.*}} {window_left = 4 : i64} {{.*}} mask {
+// CHECK:             arith.cmpi sge
+// CHECK:             attn.yield
+// CHECK:           }
+// CHECK-NEXT:      bufferization.materialize_in_destination %[[O]] in writable %[[KOUT]]
+// CHECK-NEXT:      return
+func.func @self(%x: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
+  %o, %l = attn.attention %x, %x, %x {window_left = 4 : i64}
+      : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>
+      -> tensor<1x2x?x16xf32>, tensor<1x2x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %ok = arith.cmpi sge, %qi, %ki : index
+      attn.yield %ok : i1
+    }
+  return %o : tensor<1x2x?x16xf32>
+}
+
+// -----
+
+// Symbols: dims the ops relate share one; a class with a static member is
+// that extent everywhere (the query's batch is the key's 2); a dim no op
+// names is d<value>_<dim> after its first value; two classes with one role
+// count up ("Nk", "Nk1"). An input no op reads is "arg<i>", and one whose
+// role is taken ("k" of the second attention) too.
+
+// CHECK-LABEL: func.func @symbols(
+// CHECK-SAME:    {attnrt.name = "q", attnrt.shape = [2, 4, "Nq", 16]},
+// CHECK-SAME:    {attnrt.name = "k", attnrt.shape = [2, 4, "Nk", 16]},
+// CHECK-SAME:    {attnrt.name = "arg2", attnrt.shape = [2, 4, "Nk1", 16]},
+// CHECK-SAME:    {attnrt.name = "arg3", attnrt.shape = ["d3_0", 3]},
+// CHECK-SAME:    {attnrt.name = "lse", attnrt.shape = [2, 4, "Nq"]},
+// CHECK-SAME:    {attnrt.name = "result1", attnrt.shape = [2, 4, "Nq"]})
+// CHECK-SAME:    attributes {attnrt.num_inputs = 4 : i64} {
+func.func @symbols(%q: tensor<?x4x?x16xf32>, %k1: tensor<2x4x?x16xf32>, %k2: tensor<2x4x?x16xf32>,
+                   %unused: tensor<?x3xf32>) -> (tensor<?x4x?xf32>, tensor<?x4x?xf32>) {
+  %o1, %l1 = attn.attention %q, %k1, %k1
+      : tensor<?x4x?x16xf32>, tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>
+      -> tensor<?x4x?x16xf32>, tensor<?x4x?xf32>
+  %o2, %l2 = attn.attention %q, %k2, %k2
+      : tensor<?x4x?x16xf32>, tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>
+      -> tensor<?x4x?x16xf32>, tensor<?x4x?xf32>
+  return %l1, %l2 : tensor<?x4x?xf32>, tensor<?x4x?xf32>
+}
+
+// -----
+
+// Intermediate buffers: each is allocated just before the op that writes
+// it, with its dynamic sizes read from an argument of the same symbols, and
+// freed right after its last reader; dims no op names keep d<i>_<j>.
+
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x?xf32, strided<[?, ?], offset: ?>> {attnrt.name = "in", attnrt.shape = ["d0_0", "d0_1"]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x?xf32, strided<[?, ?], offset: ?>> {attnrt.name = "out", attnrt.shape = ["d0_0", "d0_1"]})
+// CHECK:         %[[D0:.*]] = memref.dim %[[X]], %{{.*}}
+// CHECK:         %[[D1:.*]] = memref.dim %[[X]], %{{.*}}
+// CHECK:         %[[T0:.*]] = attnrt.alloc(%[[D0]], %[[D1]]) {name = "t0", shape = ["d0_0", "d0_1"]} : memref<?x?xbf16>
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@chain_cast0 (%[[X]], %[[T0]])
+// CHECK:         %[[T1:.*]] = attnrt.alloc(%{{.*}}, %{{.*}}) {name = "t1", shape = ["d0_0", "d0_1"]} : memref<?x?xf16>
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@chain_cast1 (%[[T0]], %[[T1]])
+// CHECK-NEXT:    attnrt.dealloc %[[T0]]
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@chain_cast2 (%[[T1]], %[[OUT]])
+// CHECK-NEXT:    attnrt.dealloc %[[T1]]
+// CHECK-NEXT:    return
+func.func @chain(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %a = attn.cast %x : tensor<?x?xf32> to tensor<?x?xbf16>
+  %b = attn.cast %a : tensor<?x?xbf16> to tensor<?x?xf16>
+  %c = attn.cast %b : tensor<?x?xf16> to tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// A buffer read by two ops is freed after the second; a static buffer has
+// no dynamic sizes.
+
+// CHECK-LABEL: func.func @two_readers(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<8x16xf32, strided<[?, ?], offset: ?>>
+// CHECK-SAME:    %[[OUT1:[a-z0-9]+]]: memref<8x16xf16, strided<[?, ?], offset: ?>> {attnrt.name = "out", attnrt.shape = [8, 16]},
+// CHECK-SAME:    %[[OUT2:[a-z0-9]+]]: memref<8x16xf32, strided<[?, ?], offset: ?>> {attnrt.name = "result1", attnrt.shape = [8, 16]})
+// CHECK-NEXT:    %[[T0:.*]] = attnrt.alloc() {name = "t0", shape = [8, 16]} : memref<8x16xbf16>
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@two_readers_cast0 (%[[X]], %[[T0]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@two_readers_cast1 (%[[T0]], %[[OUT1]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@two_readers_cast2 (%[[T0]], %[[OUT2]])
+// CHECK-NEXT:    attnrt.dealloc %[[T0]]
+// CHECK-NEXT:    return
+func.func @two_readers(%x: tensor<8x16xf32>) -> (tensor<8x16xf16>, tensor<8x16xf32>) {
+  %a = attn.cast %x : tensor<8x16xf32> to tensor<8x16xbf16>
+  %b = attn.cast %a : tensor<8x16xbf16> to tensor<8x16xf16>
+  %c = attn.cast %a : tensor<8x16xbf16> to tensor<8x16xf32>
+  return %b, %c : tensor<8x16xf16>, tensor<8x16xf32>
+}
+
+// -----
+
+// An argument returned as it is and a value returned twice are copied by
+// kernels of their own (identity casts), after the ops; the second copy
+// reads the output the op wrote.
+
+// CHECK-LABEL: func.func @copies(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "q", attnrt.shape = ["B", 4, "N", 16]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "out", attnrt.shape = ["B", 4, "N", 16]},
+// CHECK-SAME:    %[[R1:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "result1", attnrt.shape = ["B", 4, "N", 16]},
+// CHECK-SAME:    %[[R2:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "result2", attnrt.shape = ["B", 4, "N", 16]})
+// CHECK-SAME:    attributes {attnrt.num_inputs = 1 : i64} {
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@copies_attention0 (%[[X]], %[[X]], %[[X]], %[[OUT]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@copies_cast1 (%[[X]], %[[R1]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@copies_cast2 (%[[OUT]], %[[R2]])
+// CHECK-NEXT:    return
+// CHECK-LABEL: module @attnc_kernels {
+// CHECK:         func.func @copies_attention0(
+// CHECK:         func.func @copies_cast1(%[[IN:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>, %[[DEST:[a-z0-9]+]]: memref<?x4x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>)
+// CHECK-NEXT:      %[[T:.*]] = bufferization.to_tensor %[[IN]]
+// CHECK-NEXT:      %[[C:.*]] = attn.cast %[[T]] : tensor<?x4x?x16xf32> to tensor<?x4x?x16xf32>
+// CHECK-NEXT:      bufferization.materialize_in_destination %[[C]] in writable %[[DEST]]
+// CHECK-NEXT:      return
+// CHECK:         func.func @copies_cast2(
+// CHECK:           attn.cast %{{.*}} : tensor<?x4x?x16xf32> to tensor<?x4x?x16xf32>
+func.func @copies(%x: tensor<?x4x?x16xf32>) -> (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) {
+  %o, %l = attn.attention %x, %x, %x
+      : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>
+      -> tensor<?x4x?x16xf32>, tensor<?x4x?xf32>
+  return %o, %x, %o : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// Every public function becomes a program, its kernels named after it and
+// numbered within it, all in the one kernel module; private functions are
+// removed.
+
+// CHECK-LABEL: func.func @first(
+// CHECK-SAME:    attributes {attnrt.num_inputs = 1 : i64}
+// CHECK:         attnrt.launch @attnc_kernels::@first_cast0
+// CHECK-NOT:     func.func @helper
+// CHECK-LABEL: func.func @second(
+// CHECK-SAME:    attributes {attnrt.num_inputs = 1 : i64}
+// CHECK:         attnrt.launch @attnc_kernels::@second_cast0
+// CHECK-NOT:     func.func @helper
+// CHECK-LABEL: module @attnc_kernels {
+// CHECK-NEXT:    func.func @first_cast0(
+// CHECK:         func.func @second_cast0(
+// CHECK-NOT:     func.func
+func.func @first(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
+  return %c : tensor<4xbf16>
+}
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @second(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %c = attn.cast %x : tensor<4xf32> to tensor<4xf16>
+  return %c : tensor<4xf16>
+}
+
+// -----
+
+// A dim that is dynamic in one value but fixed by another of its class
+// (q's batch is ?, k's is 2) is static: the argument records the extent and
+// the intermediate buffer has it in its type, with no dynamic size.
+
+// CHECK-LABEL: func.func @static_class(
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<?x4x8x16xf32, strided<[?, ?, ?, ?], offset: ?>> {attnrt.name = "q", attnrt.shape = [2, 4, 8, 16]}
+// CHECK:         %[[T0:.*]] = attnrt.alloc() {name = "t0", shape = [2, 4, 8, 16]} : memref<2x4x8x16xf32>
+// CHECK:         attnrt.launch @attnc_kernels::@static_class_attention0 (%{{.*}}, %{{.*}}, %{{.*}}, %[[T0]])
+// CHECK:         attnrt.launch @attnc_kernels::@static_class_cast1 (%[[T0]], %{{.*}})
+func.func @static_class(%q: tensor<?x4x8x16xf32>, %k: tensor<2x4x8x16xf32>) -> tensor<?x4x8x16xbf16> {
+  %o, %l = attn.attention %q, %k, %k
+      : tensor<?x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
+      -> tensor<?x4x8x16xf32>, tensor<?x4x8xf32>
+  %c = attn.cast %o : tensor<?x4x8x16xf32> to tensor<?x4x8x16xbf16>
+  return %c : tensor<?x4x8x16xbf16>
+}
