@@ -12,14 +12,16 @@
 
 using namespace mlir;
 
-FailureOr<attnc::KernelBuffers>
-attnc::matchKernelBuffers(Operation *op, RewriterBase &rewriter) {
-  KernelBuffers buffers;
+/// The buffers of `op` in destination-passing form, or why it is not.
+static FailureOr<attnc::KernelBuffers> findKernelBuffers(Operation *op,
+                                                         StringRef &why) {
+  attnc::KernelBuffers buffers;
   for (Value operand : op->getOperands()) {
     auto read = operand.getDefiningOp<bufferization::ToTensorOp>();
-    if (!read)
-      return rewriter.notifyMatchFailure(op, "an operand is not read from a "
-                                             "buffer (bufferization.to_tensor)");
+    if (!read) {
+      why = "an operand is not read from a buffer (bufferization.to_tensor)";
+      return failure();
+    }
     buffers.operands.push_back(read.getBuffer());
   }
   for (Value result : op->getResults()) {
@@ -30,14 +32,35 @@ attnc::matchKernelBuffers(Operation *op, RewriterBase &rewriter) {
     auto write = dyn_cast<bufferization::MaterializeInDestinationOp>(
         *result.getUsers().begin());
     if (!result.hasOneUse() || !write || !write.getDest() ||
-        !isa<BaseMemRefType>(write.getDest().getType()))
-      return rewriter.notifyMatchFailure(
-          op, "a result is not written into exactly one buffer "
-              "(bufferization.materialize_in_destination)");
+        !isa<BaseMemRefType>(write.getDest().getType())) {
+      why = "a result is not written into exactly one buffer "
+            "(bufferization.materialize_in_destination)";
+      return failure();
+    }
     buffers.results.push_back(write.getDest());
     buffers.writes.push_back(write);
   }
   return buffers;
+}
+
+FailureOr<attnc::KernelBuffers>
+attnc::matchKernelBuffers(Operation *op, RewriterBase &rewriter) {
+  StringRef why;
+  FailureOr<KernelBuffers> buffers = findKernelBuffers(op, why);
+  if (failed(buffers))
+    return rewriter.notifyMatchFailure(op, why);
+  return buffers;
+}
+
+/// Kernel ops are lowered from a kernel function of attn-form-programs:
+/// operands read from buffers, each kept result written into one.
+static LogicalResult checkDestinationPassing(Operation *op) {
+  StringRef why;
+  if (failed(findKernelBuffers(op, why)))
+    return op->emitError() << "expected a kernel op in destination-passing "
+                              "form (run attn-form-programs first): "
+                           << why;
+  return success();
 }
 
 void attnc::eraseKernelOp(Operation *op, const KernelBuffers &buffers,
@@ -47,20 +70,28 @@ void attnc::eraseKernelOp(Operation *op, const KernelBuffers &buffers,
   rewriter.eraseOp(op);
 }
 
+/// A located error for each kernel op a lowering cannot take, so that the
+/// conversion itself never fails without saying why.
+static LogicalResult
+checkKernelOp(Operation *op,
+              function_ref<LogicalResult(Operation *)> checkAttention) {
+  if (!isa<attn::AttentionOp, attn::CastOp>(op))
+    return op->emitError() << "code generation does not support "
+                           << op->getName() << " yet";
+  if (failed(checkDestinationPassing(op)))
+    return failure();
+  return isa<attn::AttentionOp>(op) ? checkAttention(op)
+                                    : attnc::checkCastKernel(cast<attn::CastOp>(op));
+}
+
 LogicalResult attnc::lowerKernelOps(
     Operation *root, RewritePatternSet &&patterns,
     function_ref<LogicalResult(Operation *)> checkAttention) {
   WalkResult checked = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
       return WalkResult::advance();
-    LogicalResult ok =
-        isa<attn::AttentionOp>(op) ? checkAttention(op)
-        : isa<attn::CastOp>(op)
-            ? checkCastKernel(cast<attn::CastOp>(op))
-            : LogicalResult(op->emitError()
-                            << "code generation does not support "
-                            << op->getName() << " yet");
-    return failed(ok) ? WalkResult::interrupt() : WalkResult::skip();
+    return failed(checkKernelOp(op, checkAttention)) ? WalkResult::interrupt()
+                                                     : WalkResult::skip();
   });
   if (checked.wasInterrupted())
     return failure();

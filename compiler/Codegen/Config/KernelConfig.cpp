@@ -82,7 +82,8 @@ std::optional<Tiles> preferredMma(attn::AttentionOp op,
 
 /// The tensor-core kind for tiles of `blockM` x `blockN`: the preferred
 /// kernel's when they are its tiles, mma.sync when they are that kernel's,
-/// wgmma when it applies and they are 64 to 192 rows by 64 or 128 keys;
+/// wgmma when it applies and they are 64 to 192 rows by 64 or 128 keys,
+/// else mma.sync when they are multiples of 16 (any such tiles fit it);
 /// none (the scalar kernel) otherwise.
 MmaKind mmaForTiles(attn::AttentionOp op,
                     const attnc::TargetDescription &target, int64_t blockM,
@@ -97,6 +98,8 @@ MmaKind mmaForTiles(attn::AttentionOp op,
   if (preferred->mma == MmaKind::Warpgroup && blockM % 64 == 0 &&
       blockM <= 192 && (blockN == 64 || blockN == 128))
     return MmaKind::Warpgroup;
+  if (blockM % 16 == 0 && blockN % 16 == 0)
+    return MmaKind::Sync;
   return MmaKind::None;
 }
 

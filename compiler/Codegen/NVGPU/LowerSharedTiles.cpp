@@ -104,6 +104,14 @@ LogicalResult rewriteSwizzledUse(OpOperand &use, Value physical,
             swizzle(b, loc, store.getIndices(), rows));
         return success();
       })
+      .Case([&](nvgpu::LdMatrixOp ldmatrix) {
+        // Each lane addresses one 16-byte row chunk, which the swizzle keeps
+        // whole.
+        ldmatrix.getSrcMemrefMutable().assign(physical);
+        ldmatrix.getIndicesMutable().assign(
+            swizzle(b, loc, ldmatrix.getIndices(), rows));
+        return success();
+      })
       .Case([&](nvgpu::DeviceAsyncCopyOp copy) {
         if (use.get() != copy.getDst())
           return failure();

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace attnc {
 #define GEN_PASS_DEF_ATTNOUTLINEGPUKERNELS
@@ -35,18 +36,41 @@ namespace {
 constexpr llvm::StringLiteral kSharedBytesAttr =
     "attngpu.dynamic_shared_memory_bytes";
 
+/// Whether `op` may do more than read memory (an op without a model of its
+/// effects may).
+bool mayWrite(Operation *op) {
+  if (op->getNumRegions() != 0)
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+    return !isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
+/// The kernel's one gpu.launch. Ops around it only compute the grid and the
+/// constants the body reads (and dead reads of the kernel op's operands):
+/// anything that writes would be lost.
 FailureOr<gpu::LaunchOp> launchOf(func::FuncOp kernel) {
   auto launches = kernel.getBody().getOps<gpu::LaunchOp>();
   if (std::distance(launches.begin(), launches.end()) != 1)
     return kernel.emitError() << "GPU kernel " << kernel.getName()
                               << " must hold exactly one gpu.launch";
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (!isa<gpu::LaunchOp>(op) && mayWrite(&op))
+      return op.emitError() << "GPU kernel " << kernel.getName()
+                            << " may compute only its grid and constants "
+                               "outside its gpu.launch";
   return *launches.begin();
 }
 
 /// The constant value of `v`, or a diagnostic naming `what`.
 FailureOr<int64_t> constantOf(gpu::LaunchOp launch, Value v, StringRef what) {
   APInt value;
-  if (!v || !matchPattern(v, m_ConstantInt(&value)))
+  if (!matchPattern(v, m_ConstantInt(&value)))
     return launch.emitError() << "the " << what
                               << " of a kernel launch must be a constant";
   return value.getSExtValue();
@@ -121,12 +145,18 @@ LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
   if (failed(launch))
     return failure();
   gpu::KernelDim3 sizes = launch->getBlockSizeOperandValues();
-  FailureOr<int64_t> threads = constantOf(*launch, sizes.x, "block size");
-  FailureOr<int64_t> sharedBytes = constantOf(
-      *launch, launch->getDynamicSharedMemorySize(), "dynamic shared memory");
-  if (failed(threads) || failed(sharedBytes) ||
-      failed(constantOf(*launch, sizes.y, "block size")) ||
-      failed(constantOf(*launch, sizes.z, "block size")))
+  SmallVector<int32_t> block;
+  for (Value size : {sizes.x, sizes.y, sizes.z}) {
+    FailureOr<int64_t> threads = constantOf(*launch, size, "block size");
+    if (failed(threads))
+      return failure();
+    block.push_back(static_cast<int32_t>(*threads));
+  }
+  // A launch without dynamic shared memory uses none.
+  FailureOr<int64_t> sharedBytes = 0;
+  if (Value bytes = launch->getDynamicSharedMemorySize())
+    sharedBytes = constantOf(*launch, bytes, "dynamic shared memory");
+  if (failed(sharedBytes))
     return failure();
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
@@ -134,8 +164,7 @@ LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
                                          kernel.getFunctionType());
   function->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                     b.getUnitAttr());
-  function.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(*threads), 1, 1}));
+  function.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));
   function->setAttr(kSharedBytesAttr, b.getI64IntegerAttr(*sharedBytes));
   return cloneBody(*launch, kernel, function);
 }

@@ -1,0 +1,42 @@
+// RUN: split-file %s %t
+// RUN: attn-opt %t/target.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_100}))'
+// RUN: attn-opt %t/tensor-cores.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=wmma}))'
+// RUN: attn-opt %t/host.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=host}))'
+
+// "wgmma tiles need a target with wgmma" cannot be reached: sm_90a, the
+// only GPU target, has wgmma.
+
+//--- target.mlir
+// Targets are host and sm_90a; the error is on each function the pass
+// runs on.
+// expected-error @below {{unknown target 'sm_100'; expected host or sm_90a}}
+func.func @f() {
+  return
+}
+
+//--- tensor-cores.mlir
+// expected-error @below {{unknown tensor-core kernel 'wmma'; expected auto or mma-sync}}
+func.func @f() {
+  return
+}
+
+//--- host.mlir
+// Host kernels have no tensor cores: pinned mma.sync or wgmma tiles are an
+// error on the host target.
+func.func @mma_sync(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = mma_sync) need a GPU target, not host}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+      : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>
+      -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+  return %o : tensor<1x4x?x64xbf16>
+}
+
+// -----
+
+func.func @wgmma(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need a GPU target, not host}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+      : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>
+      -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+  return %o : tensor<1x4x?x64xbf16>
+}

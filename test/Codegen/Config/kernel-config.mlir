@@ -1,0 +1,235 @@
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=host}))' | FileCheck %s --check-prefix=HOST
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a}))' | FileCheck %s --check-prefix=GPU
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=mma-sync}))' | FileCheck %s --check-prefix=SYNC
+// The host target is the default.
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config))' | FileCheck %s --check-prefix=HOST
+// In the program pipeline it configures the kernel functions of @attnc_kernels.
+// RUN: attn-opt %s -split-input-file --attnc-programs='target=sm_90a' | FileCheck %s --check-prefix=PIPE
+
+// Dynamic lengths get the target's default tiles: 64 x 64 on the host
+// (no tensor-core kind); on sm_90a those of the warpgroup (wgmma) kernel for
+// 16-bit inputs and head dims that are multiples of 64, with
+// tensor-cores=mma-sync the mma.sync kernel's.
+// HOST-LABEL: func.func @dynamic
+// HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
+// GPU-LABEL:  func.func @dynamic
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @dynamic
+// SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+}
+
+// -----
+
+// Head dim 64: three warpgroups (192 rows) on wgmma, 128-row blocks on
+// mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
+// dim 96 is no whole number of 64-element panels and takes the mma.sync
+// kernel (64 rows above head dim 64, 128 up to it); f32 takes the scalar
+// kernel.
+// HOST-LABEL: func.func @narrow
+// HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
+// GPU-LABEL:  func.func @narrow
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @narrow
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @wide
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+// SYNC-LABEL: func.func @wide
+// SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @odd_panels
+// GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @narrow_odd_panels
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @single
+// GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64, mma = none>}
+// SYNC-LABEL: func.func @single
+// SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = none>}
+func.func @narrow(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>
+      -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x64xf16>
+}
+func.func @wide(%q: tensor<?x4x?x256xf16>) -> (tensor<?x4x?x256xf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>
+      -> tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
+}
+func.func @odd_panels(%q: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
+      -> tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>
+}
+func.func @narrow_odd_panels(%q: tensor<?x4x?x32xbf16>) -> (tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x32xbf16>, tensor<?x4x?x32xbf16>, tensor<?x4x?x32xbf16>
+      -> tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>
+}
+func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x128xf32>, tensor<?x4x?x128xf32>, tensor<?x4x?x128xf32>
+      -> tensor<?x4x?x128xf32>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x128xf32>, tensor<?x4x?xf32>
+}
+
+// -----
+
+// Short static lengths shrink the tile to the next power of two; wide f32
+// heads take 32 x 32 GPU tiles (the scalar kernel's f32 tiles live in
+// shared memory). Tiles fitted to the lengths choose their tensor-core
+// kind as pinned ones do: 128 x 128 is still a wgmma tile, 8 x 32 none.
+// HOST-LABEL: func.func @short
+// HOST:         tiles = #attn.tiles<block_m = 8, block_n = 32>}
+// GPU-LABEL:  func.func @short
+// GPU:          tiles = #attn.tiles<block_m = 8, block_n = 32, mma = none>}
+// HOST-LABEL: func.func @wide_f32
+// HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
+// GPU-LABEL:  func.func @wide_f32
+// GPU:          tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
+// GPU-LABEL:  func.func @fitted_wgmma
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @fitted_wgmma
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @fitted_none
+// GPU:          tiles = #attn.tiles<block_m = 8, block_n = 32, mma = none>}
+func.func @short(%q: tensor<1x4x7x256xf32>, %k: tensor<1x4x20x256xf32>) -> (tensor<1x4x7x256xf32>, tensor<1x4x7xf32>) {
+  %o, %l = attn.attention %q, %k, %k
+      : tensor<1x4x7x256xf32>, tensor<1x4x20x256xf32>, tensor<1x4x20x256xf32>
+      -> tensor<1x4x7x256xf32>, tensor<1x4x7xf32>
+  return %o, %l : tensor<1x4x7x256xf32>, tensor<1x4x7xf32>
+}
+func.func @wide_f32(%q: tensor<1x4x?x256xf32>) -> tensor<1x4x?x256xf32> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<1x4x?x256xf32>, tensor<1x4x?x256xf32>, tensor<1x4x?x256xf32>
+      -> tensor<1x4x?x256xf32>, tensor<1x4x?xf32>
+  return %o : tensor<1x4x?x256xf32>
+}
+func.func @fitted_wgmma(%q: tensor<1x4x100x64xbf16>) -> tensor<1x4x100x64xbf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<1x4x100x64xbf16>, tensor<1x4x100x64xbf16>, tensor<1x4x100x64xbf16>
+      -> tensor<1x4x100x64xbf16>, tensor<1x4x100xf32>
+  return %o : tensor<1x4x100x64xbf16>
+}
+func.func @fitted_none(%q: tensor<1x4x7x64xbf16>, %k: tensor<1x4x20x64xbf16>) -> tensor<1x4x7x64xbf16> {
+  %o, %l = attn.attention %q, %k, %k
+      : tensor<1x4x7x64xbf16>, tensor<1x4x20x64xbf16>, tensor<1x4x20x64xbf16>
+      -> tensor<1x4x7x64xbf16>, tensor<1x4x7xf32>
+  return %o : tensor<1x4x7x64xbf16>
+}
+
+// -----
+
+// Pinned tiles are kept, and on a GPU get the tensor-core kind they fit:
+// the mma.sync kernel's tiles (128 x 64 at head dim 64) take mma.sync even
+// where wgmma is preferred; other multiples of 64 rows by 64 or 128 keys
+// take wgmma where it applies (mma.sync with tensor-cores=mma-sync); any
+// other multiples of 16 take mma.sync, the rest the scalar kernel
+// (@fitted_none above).
+// HOST-LABEL: func.func @pinned_sync
+// HOST:         tiles = #attn.tiles<block_m = 128, block_n = 64>}
+// GPU-LABEL:  func.func @pinned_sync
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// SYNC-LABEL: func.func @pinned_sync
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @pinned_wgmma
+// GPU:          tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @pinned_wgmma
+// SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 128, mma = mma_sync>}
+// HOST-LABEL: func.func @pinned_small
+// HOST:         tiles = #attn.tiles<block_m = 16, block_n = 16>}
+// GPU-LABEL:  func.func @pinned_small
+// GPU:          tiles = #attn.tiles<block_m = 16, block_n = 16, mma = mma_sync>}
+func.func @pinned_sync(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64>}
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x64xbf16>
+}
+func.func @pinned_wgmma(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 128>}
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x128xbf16>
+}
+func.func @pinned_small(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 16, block_n = 16>}
+      : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>
+      -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+  return %o : tensor<1x4x?x64xbf16>
+}
+
+// -----
+
+// With tensor-cores=mma-sync, large pinned tiles take mma.sync, which fits
+// them (128 x 128 at head dim 128: 174080 bytes of shared memory), not the
+// scalar kernel, whose f32 tiles would need 330240.
+// GPU-LABEL:  func.func @pinned_large
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @pinned_large
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 128, mma = mma_sync>}
+func.func @pinned_large(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128>}
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// The host has no tensor-core kinds: a pinned `mma = none` is dropped.
+// HOST-LABEL: func.func @pinned_none
+// HOST:         tiles = #attn.tiles<block_m = 128, block_n = 128>}
+// GPU-LABEL:  func.func @pinned_none
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = none>}
+// SYNC-LABEL: func.func @pinned_none
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 128, mma = none>}
+func.func @pinned_none(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = none>}
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// A cast gets its block size: 16384 elements per host block, 1024 per GPU
+// block (256 threads x 4); a pinned one is kept.
+// HOST-LABEL: func.func @cast
+// HOST:         attn.cast %{{.*}} {block_size = 16384 : i64, scale = 2.000000e+00 : f32}
+// HOST:         attn.cast %{{.*}} {block_size = 7 : i64}
+// GPU-LABEL:  func.func @cast
+// GPU:          attn.cast %{{.*}} {block_size = 1024 : i64, scale = 2.000000e+00 : f32}
+// GPU:          attn.cast %{{.*}} {block_size = 7 : i64}
+// SYNC-LABEL: func.func @cast
+// SYNC:         attn.cast %{{.*}} {block_size = 1024 : i64, scale = 2.000000e+00 : f32}
+func.func @cast(%x: tensor<?x8xf32>) -> (tensor<?x8xbf16>, tensor<?x8xf16>) {
+  %a = attn.cast %x {scale = 2.0 : f32} : tensor<?x8xf32> to tensor<?x8xbf16>
+  %b = attn.cast %x {block_size = 7 : i64} : tensor<?x8xf32> to tensor<?x8xf16>
+  return %a, %b : tensor<?x8xbf16>, tensor<?x8xf16>
+}
+
+// -----
+
+// Program formation's kernel functions are configured where they are: the
+// program pipeline runs the pass on the functions of @attnc_kernels.
+// PIPE-LABEL: func.func @in_kernels(
+// PIPE:         attnrt.launch @attnc_kernels::@in_kernels_attention0
+// PIPE:         attnrt.launch @attnc_kernels::@in_kernels_cast1
+// PIPE-LABEL: func.func @in_kernels_attention0(
+// PIPE:         attn.attention {{.*}}tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// PIPE-LABEL: func.func @in_kernels_cast1(
+// PIPE:         attn.cast {{.*}}{block_size = 1024 : i64}
+func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  %c = attn.cast %o : tensor<?x4x?x64xbf16> to tensor<?x4x?x64xf32>
+  return %c : tensor<?x4x?x64xf32>
+}

@@ -1,0 +1,283 @@
+// RUN: attn-opt %s -split-input-file --convert-attn-to-host --canonicalize --cse | FileCheck %s
+
+// Kernel functions as attn-form-programs writes them (destination-passing:
+// operands read by bufferization.to_tensor, kept results written by
+// bufferization.materialize_in_destination) become an scf.forall over the
+// grid of blocks that writes the result buffers.
+
+// Causal grouped-query attention with pinned tiles: the grid
+// (ceil(Nq / 16), Hq, B) with one block per iteration; the block's f32
+// working tiles; bf16 staged in f32; the key loop bounded by the causal
+// mask; each key tile classified (skipped when empty, masked only when
+// partial); the scale with log2(e) folded into the factor of one fma per
+// exponent; exp2; the output rounded to bf16 and the lse from log2.
+
+// CHECK-LABEL: func.func @causal_gqa(
+// CHECK-SAME:    %[[Q:[a-z0-9]+]]: memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[K:[a-z0-9]+]]: memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[V:[a-z0-9]+]]: memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[LSE:[a-z0-9]+]]: memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>)
+// CHECK-SAME:    attributes {attnrt.kernel} {
+// CHECK-DAG:     %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG:     %[[FACTOR:.*]] = arith.constant 0.180336878 : f32
+// CHECK-DAG:     %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : index
+// CHECK:         %[[NQ:.*]] = memref.dim %[[Q]], %[[C2]]
+// CHECK:         %[[QBLOCKS:.*]] = arith.ceildivui %[[NQ]], %[[C16]] : index
+// CHECK:         scf.forall (%[[QBLOCK:[a-z0-9_]+]], %[[HEAD:[a-z0-9_]+]], %[[BATCH:[a-z0-9_]+]]) in (%[[QBLOCKS]], 8, 2) {
+// CHECK:           %[[Q_TILE:.*]] = memref.alloc() : memref<16x64xf32>
+// CHECK:           %[[K_TILE:.*]] = memref.alloc() : memref<32x64xf32>
+// CHECK:           %[[V_TILE:.*]] = memref.alloc() : memref<32x32xf32>
+// CHECK:           %[[S_TILE:.*]] = memref.alloc() : memref<16x32xf32>
+// CHECK:           %[[ACC:.*]] = memref.alloc() : memref<16x32xf32>
+// CHECK:           %[[ROW_MAX:.*]] = memref.alloc() : memref<16xf32>
+// CHECK:           %[[ROW_SUM:.*]] = memref.alloc() : memref<16xf32>
+// CHECK:           %[[NK:.*]] = memref.dim %[[K]], %[[C2]]
+// CHECK:           %[[HEAD_KV:.*]] = arith.divui %[[HEAD]], %[[C4]] : index
+// CHECK:           %[[Q0:.*]] = arith.muli %[[QBLOCK]], %[[C16]] : index
+// CHECK:           memref.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// CHECK:           %[[K_END:.*]] = arith.minsi %[[NK]], %{{.*}} : index
+// CHECK:           scf.for %[[K0:.*]] = %{{.*}} to %[[K_END]] step %[[C32]] {
+// CHECK:             %[[MAY_ALLOW:.*]] = arith.cmpi sle, %[[K0]], %{{.*}} : index
+// CHECK:             %[[MAY_BLOCK:.*]] = arith.cmpi sgt, %{{.*}}, %[[Q0]] : index
+// CHECK:             scf.if %[[MAY_ALLOW]] {
+// CHECK:               memref.load %[[K]][%[[BATCH]], %[[HEAD_KV]], %{{.*}}, %{{.*}}]
+// CHECK:               memref.load %[[V]][%[[BATCH]], %[[HEAD_KV]], %{{.*}}, %{{.*}}]
+// CHECK:               arith.mulf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+// CHECK:               scf.if %[[MAY_BLOCK]] {
+// CHECK:                 %[[ALLOWED:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : index
+// CHECK:                 arith.select %[[ALLOWED]], %{{.*}}, %[[NEG_INF]] : f32
+// CHECK:               }
+// CHECK:               %[[TILE_MAX:.*]] = scf.for
+// CHECK:                 arith.maximumf
+// CHECK:               arith.mulf %[[TILE_MAX]], %[[FACTOR]] : f32
+// CHECK:               math.exp2
+// CHECK:               scf.for
+// CHECK:                 %[[E:.*]] = math.fma %{{.*}}, %[[FACTOR]], %{{.*}} : f32
+// CHECK-NEXT:            math.exp2 %[[E]] : f32
+// CHECK:           math.log2
+// CHECK:           arith.mulf %{{.*}}, %[[LN2]] : f32
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT:      memref.store %{{.*}}, %[[OUT]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK:           memref.store %{{.*}}, %[[LSE]][%[[BATCH]], %[[HEAD]], %{{.*}}]
+// CHECK:           memref.dealloc %[[Q_TILE]]
+// CHECK:           memref.dealloc %[[ROW_SUM]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+// CHECK-NOT:     attn.
+// CHECK-NOT:     bufferization.
+module @attnc_kernels {
+  func.func @causal_gqa(%q: memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %k: memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %v: memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %out: memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %lse: memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x8x?x64xbf16>
+    %1 = bufferization.to_tensor %k : memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x2x?x64xbf16>
+    %2 = bufferization.to_tensor %v : memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x2x?x32xbf16>
+    %o, %l = attn.attention %0, %1, %2 {causal, scale = 0.125 : f32, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+        : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xbf16>, tensor<2x2x?x32xbf16> -> tensor<2x8x?x32xbf16>, tensor<2x8x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<2x8x?x32xbf16>, memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<2x8x?xf32>, memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// No mask: no classification, no branch and no mask; every key tile from
+// 0. Only the output is kept: no lse is computed. A left window starts the
+// key loop at the first aligned tile that can be visible, and only the lse
+// is written.
+
+// CHECK-LABEL: func.func @no_mask(
+// CHECK-SAME:    %[[Q:[a-z0-9]+]]: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         %[[NQ:.*]] = memref.dim %[[Q]]
+// CHECK:         scf.forall
+// CHECK:           scf.for %{{.*}} = %[[C0]] to %[[NQ]] step %[[C8]] {
+// CHECK-NOT:         scf.if
+// CHECK-NOT:         arith.cmpi
+// CHECK-NOT:         math.log2
+// CHECK:           memref.store %{{.*}}, %[[OUT]]
+// CHECK:         return
+
+// CHECK-LABEL: func.func @left_window(
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[LSE:[a-z0-9]+]]: memref<1x1x?xf32, strided<[?, ?, ?], offset: ?>>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[LEFT:.*]] = arith.constant 20 : index
+// CHECK:         scf.forall (%[[QBLOCK:[a-z0-9_]+]]) in
+// CHECK:           %[[Q0:.*]] = arith.muli %[[QBLOCK]], %[[C8]] : index
+// CHECK:           %[[FIRST:.*]] = arith.subi %[[Q0]], %[[LEFT]] : index
+// CHECK:           %[[CLAMPED:.*]] = arith.maxsi %[[FIRST]], %[[C0]] : index
+// CHECK:           %[[TILE:.*]] = arith.divui %[[CLAMPED]], %[[C8]] : index
+// CHECK:           %[[BEGIN:.*]] = arith.muli %[[TILE]], %[[C8]] : index
+// CHECK:           scf.for %{{.*}} = %[[BEGIN]] to %{{.*}} step %[[C8]]
+// CHECK:           math.log2
+// CHECK:           memref.store %{{.*}}, %[[LSE]]
+// CHECK:         return
+module @attnc_kernels {
+  func.func @no_mask(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                     %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+  func.func @left_window(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                         %lse: memref<1x1x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {window_left = 20 : i64, tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x1x?xf32>, memref<1x1x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A document mask from indices: the classifier interprets the region over
+// the tile's index intervals (divui by a constant is monotone, eq compares
+// the ranges), and partial tiles inline the region per score.
+
+// CHECK-LABEL: func.func @document(
+// CHECK-DAG:     %[[DOC:.*]] = arith.constant 128 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C8]]
+// CHECK:           %[[K_LAST:.*]] = arith.subi %{{.*}}, %[[C1]] : index
+// CHECK-DAG:       arith.divui %[[K0]], %[[DOC]] : index
+// CHECK-DAG:       arith.divui %[[K_LAST]], %[[DOC]] : index
+// CHECK:           scf.if
+// CHECK:             scf.if
+// CHECK:               %[[QD:.*]] = arith.divui %{{.*}}, %[[DOC]] : index
+// CHECK:               %[[KD:.*]] = arith.divui %{{.*}}, %[[DOC]] : index
+// CHECK:               %[[SAME:.*]] = arith.cmpi eq, %[[QD]], %[[KD]] : index
+// CHECK:               arith.select %[[SAME]]
+module @attnc_kernels {
+  func.func @document(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                      %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+      mask {
+      ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+        %c128 = arith.constant 128 : index
+        %qd = arith.divui %qi, %c128 : index
+        %kd = arith.divui %ki, %c128 : index
+        %same = arith.cmpi eq, %qd, %kd : index
+        attn.yield %same : i1
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A score region is inlined per score on the scaled score, and log2(e)
+// applies after it, so the region sees natural units; the exponent's fma
+// factor is then 1.
+
+// CHECK-LABEL: func.func @softcap(
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG:     %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-DAG:     %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK:         %[[DOT:.*]] = scf.for
+// CHECK:         %[[SCALED:.*]] = arith.mulf %[[DOT]], %[[SCALE]] : f32
+// CHECK-NEXT:    %[[X:.*]] = arith.divf %[[SCALED]], %[[CAP]] : f32
+// CHECK-NEXT:    %[[T:.*]] = math.tanh %[[X]] : f32
+// CHECK-NEXT:    %[[S:.*]] = arith.mulf %[[T]], %[[CAP]] : f32
+// CHECK-NEXT:    arith.mulf %[[S]], %[[LOG2E]] : f32
+// CHECK:         math.fma %{{.*}}, %[[ONE]], %{{.*}} : f32
+module @attnc_kernels {
+  func.func @softcap(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                     %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %cap = arith.constant 30.0 : f32
+        %x = arith.divf %s, %cap : f32
+        %t = math.tanh %x : f32
+        %r = arith.mulf %t, %cap : f32
+        attn.yield %r : f32
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A cast: blocks of block_size elements in row-major order, each a loop to
+// the end of its block or of the tensor, converting in f32: extend, scale,
+// round once.
+
+// CHECK-LABEL: func.func @cast(
+// CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<?x8xf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[BLOCK:.*]] = arith.constant 100 : index
+// CHECK-DAG:     %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK:         %[[ROWS:.*]] = memref.dim %[[IN]], %[[C0]]
+// CHECK:         %[[COUNT:.*]] = arith.muli %[[ROWS]], %[[C8]] : index
+// CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %[[COUNT]], %[[BLOCK]] : index
+// CHECK:         scf.forall (%[[ID:[a-z0-9_]+]]) in (%[[BLOCKS]]) {
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[ID]], %[[BLOCK]] : index
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[BLOCK]] : index
+// CHECK:           %[[LAST:.*]] = arith.minui %[[COUNT]], %[[NEXT]] : index
+// CHECK:           scf.for %[[I:.*]] = %[[FIRST]] to %[[LAST]] step %[[C1]] {
+// CHECK-DAG:         %[[COL:.*]] = arith.remui %[[I]], %[[C8]] : index
+// CHECK-DAG:         %[[ROW:.*]] = arith.divui %[[I]], %[[C8]] : index
+// CHECK:             %[[X:.*]] = memref.load %[[IN]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:        %[[SCALED:.*]] = arith.mulf %[[WIDE]], %[[SCALE]] : f32
+// CHECK-NEXT:        %[[Y:.*]] = arith.truncf %[[SCALED]] : f32 to bf16
+// CHECK-NEXT:        memref.store %[[Y]], %[[OUT]][%[[ROW]], %[[COL]]]
+module @attnc_kernels {
+  func.func @cast(%in: memref<?x8xf16, strided<[?, ?], offset: ?>>,
+                  %out: memref<?x8xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %in : memref<?x8xf16, strided<[?, ?], offset: ?>> to tensor<?x8xf16>
+    %1 = attn.cast %0 {scale = 0.5 : f32, block_size = 100 : i64} : tensor<?x8xf16> to tensor<?x8xbf16>
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<?x8xbf16>, memref<?x8xbf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// An identity cast (the copy of a returned argument) is a kernel too: it
+// does not fold away, and copies element by element. A grid of one block
+// is no loop.
+
+// CHECK-LABEL: func.func @copy(
+// CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<4x4xf32, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<4x4xf32, strided<[?, ?], offset: ?>>)
+// CHECK-NOT:     scf.forall
+// CHECK:         scf.for
+// CHECK:           %[[X:.*]] = memref.load %[[IN]]
+// CHECK-NEXT:      memref.store %[[X]], %[[OUT]]
+module @attnc_kernels {
+  func.func @copy(%in: memref<4x4xf32, strided<[?, ?], offset: ?>>,
+                  %out: memref<4x4xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %in : memref<4x4xf32, strided<[?, ?], offset: ?>> to tensor<4x4xf32>
+    %1 = attn.cast %0 {block_size = 16384 : i64} : tensor<4x4xf32> to tensor<4x4xf32>
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<4x4xf32>, memref<4x4xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -1,0 +1,119 @@
+// RUN: attn-opt %s -split-input-file --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
+
+// The warpgroup kernel (mma = wgmma), built from attngpu ops: two
+// warpgroups of 64 query rows share each 128-key tile (head dim 128).
+// Tiles are attngpu.shared_tile views with the 128-byte swizzle, each at a
+// multiple of 1024 bytes: Q, two K stages, four V stages, then the
+// mbarriers. One thread initializes them (256 arrivals per phase: a tile's
+// copies landed, both warpgroups are done with a K or a V stage), fences
+// the initialization and the block synchronizes once; afterwards no
+// block-wide barrier: each tile waits on its "full" mbarrier (the copies
+// arrive through cp.async.mbarrier.arrive.noinc) and fences the async
+// proxy, and the copies of a later tile wait until a stage is free. Each
+// tile issues S = Q Kᵀ from two descriptors and the previous tile's P V
+// (P from registers, V transposed) as two commit groups, waits for S only,
+// runs the softmax (xor shuffles, ex2) while P V runs and waits for it
+// before packing the next P; the last P V runs after the loop. Causal
+// blocks run last first.
+
+// CHECK-LABEL: func.func @causal(
+// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229440 : i32
+// CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
+// CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
+// CHECK:           arith.subi %[[GX]], %[[BX]] : index
+// CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK:           %[[FIRST_THREAD:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
+// CHECK-NEXT:      scf.if %[[FIRST_THREAD]] {
+// CHECK-COUNT-8:     attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
+// CHECK:           }
+// CHECK-NEXT:      attngpu.mbarrier.fence_init
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           %[[QS:.*]] = attngpu.shared_tile %[[SMEM]][%{{.*}}] {swizzle_bytes = 128 : i64} : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy {{.*}}, %[[QS]][{{.*}}], 8, {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK:           attngpu.shared_tile %[[SMEM]][%{{.*}}] {swizzle_bytes = 128 : i64} : {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[FULL0:.*]] = attngpu.mbarrier %[[SMEM]][%{{.*}}]
+// CHECK:           attngpu.mbarrier.arrive_cp_async %[[FULL0]]
+// CHECK:           scf.for {{.*}} iter_args(
+// CHECK-NOT:         gpu.barrier
+// CHECK:             %[[FULL:.*]] = attngpu.mbarrier %[[SMEM]][%{{.*}}]
+// CHECK:             attngpu.mbarrier.wait %[[FULL]], %{{.*}}
+// CHECK-NEXT:        attngpu.fence_proxy_async
+// CHECK:             attngpu.mbarrier.wait
+// CHECK:             attngpu.mbarrier.wait
+// CHECK:             nvgpu.device_async_copy {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:             attngpu.mbarrier.arrive_cp_async
+// CHECK:             %[[KS:.*]] = attngpu.shared_tile %[[SMEM]][%{{.*}}] {swizzle_bytes = 128 : i64}
+// CHECK:             %[[QD:.*]] = attngpu.wgmma.descriptor %[[QS]][%{{.*}}] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT:        %[[KD:.*]] = attngpu.wgmma.descriptor %[[KS]][%{{.*}}] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
+// CHECK:             %[[VS:.*]] = attngpu.shared_tile %[[SMEM]][%{{.*}}] {swizzle_bytes = 128 : i64}
+// CHECK-NEXT:        %[[VD:.*]] = attngpu.wgmma.descriptor %[[VS]][%{{.*}}] {leading_bytes = 16384 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
+// CHECK:             attngpu.wgmma.fence
+// CHECK-NEXT:        %[[S:.*]] = attngpu.wgmma.mma_async a_desc(%[[QD]]) b_desc(%[[KD]]) {a_offsets = array<i64: 0, 32, 64, 96, 16384, 16416, 16448, 16480>, b_offsets = array<i64: 0, 32, 64, 96, 16384, 16416, 16448, 16480>, element_type = bf16, n = 128 : i64} -> vector<64xf32>
+// CHECK-NEXT:        attngpu.wgmma.commit_group
+// CHECK-NEXT:        %[[PV:.*]] = attngpu.wgmma.mma_async a_regs({{.*}} : vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) b_desc(%[[VD]]) acc(%{{.*}} : vector<64xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144, 8192, 10240, 12288, 14336>, element_type = bf16, n = 128 : i64, transpose_b} -> vector<64xf32>
+// CHECK-NEXT:        attngpu.wgmma.commit_group
+// CHECK-NEXT:        %[[S_DONE:.*]] = attngpu.wgmma.wait_group 1(%[[S]]) : vector<64xf32>
+// CHECK:             attngpu.mbarrier.arrive
+// CHECK:             gpu.shuffle  xor
+// CHECK:             attngpu.ex2
+// CHECK:             attngpu.wgmma.wait_group 0(%[[PV]], {{.*}}) : vector<64xf32>, f32
+// CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             attngpu.mbarrier.arrive
+// CHECK:             scf.yield
+// CHECK:           attngpu.wgmma.fence
+// CHECK-NEXT:      attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<64xf32>) {{{.*}}transpose_b} -> vector<64xf32>
+// CHECK-NEXT:      attngpu.wgmma.commit_group
+// CHECK-NEXT:      attngpu.wgmma.wait_group 0
+// CHECK:           math.log2
+// CHECK:           gpu.terminator
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK-NOT:     nvgpu.ldmatrix
+module @attnc_kernels {
+  func.func @causal(%q: memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                    %k: memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                    %v: memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                    %out: memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                    %lse: memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x8x?x128xbf16>
+    %1 = bufferization.to_tensor %k : memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x8x?x128xbf16>
+    %2 = bufferization.to_tensor %v : memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x8x?x128xbf16>
+    %o, %l = attn.attention %0, %1, %2 {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+        : tensor<2x8x?x128xbf16>, tensor<2x8x?x128xbf16>, tensor<2x8x?x128xbf16> -> tensor<2x8x?x128xbf16>, tensor<2x8x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<2x8x?x128xbf16>, memref<2x8x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<2x8x?xf32>, memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Head dim 256 (f16): 64-key tiles, S from m64n64 steps and P V from
+// m64n256 steps; the V descriptor steps 64 keys x 128 bytes per panel; four
+// V stages do not fit the 227 KiB of an sm_90a block, so three are used
+// (229376 bytes of tiles, 7 mbarriers).
+
+// CHECK-LABEL: func.func @wide(
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229432 : i32
+// CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[SHARED]] {
+// CHECK-COUNT-7:   attngpu.mbarrier.init
+// CHECK:           attngpu.shared_tile {{.*}} to memref<128x256xf16, #gpu.address_space<workgroup>>
+// CHECK:           scf.for
+// CHECK:             attngpu.shared_tile {{.*}} to memref<64x256xf16, #gpu.address_space<workgroup>>
+// CHECK:             attngpu.wgmma.descriptor {{.*}} {leading_bytes = 8192 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<64x256xf16, #gpu.address_space<workgroup>>
+// CHECK:             attngpu.wgmma.mma_async a_desc(%{{.*}}) b_desc(%{{.*}}) {{{.*}}element_type = f16, n = 64 : i64} -> vector<32xf32>
+// CHECK:             attngpu.wgmma.mma_async a_regs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) b_desc(%{{.*}}) acc(%{{.*}} : vector<128xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = f16, n = 256 : i64, transpose_b} -> vector<128xf32>
+module @attnc_kernels {
+  func.func @wide(%q: memref<1x2x?x256xf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %out: memref<1x2x?x256xf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %lse: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x2x?x256xf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x256xf16>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+        : tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16>, tensor<1x2x?x256xf16> -> tensor<1x2x?x256xf16>, tensor<1x2x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x2x?x256xf16>, memref<1x2x?x256xf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x2x?xf32>, memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -1,0 +1,171 @@
+// RUN: attn-opt %s -split-input-file --convert-attn-to-gpu --canonicalize | FileCheck %s
+
+// The scalar kernel (mma = none): the kernel function keeps its buffers and
+// holds a gpu.launch over the grid (query block, head, batch) with one
+// thread per query row. Causal kernels run query blocks last first. The
+// f32 tiles are views of dynamic shared memory, the per-row ones (q, s,
+// acc) padded by one element; copies are spread over the block's threads
+// between barriers, and each thread's row is guarded by thread < rows.
+
+// CHECK-LABEL: func.func @causal_gqa(
+// CHECK-SAME:    %[[Q:[a-z0-9]+]]: memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[K:[a-z0-9]+]]: memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[LSE:[a-z0-9]+]]: memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>)
+// CHECK-SAME:    attributes {attnrt.kernel} {
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 20800 : i32
+// CHECK:         %[[NQ:.*]] = memref.dim %[[Q]], %[[C2]]
+// CHECK:         %[[QBLOCKS:.*]] = arith.ceildivui %[[NQ]], %[[C16]] : index
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %[[HEAD:[a-z0-9_]+]], %[[BATCH:[a-z0-9_]+]]) in (%[[GX:[a-z0-9_]+]] = %[[QBLOCKS]], %{{[a-z0-9_]+}} = %[[C8]], %{{[a-z0-9_]+}} = %[[C2]])
+// CHECK-SAME:      threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C16]], %{{[a-z0-9_]+}} = %[[C1]], %{{[a-z0-9_]+}} = %[[C1]])
+// CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
+// CHECK:           %[[REST:.*]] = arith.subi %[[GX]], %[[BX]] : index
+// CHECK:           %[[QBLOCK:.*]] = arith.subi %[[REST]], %[[C1]] : index
+// CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:           %[[Q_TILE:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x65xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<32x64xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<16x33xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<16x33xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[HEAD_KV:.*]] = arith.divui %[[HEAD]], %[[C4]] : index
+// CHECK:           %[[Q0:.*]] = arith.muli %[[QBLOCK]], %[[C16]] : index
+// CHECK:           scf.for %{{.*}} = %[[TID]] to %{{.*}} step %[[C16]] {
+// CHECK:             memref.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK:             arith.extf %{{.*}} : bf16 to f32
+// CHECK:           gpu.barrier
+// CHECK:           %[[OWNS_ROW:.*]] = arith.cmpi ult, %[[TID]], %{{.*}} : index
+// CHECK:           scf.if %[[OWNS_ROW]] {
+// CHECK:           scf.for
+// CHECK:             %[[MAY_ALLOW:.*]] = arith.cmpi sle
+// CHECK:             scf.if %[[MAY_ALLOW]] {
+// CHECK-NEXT:          gpu.barrier
+// CHECK:               memref.load %[[K]][%[[BATCH]], %[[HEAD_KV]], %{{.*}}, %{{.*}}]
+// CHECK:               gpu.barrier
+// CHECK:               arith.cmpi ult, %[[TID]], %{{.*}} : index
+// CHECK-NEXT:          scf.if
+// CHECK:                 memref.load %[[Q_TILE]][%[[TID]], %{{.*}}]
+// CHECK:                 math.exp2
+// CHECK:           arith.cmpi ult, %[[TID]], %{{.*}} : index
+// CHECK-NEXT:      scf.if
+// CHECK:             memref.store %{{.*}}, %[[OUT]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK:             memref.store %{{.*}}, %[[LSE]][%[[BATCH]], %[[HEAD]], %{{.*}}]
+// CHECK:           gpu.terminator
+// CHECK:         return
+// CHECK-NOT:     attn.
+module @attnc_kernels {
+  func.func @causal_gqa(%q: memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %k: memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %v: memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %out: memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                        %lse: memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<2x8x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x8x?x64xbf16>
+    %1 = bufferization.to_tensor %k : memref<2x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x2x?x64xbf16>
+    %2 = bufferization.to_tensor %v : memref<2x2x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x2x?x32xbf16>
+    %o, %l = attn.attention %0, %1, %2 {causal, tiles = #attn.tiles<block_m = 16, block_n = 32, mma = none>}
+        : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xbf16>, tensor<2x2x?x32xbf16> -> tensor<2x8x?x32xbf16>, tensor<2x8x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<2x8x?x32xbf16>, memref<2x8x?x32xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<2x8x?xf32>, memref<2x8x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Without a causal mask the query blocks run in order; every kernel of the
+// kernel module is lowered in place.
+
+// CHECK-LABEL: func.func @first(
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in
+// CHECK-NOT:       arith.subi %{{.*}}, %[[BX]]
+// CHECK:           %[[Q0:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK-LABEL: func.func @second(
+// CHECK:         gpu.launch
+module @attnc_kernels {
+  func.func @first(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                   %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8, mma = none>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+  func.func @second(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                    %lse: memref<1x1x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8, mma = none>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x1x?xf32>, memref<1x1x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A cast: blocks of block_size elements, 256 threads each, no shared
+// memory; thread t of block x converts elements x * block_size + t + 256 i.
+// The element count is recomputed inside the launch, whose body may read
+// only the kernel's buffers once outlined.
+
+// CHECK-LABEL: func.func @cast(
+// CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK-DAG:     %[[NO_SHARED:.*]] = arith.constant 0 : i32
+// CHECK:         %[[ROWS:.*]] = memref.dim %[[IN]], %[[C0]]
+// CHECK:         %[[COUNT:.*]] = arith.muli %[[ROWS]], %[[C8]] : index
+// CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %[[COUNT]], %[[C1024]] : index
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[BLOCKS]], %{{[a-z0-9_]+}} = %[[C1]], %{{[a-z0-9_]+}} = %[[C1]])
+// CHECK-SAME:      threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]], %{{[a-z0-9_]+}} = %[[C1]], %{{[a-z0-9_]+}} = %[[C1]])
+// CHECK-SAME:      dynamic_shared_memory_size %[[NO_SHARED]] {
+// CHECK-NEXT:      %[[INNER_ROWS:.*]] = memref.dim %[[IN]], %[[C0]]
+// CHECK-NEXT:      %[[INNER_COUNT:.*]] = arith.muli %[[INNER_ROWS]], %[[C8]] : index
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.muli %[[BX]], %[[C1024]] : index
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[C1024]] : index
+// CHECK-NEXT:      %[[END:.*]] = arith.minui %[[INNER_COUNT]], %[[NEXT]] : index
+// CHECK-NEXT:      %[[START:.*]] = arith.addi %[[FIRST]], %[[TID]] : index
+// CHECK-NEXT:      scf.for %[[I:.*]] = %[[START]] to %[[END]] step %[[C256]] {
+// CHECK:             %[[X:.*]] = memref.load %[[IN]]
+// CHECK-NEXT:        %[[Y:.*]] = arith.truncf %[[X]] : f32 to bf16
+// CHECK-NEXT:        memref.store %[[Y]], %[[OUT]]
+// CHECK:           gpu.terminator
+module @attnc_kernels {
+  func.func @cast(%in: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+                  %out: memref<?x8xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %in : memref<?x8xf32, strided<[?, ?], offset: ?>> to tensor<?x8xf32>
+    %1 = attn.cast %0 {block_size = 1024 : i64} : tensor<?x8xf32> to tensor<?x8xbf16>
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<?x8xbf16>, memref<?x8xbf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// An identity cast (a copy) does not fold away.
+
+// CHECK-LABEL: func.func @copy(
+// CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<4x4xf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<4x4xf16, strided<[?, ?], offset: ?>>)
+// CHECK:         gpu.launch
+// CHECK:           %[[X:.*]] = memref.load %[[IN]]
+// CHECK-NEXT:      memref.store %[[X]], %[[OUT]]
+module @attnc_kernels {
+  func.func @copy(%in: memref<4x4xf16, strided<[?, ?], offset: ?>>,
+                  %out: memref<4x4xf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %in : memref<4x4xf16, strided<[?, ?], offset: ?>> to tensor<4x4xf16>
+    %1 = attn.cast %0 {block_size = 1024 : i64} : tensor<4x4xf16> to tensor<4x4xf16>
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<4x4xf16>, memref<4x4xf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
