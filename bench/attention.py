@@ -383,9 +383,9 @@ def markdown(env, settings, names, table):
     return "\n".join(lines) + "\n"
 
 
-def write_reports(out_dir, env, settings, names, table, quick):
+def write_reports(out_dir, env, settings, names, table, suffix):
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", env["gpu"]).strip("-")
-    stem = os.path.join(out_dir, f"{env['date']}-{gpu}{'-quick' if quick else ''}")
+    stem = os.path.join(out_dir, f"{env['date']}-{gpu}{suffix}")
     os.makedirs(out_dir, exist_ok=True)
     text = markdown(env, settings, names, table)
     with open(stem + ".md", "w") as f:
@@ -470,8 +470,10 @@ def main():
         table.append((case, results))
         del sets, ref
         torch.cuda.empty_cache()
+        suffix = ("-quick" if args.quick else "") + \
+            ("-baseline" if args.baseline else "")
         stem, text = write_reports(args.out, env, settings, names, table,
-                                   args.quick)
+                                   suffix)
     print()
     print(text)
     print(f"wrote {stem}.md and {stem}.json")
