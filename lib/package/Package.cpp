@@ -25,6 +25,7 @@
 #include "lib/package/Package.h"
 
 #include "lib/semantics/RegionOps.h"
+#include "lib/support/Text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,8 +62,6 @@ std::string indexPath(const std::string &base, size_t index) {
 Status fieldError(const std::string &path, const std::string &message) {
   return Status::error(path + ": " + message);
 }
-
-std::string inQuotes(const std::string &s) { return "\"" + s + "\""; }
 
 std::string hex64(uint64_t value) {
   static const char digits[] = "0123456789abcdef";
@@ -131,13 +130,15 @@ auto noThrow(const std::string &context, Fn &&fn) -> decltype(fn()) {
 //===----------------------------------------------------------------------===//
 
 /// Checks that `name` is non-empty and not yet in `seen`, then adds it.
+/// `scope` ends the message about a duplicate (" for target \"host\"").
 Status checkUniqueName(const std::string &name, const std::string &path,
-                       const char *what, std::set<std::string> &seen) {
+                       const char *what, std::set<std::string> &seen,
+                       const std::string &scope = "") {
   if (name.empty())
     return fieldError(path, std::string(what) + " name must not be empty");
   if (!seen.insert(name).second)
     return fieldError(path, "duplicate " + std::string(what) + " name " +
-                                inQuotes(name));
+                                inQuotes(name) + scope);
   return Status::ok();
 }
 
@@ -165,9 +166,10 @@ std::optional<int> integerWidth(const RegionOp &op) {
 /// integer is its bits sign-extended from the type's width.
 Status checkConstantField(const RegionOp &op, const std::string &path) {
   std::optional<int> width = integerWidth(op);
+  // Both members are the JSON key "value", which paths name.
   if (!width && op.intValue != 0)
-    return fieldError(fieldPath(path, "intValue"),
-                      "must be 0 for an op of type " + op.type +
+    return fieldError(fieldPath(path, "value"),
+                      "intValue must be 0 for an op of type " + op.type +
                           " (float constants are in value)");
   if (!width)
     return Status::ok();
@@ -284,13 +286,11 @@ Status verifyKernel(const Kernel &kernel, const std::string &path,
                     std::map<std::string, std::set<std::string>> &names) {
   if (Status s = checkNonEmpty(kernel.target, fieldPath(path, "target")); !s)
     return s;
-  std::string namePath = fieldPath(path, "name");
-  if (kernel.name.empty())
-    return fieldError(namePath, "kernel name must not be empty");
-  if (!names[kernel.target].insert(kernel.name).second)
-    return fieldError(namePath, "duplicate kernel name " +
-                                    inQuotes(kernel.name) + " for target " +
-                                    inQuotes(kernel.target));
+  if (Status s = checkUniqueName(kernel.name, fieldPath(path, "name"), "kernel",
+                                 names[kernel.target],
+                                 " for target " + inQuotes(kernel.target));
+      !s)
+    return s;
   if (!package.findBlob(kernel.blob))
     return fieldError(fieldPath(path, "blob"),
                       "no blob named " + inQuotes(kernel.blob));
@@ -327,6 +327,21 @@ Status verifyStep(const Function &function, const Step &step,
                               indexPath(fieldPath(path, "args"), i));
         !s)
       return s;
+  return Status::ok();
+}
+
+/// Every output is an argument of some step: nothing else writes it, and a
+/// call would return it unwritten (a function without steps included).
+Status verifyOutputsWritten(const Function &function, const std::string &path) {
+  std::set<std::string> args;
+  for (const Step &step : function.steps)
+    args.insert(step.args.begin(), step.args.end());
+  for (size_t i = 0; i < function.outputs.size(); ++i)
+    if (!args.count(function.outputs[i].name))
+      return fieldError(indexPath(fieldPath(path, "outputs"), i),
+                        "output " + inQuotes(function.outputs[i].name) +
+                            " is not an argument of any step, so nothing "
+                            "writes it");
   return Status::ok();
 }
 
@@ -462,6 +477,7 @@ Status verifyFunction(const Function &function, const std::string &path,
                             return verifyStep(function, step, at, targets);
                           });
       },
+      [&] { return verifyOutputsWritten(function, path); },
       [&] {
         return verifyEach(function.ops, path, "ops",
                           [&](const OpSpec &op, const std::string &at) {

@@ -293,14 +293,18 @@ uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed = 0xcbf29ce4842
 /// (integer types use `intValue`, which must be sign-extended from the
 /// type's width; other types use `value`).
 /// Messages name the field relative to the region ("ops[2].operands[1]: ...").
-/// Op names and types are the evaluator's business (lib/reference/Region.h).
+/// Whether op names, types and predicates are those of the region op table
+/// (lib/semantics/RegionOps.h) is not checked here, since only the fp64
+/// reference evaluates regions: ref::RegionEvaluator::create checks them
+/// (lib/reference/Region.h). Here an unknown type counts as a float type.
 Status verifyRegion(const Region &region);
 
 /// Checks every invariant a reader relies on: names unique and non-empty
 /// (values of a function share one namespace), blobs referenced exist,
 /// shapes valid, every buffer symbol defined by an input or output, steps
 /// naming existing kernels and values, each target's kernels covering every
-/// step, grid terms positive, ops naming existing values, regions well
+/// step, every output an argument of some step (so a function with outputs
+/// has steps), grid terms positive, ops naming existing values, regions well
 /// formed, ... `serialize` and `parse` both call it.
 Status verify(const Package &package);
 

@@ -7,6 +7,7 @@
 #include "lib/reference/Attention.h"
 
 #include "lib/reference/Region.h"
+#include "lib/support/Extents.h"
 
 #include <algorithm>
 #include <atomic>
@@ -54,15 +55,6 @@ Status prepareRegion(const std::optional<pkg::Region> &region,
   return Status::ok();
 }
 
-/// `a * b * ...`, or nothing on int64 overflow.
-std::optional<int64_t> product(std::initializer_list<int64_t> factors) {
-  int64_t result = 1;
-  for (int64_t factor : factors)
-    if (__builtin_mul_overflow(result, factor, &result))
-      return std::nullopt;
-  return result;
-}
-
 Status checkShape(const AttentionShape &s) {
   for (auto [name, extent] :
        {std::pair{"batch", s.batch}, std::pair{"headsQ", s.headsQ},
@@ -88,10 +80,10 @@ Status checkArrays(const Problem &p) {
     const void *data;
     std::optional<int64_t> size;
   } arrays[] = {
-      {"q", p.q, product({s.batch, s.headsQ, s.seqQ, s.headDim})},
-      {"k", p.k, product({s.batch, s.headsKV, s.seqK, s.headDim})},
-      {"v", p.v, product({s.batch, s.headsKV, s.seqK, s.headDimV})},
-      {"out", p.out, product({s.batch, s.headsQ, s.seqQ, s.headDimV})},
+      {"q", p.q, elementCount({s.batch, s.headsQ, s.seqQ, s.headDim})},
+      {"k", p.k, elementCount({s.batch, s.headsKV, s.seqK, s.headDim})},
+      {"v", p.v, elementCount({s.batch, s.headsKV, s.seqK, s.headDimV})},
+      {"out", p.out, elementCount({s.batch, s.headsQ, s.seqQ, s.headDimV})},
   };
   for (const Array &array : arrays) {
     if (!array.size)

@@ -14,6 +14,8 @@
 
 #include "lib/dtype/DType.h"
 #include "lib/reference/Attention.h"
+#include "lib/support/Extents.h"
+#include "lib/support/Text.h"
 
 #include <algorithm>
 #include <optional>
@@ -22,23 +24,11 @@ namespace attnc::ref {
 
 namespace {
 
-std::string quoted(const std::string &name) { return "\"" + name + "\""; }
-
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
     text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
-}
-
-/// Elements of a tensor of `shape`; nothing if an extent is negative or the
-/// count overflows.
-std::optional<int64_t> elementCount(const std::vector<int64_t> &shape) {
-  int64_t count = 1;
-  for (int64_t extent : shape)
-    if (extent < 0 || __builtin_mul_overflow(count, extent, &count))
-      return std::nullopt;
-  return count;
 }
 
 /// Rounds every element as storing it in a tensor of `dtype` would.
@@ -52,12 +42,13 @@ void roundTo(pkg::DType dtype, std::vector<double> &data) {
   }
 }
 
-/// The state of one evaluation: the shapes, and the data computed so far.
+/// The state of one evaluation: the bound symbols, and the data computed so
+/// far.
 class Evaluator {
 public:
-  Evaluator(const pkg::Function &function, const ValueShapes &shapes,
+  Evaluator(const pkg::Function &function, const SymbolValues &symbols,
             ValueData values)
-      : function(function), shapes(shapes), values(std::move(values)) {}
+      : function(function), symbols(symbols), values(std::move(values)) {}
 
   Status checkInputs() const;
   Status run(const pkg::OpSpec &op);
@@ -73,23 +64,31 @@ private:
   Status runCast(const pkg::OpSpec &op);
 
   const pkg::Function &function;
-  const ValueShapes &shapes;
+  const SymbolValues &symbols;
   ValueData values;
 };
 
 StatusOr<std::vector<int64_t>>
 Evaluator::shapeOf(const std::string &name) const {
-  auto it = shapes.find(name);
-  if (it == shapes.end())
-    return Status::error("no shape for value " + quoted(name));
-  return it->second;
+  const pkg::TensorSig *sig = function.findValue(name);
+  if (!sig)
+    return Status::error("no shape for value " + inQuotes(name));
+  std::vector<int64_t> shape;
+  for (const pkg::Dim &dim : sig->shape) {
+    auto bound = dim.isStatic() ? symbols.end() : symbols.find(dim.symbol);
+    if (!dim.isStatic() && bound == symbols.end())
+      return Status::error("no shape for value " + inQuotes(name) +
+                           ": symbol " + dim.symbol + " is unbound");
+    shape.push_back(dim.isStatic() ? dim.extent : bound->second);
+  }
+  return shape;
 }
 
 StatusOr<const std::vector<double> *>
 Evaluator::operand(const std::string &name) const {
   auto it = values.find(name);
   if (it == values.end())
-    return Status::error("operand " + quoted(name) +
+    return Status::error("operand " + inQuotes(name) +
                          " is neither an input nor computed by an earlier op");
   return &it->second;
 }
@@ -97,7 +96,7 @@ Evaluator::operand(const std::string &name) const {
 Status Evaluator::store(const std::string &name, std::vector<double> data) {
   const pkg::TensorSig *sig = function.findValue(name);
   if (!sig)
-    return Status::error("no value named " + quoted(name));
+    return Status::error("no value named " + inQuotes(name));
   roundTo(sig->dtype, data);
   values[name] = std::move(data);
   return Status::ok();
@@ -109,18 +108,18 @@ Status Evaluator::checkInputs() const {
                      [&](const pkg::TensorSig &input) {
                        return input.name == entry.first;
                      }))
-      return Status::error(quoted(entry.first) + " is not an input of '" +
+      return Status::error(inQuotes(entry.first) + " is not an input of '" +
                            function.name + "'");
   for (const pkg::TensorSig &input : function.inputs) {
     auto it = values.find(input.name);
     if (it == values.end())
-      return Status::error("no data for input " + quoted(input.name));
+      return Status::error("no data for input " + inQuotes(input.name));
     auto shape = shapeOf(input.name);
     if (!shape)
       return shape.status();
     std::optional<int64_t> count = elementCount(*shape);
     if (!count || static_cast<uint64_t>(*count) != it->second.size())
-      return Status::error("input " + quoted(input.name) + " has " +
+      return Status::error("input " + inQuotes(input.name) + " has " +
                            std::to_string(it->second.size()) +
                            " elements, but its shape is " + shapeText(*shape));
   }
@@ -130,7 +129,7 @@ Status Evaluator::checkInputs() const {
 Status Evaluator::checkOutputs() const {
   for (const pkg::TensorSig &output : function.outputs)
     if (!values.count(output.name))
-      return Status::error("output " + quoted(output.name) +
+      return Status::error("output " + inQuotes(output.name) +
                            " is not computed by any op");
   return Status::ok();
 }
@@ -146,7 +145,7 @@ Status Evaluator::run(const pkg::OpSpec &op) {
       return Status::error("needs a cast spec, 1 operand and 1 result");
     return runCast(op);
   }
-  return Status::error("unknown kind " + quoted(op.kind));
+  return Status::error("unknown kind " + inQuotes(op.kind));
 }
 
 /// The shapes of one attention op, "" results having none.
@@ -258,10 +257,10 @@ Status Evaluator::runCast(const pkg::OpSpec &op) {
 } // namespace
 
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
-                                    const ValueShapes &shapes,
+                                    const SymbolValues &symbols,
                                     ValueData inputs) {
   try {
-    Evaluator evaluator(function, shapes, std::move(inputs));
+    Evaluator evaluator(function, symbols, std::move(inputs));
     if (Status s = evaluator.checkInputs(); !s)
       return s;
     for (size_t i = 0; i < function.ops.size(); ++i) {

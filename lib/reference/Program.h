@@ -25,25 +25,29 @@
 
 namespace attnc::ref {
 
-/// Extents of values by name.
-using ValueShapes = std::map<std::string, std::vector<int64_t>>;
+/// Extents of the symbolic dims of a function by symbol (what
+/// rt::SymbolBindings::values() gives for a call).
+using SymbolValues = std::map<std::string, int64_t>;
 /// Elements of values by name, dense row-major.
 using ValueData = std::map<std::string, std::vector<double>>;
 
-/// Runs `function.ops` in order. `shapes` holds the bound shape of every
-/// value the ops name (inputs, outputs, buffers); `inputs` the elements of
-/// each input of the function, exactly as many as its shape holds. Returns
-/// the inputs and every value an op computed, which includes every output.
+/// Runs `function.ops` in order. Each value the ops name (inputs, outputs,
+/// buffers) has the shape of its signature with its symbols replaced by
+/// their extents in `symbols`; `inputs` holds the elements of each input of
+/// the function, exactly as many as its shape holds. Returns the inputs and
+/// every value an op computed, which includes every output.
 ///
 /// Fails on a missing, extra or mis-sized input, an op of an unknown kind or
-/// without its spec, a value without a shape, an operand no input or earlier
-/// op provides, shapes an op does not accept (attention: q [B, Hq, Nq, D],
-/// k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] -> [B, Hq, Nq, Dv], [B, Hq, Nq];
-/// cast: the result's shape is the operand's), an error of the attention
-/// reference, or an output that no op computes. Messages name the op,
-/// e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3, 2]".
+/// without its spec, a name that is no value of the function or a value
+/// with an unbound symbol ("no shape for value ..."), an operand no input or
+/// earlier op provides, shapes an op does not accept (attention:
+/// q [B, Hq, Nq, D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] ->
+/// [B, Hq, Nq, Dv], [B, Hq, Nq]; cast: the result's shape is the operand's),
+/// an error of the attention reference, or an output that no op computes.
+/// Messages name the op, e.g.
+/// "op 1 (cast): operand t0 has shape [2, 3], result o has [3, 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
-                                    const ValueShapes &shapes,
+                                    const SymbolValues &symbols,
                                     ValueData inputs);
 
 } // namespace attnc::ref

@@ -26,52 +26,11 @@ namespace attnc::ref {
 
 namespace {
 
+using sem::FloatPredicate;
+using sem::IntPredicate;
 using sem::Opcode;
 using sem::ScalarType;
 using sem::Signature;
-
-/// In the order of sem::intPredicates(), whose index selects one.
-enum class IntPredicate : uint8_t {
-  Eq,
-  Ne,
-  Slt,
-  Sle,
-  Sgt,
-  Sge,
-  Ult,
-  Ule,
-  Ugt,
-  Uge
-};
-
-/// In the order of sem::floatPredicates(), whose index selects one.
-enum class FloatPredicate : uint8_t {
-  False,
-  Oeq,
-  Ogt,
-  Oge,
-  Olt,
-  Ole,
-  One,
-  Ord,
-  Ueq,
-  Ugt,
-  Uge,
-  Ult,
-  Ule,
-  Une,
-  Uno,
-  True
-};
-
-/// Index of `name` in `names`, if present.
-std::optional<uint8_t> findName(const std::vector<std::string_view> &names,
-                                std::string_view name) {
-  auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end())
-    return std::nullopt;
-  return static_cast<uint8_t>(it - names.begin());
-}
 
 //===----------------------------------------------------------------------===//
 // Integer arithmetic at a given width
@@ -104,7 +63,9 @@ int64_t minSigned(int width) {
                      : -(int64_t(1) << (width - 1));
 }
 
-bool compareInts(IntPredicate predicate, int64_t a, int64_t b, int width) {
+/// Nothing for a predicate without a case.
+std::optional<bool> compareInts(IntPredicate predicate, int64_t a, int64_t b,
+                                int width) {
   int64_t sa = asSigned(a, width), sb = asSigned(b, width);
   uint64_t ua = asUnsigned(a, width), ub = asUnsigned(b, width);
   switch (predicate) {
@@ -129,10 +90,12 @@ bool compareInts(IntPredicate predicate, int64_t a, int64_t b, int width) {
   case IntPredicate::Uge:
     return ua >= ub;
   }
-  return false;
+  return std::nullopt;
 }
 
-bool compareFloats(FloatPredicate predicate, double a, double b) {
+/// Nothing for a predicate without a case.
+std::optional<bool> compareFloats(FloatPredicate predicate, double a,
+                                  double b) {
   bool unordered = std::isnan(a) || std::isnan(b);
   switch (predicate) {
   case FloatPredicate::False:
@@ -168,7 +131,7 @@ bool compareFloats(FloatPredicate predicate, double a, double b) {
   case FloatPredicate::True:
     return true;
   }
-  return false;
+  return std::nullopt;
 }
 
 /// IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0.
@@ -202,8 +165,7 @@ struct Instr {
   const sem::RegionOpInfo *op = nullptr;
   int width = 0;       // of the result (integers)
   int sourceWidth = 0; // of operand 0 (integer casts and conversions)
-  IntPredicate intPredicate = IntPredicate::Eq;
-  FloatPredicate floatPredicate = FloatPredicate::False;
+  sem::ComparePredicate predicate;
   int64_t operands[3] = {0, 0, 0};
   Slot constant;
 };
@@ -294,8 +256,9 @@ const char *integerOp(const Instr &in, const Slot &x, const Slot &y,
   }
 }
 
-/// Float elementwise ops (Signature::FloatElementwise), all in double.
-double floatOp(Opcode opcode, double x, double y, double z) {
+/// Float elementwise ops (Signature::FloatElementwise), all in double;
+/// nothing for an opcode without a case.
+std::optional<double> floatValue(Opcode opcode, double x, double y, double z) {
   switch (opcode) {
   case Opcode::AddF:
     return x + y;
@@ -356,8 +319,25 @@ double floatOp(Opcode opcode, double x, double y, double z) {
   case Opcode::Fma:
     return std::fma(x, y, z);
   default:
-    return std::numeric_limits<double>::quiet_NaN();
+    return std::nullopt;
   }
+}
+
+const char *floatOp(const Instr &in, const Slot &x, const Slot &y,
+                    const Slot &z, Slot &out) {
+  std::optional<double> value = floatValue(in.op->opcode, x.f, y.f, z.f);
+  if (!value)
+    return "unhandled float op";
+  out.f = *value;
+  return nullptr;
+}
+
+/// Stores a comparison's result; an error for a predicate without a case.
+const char *storeBool(std::optional<bool> value, Slot &out) {
+  if (!value)
+    return "unhandled predicate";
+  out.i = *value;
+  return nullptr;
 }
 
 /// Float to integer, truncating toward zero; out of the result's range (NaN
@@ -415,14 +395,12 @@ const char *execute(const Instr &in, const Slot *values, Slot &out) {
   case Signature::IntElementwise:
     return integerOp(in, x, y, out);
   case Signature::FloatElementwise:
-    out.f = floatOp(in.op->opcode, x.f, y.f, z.f);
-    return nullptr;
+    return floatOp(in, x, y, z, out);
   case Signature::IntCompare:
-    out.i = compareInts(in.intPredicate, x.i, y.i, in.sourceWidth);
-    return nullptr;
+    return storeBool(
+        compareInts(in.predicate.intPredicate, x.i, y.i, in.sourceWidth), out);
   case Signature::FloatCompare:
-    out.i = compareFloats(in.floatPredicate, x.f, y.f);
-    return nullptr;
+    return storeBool(compareFloats(in.predicate.floatPredicate, x.f, y.f), out);
   case Signature::Select:
     out = x.i ? y : z;
     return nullptr;
@@ -449,7 +427,9 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
   std::vector<ScalarType> operandTypes;
   for (int64_t operand : op.operands)
     operandTypes.push_back(types[operand]);
-  if (Status s = sem::checkRegionOp(*info, operandTypes, *result, op.predicate);
+  sem::ComparePredicate predicate;
+  if (Status s = sem::checkRegionOp(*info, operandTypes, *result, op.predicate,
+                                    &predicate);
       !s)
     return s;
 
@@ -459,13 +439,7 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
   instr.width = sem::bitWidth(type);
   instr.sourceWidth = operandTypes.empty() ? 0 : sem::bitWidth(operandTypes[0]);
   std::copy(op.operands.begin(), op.operands.end(), instr.operands);
-  // checkRegionOp accepted the predicate: it is in its list.
-  if (info->signature == Signature::IntCompare)
-    instr.intPredicate = static_cast<IntPredicate>(
-        *findName(sem::intPredicates(), op.predicate));
-  if (info->signature == Signature::FloatCompare)
-    instr.floatPredicate = static_cast<FloatPredicate>(
-        *findName(sem::floatPredicates(), op.predicate));
+  instr.predicate = predicate;
   // pkg::verifyRegion checked that an integer constant fits its width.
   if (info->signature == Signature::Constant && sem::isFloat(type))
     instr.constant.f = op.value;

@@ -8,12 +8,13 @@
 // time, for the fp64 reference. The ops a region may hold, their operand
 // and result types and their predicates are those of lib/semantics
 // (RegionOps.def, checked by sem::checkRegionOp); this evaluator handles
-// every opcode of that table. Integer types (index, i64, i32, i16, i8, i1)
-// compute in int64 and wrap to the type's width (index is 64 bits); float
-// types (f64, f32, f16, bf16) all compute in double, so truncf/extf are
-// no-ops. Undefined behaviour in MLIR (division by zero, signed division
-// overflow, shifts by the bit width or more, fptosi/fptoui out of range)
-// is reported as an error instead of producing a value.
+// every opcode of that table, and evaluating one it lacks a case for is an
+// "unhandled" error, never a made-up value. Integer types (index, i64, i32,
+// i16, i8, i1) compute in int64 and wrap to the type's width (index is 64
+// bits); float types (f64, f32, f16, bf16) all compute in double, so
+// truncf/extf are no-ops. Undefined behaviour in MLIR (division by zero, signed
+// division overflow, shifts by the bit width or more, fptosi/fptoui out of
+// range) is reported as an error instead of producing a value.
 //
 //===----------------------------------------------------------------------===//
 

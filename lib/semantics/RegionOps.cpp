@@ -6,6 +6,7 @@
 
 #include "lib/semantics/RegionOps.h"
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 
@@ -115,6 +116,53 @@ Status checkTypes(const RegionOpInfo &op,
   return Status::ok();
 }
 
+/// A predicate and its spelling. Each table lists its enum in order, which
+/// the static_asserts check, so that a spelling's index is its enumerator.
+template <typename Predicate> struct PredicateName {
+  Predicate predicate;
+  std::string_view name;
+};
+
+constexpr PredicateName<IntPredicate> kIntPredicates[] = {
+    {IntPredicate::Eq, "eq"},   {IntPredicate::Ne, "ne"},
+    {IntPredicate::Slt, "slt"}, {IntPredicate::Sle, "sle"},
+    {IntPredicate::Sgt, "sgt"}, {IntPredicate::Sge, "sge"},
+    {IntPredicate::Ult, "ult"}, {IntPredicate::Ule, "ule"},
+    {IntPredicate::Ugt, "ugt"}, {IntPredicate::Uge, "uge"},
+};
+
+constexpr PredicateName<FloatPredicate> kFloatPredicates[] = {
+    {FloatPredicate::False, "false"}, {FloatPredicate::Oeq, "oeq"},
+    {FloatPredicate::Ogt, "ogt"},     {FloatPredicate::Oge, "oge"},
+    {FloatPredicate::Olt, "olt"},     {FloatPredicate::Ole, "ole"},
+    {FloatPredicate::One, "one"},     {FloatPredicate::Ord, "ord"},
+    {FloatPredicate::Ueq, "ueq"},     {FloatPredicate::Ugt, "ugt"},
+    {FloatPredicate::Uge, "uge"},     {FloatPredicate::Ult, "ult"},
+    {FloatPredicate::Ule, "ule"},     {FloatPredicate::Une, "une"},
+    {FloatPredicate::Uno, "uno"},     {FloatPredicate::True, "true"},
+};
+
+/// Whether `table` lists enumerators 0, 1, ... up to `last`.
+template <typename Predicate, size_t N>
+constexpr bool inEnumOrder(const PredicateName<Predicate> (&table)[N],
+                           Predicate last) {
+  for (size_t i = 0; i < N; ++i)
+    if (static_cast<size_t>(table[i].predicate) != i)
+      return false;
+  return N == static_cast<size_t>(last) + 1;
+}
+static_assert(inEnumOrder(kIntPredicates, IntPredicate::Uge));
+static_assert(inEnumOrder(kFloatPredicates, FloatPredicate::True));
+
+template <typename Predicate, size_t N>
+std::vector<std::string_view>
+spellings(const PredicateName<Predicate> (&table)[N]) {
+  std::vector<std::string_view> names;
+  for (const PredicateName<Predicate> &entry : table)
+    names.push_back(entry.name);
+  return names;
+}
+
 } // namespace
 
 std::string_view scalarTypeName(ScalarType type) { return info(type).name; }
@@ -152,40 +200,44 @@ const RegionOpInfo *findRegionOp(std::string_view name) {
 }
 
 const std::vector<std::string_view> &intPredicates() {
-  static const std::vector<std::string_view> names = {
-      "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+  static const std::vector<std::string_view> names = spellings(kIntPredicates);
   return names;
 }
 
 const std::vector<std::string_view> &floatPredicates() {
-  static const std::vector<std::string_view> names = {
-      "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-      "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
+  static const std::vector<std::string_view> names =
+      spellings(kFloatPredicates);
   return names;
 }
 
 Status checkRegionOp(const RegionOpInfo &op,
-                     const std::vector<ScalarType> &operands,
-                     ScalarType result, std::string_view predicate) {
+                     const std::vector<ScalarType> &operands, ScalarType result,
+                     std::string_view predicate, ComparePredicate *parsed) {
   if (operands.size() != static_cast<size_t>(op.numOperands))
     return Status::error("expects " + std::to_string(op.numOperands) +
                          " operands, got " + std::to_string(operands.size()));
   if (Status s = checkTypes(op, operands, result); !s)
     return s;
-  const std::vector<std::string_view> *predicates =
-      op.signature == Signature::IntCompare     ? &intPredicates()
-      : op.signature == Signature::FloatCompare ? &floatPredicates()
-                                                : nullptr;
-  if (!predicates) {
+  bool isInt = op.signature == Signature::IntCompare;
+  if (!isInt && op.signature != Signature::FloatCompare) {
     if (!predicate.empty())
       return Status::error("unexpected predicate \"" + std::string(predicate) +
                            "\"");
     return Status::ok();
   }
-  for (std::string_view name : *predicates)
-    if (name == predicate)
-      return Status::ok();
-  return Status::error("unknown predicate \"" + std::string(predicate) + "\"");
+  const std::vector<std::string_view> &names =
+      isInt ? intPredicates() : floatPredicates();
+  auto found = std::find(names.begin(), names.end(), predicate);
+  if (found == names.end())
+    return Status::error("unknown predicate \"" + std::string(predicate) +
+                         "\"");
+  // The names are indexed by the enums (see the tables above).
+  auto index = static_cast<uint8_t>(found - names.begin());
+  if (parsed && isInt)
+    parsed->intPredicate = static_cast<IntPredicate>(index);
+  else if (parsed)
+    parsed->floatPredicate = static_cast<FloatPredicate>(index);
+  return Status::ok();
 }
 
 } // namespace attnc::sem

@@ -99,17 +99,59 @@ const RegionOpInfo *findRegionOp(std::string_view name);
 /// Every row, in table order.
 const std::vector<RegionOpInfo> &regionOps();
 
-/// Integer and float comparison predicates, in arith's spelling and order.
+/// arith.cmpi predicates, in arith's order.
+enum class IntPredicate : uint8_t {
+  Eq,
+  Ne,
+  Slt,
+  Sle,
+  Sgt,
+  Sge,
+  Ult,
+  Ule,
+  Ugt,
+  Uge
+};
+/// arith.cmpf predicates, in arith's order.
+enum class FloatPredicate : uint8_t {
+  False,
+  Oeq,
+  Ogt,
+  Oge,
+  Olt,
+  Ole,
+  One,
+  Ord,
+  Ueq,
+  Ugt,
+  Uge,
+  Ult,
+  Ule,
+  Une,
+  Uno,
+  True
+};
+
+/// arith's spelling of each predicate ("slt", "oge"), indexed by
+/// IntPredicate and FloatPredicate respectively.
 const std::vector<std::string_view> &intPredicates();
 const std::vector<std::string_view> &floatPredicates();
 
+/// A comparison's predicate as checkRegionOp parsed it; the member of the
+/// op's kind is set, the other keeps its default.
+struct ComparePredicate {
+  IntPredicate intPredicate = IntPredicate::Eq;          // arith.cmpi
+  FloatPredicate floatPredicate = FloatPredicate::False; // arith.cmpf
+};
+
 /// Checks one op against its row: operand count, operand and result types,
 /// and that `predicate` is given exactly for comparisons and is one of
-/// theirs. The message names the problem without the op ("operand 1 has
-/// type f32, expected an integer").
+/// theirs, which it stores in `parsed` when given. The message names the
+/// problem without the op ("operand 1 has type f32, expected an integer").
 Status checkRegionOp(const RegionOpInfo &op,
-                     const std::vector<ScalarType> &operands,
-                     ScalarType result, std::string_view predicate);
+                     const std::vector<ScalarType> &operands, ScalarType result,
+                     std::string_view predicate,
+                     ComparePredicate *parsed = nullptr);
 
 } // namespace attnc::sem
 

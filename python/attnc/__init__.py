@@ -295,8 +295,10 @@ class Function(_Handle):
 
         Each tensor is an ``attnc.Tensor`` or an object with ``__dlpack__``.
         `stream` (CUDA devices only: an int, torch.cuda.Stream or
-        cupy.cuda.Stream; None is the default stream) is where the kernel is
-        queued; on the host the call returns when the kernel is done."""
+        cupy.cuda.Stream; None is the default stream) is where the kernels
+        are queued (on a device without memory pools, a function with
+        buffers also waits for the stream: attnc_function_call); on the
+        host the call returns when the kernels are done."""
         stream = _stream_handle(stream)
         inputs, outputs = list(inputs), list(outputs)
         tensors = inputs + outputs

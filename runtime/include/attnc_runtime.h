@@ -132,8 +132,12 @@ ATTNC_RT_EXPORT void attnc_function_destroy(attnc_function *function);
 /**
  * Checks the tensors against the function's signature and runs its program
  * (Function::call in attnc/runtime/Runtime.h). Inputs, then outputs, in
- * signature order. `stream` is a CUDA stream on a cuda device and must be
- * NULL on the host, where the call returns when the work is done.
+ * signature order. `stream` is a CUDA stream on a cuda device, where the
+ * call only enqueues the work: the workspace of the function's buffers comes
+ * from a memory pool of the device, in stream order. On a device without
+ * memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 0) a call whose
+ * buffers need memory synchronizes `stream` before it returns. `stream` must
+ * be NULL on the host, where the call returns when the work is done.
  */
 ATTNC_RT_EXPORT attnc_status attnc_function_call(
     const attnc_function *function, const attnc_tensor *inputs, size_t n_inputs,

@@ -12,6 +12,12 @@
 // host pointer or another device's memory would fault inside the kernel and
 // leave the context unusable.
 //
+// The workspaces of calls come from a memory pool of the device's own,
+// created when it opens, whose memory stays mapped between calls: a call
+// then costs one stream-ordered allocation and free that never reach the
+// OS. A device without memory pools falls back to cuMemAlloc and cuMemFree
+// after synchronizing the call's stream.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CudaDevice.h"
@@ -64,12 +70,13 @@ struct CudaLimits {
   int threadsPerBlock;
   int grid[3];
   int sharedBytesOptIn;
-  /// Stream-ordered allocation (cuMemAllocAsync) is supported.
+  /// Memory pools and stream-ordered allocation are supported
+  /// (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED).
   int memoryPools;
 };
 
-/// A driver object (module, event) destroyed with its context current when
-/// its last user is gone.
+/// A driver object (module, event, memory pool) destroyed with its context
+/// current when its last user is gone.
 template <typename Handle> class CudaObject {
 public:
   using Destroy = CUresult (*)(Handle);
@@ -96,6 +103,10 @@ private:
 };
 
 using CudaModule = CudaObject<CUmodule>;
+/// Destroying a pool whose memory is still in use (a workspace whose free is
+/// still queued) is allowed: the driver releases it once that memory is
+/// freed.
+using CudaPool = CudaObject<CUmemoryPool>;
 
 struct CudaEvent final : DeviceEvent {
   CudaEvent(std::shared_ptr<const CudaContext> context, CUevent handle,
@@ -116,8 +127,8 @@ public:
     }
   }
 
-  Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
-                void *stream) const override;
+  Status launch(const std::vector<const KernelArg *> &args,
+                const GridExtents &grid, void *stream) const override;
 
 private:
   std::shared_ptr<const CudaModule> module_; // keeps function_ loaded
@@ -128,7 +139,7 @@ private:
   int64_t gridLimits_[3];
 };
 
-Status CudaKernel::launch(const std::vector<KernelArg> &args,
+Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
                           const GridExtents &grid, void *stream) const {
   const CudaContext &context = module_->context();
   for (int d = 0; d < 3; ++d)
@@ -143,8 +154,8 @@ Status CudaKernel::launch(const std::vector<KernelArg> &args,
 
   // One word per kernel parameter; params[i] points at word i.
   std::vector<int64_t> words;
-  for (const KernelArg &arg : args) {
-    std::vector<int64_t> descriptor = memrefDescriptor(arg);
+  for (const KernelArg *arg : args) {
+    std::vector<int64_t> descriptor = memrefDescriptor(*arg);
     words.insert(words.end(), descriptor.begin(), descriptor.end());
   }
   std::vector<void *> params;
@@ -164,10 +175,13 @@ Status CudaKernel::launch(const std::vector<KernelArg> &args,
 
 class CudaDevice final : public Device {
 public:
+  /// `pool` holds the workspaces of calls; null on a device without memory
+  /// pools.
   CudaDevice(std::shared_ptr<const CudaContext> context, int ordinal,
-             std::string target, const CudaLimits &limits)
+             std::string target, const CudaLimits &limits,
+             std::unique_ptr<const CudaPool> pool)
       : context_(std::move(context)), ordinal_(ordinal),
-        target_(std::move(target)), limits_(limits) {}
+        target_(std::move(target)), limits_(limits), pool_(std::move(pool)) {}
 
   const std::string &name() const override { return context_->name(); }
   const std::string &target() const override { return target_; }
@@ -206,6 +220,7 @@ private:
   int ordinal_;
   std::string target_;
   CudaLimits limits_;
+  std::unique_ptr<const CudaPool> pool_;
 };
 
 //===----------------------------------------------------------------------===//
@@ -395,10 +410,10 @@ StatusOr<void *> CudaDevice::allocateWorkspace(size_t bytes,
     CUdeviceptr pointer = 0;
     // Stream-ordered memory is reused between calls without synchronizing;
     // cuMemAlloc memory is usable by every stream at once.
-    Status s = limits_.memoryPools
-                   ? ATTNC_CUDA_CALL(driver(), cuMemAllocAsync, &pointer, bytes,
-                                     static_cast<CUstream>(stream))
-                   : ATTNC_CUDA_CALL(driver(), cuMemAlloc, &pointer, bytes);
+    Status s = pool_ ? ATTNC_CUDA_CALL(driver(), cuMemAllocFromPoolAsync,
+                                       &pointer, bytes, pool_->get(),
+                                       static_cast<CUstream>(stream))
+                     : ATTNC_CUDA_CALL(driver(), cuMemAlloc, &pointer, bytes);
     if (!s)
       return s.withContext("cannot allocate a workspace of " +
                            std::to_string(bytes) + " bytes on " + name());
@@ -409,11 +424,12 @@ StatusOr<void *> CudaDevice::allocateWorkspace(size_t bytes,
 Status CudaDevice::freeWorkspace(void *data, void *stream) const {
   return context_->run([&] {
     CUstream handle = static_cast<CUstream>(stream);
-    if (limits_.memoryPools)
+    if (pool_)
       return ATTNC_CUDA_CALL(driver(), cuMemFreeAsync, devicePointer(data),
                              handle);
-    // cuMemFree does not wait for the kernels still using the memory. If the
-    // stream reports an error, the memory is freed all the same.
+    // cuMemFree does not wait for the kernels still using the memory, so the
+    // call waits for its stream here. If the stream reports an error, the
+    // memory is freed all the same.
     Status waited = ATTNC_CUDA_CALL(driver(), cuStreamSynchronize, handle);
     Status freed = ATTNC_CUDA_CALL(driver(), cuMemFree, devicePointer(data));
     return waited ? freed : waited;
@@ -497,6 +513,35 @@ StatusOr<double> CudaDevice::elapsedMilliseconds(const DeviceEvent &start,
 // Opening
 //===----------------------------------------------------------------------===//
 
+/// A memory pool on device `ordinal` that keeps the memory it has
+/// allocated (release threshold UINT64_MAX). The device's default pool has
+/// threshold 0: every synchronization would hand a call's workspace back to
+/// the OS, and the next call would map it again.
+StatusOr<std::unique_ptr<const CudaPool>>
+createWorkspacePool(const std::shared_ptr<const CudaContext> &context,
+                    int ordinal) {
+  const CudaDriver &driver = context->driver();
+  return context->run([&]() -> StatusOr<std::unique_ptr<const CudaPool>> {
+    CUmemPoolProps props = {};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = ordinal;
+    CUmemoryPool handle = nullptr;
+    if (Status s = ATTNC_CUDA_CALL(driver, cuMemPoolCreate, &handle, &props);
+        !s)
+      return s;
+    auto pool = std::make_unique<const CudaPool>(context, handle,
+                                                 driver.cuMemPoolDestroy);
+    cuuint64_t keepAll = UINT64_MAX;
+    if (Status s = ATTNC_CUDA_CALL(driver, cuMemPoolSetAttribute, handle,
+                                   CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll);
+        !s)
+      return s;
+    return pool;
+  });
+}
+
 StatusOr<std::shared_ptr<Device>> openOrdinal(const std::string &spec,
                                               int ordinal) {
   auto loaded = CudaDriver::get();
@@ -544,11 +589,19 @@ StatusOr<std::shared_ptr<Device>> openOrdinal(const std::string &spec,
   auto context = CudaContext::retain(driver, device, spec);
   if (!context)
     return context.status();
+  std::unique_ptr<const CudaPool> pool;
+  if (limits.memoryPools) {
+    auto created = createWorkspacePool(*context, ordinal);
+    if (!created)
+      return created.status().withContext("cannot create a memory pool");
+    pool = std::move(*created);
+  }
   // Hopper's wgmma and TMA exist only in the architecture-specific sm_90a.
   std::string target = "sm_" + std::to_string(major) + std::to_string(minor) +
                        (major == 9 && minor == 0 ? "a" : "");
-  return std::shared_ptr<Device>(std::make_shared<CudaDevice>(
-      std::move(*context), ordinal, std::move(target), limits));
+  return std::shared_ptr<Device>(
+      std::make_shared<CudaDevice>(std::move(*context), ordinal,
+                                   std::move(target), limits, std::move(pool)));
 }
 
 } // namespace

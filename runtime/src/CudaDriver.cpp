@@ -13,7 +13,8 @@ using namespace attnc::rt::detail;
 
 #define ATTNC_STRINGIFY(x) #x
 
-/// Opens libcuda.so.1 and resolves every function of CudaDriver.def.
+/// Opens libcuda.so.1 and resolves every function of CudaDriver.def, each
+/// required: the first one missing is the error.
 static StatusOr<CudaDriver> loadDriver() {
   const std::string unavailable =
       "the CUDA driver (libcuda.so.1) is not available: ";

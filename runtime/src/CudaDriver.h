@@ -30,8 +30,9 @@ struct CudaDriver {
 #undef ATTNC_CUDA_SYMBOL
 
   /// The process's driver, loaded on first use and never unloaded (libcuda
-  /// does not support that). If libcuda.so.1 or one of the functions is
-  /// missing, every call gives the same error, which quotes dlerror.
+  /// does not support that). Every function of CudaDriver.def is required:
+  /// if libcuda.so.1 or any one of them is missing, every call gives the
+  /// same error, which quotes dlerror; no member is ever null after that.
   static StatusOr<const CudaDriver *> get();
 
   /// Ok for CUDA_SUCCESS; otherwise an error naming `call` and the result,

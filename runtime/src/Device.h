@@ -50,8 +50,9 @@ class DeviceKernel {
 public:
   virtual ~DeviceKernel() = default;
   /// Runs every block of `grid` on `args` (the values its step names), in
-  /// the stream `stream` where the device has streams.
-  virtual Status launch(const std::vector<KernelArg> &args,
+  /// the stream `stream` where the device has streams. The arguments are
+  /// pointers, since a call's values are not copied for each step.
+  virtual Status launch(const std::vector<const KernelArg *> &args,
                         const GridExtents &grid, void *stream) const = 0;
 };
 
@@ -154,14 +155,6 @@ StatusOr<KernelMap> loadKernels(
 
 /// Opens "host" or "cuda:N"; anything else is an error naming those forms.
 StatusOr<std::shared_ptr<Device>> openDevice(const std::string &spec);
-
-/// A package and its code on one device: what Package and Function share.
-struct LoadedPackage {
-  std::shared_ptr<Device> device;
-  std::string origin;
-  pkg::Package manifest;
-  KernelMap kernels;
-};
 
 } // namespace attnc::rt::detail
 

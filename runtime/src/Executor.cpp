@@ -7,11 +7,17 @@
 // One allocation per call, not one per buffer: the compiler already decided
 // which buffers may share memory (their slot), and a single stream-ordered
 // allocation keeps a call's cost on CUDA to one allocation and one free
-// that the driver's pool serves without synchronizing.
+// that the device's memory pool serves without synchronizing.
+//
+// Everything a call does not need its tensors for is resolved at load
+// (planFunctions): the kernel of each step and its argument indices. A call
+// then only binds symbols, sizes the workspace and launches.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
+
+#include "lib/support/Extents.h"
 
 #include <algorithm>
 #include <utility>
@@ -26,69 +32,121 @@ namespace {
 /// accesses (and TMA) of any kernel want.
 constexpr size_t kSlotAlignment = 256;
 
-/// Where one buffer lives in a call's workspace.
-struct Placement {
-  const pkg::Buffer *buffer;
-  std::vector<int64_t> shape;
-  size_t bytes;
-  size_t offset = 0;
-};
+//===----------------------------------------------------------------------===//
+// Planning, once per package
+//===----------------------------------------------------------------------===//
 
+std::string stepContext(size_t index, const std::string &kernel) {
+  return "step " + std::to_string(index) + " (kernel '" + kernel + "')";
+}
+
+/// The index of each value of `function` in a call's values: inputs,
+/// outputs, then buffers.
+std::map<std::string, size_t> valueIndices(const pkg::Function &function) {
+  std::map<std::string, size_t> indices;
+  size_t next = 0;
+  for (const auto *list : {&function.inputs, &function.outputs})
+    for (const pkg::TensorSig &sig : *list)
+      indices[sig.name] = next++;
+  for (const pkg::Buffer &buffer : function.buffers)
+    indices[buffer.tensor.name] = next++;
+  return indices;
+}
+
+StatusOr<StepPlan> planStep(const pkg::Function &function,
+                            const pkg::Step &step,
+                            const FunctionKernels &kernels,
+                            const std::map<std::string, size_t> &indices,
+                            const std::string &target) {
+  auto loaded = kernels.find(step.kernel);
+  const pkg::Kernel *kernel = function.findKernel(step.kernel, target);
+  if (loaded == kernels.end() || !kernel)
+    return Status::error("no kernel of that name is loaded for target '" +
+                         target + "'");
+  StepPlan plan{loaded->second.get(), kernel, {}};
+  for (const std::string &name : step.args) {
+    auto index = indices.find(name);
+    if (index == indices.end())
+      return Status::error("no value named '" + name + "'");
+    plan.args.push_back(index->second);
+  }
+  return plan;
+}
+
+StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
+                                    FunctionKernels kernels,
+                                    const std::string &target) {
+  FunctionPlan plan{&function, {}, {}, {}, 0};
+  std::map<std::string, size_t> indices = valueIndices(function);
+  for (size_t i = 0; i < function.steps.size(); ++i) {
+    const pkg::Step &step = function.steps[i];
+    auto planned = planStep(function, step, kernels, indices, target);
+    if (!planned)
+      return planned.status().withContext(stepContext(i, step.kernel));
+    plan.steps.push_back(std::move(*planned));
+  }
+  // Slots are sparse in the manifest; a call sizes them in a plain vector.
+  std::map<int64_t, size_t> slots;
+  for (const pkg::Buffer &buffer : function.buffers)
+    slots.emplace(buffer.slot, 0);
+  for (auto &[slot, index] : slots)
+    index = plan.numSlots++;
+  for (const pkg::Buffer &buffer : function.buffers)
+    plan.bufferSlots.push_back(slots[buffer.slot]);
+  // The steps point at the kernels, which the map's move keeps in place.
+  plan.kernels = std::move(kernels);
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Running, once per call
+//===----------------------------------------------------------------------===//
+
+/// Where a call's buffers live in its workspace of `bytes` bytes.
 struct Layout {
   size_t bytes = 0;
-  std::vector<Placement> buffers;
+  std::vector<size_t> offsets; // per buffer; SIZE_MAX for one of no bytes
 };
 
-/// The bytes of a dense tensor of `shape` and `dtype`, if they fit.
-std::optional<size_t> denseBytes(const std::vector<int64_t> &shape,
-                                 pkg::DType dtype) {
-  int64_t bytes = static_cast<int64_t>(pkg::dtypeSize(dtype));
-  for (int64_t extent : shape)
-    if (!checkedMul(bytes, extent))
-      return std::nullopt;
-  return static_cast<size_t>(bytes);
-}
-
-/// Row-major strides of `shape`, whose element count fits in int64.
-std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * shape[i];
-  return strides;
-}
-
-/// Resolves every buffer's shape and places each slot after the previous
-/// one; buffers of one slot share its offset.
-StatusOr<Layout> planWorkspace(const pkg::Function &function,
-                               const SymbolBindings &symbols) {
-  Layout layout;
-  std::map<int64_t, size_t> slotBytes;
-  for (const pkg::Buffer &buffer : function.buffers) {
-    auto shape = symbols.resolve(buffer.tensor);
+/// Resolves every buffer's shape into `buffers` (dense, no data yet) and
+/// places each slot after the previous one; buffers of one slot share its
+/// offset.
+StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
+                               const SymbolBindings &symbols,
+                               KernelArg *buffers) {
+  const pkg::Function &function = *plan.function;
+  std::vector<size_t> slotBytes(plan.numSlots, 0), bufferBytes;
+  for (size_t b = 0; b < function.buffers.size(); ++b) {
+    const pkg::TensorSig &tensor = function.buffers[b].tensor;
+    auto shape = symbols.resolve(tensor);
     if (!shape)
       return shape.status();
-    std::optional<size_t> bytes = denseBytes(*shape, buffer.tensor.dtype);
-    if (!bytes)
-      return Status::error("buffer " + buffer.tensor.name +
+    auto bytes = denseBytes(*shape, pkg::dtypeSize(tensor.dtype));
+    auto strides = denseStrides(*shape);
+    if (!bytes || !strides)
+      return Status::error("buffer " + tensor.name +
                            " is too large to address");
-    size_t &slot = slotBytes[buffer.slot];
-    slot = std::max(slot, *bytes);
-    layout.buffers.push_back(Placement{&buffer, std::move(*shape), *bytes});
+    size_t &slot = slotBytes[plan.bufferSlots[b]];
+    slot = std::max(slot, static_cast<size_t>(*bytes));
+    bufferBytes.push_back(static_cast<size_t>(*bytes));
+    buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides)};
   }
-  std::map<int64_t, size_t> slotOffsets;
-  for (const auto &[slot, bytes] : slotBytes) {
-    if (bytes == 0)
+  Layout layout;
+  std::vector<size_t> slotOffsets(plan.numSlots, 0);
+  for (size_t slot = 0; slot < plan.numSlots; ++slot) {
+    if (slotBytes[slot] == 0)
       continue;
     size_t offset =
         (layout.bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
     if (offset < layout.bytes ||
-        __builtin_add_overflow(offset, bytes, &layout.bytes))
+        __builtin_add_overflow(offset, slotBytes[slot], &layout.bytes))
       return Status::error("the buffers of function '" + function.name +
                            "' are too large to address");
     slotOffsets[slot] = offset;
   }
-  for (Placement &placement : layout.buffers)
-    placement.offset = slotOffsets[placement.buffer->slot];
+  for (size_t b = 0; b < function.buffers.size(); ++b)
+    layout.offsets.push_back(bufferBytes[b] ? slotOffsets[plan.bufferSlots[b]]
+                                            : SIZE_MAX);
   return layout;
 }
 
@@ -159,54 +217,74 @@ StatusOr<GridExtents> resolveGrid(const pkg::Kernel &kernel,
   return grid;
 }
 
-/// Launches the kernel of `step` for `device`'s target on its values.
-Status runStep(const Device &device, const pkg::Function &function,
-               const pkg::Step &step, const FunctionKernels &kernels,
-               const SymbolBindings &symbols, const ValueTable &values,
-               void *stream) {
-  auto loaded = kernels.find(step.kernel);
-  const pkg::Kernel *kernel = function.findKernel(step.kernel, device.target());
-  if (loaded == kernels.end() || !kernel)
-    return Status::error("no kernel of that name is loaded for target '" +
-                         device.target() + "'");
-  std::vector<KernelArg> args;
-  for (const std::string &name : step.args) {
-    auto value = values.find(name);
-    if (value == values.end())
-      return Status::error("no value named '" + name + "'");
-    args.push_back(value->second);
-  }
-  auto grid = resolveGrid(*kernel, symbols);
+/// Launches `step`'s kernel on its values; `args` is scratch space that
+/// the steps of a call share.
+Status runStep(const StepPlan &step, const SymbolBindings &symbols,
+               const std::vector<KernelArg> &values,
+               std::vector<const KernelArg *> &args, void *stream) {
+  auto grid = resolveGrid(*step.launch, symbols);
   if (!grid)
     return grid.status();
-  return loaded->second->launch(args, *grid, stream);
+  args.clear();
+  for (size_t index : step.args)
+    args.push_back(&values[index]);
+  return step.kernel->launch(args, *grid, stream);
+}
+
+/// Runs the steps in order up to the first that fails, whose error the
+/// step's context is added to then (and only then).
+Status runSteps(const FunctionPlan &plan, const SymbolBindings &symbols,
+                const std::vector<KernelArg> &values, void *stream) {
+  std::vector<const KernelArg *> args;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const StepPlan &step = plan.steps[i];
+    if (Status s = runStep(step, symbols, values, args, stream); !s)
+      return s.withContext(stepContext(i, step.launch->name));
+  }
+  return Status::ok();
 }
 
 } // namespace
 
+Status attnc::rt::detail::planFunctions(LoadedPackage &package,
+                                        KernelMap kernels) {
+  const std::string &target = package.device->target();
+  package.plans.clear();
+  for (const pkg::Function &function : package.manifest.functions) {
+    auto found = kernels.find(function.name);
+    if (found == kernels.end()) {
+      package.plans.emplace_back();
+      continue;
+    }
+    auto plan = planFunction(function, std::move(found->second), target);
+    if (!plan)
+      return plan.status().withContext("function '" + function.name + "'");
+    package.plans.emplace_back(std::move(*plan));
+  }
+  return Status::ok();
+}
+
 Status attnc::rt::detail::runProgram(const Device &device,
-                                     const pkg::Function &function,
-                                     const FunctionKernels &kernels,
+                                     const FunctionPlan &plan,
                                      const SymbolBindings &symbols,
-                                     ValueTable values, void *stream) {
-  auto layout = planWorkspace(function, symbols);
+                                     std::vector<KernelArg> &values,
+                                     void *stream) {
+  const pkg::Function &function = *plan.function;
+  size_t firstBuffer = function.inputs.size() + function.outputs.size();
+  if (values.size() != firstBuffer + function.buffers.size())
+    return Status::error("internal error: a call of '" + function.name +
+                         "' has " + std::to_string(values.size()) + " values");
+  KernelArg *buffers = values.data() + firstBuffer;
+  auto layout = planWorkspace(plan, symbols, buffers);
   if (!layout)
     return layout.status();
   Workspace workspace(device, stream);
   if (Status s = workspace.acquire(layout->bytes); !s)
     return s;
-  for (const Placement &placement : layout->buffers)
-    values[placement.buffer->tensor.name] = KernelArg{
-        placement.bytes ? workspace.data() + placement.offset : nullptr,
-        placement.shape, denseStrides(placement.shape)};
-
-  Status result = Status::ok();
-  for (size_t i = 0; i < function.steps.size() && result; ++i) {
-    const pkg::Step &step = function.steps[i];
-    result = runStep(device, function, step, kernels, symbols, values, stream)
-                 .withContext("step " + std::to_string(i) + " (kernel '" +
-                              step.kernel + "')");
-  }
+  for (size_t b = 0; b < layout->offsets.size(); ++b)
+    if (layout->offsets[b] != SIZE_MAX)
+      buffers[b].data = workspace.data() + layout->offsets[b];
+  Status result = runSteps(plan, symbols, values, stream);
   // The first error wins; the workspace is freed either way.
   Status released = workspace.release();
   return result ? released : result;

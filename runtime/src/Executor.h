@@ -6,7 +6,10 @@
 //
 // The second half of Function::call: once the caller's tensors are checked,
 // the function's steps run on them and on its buffers, which live in one
-// workspace per call.
+// workspace per call. Which kernel each step launches and where its
+// arguments are is resolved once, when the package is loaded (a
+// FunctionPlan), so that a call looks nothing up by name but the extents of
+// its symbols.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,30 +18,59 @@
 
 #include "Device.h"
 
+#include <optional>
+
 namespace attnc::rt::detail {
 
-/// Multiplies into `product`; false on int64 overflow.
-inline bool checkedMul(int64_t &product, int64_t factor) {
-  return !__builtin_mul_overflow(product, factor, &product);
-}
+/// One step of a function, resolved for the device's target.
+struct StepPlan {
+  const DeviceKernel *kernel; // owned by FunctionPlan::kernels
+  const pkg::Kernel *launch;  // its manifest record: name and grid
+  /// The step's arguments as indices into the call's values.
+  std::vector<size_t> args;
+};
 
-/// The tensors of a call by value name.
-using ValueTable = std::map<std::string, KernelArg>;
+/// What a call of one function runs on one device. A call's values are
+/// numbered: the inputs, then the outputs, then the buffers, in the order of
+/// the signature.
+struct FunctionPlan {
+  const pkg::Function *function;
+  FunctionKernels kernels; // keeps the steps' code loaded
+  std::vector<StepPlan> steps;
+  /// Per buffer, its slot renumbered densely from 0 in slot order.
+  std::vector<size_t> bufferSlots;
+  size_t numSlots = 0;
+};
 
-/// Runs the steps of `function` on `device`, in order on `stream`:
+/// A package and its code on one device: what Package and Function share.
+struct LoadedPackage {
+  std::shared_ptr<Device> device;
+  std::string origin;
+  pkg::Package manifest;
+  /// Per function of the manifest, in order: its plan, or nothing where it
+  /// does not run on the device (pkg::Function::runsOn).
+  std::vector<std::optional<FunctionPlan>> plans;
+};
+
+/// Plans every function of `package.manifest` that `kernels` (from
+/// Device::load) has code for. Errors name the function and the step; a
+/// verified package has none.
+Status planFunctions(LoadedPackage &package, KernelMap kernels);
+
+/// Runs the steps of `plan` on `device`, in order on `stream`. `values`
+/// holds the call's checked inputs and outputs and room for its buffers:
 ///  - the buffers get their shapes from `symbols` and are laid out dense and
 ///    row-major in one workspace, each slot as large as its largest buffer,
 ///    at 256-byte aligned offsets (a zero-size buffer gets a null pointer;
 ///    no buffer bytes, no workspace);
-///  - each step launches its kernel from `kernels` on its args, looked up in
-///    `values` (the caller's inputs and outputs, as checked) and the
-///    buffers, with its grid resolved from `symbols`;
+///  - each step launches its kernel on its values with its grid resolved
+///    from `symbols`;
 ///  - the workspace is freed in stream order, also after a failed step,
 ///    whose error is returned: "step 1 (kernel 'cast'): ...".
 /// Steps before a failed one have run; the outputs are then unspecified.
-Status runProgram(const Device &device, const pkg::Function &function,
-                  const FunctionKernels &kernels, const SymbolBindings &symbols,
-                  ValueTable values, void *stream);
+Status runProgram(const Device &device, const FunctionPlan &plan,
+                  const SymbolBindings &symbols, std::vector<KernelArg> &values,
+                  void *stream);
 
 } // namespace attnc::rt::detail
 

@@ -135,13 +135,13 @@ public:
              std::shared_ptr<ThreadPool> pool)
       : object_(std::move(object)), entry_(entry), pool_(std::move(pool)) {}
 
-  Status launch(const std::vector<KernelArg> &args, const GridExtents &grid,
-                void *) const override {
+  Status launch(const std::vector<const KernelArg *> &args,
+                const GridExtents &grid, void *) const override {
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> argv;
     descriptors.reserve(args.size());
-    for (const KernelArg &arg : args) {
-      descriptors.push_back(memrefDescriptor(arg));
+    for (const KernelArg *arg : args) {
+      descriptors.push_back(memrefDescriptor(*arg));
       argv.push_back(descriptors.back().data());
     }
     pool_->parallelFor(

@@ -16,11 +16,12 @@
 #include "Device.h"
 #include "Executor.h"
 
+#include "lib/support/Extents.h"
+
 #include <algorithm>
 
 using namespace attnc;
 using namespace attnc::rt;
-using detail::checkedMul;
 using detail::KernelArg;
 
 static std::string joined(const std::vector<std::string> &items) {
@@ -139,27 +140,24 @@ static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
   size_t rank = tensor.shape.size();
   KernelArg arg{tensor.data, tensor.shape, tensor.strides};
   if (arg.strides.empty()) {
-    arg.strides.assign(rank, 1);
-    for (size_t i = rank; i-- > 1;) {
-      arg.strides[i - 1] = arg.strides[i];
-      if (!checkedMul(arg.strides[i - 1], tensor.shape[i]))
-        return Status::error(role + " is too large to address");
-    }
+    auto strides = denseStrides(tensor.shape);
+    if (!strides)
+      return Status::error(role + " is too large to address");
+    arg.strides = std::move(*strides);
   } else if (arg.strides.size() != rank) {
     return Status::error(role + " has " + std::to_string(arg.strides.size()) +
                          " strides for rank " + std::to_string(rank));
   }
-  int64_t numElements = 1;
-  for (size_t i = 0; i < rank; ++i) {
+  for (size_t i = 0; i < rank; ++i)
     if (arg.strides[i] < 0)
       return Status::error(role + " dim " + std::to_string(i) +
                            " has negative stride " +
                            std::to_string(arg.strides[i]));
-    if (!checkedMul(numElements, tensor.shape[i]))
-      return Status::error(role + " is too large to address");
-  }
+  std::optional<int64_t> numElements = elementCount(tensor.shape);
+  if (!numElements)
+    return Status::error(role + " is too large to address");
   // An empty tensor is never dereferenced (frameworks give it null data).
-  if (numElements == 0)
+  if (*numElements == 0)
     return arg;
   if (!tensor.data)
     return Status::error(role + " has null data");
@@ -172,9 +170,26 @@ static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
   return arg;
 }
 
+/// Checks `tensors` against `sigs` into `args`; messages call each tensor
+/// `kind` and its name ("input q").
+static Status checkTensors(const std::vector<TensorRef> &tensors,
+                           const std::vector<pkg::TensorSig> &sigs,
+                           const char *kind, const detail::Device &device,
+                           SymbolBindings &symbols, KernelArg *args) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto arg = checkTensor(tensors[i], sigs[i], kind + (" " + sigs[i].name),
+                           device, symbols);
+    if (!arg)
+      return arg.status();
+    args[i] = std::move(*arg);
+  }
+  return Status::ok();
+}
+
 Function::Function(std::shared_ptr<const detail::LoadedPackage> package,
-                   const pkg::Function *function)
-    : package_(std::move(package)), function_(function) {}
+                   const pkg::Function *function,
+                   const detail::FunctionPlan *plan)
+    : package_(std::move(package)), function_(function), plan_(plan) {}
 
 const std::string &Function::name() const { return function_->name; }
 
@@ -198,8 +213,7 @@ Status Function::call(const std::vector<TensorRef> &inputs,
                       void *stream) const {
   const pkg::Function &fn = *function_;
   const detail::Device &device = *package_->device;
-  auto kernels = package_->kernels.find(fn.name);
-  if (kernels == package_->kernels.end())
+  if (!plan_)
     return cannotRun(fn, device.target());
   if (inputs.size() != fn.inputs.size())
     return Status::error("function '" + fn.name + "' takes " +
@@ -210,28 +224,21 @@ Status Function::call(const std::vector<TensorRef> &inputs,
                          std::to_string(fn.outputs.size()) + " outputs, got " +
                          std::to_string(outputs.size()));
 
+  // The plan's numbering: inputs, outputs, then the buffers runProgram adds.
   SymbolBindings symbols;
-  detail::ValueTable values;
-  auto checkAll = [&](const std::vector<TensorRef> &tensors,
-                      const std::vector<pkg::TensorSig> &sigs,
-                      const std::string &kind) -> Status {
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      auto arg = checkTensor(tensors[i], sigs[i], kind + " " + sigs[i].name,
-                             device, symbols);
-      if (!arg)
-        return arg.status();
-      values[sigs[i].name] = std::move(*arg);
-    }
-    return Status::ok();
-  };
-  if (Status s = checkAll(inputs, fn.inputs, "input"); !s)
+  std::vector<KernelArg> values(fn.inputs.size() + fn.outputs.size() +
+                                fn.buffers.size());
+  if (Status s = checkTensors(inputs, fn.inputs, "input", device, symbols,
+                              values.data());
+      !s)
     return s;
-  if (Status s = checkAll(outputs, fn.outputs, "output"); !s)
+  if (Status s = checkTensors(outputs, fn.outputs, "output", device, symbols,
+                              values.data() + fn.inputs.size());
+      !s)
     return s;
   if (Status s = device.checkStream(stream); !s)
     return s;
-  return detail::runProgram(device, fn, kernels->second, symbols,
-                            std::move(values), stream);
+  return detail::runProgram(device, *plan_, symbols, values, stream);
 }
 
 //===----------------------------------------------------------------------===//
@@ -253,8 +260,12 @@ std::vector<std::string> Package::functionNames() const {
 }
 
 StatusOr<Function> Package::function(const std::string &name) const {
-  if (const pkg::Function *fn = impl_->manifest.findFunction(name))
-    return Function(impl_, fn);
+  const std::vector<pkg::Function> &functions = impl_->manifest.functions;
+  for (size_t i = 0; i < functions.size(); ++i)
+    if (functions[i].name == name) {
+      const std::optional<detail::FunctionPlan> &plan = impl_->plans[i];
+      return Function(impl_, &functions[i], plan ? &*plan : nullptr);
+    }
   std::vector<std::string> names = functionNames();
   return Status::error("no function '" + name + "' in " + impl_->origin +
                        (names.empty() ? " (it has no functions)"
@@ -313,9 +324,12 @@ StatusOr<Package> Runtime::loadParsed(StatusOr<pkg::Package> parsed,
   auto kernels = device_->load(*parsed);
   if (!kernels)
     return kernels.status().withContext(origin);
-  return Package(
-      std::make_shared<const detail::LoadedPackage>(detail::LoadedPackage{
-          device_, origin, std::move(*parsed), std::move(*kernels)}));
+  auto loaded = std::make_shared<detail::LoadedPackage>(
+      detail::LoadedPackage{device_, origin, std::move(*parsed), {}});
+  // The plans point into the manifest, which stays in place from here on.
+  if (Status s = detail::planFunctions(*loaded, std::move(*kernels)); !s)
+    return s.withContext(origin);
+  return Package(std::move(loaded));
 }
 
 StatusOr<void *> Runtime::allocate(size_t bytes) const {

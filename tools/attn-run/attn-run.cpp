@@ -20,6 +20,7 @@
 #include "attnc/runtime/Runtime.h"
 #include "lib/dtype/DType.h"
 #include "lib/reference/Program.h"
+#include "lib/support/Extents.h"
 
 #include <algorithm>
 #include <cctype>
@@ -185,18 +186,16 @@ struct Tensor {
 
 StatusOr<Tensor> allocate(const rt::Runtime &runtime, const pkg::TensorSig &sig,
                           std::vector<int64_t> shape) {
-  Tensor tensor{&sig, std::move(shape), 1, {}, {}};
-  size_t bytes = pkg::dtypeSize(sig.dtype);
-  for (int64_t extent : tensor.shape)
-    if (__builtin_mul_overflow(tensor.numElements, extent,
-                               &tensor.numElements) ||
-        __builtin_mul_overflow(bytes, extent, &bytes))
-      return Status::error(sig.name + " is too large");
-  auto data = runtime.allocate(bytes);
+  std::optional<int64_t> count = elementCount(shape),
+                         bytes = denseBytes(shape, pkg::dtypeSize(sig.dtype));
+  if (!count || !bytes)
+    return Status::error(sig.name + " is too large");
+  Tensor tensor{&sig, std::move(shape), *count, {}, {}};
+  auto data = runtime.allocate(static_cast<size_t>(*bytes));
   if (!data)
     return data.status().withContext(sig.name);
   tensor.device = {*data, [runtime](void *p) { (void)runtime.free(p); }};
-  tensor.host.resize(bytes);
+  tensor.host.resize(static_cast<size_t>(*bytes));
   return tensor;
 }
 
@@ -367,26 +366,13 @@ StatusOr<ref::ValueData> reference(const pkg::Function &fn,
   if (fn.ops.empty())
     return Status::error("--check: function '" + fn.name +
                          "' has no ops in its manifest to check against");
-  ref::ValueShapes shapes;
-  std::vector<const pkg::TensorSig *> values;
-  for (const auto *list : {&fn.inputs, &fn.outputs})
-    for (const pkg::TensorSig &sig : *list)
-      values.push_back(&sig);
-  for (const pkg::Buffer &buffer : fn.buffers)
-    values.push_back(&buffer.tensor);
-  for (const pkg::TensorSig *sig : values) {
-    auto shape = bindings.resolve(*sig);
-    if (!shape)
-      return shape.status();
-    shapes[sig->name] = std::move(*shape);
-  }
   ref::ValueData data;
   for (const Tensor &input : inputs) {
     std::vector<double> &elements = data[input.sig->name];
     for (int64_t i = 0; i < input.numElements; ++i)
       elements.push_back(input.at(i));
   }
-  auto computed = ref::evaluateProgram(fn, shapes, std::move(data));
+  auto computed = ref::evaluateProgram(fn, bindings.values(), std::move(data));
   if (!computed)
     return computed.status().withContext("--check: reference");
   return computed;

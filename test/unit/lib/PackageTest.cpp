@@ -919,10 +919,39 @@ TEST(LibPackage, VerifyChecksWhatJsonCannotSay) {
                   "of type index (integer constants are in intValue)");
   package = makePackage();
   package.functions[0].ops[0].attention->score->ops[0].intValue = 30;
+  // Paths name the JSON key, "value", which both members are written as.
   EXPECT_CONTAINS(
       verify(package).message(),
-      "functions[0].ops[0].score: ops[0].intValue: must be 0 for an "
+      "functions[0].ops[0].score: ops[0].value: intValue must be 0 for an "
       "op of type f32 (float constants are in value)");
+}
+
+/// A call would return an output no step writes as it was: verify rejects
+/// it, also for a function without steps (which runsOn every target).
+TEST(LibPackage, RejectsOutputsNoStepWrites) {
+  Package package = makePackage();
+  package.functions[0].steps[1].args[1] = "t0";
+  EXPECT_EQ(verify(package).message(),
+            "functions[0].outputs[0]: output \"o\" is not an argument of any "
+            "step, so nothing writes it");
+  package = makePackage();
+  package.functions[1].steps.clear();
+  package.functions[1].kernels.clear();
+  EXPECT_EQ(verify(package).message(),
+            "functions[1].outputs[0]: output \"y\" is not an argument of any "
+            "step, so nothing writes it");
+  // Nor does a manifest get past the reader with one.
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["functions"][0]["steps"][0]["args"][4] = "q";
+                  }),
+                  "invalid manifest: functions[0].outputs[1]: output \"lse\" "
+                  "is not an argument of any step, so nothing writes it");
+  // Without outputs, a function needs no steps.
+  package = makePackage();
+  package.functions[1].outputs.clear();
+  package.functions[1].steps.clear();
+  package.functions[1].kernels.clear();
+  EXPECT_TRUE(verify(package).isOk()) << verify(package).message();
 }
 
 TEST(LibPackage, FunctionHelpers) {

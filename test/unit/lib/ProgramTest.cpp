@@ -47,11 +47,11 @@ pkg::OpSpec cast(std::string from, std::string to, double scale) {
       "cast", {std::move(from)}, {std::move(to)}, {}, pkg::CastSpec{scale}};
 }
 
-/// A function with f32 inputs q [B, Hq, N, D], k and v [B, Hkv, M, D]; the
-/// caller adds outputs, buffers and ops.
+/// A function with f32 inputs q [B, Hq, N, D], k and v [B, Hkv, M, D], all
+/// static; the caller adds outputs, buffers, ops and any symbols.
 struct Program {
   pkg::Function function;
-  ValueShapes shapes;
+  SymbolValues symbols;
   ValueData inputs;
 
   Program() {
@@ -71,7 +71,6 @@ struct Program {
   void add(std::vector<pkg::TensorSig> &list, std::string name,
            pkg::DType dtype, std::vector<int64_t> extents) {
     list.push_back(sig(name, dtype, extents));
-    shapes[name] = extents;
     if (&list == &function.inputs)
       inputs[name].resize(product(extents));
   }
@@ -83,7 +82,7 @@ struct Program {
   }
 
   StatusOr<ValueData> run() const {
-    return evaluateProgram(function, shapes, inputs);
+    return evaluateProgram(function, symbols, inputs);
   }
   std::string error() const {
     StatusOr<ValueData> values = run();
@@ -192,7 +191,6 @@ TEST(LibProgram, RejectsShapesOpsDoNotAccept) {
   // The attention reference's own checks come through, located.
   Program odd;
   odd.function.inputs[0].shape[1] = pkg::Dim::fixed(3);
-  odd.shapes["q"][1] = 3;
   odd.inputs["q"].resize(kB * 3 * kN * kD);
   odd.add(odd.function.outputs, "o", pkg::DType::F32, {kB, 3, kN, kD});
   odd.function.ops = {attention({"q", "k", "v"}, {"o", ""})};
@@ -240,8 +238,34 @@ TEST(LibProgram, RejectsBadInputs) {
   EXPECT_EQ(short_.error(), "input \"k\" has 223 elements, but its shape is "
                             "[2, 2, 7, 8]");
   Program noShape = p;
-  noShape.shapes.erase("k");
-  EXPECT_EQ(noShape.error(), "no shape for value \"k\"");
+  noShape.function.inputs[1].shape[2] = pkg::Dim::named("M");
+  EXPECT_EQ(noShape.error(), "no shape for value \"k\": symbol M is unbound");
+}
+
+TEST(LibProgram, ResolvesShapesFromSymbols) {
+  Program p;
+  p.function.inputs = {sig("x", pkg::DType::F32, {2})};
+  p.function.inputs[0].shape.insert(p.function.inputs[0].shape.begin(),
+                                    pkg::Dim::named("N"));
+  p.function.outputs = p.function.inputs;
+  p.function.outputs[0].name = "y";
+  p.function.buffers = {pkg::Buffer{p.function.inputs[0], 0}};
+  p.function.buffers[0].tensor.name = "t";
+  p.function.ops = {cast("x", "t", 2), cast("t", "y", 3)};
+  p.inputs = {{"x", {1, 2, 3, 4, 5, 6}}};
+  p.symbols = {{"N", 3}};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+  EXPECT_EQ(values->at("y"), (std::vector<double>{6, 12, 18, 24, 30, 36}));
+
+  // The shape [N, 2] holds 4 elements for N = 2, not the 6 given.
+  p.symbols = {{"N", 2}};
+  EXPECT_EQ(p.error(), "input \"x\" has 6 elements, but its shape is [2, 2]");
+  // A buffer's symbols must be bound too, when an op uses it.
+  p.symbols = {{"N", 3}};
+  p.function.buffers[0].tensor.shape[1] = pkg::Dim::named("G");
+  EXPECT_EQ(p.error(), "op 0 (cast): no shape for value \"t\": symbol G is "
+                       "unbound");
 }
 
 } // namespace

@@ -400,6 +400,86 @@ TEST(LibRegion, EveryTableOpEvaluates) {
   }
 }
 
+/// Every type regions compute in, in ScalarType order.
+std::vector<sem::ScalarType> allTypes() {
+  std::vector<sem::ScalarType> types;
+  for (int i = 0; i <= static_cast<int>(sem::ScalarType::BF16); ++i)
+    types.push_back(static_cast<sem::ScalarType>(i));
+  return types;
+}
+
+/// The predicates `op` takes: every one of a comparison's, else none.
+std::vector<std::string> predicatesOf(const sem::RegionOpInfo &op) {
+  if (op.signature == sem::Signature::IntCompare)
+    return {sem::intPredicates().begin(), sem::intPredicates().end()};
+  if (op.signature == sem::Signature::FloatCompare)
+    return {sem::floatPredicates().begin(), sem::floatPredicates().end()};
+  return {""};
+}
+
+/// Every (operand types, result type) that sem::checkRegionOp accepts for
+/// `op`, found by trying all of them.
+std::vector<std::pair<std::vector<sem::ScalarType>, sem::ScalarType>>
+signaturesOf(const sem::RegionOpInfo &op) {
+  const std::vector<sem::ScalarType> types = allTypes();
+  const std::string predicate = predicatesOf(op)[0];
+  std::vector<std::pair<std::vector<sem::ScalarType>, sem::ScalarType>> found;
+  size_t combinations = 1;
+  for (int i = 0; i < op.numOperands; ++i)
+    combinations *= types.size();
+  for (size_t c = 0; c < combinations; ++c) {
+    std::vector<sem::ScalarType> operands;
+    for (size_t rest = c, i = 0; i < size_t(op.numOperands);
+         ++i, rest /= types.size())
+      operands.push_back(types[rest % types.size()]);
+    for (sem::ScalarType result : types)
+      if (sem::checkRegionOp(op, operands, result, predicate))
+        found.emplace_back(operands, result);
+  }
+  return found;
+}
+
+/// A constant of `type` that no op finds odd: -1 (true) for i1, 3 for the
+/// other integers, 0.75 for floats.
+int64_t sampleConstant(RegionBuilder &builder, sem::ScalarType type) {
+  std::string name(sem::scalarTypeName(type));
+  if (sem::isFloat(type))
+    return builder.constant(0.75, name);
+  return builder.intConstant(type == sem::ScalarType::I1 ? -1 : 3, name);
+}
+
+/// Walks the whole op table (lib/semantics/RegionOps.def) with every type
+/// combination and predicate an op accepts: the evaluator must have a case
+/// for each, so that a row added without one fails here. Errors for MLIR's
+/// undefined behaviour on the sample values (i1 division) are fine.
+TEST(LibRegion, EveryRowHasAnEvaluatorCaseForEveryType) {
+  for (const sem::RegionOpInfo &info : sem::regionOps()) {
+    SCOPED_TRACE(std::string(info.name));
+    auto signatures = signaturesOf(info);
+    EXPECT_FALSE(signatures.empty()) << "no types are valid for this row";
+    for (const auto &[operandTypes, result] : signatures)
+      for (const std::string &predicate : predicatesOf(info)) {
+        RegionBuilder builder;
+        std::vector<int64_t> operands;
+        for (sem::ScalarType type : operandTypes)
+          operands.push_back(sampleConstant(builder, type));
+        pkg::Region region =
+            info.signature == sem::Signature::Constant
+                ? builder.yield(sampleConstant(builder, result))
+                : builder.yield(builder.add(
+                      std::string(info.name), operands,
+                      std::string(sem::scalarTypeName(result)), predicate));
+        StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+        ASSERT_TRUE(evaluator.isOk()) << evaluator.status().message();
+        StatusOr<RegionValue> value = evaluator->evaluate({});
+        if (!value.isOk())
+          EXPECT_EQ(value.status().message().find("unhandled"),
+                    std::string::npos)
+              << value.status().message();
+      }
+  }
+}
+
 TEST(LibRegion, RejectsMalformedRegions) {
   RegionBuilder unknown;
   EXPECT_EQ(createError(unknown.yield(unknown.add("arith.foo", {2, 3}, "i1"))),

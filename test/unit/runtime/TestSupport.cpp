@@ -149,30 +149,14 @@ static double relativeError(const std::vector<float> &actual,
   return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
 }
 
-/// The extents `sig`'s symbols take in `data`.
-static std::vector<int64_t> extentsOf(const TensorSig &sig,
-                                      const test::AttentionData &data) {
-  std::vector<int64_t> extents;
-  for (const Dim &dim : sig.shape)
-    extents.push_back(dim.isStatic()      ? dim.extent
-                      : dim.symbol == "B" ? data.qShape[0]
-                      : dim.symbol == "N" ? data.qShape[2]
-                                          : data.kvShape[2]);
-  return extents;
-}
-
 StatusOr<std::pair<double, double>>
 test::AttentionData::referenceErrors(const Function &function) const {
-  ref::ValueShapes shapes;
-  for (const auto *list : {&function.inputs, &function.outputs})
-    for (const TensorSig &sig : *list)
-      shapes[sig.name] = extentsOf(sig, *this);
-  for (const Buffer &buffer : function.buffers)
-    shapes[buffer.tensor.name] = extentsOf(buffer.tensor, *this);
+  ref::SymbolValues symbols = {
+      {"B", qShape[0]}, {"N", qShape[2]}, {"M", kvShape[2]}};
   ref::ValueData inputs = {{"q", std::vector<double>(q.begin(), q.end())},
                            {"k", std::vector<double>(k.begin(), k.end())},
                            {"v", std::vector<double>(v.begin(), v.end())}};
-  auto values = ref::evaluateProgram(function, shapes, std::move(inputs));
+  auto values = ref::evaluateProgram(function, symbols, std::move(inputs));
   if (!values)
     return values.status();
   return std::make_pair(

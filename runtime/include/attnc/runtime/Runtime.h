@@ -40,6 +40,7 @@ namespace detail {
 class Device;
 class DeviceEvent;
 class DeviceKernel;
+struct FunctionPlan;
 struct LoadedPackage;
 } // namespace detail
 
@@ -103,8 +104,13 @@ public:
   /// workspace is freed. A function without kernels for this device's
   /// target fails here, naming the targets it has. `stream` is a CUstream on
   /// a cuda device (null: the legacy default stream), where the call only
-  /// enqueues the work (the workspace is allocated and freed in stream
-  /// order); it must be null on the host, where the call returns when the
+  /// enqueues the work: the workspace is allocated and freed in stream order
+  /// from a memory pool of the device that keeps its memory between calls.
+  /// On a device without memory pools
+  /// (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 0), a call whose buffers
+  /// need memory instead synchronizes `stream` before it frees the
+  /// workspace, so it returns when the work queued on `stream` is done.
+  /// `stream` must be null on the host, where the call returns when the
   /// work is done. After an error, the outputs are unspecified.
   Status call(const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
@@ -113,10 +119,12 @@ public:
 private:
   friend class Package;
   Function(std::shared_ptr<const detail::LoadedPackage> package,
-           const pkg::Function *function);
+           const pkg::Function *function, const detail::FunctionPlan *plan);
 
   std::shared_ptr<const detail::LoadedPackage> package_;
   const pkg::Function *function_;
+  /// What a call runs, resolved at load; null when it cannot run here.
+  const detail::FunctionPlan *plan_;
 };
 
 /// A package verified and loaded onto one device.

@@ -19,7 +19,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cuda.h>
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -341,6 +345,100 @@ TEST_F(RuntimeCudaTest, CallsWithDLPackTensors) {
   attnc_function_destroy(fn);
   attnc_package_destroy(package);
   attnc_runtime_destroy(runtime);
+}
+
+//===----------------------------------------------------------------------===//
+// The workspace pool
+//===----------------------------------------------------------------------===//
+
+#define ATTNC_TEST_STRINGIFY(x) #x
+/// `name` from `library`, by its versioned symbol as cuda.h's macros spell
+/// it (cuMemGetInfo -> cuMemGetInfo_v2), as libattnrt looks it up.
+#define ATTNC_TEST_CUDA_SYMBOL(library, name)                                  \
+  reinterpret_cast<decltype(&::name)>(                                         \
+      dlsym(library, ATTNC_TEST_STRINGIFY(name)))
+
+/// What the runtime's API does not say about cuda:0, asked of the driver:
+/// whether it has memory pools, and its free memory (read in its primary
+/// context, the one the runtime uses).
+class DriverProbe {
+public:
+  DriverProbe() : library_(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {}
+
+  bool hasMemoryPools() const {
+    auto attribute = ATTNC_TEST_CUDA_SYMBOL(library_, cuDeviceGetAttribute);
+    std::optional<CUdevice> device = device0();
+    int pools = 0;
+    return device && attribute &&
+           attribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                     *device) == CUDA_SUCCESS &&
+           pools;
+  }
+
+  std::optional<size_t> freeBytes() const {
+    auto retain = ATTNC_TEST_CUDA_SYMBOL(library_, cuDevicePrimaryCtxRetain);
+    auto release = ATTNC_TEST_CUDA_SYMBOL(library_, cuDevicePrimaryCtxRelease);
+    auto push = ATTNC_TEST_CUDA_SYMBOL(library_, cuCtxPushCurrent);
+    auto pop = ATTNC_TEST_CUDA_SYMBOL(library_, cuCtxPopCurrent);
+    auto memGetInfo = ATTNC_TEST_CUDA_SYMBOL(library_, cuMemGetInfo);
+    std::optional<CUdevice> device = device0();
+    CUcontext context = nullptr;
+    if (!device || !retain || !release || !push || !pop || !memGetInfo ||
+        retain(&context, *device) != CUDA_SUCCESS)
+      return std::nullopt;
+    size_t free = 0, total = 0;
+    bool ok = push(context) == CUDA_SUCCESS;
+    ok = ok && memGetInfo(&free, &total) == CUDA_SUCCESS;
+    if (ok)
+      pop(&context);
+    release(*device);
+    return ok ? std::optional<size_t>(free) : std::nullopt;
+  }
+
+private:
+  std::optional<CUdevice> device0() const {
+    auto deviceGet = ATTNC_TEST_CUDA_SYMBOL(library_, cuDeviceGet);
+    CUdevice device = 0;
+    if (!library_ || !deviceGet || deviceGet(&device, 0) != CUDA_SUCCESS)
+      return std::nullopt;
+    return device;
+  }
+
+  void *library_; // never closed: libcuda does not support unloading
+};
+
+TEST_F(RuntimeCudaTest, WorkspaceMemoryStaysInThePoolBetweenCalls) {
+  DriverProbe driver;
+  if (!driver.hasMemoryPools())
+    GTEST_SKIP() << "cuda:0 has no memory pools";
+  // Buffers a and b of 128 MiB each in two slots: 256 MiB of workspace.
+  const int64_t n = int64_t(1) << 25;
+  auto input = runtime_->allocate(n * sizeof(float));
+  auto output = runtime_->allocate(2 * sizeof(int64_t));
+  ASSERT_TRUE(input && output);
+  buffers_.insert(buffers_.end(), {*input, *output});
+  rt::Function fn = function(cubinPackage(), "pointers");
+  auto callAndWait = [&] {
+    Status s = fn.call({{*input, pkg::DType::F32, {n}, {}}},
+                       {{*output, pkg::DType::I64, {2}, {}}});
+    return s ? runtime_->synchronize() : s;
+  };
+  ASSERT_TRUE(runtime_->synchronize());
+  std::optional<size_t> before = driver.freeBytes();
+  ASSERT_TRUE(before);
+  ASSERT_TRUE(callAndWait());
+  std::optional<size_t> after = driver.freeBytes();
+  ASSERT_TRUE(after);
+  // The driver's default pool (release threshold 0) would have given the
+  // workspace back at the synchronization; the device's own pool keeps it.
+  const int64_t mib = 1 << 20;
+  int64_t kept = static_cast<int64_t>(*before) - static_cast<int64_t>(*after);
+  EXPECT_GE(kept, 256 * mib) << "free memory before the call: " << *before;
+  // The next call takes it from the pool: nothing more is mapped.
+  ASSERT_TRUE(callAndWait());
+  std::optional<size_t> again = driver.freeBytes();
+  ASSERT_TRUE(again);
+  EXPECT_LT(std::abs(static_cast<int64_t>(*after) - int64_t(*again)), 8 * mib);
 }
 
 //===----------------------------------------------------------------------===//

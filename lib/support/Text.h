@@ -1,0 +1,24 @@
+//===- Text.h - Small helpers for messages ----------------------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_SUPPORT_TEXT_H
+#define ATTNC_LIB_SUPPORT_TEXT_H
+
+#include <string>
+#include <string_view>
+
+namespace attnc {
+
+/// `name` in double quotes, as messages quote names from a manifest ("q"),
+/// so that an empty or odd name still reads as one. (Not `quoted`: for a
+/// std::string argument, lookup would find std::quoted.)
+inline std::string inQuotes(std::string_view name) {
+  return "\"" + std::string(name) + "\"";
+}
+
+} // namespace attnc
+
+#endif // ATTNC_LIB_SUPPORT_TEXT_H
