@@ -193,10 +193,29 @@ LogicalResult WgmmaMmaAsyncOp::verify() {
   return verifyStepOffsets(*this, "b_offsets", getBOffsets());
 }
 
+/// The commit groups closed between `product` and `wait` in their block.
+static int64_t commitsBetween(Operation *product, Operation *wait) {
+  int64_t commits = 0;
+  for (Operation *op = product->getNextNode(); op != wait;
+       op = op->getNextNode())
+    commits += isa<WgmmaCommitGroupOp>(op);
+  return commits;
+}
+
 LogicalResult WgmmaWaitGroupOp::verify() {
   int64_t pending = getPendingAttr().getInt();
   if (pending < 0 || pending > 7)
     return emitOpError() << "expected pending in [0, 7], got " << pending;
+  // A product's accumulator is valid once its group is complete: at least
+  // `pending` groups must have been committed after its own.
+  for (Value value : getValues()) {
+    auto product = value.getDefiningOp<WgmmaMmaAsyncOp>();
+    if (product && product->getBlock() == (*this)->getBlock() &&
+        commitsBetween(product, *this) <= pending)
+      return emitOpError() << "passes the result of a wgmma product whose "
+                              "group may still be in flight (pending = "
+                           << pending << ")";
+  }
   return success();
 }
 
@@ -216,5 +235,13 @@ LogicalResult TmaLoadOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MBarrierOp::verify() {
-  return verifyShared(*this, "the base", getBase().getType());
+  if (failed(verifyShared(*this, "the base", getBase().getType())))
+    return failure();
+  // The mbarrier instructions take an 8-byte aligned address.
+  APInt offset;
+  if (matchPattern(getByteOffset(), m_ConstantInt(&offset)) &&
+      offset.getZExtValue() % 8 != 0)
+    return emitOpError() << "expected an 8-byte aligned byte offset, got "
+                         << offset.getZExtValue();
+  return success();
 }

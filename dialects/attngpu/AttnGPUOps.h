@@ -23,4 +23,11 @@
 #define GET_OP_CLASSES
 #include "dialects/attngpu/AttnGPUOps.h.inc"
 
+namespace mlir::attngpu {
+/// The dynamic shared memory a GPU kernel (gpu.func) is launched with, in
+/// bytes: set by attn-outline-gpu-kernels, read by the package writer.
+inline constexpr llvm::StringLiteral kDynamicSharedMemoryBytesAttr =
+    "attngpu.dynamic_shared_memory_bytes";
+} // namespace mlir::attngpu
+
 #endif // ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_H

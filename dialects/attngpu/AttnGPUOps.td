@@ -192,7 +192,9 @@ def AttnGPU_WgmmaWaitGroupOp : AttnGPU_Op<"wgmma.wait_group",
   let description = [{
     `wgmma.wait_group.sync.aligned pending`. Groups complete in commit
     order. `values` (f32 or vectors of f32) pass through unchanged: the
-    accumulators it makes valid (their uses must go through the results),
+    accumulators it makes valid (their uses must go through the results; a
+    product of the same block must have at least `pending` groups committed
+    after its own),
     and any other values whose computation must not move above the wait,
     e.g. probabilities that the next in-flight product's registers hold.
 
@@ -299,8 +301,10 @@ def AttnGPU_TmaLoadOp : AttnGPU_Op<"tma.load"> {
   let description = [{
     Copies the box at `coordinates` (innermost first, in elements) of the
     tensor that the 128-byte CUtensorMap at `tensor_map` (a kernel parameter
-    in global or constant memory) describes into the shared tile `tile`,
-    completing `bytes` of transactions on `barrier`.
+    in global or constant memory) describes into the shared tile `tile`.
+    The box's bytes complete as transactions on `barrier`, which an
+    `mbarrier.arrive_expect_tx` of the same count must announce. No kernel
+    uses TMA yet; the op's lowering is checked down to PTX by the lit tests.
 
     ```mlir
     attngpu.tma.load %map[%c0, %row], %full to %tile

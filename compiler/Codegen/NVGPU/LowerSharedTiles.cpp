@@ -43,8 +43,25 @@ Value viewBytes(OpBuilder &b, attngpu::SharedTileOp tile,
                                 tile.getByteOffset(), ValueRange{});
 }
 
-/// A padded (or dense) tile: a view of its rows, cut to its columns.
-void lowerPlainTile(attngpu::SharedTileOp tile) {
+/// A descriptor states the swizzle of the tile it reads: it must be the
+/// tile's (`swizzleBytes`, 0 for none).
+LogicalResult checkDescriptorSwizzles(attngpu::SharedTileOp tile,
+                                      int64_t swizzleBytes) {
+  for (Operation *user : tile.getTile().getUsers())
+    if (auto descriptor = dyn_cast<attngpu::WgmmaDescriptorOp>(user))
+      if (static_cast<int64_t>(descriptor.getSwizzleBytes()) != swizzleBytes)
+        return descriptor.emitError()
+               << "describes a tile with swizzle_bytes = "
+               << descriptor.getSwizzleBytes() << ", but the tile has "
+               << swizzleBytes;
+  return success();
+}
+
+/// A padded (or dense) tile: a view of its rows, cut to its columns (and to
+/// the tile's own type).
+LogicalResult lowerPlainTile(attngpu::SharedTileOp tile) {
+  if (failed(checkDescriptorSwizzles(tile, 0)))
+    return failure();
   OpBuilder b(tile);
   MemRefType type = tile.getTile().getType();
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
@@ -52,13 +69,14 @@ void lowerPlainTile(attngpu::SharedTileOp tile) {
                        ? cols
                        : type.getStridesAndOffset().first[0];
   Value view = viewBytes(b, tile, {rows, stride});
-  if (stride != cols)
+  if (view.getType() != type)
     view = memref::SubViewOp::create(
         b, tile.getLoc(), type, view, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(cols)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   tile.getTile().replaceAllUsesWith(view);
   tile.erase();
+  return success();
 }
 
 /// The physical (row, col) of logical (row, col) in a swizzled tile of
@@ -129,6 +147,8 @@ LogicalResult rewriteSwizzledUse(OpOperand &use, Value physical,
 }
 
 LogicalResult lowerSwizzledTile(attngpu::SharedTileOp tile) {
+  if (failed(checkDescriptorSwizzles(tile, *tile.getSwizzleBytes())))
+    return failure();
   OpBuilder b(tile);
   MemRefType type = tile.getTile().getType();
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
@@ -150,14 +170,10 @@ struct AttnGPULowerSharedTilesPass
     getOperation().walk([&](attngpu::SharedTileOp tile) {
       tiles.push_back(tile);
     });
-    for (attngpu::SharedTileOp tile : tiles) {
-      if (!tile.getSwizzleBytes()) {
-        lowerPlainTile(tile);
-        continue;
-      }
-      if (failed(lowerSwizzledTile(tile)))
+    for (attngpu::SharedTileOp tile : tiles)
+      if (failed(tile.getSwizzleBytes() ? lowerSwizzledTile(tile)
+                                        : lowerPlainTile(tile)))
         return signalPassFailure();
-    }
   }
 };
 

@@ -66,16 +66,22 @@ public:
   }
   int64_t numOutputs() const { return outputs; }
 
-  /// The statement with `text`: each output as an f32 value.
+  /// The statement with `text`: each output as an f32 value. LLVM returns
+  /// one output as itself and several as a struct.
   SmallVector<Value> emit(OpBuilder &b, Location loc, StringRef text) {
     Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(outputs, f32));
+    Type resultType =
+        outputs > 1 ? LLVM::LLVMStructType::getLiteral(
+                          b.getContext(), SmallVector<Type>(outputs, f32))
+        : outputs   ? f32
+                    : Type();
     auto statement = LLVM::InlineAsmOp::create(
-        b, loc, outputs ? Type(resultType) : Type(), operands, text,
-        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        b, loc, resultType, operands, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
         ArrayAttr());
+    if (outputs == 1)
+      return {statement.getResult(0)};
     SmallVector<Value> values;
     for (int64_t i = 0; i < outputs; ++i)
       values.push_back(
@@ -124,8 +130,8 @@ public:
       firstOutput.push_back(statement.numOutputs());
       statement.addOutputs(product.getN() / 2);
     }
-    for (auto [i, first] : llvm::enumerate(firstOutput))
-      if (Value accumulator = WgmmaMmaAsyncOp(products[i]).getAccumulator())
+    for (auto [product, first] : llvm::zip_equal(products, firstOutput))
+      if (Value accumulator = WgmmaMmaAsyncOp(product).getAccumulator())
         for (auto [i, value] :
              llvm::enumerate(scalarsOf(b, loc, remap(accumulator))))
           statement.addTied(value, first + i);
@@ -184,7 +190,7 @@ void WgmmaAsm::addSteps(WgmmaMmaAsyncOp product, size_t index,
                         function_ref<Value(Value)> remap) {
   int64_t first = firstOutput[index];
   std::string d = "{";
-  for (int64_t i = 0; i < product.getN() / 2; ++i)
+  for (int64_t i = 0, n = product.getN(); i < n / 2; ++i)
     d += (i ? ", $" : "$") + std::to_string(first + i);
   d += "}";
   std::string type = product.getElementType().isBF16() ? "bf16" : "f16";
@@ -378,6 +384,14 @@ Value sharedAddress(OpBuilder &b, Location loc, Value memref) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), pointer);
 }
 
+/// The address `byteOffset` bytes into workgroup memref `memref`, as an i64.
+Value sharedAddress(OpBuilder &b, Location loc, Value memref,
+                    Value byteOffset) {
+  return arith::AddIOp::create(
+      b, loc, sharedAddress(b, loc, memref),
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), byteOffset));
+}
+
 Value sharedPointer(OpBuilder &b, Location loc, Value address) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
@@ -393,10 +407,8 @@ void lowerDescriptor(WgmmaDescriptorOp op, WgmmaDescriptorOp::Adaptor adaptor,
                                      rewriter.getI64IntegerAttr(v))
         .getResult();
   };
-  Value address = arith::AddIOp::create(
-      rewriter, loc, sharedAddress(rewriter, loc, adaptor.getTile()),
-      arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                   adaptor.getByteOffset()));
+  Value address = sharedAddress(rewriter, loc, adaptor.getTile(),
+                                adaptor.getByteOffset());
   Value start = arith::ShRUIOp::create(
       rewriter, loc,
       arith::AndIOp::create(rewriter, loc, address, constant(0x3FFFF)),
@@ -411,11 +423,10 @@ void lowerDescriptor(WgmmaDescriptorOp op, WgmmaDescriptorOp::Adaptor adaptor,
 void lowerMBarrier(MBarrierOp op, MBarrierOp::Adaptor adaptor,
                    ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  Value address = arith::AddIOp::create(
-      rewriter, loc, sharedAddress(rewriter, loc, adaptor.getBase()),
-      arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                   adaptor.getByteOffset()));
-  rewriter.replaceOp(op, sharedPointer(rewriter, loc, address));
+  rewriter.replaceOp(
+      op, sharedPointer(rewriter, loc,
+                        sharedAddress(rewriter, loc, adaptor.getBase(),
+                                      adaptor.getByteOffset())));
 }
 
 void lowerInit(MBarrierInitOp op, MBarrierInitOp::Adaptor adaptor,

@@ -137,3 +137,53 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A tile typed with its (unpadded) strides keeps that type: the view of its
+// rows is cut to it.
+// CHECK-LABEL: gpu.func @strided_type(
+// CHECK:         %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    %[[TILE:.*]] = memref.subview %[[VIEW]][0, 0] [16, 32] [1, 1] : memref<16x32xf32, #gpu.address_space<workgroup>> to memref<16x32xf32, strided<[32, 1]>, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    call @use(%[[TILE]])
+gpu.module @kernels {
+  func.func private @use(memref<16x32xf32, strided<[32, 1]>, #gpu.address_space<workgroup>>)
+  gpu.func @strided_type() kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %t = attngpu.shared_tile %smem[%c0] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x32xf32, strided<[32, 1]>, #gpu.address_space<workgroup>>
+    func.call @use(%t) : (memref<16x32xf32, strided<[32, 1]>, #gpu.address_space<workgroup>>) -> ()
+    gpu.return
+  }
+}
+
+// -----
+
+// A descriptor's swizzle must be its tile's: a 128-byte swizzled descriptor
+// of an unswizzled tile would read it wrongly.
+gpu.module @kernels {
+  gpu.func @descriptor_swizzle_mismatch(%descs: memref<1xi64>) kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %t = attngpu.shared_tile %smem[%c0] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    // expected-error @below {{describes a tile with swizzle_bytes = 128, but the tile has 0}}
+    %d = attngpu.wgmma.descriptor %t[%c0] {leading_bytes = 16, stride_bytes = 1024, swizzle_bytes = 128} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %d, %descs[%c0] : memref<1xi64>
+    gpu.return
+  }
+}
+
+// -----
+
+// ... and the other way round.
+gpu.module @kernels {
+  gpu.func @descriptor_unswizzled_of_swizzled(%descs: memref<1xi64>) kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %t = attngpu.shared_tile %smem[%c0] {swizzle_bytes = 128} : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    // expected-error @below {{describes a tile with swizzle_bytes = 0, but the tile has 128}}
+    %d = attngpu.wgmma.descriptor %t[%c0] {leading_bytes = 16, stride_bytes = 1024, swizzle_bytes = 0} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %d, %descs[%c0] : memref<1xi64>
+    gpu.return
+  }
+}

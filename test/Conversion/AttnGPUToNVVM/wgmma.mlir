@@ -166,9 +166,9 @@ gpu.module @issue_one_group {
 // -----
 
 // Two groups (S = Q K^T from descriptors; O += P V from registers onto an
-// accumulator, V transposed) with a pure op between them, waiting for all
-// but one group: ONE statement with the fence inside, a commit after each
-// group and `wait_group.sync.aligned 1` at the end. Outputs of both
+// accumulator, V transposed) with a pure op between them, waiting for both
+// groups: ONE statement with the fence inside, a commit after each group and
+// `wait_group.sync.aligned 0` at the end. Outputs of both
 // products come first ($0-$3 for S, $4-$7 for O), then the tied
 // accumulator of O ("4".."7"), then the constant, the descriptors (A and B
 // of S, B of O) and the A registers of O. The pure op moves above the
@@ -190,7 +190,7 @@ gpu.module @issue_two_groups {
     // CHECK-NEXT: %[[A1:.*]] = vector.extract %[[P]][1] : i32 from vector<4xi32>
     // CHECK-NEXT: %[[A2:.*]] = vector.extract %[[P]][2] : i32 from vector<4xi32>
     // CHECK-NEXT: %[[A3:.*]] = vector.extract %[[P]][3] : i32 from vector<4xi32>
-    // CHECK-NEXT: %[[ASM:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;\0A.reg .b64 desc<5>;\0Asetp.ne.b32 accumulate, $12, 0;\0Asetp.eq.b32 overwrite, $12, 0;\0Aadd.s64 desc0, $13, 0;\0Aadd.s64 desc1, $14, 0;\0Aadd.s64 desc2, $13, 2;\0Aadd.s64 desc3, $14, 2;\0Aadd.s64 desc4, $15, 64;\0Awgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc0, desc1, overwrite, 1, 1, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc2, desc3, accumulate, 1, 1, 0, 0;\0Awgmma.commit_group.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$4, $5, $6, $7}, {$16, $17, $18, $19}, desc4, accumulate, 1, 1, 1;\0Awgmma.commit_group.sync.aligned;\0Awgmma.wait_group.sync.aligned 1;\0A}", "=f,=f,=f,=f,=f,=f,=f,=f,4,5,6,7,r,l,l,l,r,r,r,r" %[[C0]], %[[C1]], %[[C2]], %[[C3]], %[[ONE]], %[[DA]], %[[DB]], %[[DB]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] : (f32, f32, f32, f32, i32, i64, i64, i64, i32, i32, i32, i32) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // CHECK-NEXT: %[[ASM:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;\0A.reg .b64 desc<5>;\0Asetp.ne.b32 accumulate, $12, 0;\0Asetp.eq.b32 overwrite, $12, 0;\0Aadd.s64 desc0, $13, 0;\0Aadd.s64 desc1, $14, 0;\0Aadd.s64 desc2, $13, 2;\0Aadd.s64 desc3, $14, 2;\0Aadd.s64 desc4, $15, 64;\0Awgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc0, desc1, overwrite, 1, 1, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc2, desc3, accumulate, 1, 1, 0, 0;\0Awgmma.commit_group.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$4, $5, $6, $7}, {$16, $17, $18, $19}, desc4, accumulate, 1, 1, 1;\0Awgmma.commit_group.sync.aligned;\0Awgmma.wait_group.sync.aligned 0;\0A}", "=f,=f,=f,=f,=f,=f,=f,=f,4,5,6,7,r,l,l,l,r,r,r,r" %[[C0]], %[[C1]], %[[C2]], %[[C3]], %[[ONE]], %[[DA]], %[[DB]], %[[DB]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] : (f32, f32, f32, f32, i32, i64, i64, i64, i32, i32, i32, i32) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
     // CHECK-NEXT: %[[R0:.*]] = llvm.extractvalue %[[ASM]][0]
     // CHECK-NEXT: %[[R1:.*]] = llvm.extractvalue %[[ASM]][1]
     // CHECK-NEXT: %[[R2:.*]] = llvm.extractvalue %[[ASM]][2]
@@ -210,7 +210,7 @@ gpu.module @issue_two_groups {
     %o = attngpu.wgmma.mma_async a_regs(%p : vector<4xi32>) b_desc(%db) acc(%acc : vector<4xf32>)
         {n = 8, element_type = bf16, b_offsets = array<i64: 1024>, transpose_b} -> vector<4xf32>
     attngpu.wgmma.commit_group
-    %wo, %ws = attngpu.wgmma.wait_group 1 (%o, %s) : vector<4xf32>, vector<4xf32>
+    %wo, %ws = attngpu.wgmma.wait_group 0 (%o, %s) : vector<4xf32>, vector<4xf32>
     return %wo, %ws, %y : vector<4xf32>, vector<4xf32>, f32
   }
 }
@@ -378,7 +378,7 @@ gpu.module @broken_by_uncommitted_product {
     // CHECK: llvm.inline_asm has_side_effects "{{.*}}desc0, desc1, overwrite, 1, 1, 0, 0;\0A}"
     // CHECK: nvvm.wgmma.commit.group.sync.aligned
     // CHECK: llvm.inline_asm has_side_effects "{{.*}}desc0, desc1, overwrite, 1, 1, 0, 0;\0A}"
-    // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
+    // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
     // CHECK-NOT: nvvm.wgmma.commit.group.sync.aligned
     attngpu.wgmma.fence
     %s = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db)
@@ -386,7 +386,7 @@ gpu.module @broken_by_uncommitted_product {
     attngpu.wgmma.commit_group
     %t = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db)
         {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
-    %w = attngpu.wgmma.wait_group 1 (%s) : vector<4xf32>
+    %w = attngpu.wgmma.wait_group 0 (%s) : vector<4xf32>
     return %w : vector<4xf32>
   }
 }
@@ -448,6 +448,21 @@ gpu.module @wait_no_values {
     // CHECK-NEXT: return
     attngpu.wgmma.wait_group 3
     return
+  }
+}
+
+// -----
+
+// A wait passing one value: LLVM returns a single asm output as itself, not
+// as a struct.
+gpu.module @wait_one_value {
+  // CHECK-LABEL: func.func @wait_one_value(
+  // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: f32)
+  func.func @wait_one_value(%x: f32) -> f32 {
+    // CHECK-NEXT: %[[Y:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,0" %[[X]] : (f32) -> f32
+    // CHECK-NEXT: return %[[Y]]
+    %y = attngpu.wgmma.wait_group 0 (%x) : f32
+    return %y : f32
   }
 }
 

@@ -519,6 +519,34 @@ func.func @wait_group_result_count(%x: f32) {
 
 // -----
 
+// With one group allowed to stay pending, the last group's accumulator is
+// not valid yet: passing it through is rejected.
+func.func @wait_group_in_flight(%d: i64) -> vector<4xf32> {
+  attngpu.wgmma.fence
+  %s = attngpu.wgmma.mma_async a_desc(%d) b_desc(%d)
+      {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
+  attngpu.wgmma.commit_group
+  %o = attngpu.wgmma.mma_async a_desc(%d) b_desc(%d)
+      {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
+  attngpu.wgmma.commit_group
+  // expected-error @below {{'attngpu.wgmma.wait_group' op passes the result of a wgmma product whose group may still be in flight (pending = 1)}}
+  %ws, %wo = attngpu.wgmma.wait_group 1 (%s, %o) : vector<4xf32>, vector<4xf32>
+  return %wo : vector<4xf32>
+}
+
+// -----
+
+// A product not yet committed is in no group the wait covers.
+func.func @wait_group_uncommitted(%d: i64) -> vector<4xf32> {
+  %s = attngpu.wgmma.mma_async a_desc(%d) b_desc(%d)
+      {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
+  // expected-error @below {{'attngpu.wgmma.wait_group' op passes the result of a wgmma product whose group may still be in flight (pending = 0)}}
+  %w = attngpu.wgmma.wait_group 0 (%s) : vector<4xf32>
+  return %w : vector<4xf32>
+}
+
+// -----
+
 // A negative count is reported as given.
 func.func @wait_group_pending_negative(%x: f32) {
   // expected-error @below {{'attngpu.wgmma.wait_group' op expected pending in [0, 7], got -1}}
@@ -593,6 +621,16 @@ func.func @mbarrier_wait_on_pointer(%p: !llvm.ptr<3>, %parity: i32) {
 func.func @mbarrier_in_global_memory(%bytes: memref<?xi8>, %off: index) {
   // expected-error @below {{'attngpu.mbarrier' op expected the base in workgroup memory, got 'memref<?xi8>'}}
   %b = attngpu.mbarrier %bytes[%off] : memref<?xi8>
+  return
+}
+
+// -----
+
+// An mbarrier is a 64-bit word: its offset is 8-byte aligned.
+func.func @mbarrier_misaligned(%smem: memref<?xi8, #gpu.address_space<workgroup>>) {
+  %c4 = arith.constant 4 : index
+  // expected-error @below {{'attngpu.mbarrier' op expected an 8-byte aligned byte offset, got 4}}
+  %b = attngpu.mbarrier %smem[%c4] : memref<?xi8, #gpu.address_space<workgroup>>
   return
 }
 

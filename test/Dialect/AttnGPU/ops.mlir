@@ -97,14 +97,18 @@ func.func @wgmma_product_forms(%da: i64, %db: i64, %acc: vector<4xf32>, %p: vect
     -> (vector<4xf32>, vector<128xf32>) {
   // CHECK: %[[A:.*]] = attngpu.wgmma.mma_async a_desc(%[[DA]]) b_desc(%[[DB]]) acc(%[[ACC]] : vector<4xf32>) {a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, element_type = f16, n = 8 : i64, transpose_b} -> vector<4xf32>{{$}}
   // CHECK: %[[B:.*]] = attngpu.wgmma.mma_async a_regs(%[[P]] : vector<4xi32>) b_desc(%[[DB]]) {b_offsets = array<i64: 0>, element_type = bf16, n = 256 : i64} -> vector<128xf32>{{$}}
-  // CHECK: %[[W:.*]]:2 = attngpu.wgmma.wait_group 7{{ ?}}(%[[A]], %[[B]]) : vector<4xf32>, vector<128xf32>{{$}}
+  // CHECK: attngpu.wgmma.commit_group
+  // CHECK-NEXT: attngpu.wgmma.wait_group 7{{$}}
+  // CHECK-NEXT: %[[W:.*]]:2 = attngpu.wgmma.wait_group 0{{ ?}}(%[[A]], %[[B]]) : vector<4xf32>, vector<128xf32>{{$}}
   // CHECK: return %[[W]]#0, %[[W]]#1
   %a = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db) acc(%acc : vector<4xf32>)
       {n = 8, element_type = f16, a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, transpose_b}
       -> vector<4xf32>
   %b = attngpu.wgmma.mma_async a_regs(%p : vector<4xi32>) b_desc(%db)
       {n = 256, element_type = bf16, b_offsets = array<i64: 0>} -> vector<128xf32>
-  %wa, %wb = attngpu.wgmma.wait_group 7 (%a, %b) : vector<4xf32>, vector<128xf32>
+  attngpu.wgmma.commit_group
+  attngpu.wgmma.wait_group 7
+  %wa, %wb = attngpu.wgmma.wait_group 0 (%a, %b) : vector<4xf32>, vector<128xf32>
   return %wa, %wb : vector<4xf32>, vector<128xf32>
 }
 
