@@ -97,11 +97,11 @@ def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
 def AttnHostBlockRanges : Pass<"attn-host-block-ranges", "::mlir::ModuleOp"> {
   let summary = "Give host kernels the block-range form the runtime calls";
   let description = [{
-    Each kernel function of `@attnc_kernels` whose body is an `scf.forall`
-    over its grid takes two more arguments, the linear block range
-    `[block_begin, block_end)`, and runs those blocks in a loop (x fastest).
-    Allocations at the top of a block that do not depend on it move out of
-    the loop: one per call, not one per block. The grid moves to the
+    Every kernel function of `@attnc_kernels` holds one `scf.forall` over
+    its grid (anything else is an error). It takes two more arguments, the
+    linear block range `[block_begin, block_end)`, and runs those blocks in
+    a loop (x fastest). Static-size allocations of a block's body that the
+    body also frees move out of the loop: one per call, not one per block. The grid moves to the
     program: every `attnrt.launch` of the kernel gets it, computed from its
     own buffers.
   }];

@@ -32,11 +32,10 @@
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
-#include "lib/package/Package.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <set>
 
@@ -46,27 +45,14 @@ namespace attnc {
 } // namespace attnc
 
 using namespace mlir;
-namespace pkg = attnc::pkg;
 
 namespace {
 
 /// Kernel arguments accept any strides and offset, so a program may pass
 /// views of larger tensors.
 MemRefType bufferType(Type tensorType) {
-  auto type = cast<RankedTensorType>(tensorType);
-  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-  auto layout =
-      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
-  return MemRefType::get(type.getShape(), type.getElementType(), layout);
-}
-
-/// Whether a package can carry tensors of `type` (one dtype table:
-/// lib/package).
-bool isPackageElementType(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  type.print(os);
-  return pkg::parseDType(StringRef(name).lower()).has_value();
+  return cast<MemRefType>(bufferization::getMemRefTypeWithFullyDynamicLayout(
+      cast<TensorType>(tensorType)));
 }
 
 /// Checks that `func` is a graph of kernel ops on tensors a package can
@@ -79,7 +65,7 @@ LogicalResult checkGraph(func::FuncOp func) {
                             << func.getBlocks().size() << " blocks";
   auto checkType = [&](Type type, Location loc) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !isPackageElementType(tensor.getElementType()))
+    if (!tensor || !attnrt::packageDType(tensor.getElementType()))
       return emitError(loc) << "functions take and return ranked tensors of "
                                "a package element type, got "
                             << type;
@@ -117,7 +103,8 @@ public:
 private:
   void nameValues();
   void createProgram();
-  Value bufferFor(Value value);
+  Value dimOfSymbol(Attribute symbol, Location loc);
+  FailureOr<Value> bufferFor(Value value);
   void launch(Operation *op, ArrayRef<Value> operandBuffers,
               ArrayRef<Value> resultBuffers);
   func::FuncOp outline(Operation *op, ArrayRef<Value> operandBuffers,
@@ -190,8 +177,12 @@ LogicalResult ProgramBuilder::build() {
     SmallVector<Value> operandBuffers, resultBuffers;
     for (Value operand : op.getOperands())
       operandBuffers.push_back(buffers.lookup(operand));
-    for (Value result : op.getResults())
-      resultBuffers.push_back(bufferFor(result));
+    for (Value result : op.getResults()) {
+      FailureOr<Value> buffer = bufferFor(result);
+      if (failed(buffer))
+        return failure();
+      resultBuffers.push_back(*buffer);
+    }
     launch(&op, operandBuffers, resultBuffers);
     freeAfterLastUse(&op);
   }
@@ -240,9 +231,21 @@ void ProgramBuilder::createProgram() {
     buffers[value] = entry->getArgument(func.getNumArguments() + index);
 }
 
+/// A dim of the program's arguments with symbol `symbol`: the extent of a
+/// dynamic dim of an intermediate buffer.
+Value ProgramBuilder::dimOfSymbol(Attribute symbol, Location loc) {
+  for (BlockArgument arg : program.getArguments()) {
+    ArrayAttr shape = attnrt::symbolicShapeOf(arg);
+    auto at = llvm::find(shape, symbol);
+    if (at != shape.end())
+      return memref::DimOp::create(b, loc, arg, at - shape.begin());
+  }
+  return Value();
+}
+
 /// The buffer of an op result: the caller's output when it is returned,
 /// else a fresh intermediate buffer, or none when nothing reads it.
-Value ProgramBuilder::bufferFor(Value value) {
+FailureOr<Value> ProgramBuilder::bufferFor(Value value) {
   if (Value buffer = buffers.lookup(value))
     return buffer;
   if (value.use_empty())
@@ -251,25 +254,18 @@ Value ProgramBuilder::bufferFor(Value value) {
   ArrayAttr shape = symbols.shapeOf(value);
   // A dim another value fixes (the class has a static extent) is static.
   SmallVector<int64_t> extents;
-  for (Attribute dim : shape)
-    extents.push_back(isa<IntegerAttr>(dim) ? cast<IntegerAttr>(dim).getInt()
-                                            : ShapedType::kDynamic);
   SmallVector<Value> sizes;
-  for (auto [d, extent] : llvm::enumerate(extents)) {
-    if (!ShapedType::isDynamic(extent))
+  for (Attribute dim : shape) {
+    if (auto fixed = dyn_cast<IntegerAttr>(dim)) {
+      extents.push_back(fixed.getInt());
       continue;
-    // A program argument with the same symbol gives the extent.
-    Attribute symbol = shape[d];
-    for (BlockArgument arg : program.getArguments()) {
-      auto argShape = program.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
-                                                          attnrt::kShapeAttr);
-      auto at = llvm::find(argShape, symbol);
-      if (at == argShape.end())
-        continue;
-      sizes.push_back(
-          memref::DimOp::create(b, value.getLoc(), arg, at - argShape.begin()));
-      break;
     }
+    extents.push_back(ShapedType::kDynamic);
+    sizes.push_back(dimOfSymbol(dim, value.getLoc()));
+    if (!sizes.back())
+      return emitError(value.getLoc())
+             << "the extent " << dim << " of this intermediate value is no "
+             << "dim of the function's arguments or results";
   }
   auto memrefType = MemRefType::get(extents, type.getElementType());
   std::string name = "t" + std::to_string(nextTemporary++);

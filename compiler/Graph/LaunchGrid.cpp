@@ -77,7 +77,9 @@ LogicalResult attnc::setLaunchGrids(ModuleOp module,
     return failure();
   int64_t lastRead = lastArgumentRead(grid, *computation);
   SymbolTableCollection symbols;
-  WalkResult result = module.walk([&](attnrt::LaunchOp launch) {
+  // Launches live in the programs, the module's own functions; the kernels'
+  // bodies need no walk.
+  auto setGrid = [&](attnrt::LaunchOp launch) {
     if (symbols.lookupNearestSymbolFrom(launch, launch.getKernelAttr()) !=
         kernel.getOperation())
       return WalkResult::advance();
@@ -98,6 +100,9 @@ LogicalResult attnc::setLaunchGrids(ModuleOp module,
       values.push_back(mapping.lookup(extent));
     launch.getGridMutable().assign(values);
     return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
+  };
+  for (auto program : module.getOps<func::FuncOp>())
+    if (program.walk(setGrid).wasInterrupted())
+      return failure();
+  return success();
 }

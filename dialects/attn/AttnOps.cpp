@@ -201,13 +201,10 @@ LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "expected " << name << " in [1, " << kMaxTile
                          << "], got " << size;
   }
-  // A warp owns 16 query rows and loads keys in pairs of 8-key fragments; a
-  // warpgroup owns 64 rows and its products are m64n64 or m64n128.
-  if (mma == MmaKind::Sync && (blockM % 16 || blockN % 16))
+  if (mma == MmaKind::Sync && !tilesFitMma(*mma, blockM, blockN))
     return emitError() << "expected mma_sync tiles to be multiples of 16, got "
                        << blockM << "x" << blockN;
-  if (mma == MmaKind::Warpgroup &&
-      (blockM % 64 || blockM > 192 || (blockN != 64 && blockN != 128)))
+  if (mma == MmaKind::Warpgroup && !tilesFitMma(*mma, blockM, blockN))
     return emitError() << "expected wgmma tiles of 64, 128 or 192 rows by 64 "
                           "or 128 keys, got "
                        << blockM << "x" << blockN;
@@ -229,16 +226,42 @@ int64_t AttentionOp::getGroupSize() {
   return getQ().getType().getDimSize(1) / getK().getType().getDimSize(1);
 }
 
-/// The tensor-core kind of the tiles must fit the inputs: 16-bit elements,
-/// head dims that are multiples of 16 (mma.sync fragments) or of 64 up to
-/// 256 (whole 128-byte swizzle panels for wgmma).
+bool mlir::attn::tilesFitMma(MmaKind mma, int64_t blockM, int64_t blockN) {
+  switch (mma) {
+  case MmaKind::None:
+    return true;
+  case MmaKind::Sync:
+    return blockM % 16 == 0 && blockN % 16 == 0;
+  case MmaKind::Warpgroup:
+    return blockM % 64 == 0 && blockM <= 192 && (blockN == 64 || blockN == 128);
+  }
+  llvm_unreachable("unknown MmaKind");
+}
+
+bool mlir::attn::elementFitsMma(Type element) {
+  return element.isF16() || element.isBF16();
+}
+
+bool mlir::attn::headDimFitsMma(MmaKind mma, int64_t headDim) {
+  switch (mma) {
+  case MmaKind::None:
+    return true;
+  case MmaKind::Sync:
+    return headDim % 16 == 0 && headDim <= kMaxHeadDim;
+  case MmaKind::Warpgroup:
+    return headDim % 64 == 0 && headDim <= 256;
+  }
+  llvm_unreachable("unknown MmaKind");
+}
+
+/// The tensor-core kind of the tiles must fit the inputs.
 static LogicalResult verifyTensorCores(AttentionOp op) {
   std::optional<TilesAttr> tiles = op.getTiles();
   std::optional<MmaKind> mma = tiles ? tiles->getMma() : std::nullopt;
   if (!mma || *mma == MmaKind::None)
     return success();
   Type element = op.getQ().getType().getElementType();
-  if (!element.isF16() && !element.isBF16())
+  if (!elementFitsMma(element))
     return op.emitOpError() << "tensor-core tiles (mma = "
                             << stringifyMmaKind(*mma)
                             << ") need f16 or bf16 inputs, got " << element;
@@ -247,7 +270,7 @@ static LogicalResult verifyTensorCores(AttentionOp op) {
   for (auto [name, dim] : {std::pair<StringRef, int64_t>{
                                "q", op.getQ().getType().getDimSize(3)},
                            {"v", op.getV().getType().getDimSize(3)}})
-    if (dim % multiple != 0 || dim > limit)
+    if (!headDimFitsMma(*mma, dim))
       return op.emitOpError()
              << "tensor-core tiles (mma = " << stringifyMmaKind(*mma)
              << ") need head dims that are multiples of " << multiple
@@ -289,8 +312,7 @@ static std::optional<attnc::sem::ScalarType> regionScalarType(Type type) {
   return attnc::sem::parseScalarType(name);
 }
 
-/// The predicate of a comparison, in arith's spelling; empty otherwise.
-static std::string regionPredicate(Operation *op) {
+std::string mlir::attn::regionPredicate(Operation *op) {
   if (auto cmp = dyn_cast<arith::CmpIOp>(op))
     return arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
   if (auto cmp = dyn_cast<arith::CmpFOp>(op))

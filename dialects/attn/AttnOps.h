@@ -15,6 +15,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <string>
+
 #include "dialects/attn/AttnEnums.h.inc"
 
 #include "dialects/attn/AttnInterfaces.h.inc"
@@ -24,5 +26,22 @@
 
 #define GET_OP_CLASSES
 #include "dialects/attn/AttnOps.h.inc"
+
+namespace mlir::attn {
+/// Tensor-core rules, shared by the verifiers and the kernel-config step:
+/// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query
+/// rows and loads keys in pairs of 8-key fragments; a warpgroup owns 64 rows
+/// and its products are m64n64 or m64n128)...
+bool tilesFitMma(MmaKind mma, int64_t blockM, int64_t blockN);
+/// ... and whether `op`'s inputs do: 16-bit elements, head dims that are
+/// multiples of 16 (mma.sync fragments) or of 64 up to 256 (whole 128-byte
+/// swizzle panels for wgmma).
+bool elementFitsMma(Type element);
+bool headDimFitsMma(MmaKind mma, int64_t headDim);
+
+/// The predicate of a region's comparison op in arith's spelling (the one
+/// the region op table and the manifest use); empty for other ops.
+std::string regionPredicate(Operation *op);
+} // namespace mlir::attn
 
 #endif // ATTNC_DIALECTS_ATTN_ATTNOPS_H

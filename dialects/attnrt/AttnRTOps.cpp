@@ -6,6 +6,8 @@
 
 #include "dialects/attnrt/AttnRTOps.h"
 
+#include "lib/package/Package.h"
+
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -25,7 +27,8 @@ void AttnRTDialect::initialize() {
       >();
 }
 
-bool mlir::attnrt::isSymbolicShapeOf(ArrayAttr shape, ShapedType type) {
+bool mlir::attnrt::isSymbolicShapeOf(ArrayAttr shape, ShapedType type,
+                                     bool fixedDynamicDims) {
   if (!shape || static_cast<int64_t>(shape.size()) != type.getRank())
     return false;
   for (auto [extent, dim] : llvm::zip(type.getShape(), shape)) {
@@ -33,7 +36,9 @@ bool mlir::attnrt::isSymbolicShapeOf(ArrayAttr shape, ShapedType type) {
       if (symbol.getValue().empty() || !ShapedType::isDynamic(extent))
         return false;
     } else if (auto fixed = dyn_cast<IntegerAttr>(dim)) {
-      if (fixed.getInt() != extent)
+      if (fixed.getInt() < 0 || (fixed.getInt() != extent &&
+                                 !(fixedDynamicDims &&
+                                   ShapedType::isDynamic(extent))))
         return false;
     } else {
       return false;
@@ -42,14 +47,108 @@ bool mlir::attnrt::isSymbolicShapeOf(ArrayAttr shape, ShapedType type) {
   return true;
 }
 
+std::optional<attnc::pkg::DType> mlir::attnrt::packageDType(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return attnc::pkg::parseDType(StringRef(name).lower());
+}
+
+/// The `name` attribute of `value`'s owner: its function's argument
+/// attribute, or the alloc's own.
+template <typename Attr>
+static Attr programAttr(Value value, StringRef argAttr,
+                        function_ref<Attr(AllocOp)> ofAlloc) {
+  if (auto alloc = value.getDefiningOp<AllocOp>())
+    return ofAlloc(alloc);
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto function = arg ? dyn_cast_or_null<FunctionOpInterface>(
+                            arg.getOwner()->getParentOp())
+                      : FunctionOpInterface();
+  if (!function || arg.getOwner() != &function.getFunctionBody().front())
+    return Attr();
+  return function.getArgAttrOfType<Attr>(arg.getArgNumber(), argAttr);
+}
+
+StringAttr mlir::attnrt::nameOf(Value value) {
+  return programAttr<StringAttr>(value, kNameAttr,
+                                 [](AllocOp a) { return a.getNameAttr(); });
+}
+
+ArrayAttr mlir::attnrt::symbolicShapeOf(Value value) {
+  return programAttr<ArrayAttr>(value, kShapeAttr,
+                                [](AllocOp a) { return a.getShapeAttr(); });
+}
+
+LogicalResult AttnRTDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() == kKernelAttr) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "expected " << kKernelAttr
+                             << " to be a unit attribute";
+    return success();
+  }
+  if (attr.getName() != kNumInputsAttr)
+    return op->emitError() << "unknown attribute " << attr.getName();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto count = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!function || !count || count.getInt() < 0 ||
+      count.getInt() > function.getNumArguments())
+    return op->emitError() << "expected " << kNumInputsAttr
+                           << " on a function, an integer from 0 to its "
+                              "argument count, got "
+                           << attr.getValue();
+  // The package writer reads every argument's name and shape.
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    if (!function.getArgAttr(i, kNameAttr) ||
+        !function.getArgAttr(i, kShapeAttr))
+      return op->emitError() << "expected every argument of a program to "
+                                "carry "
+                             << kNameAttr << " and " << kShapeAttr
+                             << "; argument #" << i << " does not";
+  return success();
+}
+
+LogicalResult AttnRTDialect::verifyRegionArgAttribute(Operation *op,
+                                                      unsigned region,
+                                                      unsigned index,
+                                                      NamedAttribute attr) {
+  Type type = op->getRegion(region).getArgument(index).getType();
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (attr.getName() == kNameAttr) {
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue().empty())
+      return op->emitError() << "expected " << kNameAttr
+                             << " to be a non-empty string, got "
+                             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == kShapeAttr) {
+    auto shape = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!shaped || !shaped.hasRank() ||
+        !isSymbolicShapeOf(shape, shaped, /*fixedDynamicDims=*/true) ||
+        !packageDType(shaped.getElementType()))
+      return op->emitError()
+             << "expected " << kShapeAttr << " of argument #" << index
+             << " to give each dim of " << type
+             << " (of a package element type): its static extent or a "
+                "symbol name, got "
+             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown argument attribute " << attr.getName();
+}
+
 LogicalResult AllocOp::verify() {
   auto type = cast<MemRefType>(getBuffer().getType());
   if (!type.getLayout().isIdentity())
     return emitOpError() << "expected a dense row-major buffer, got " << type;
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      type.getNumDynamicDims())
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
     return emitOpError() << "expected " << type.getNumDynamicDims()
                          << " dynamic sizes, got " << getDynamicSizes().size();
+  if (!packageDType(type.getElementType()))
+    return emitOpError() << "expected an element type a package carries, got "
+                         << type.getElementType();
   if (!isSymbolicShapeOf(getShape(), type))
     return emitOpError() << "expected shape to give each dim of " << type
                          << ": its static extent or a symbol name, got "

@@ -14,7 +14,12 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
 #include <string>
+
+namespace attnc::pkg {
+enum class DType;
+} // namespace attnc::pkg
 
 #include "dialects/attnrt/AttnRTOpsDialect.h.inc"
 
@@ -39,8 +44,22 @@ inline std::string hostEntryName(llvm::StringRef kernel) {
 }
 
 /// Whether `shape` (a program value's symbolic shape) describes `type`:
-/// one entry per dim, static dims equal, dynamic dims named by a symbol.
-bool isSymbolicShapeOf(ArrayAttr shape, ShapedType type);
+/// one entry per dim, static dims equal, dynamic dims named by a symbol (or,
+/// with `fixedDynamicDims`, for arguments, fixed by another value of their
+/// class).
+bool isSymbolicShapeOf(ArrayAttr shape, ShapedType type,
+                       bool fixedDynamicDims = false);
+
+/// The package dtype of element type `type` (the one dtype table,
+/// lib/package: MLIR's spelling, lower-cased), or none when a package cannot
+/// carry it.
+std::optional<attnc::pkg::DType> packageDType(Type type);
+
+/// The name and symbolic shape of a program value: an argument of a program
+/// function (its `attnrt.name` / `attnrt.shape`) or an `attnrt.alloc`; null
+/// for anything else.
+StringAttr nameOf(Value value);
+ArrayAttr symbolicShapeOf(Value value);
 
 } // namespace mlir::attnrt
 

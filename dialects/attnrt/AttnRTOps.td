@@ -25,8 +25,11 @@ def AttnRT_Dialect : Dialect {
     A program function carries `attnrt.num_inputs` (how many of its
     arguments are inputs); each argument carries `attnrt.name` and
     `attnrt.shape`, its symbolic shape: an array of static extents and
-    symbol names, which the caller's tensors bind at run time.
+    symbol names, which the caller's tensors bind at run time. The dialect
+    verifies these attributes wherever they appear.
   }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 class AttnRT_Op<string mnemonic, list<Trait> traits = []>

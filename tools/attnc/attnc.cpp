@@ -89,8 +89,10 @@ llvm::cl::opt<Emit> emit(
 
 llvm::cl::opt<bool> explain(
     "explain",
-    llvm::cl::desc("Print each GPU kernel's tiles, launch and resource report "
-                   "(registers, spills, wgmma serialization warnings)"),
+    llvm::cl::desc("Print each function's buffers and kernels (tiles, "
+                   "launch) and each GPU kernel's resource report (registers, "
+                   "spills, wgmma serialization warnings); with "
+                   "--emit=package"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<std::string>

@@ -9,39 +9,62 @@
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
-Value attnc::numElements(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    count = arith::MulIOp::create(b, loc, count,
-                                  memref::DimOp::create(b, loc, buffer, d));
-  return count;
+namespace {
+
+/// The extents of `buffer`'s dims.
+SmallVector<Value> extentsOf(OpBuilder &b, Location loc, Value buffer) {
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < cast<MemRefType>(buffer.getType()).getRank(); ++d)
+    extents.push_back(memref::DimOp::create(b, loc, buffer, d));
+  return extents;
 }
 
-attnc::CastGrid attnc::castGrid(OpBuilder &b, Location loc, attn::CastOp op,
-                                Value in) {
-  CastGrid grid;
-  grid.count = numElements(b, loc, in);
-  grid.blockSize = arith::ConstantIndexOp::create(b, loc, *op.getBlockSize());
-  grid.blocks = arith::CeilDivUIOp::create(b, loc, grid.count, grid.blockSize);
-  return grid;
-}
-
-void attnc::emitCastElement(OpBuilder &b, Location loc, attn::CastOp op,
-                            Value in, Value out, Value linear) {
-  auto type = cast<MemRefType>(in.getType());
-  SmallVector<Value> indices(type.getRank());
-  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-    Value extent = memref::DimOp::create(b, loc, in, d);
-    indices[d] = d == 0 ? linear
-                        : arith::RemUIOp::create(b, loc, linear, extent)
-                              .getResult();
-    if (d > 0)
-      linear = arith::DivUIOp::create(b, loc, linear, extent);
+/// Row-major position `linear` as a multi-index over `extents`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> extents) {
+  SmallVector<Value> indices(extents.size());
+  for (int64_t d = static_cast<int64_t>(extents.size()) - 1; d > 0; --d) {
+    indices[d] = arith::RemUIOp::create(b, loc, linear, extents[d]);
+    linear = arith::DivUIOp::create(b, loc, linear, extents[d]);
   }
+  if (!extents.empty())
+    indices[0] = linear;
+  return indices;
+}
+
+/// `indices` + `delta` in the mixed radix of `extents`: each digit and
+/// delta are below their extent, so one conditional subtraction carries.
+SmallVector<Value> addMixedRadix(OpBuilder &b, Location loc,
+                                 ValueRange indices, ArrayRef<Value> delta,
+                                 ArrayRef<Value> extents) {
+  SmallVector<Value> sum(indices.size());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value carry = zero;
+  for (int64_t d = static_cast<int64_t>(indices.size()) - 1; d >= 0; --d) {
+    Value digit = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, indices[d], delta[d]), carry);
+    if (d == 0) {
+      sum[d] = digit;
+      break;
+    }
+    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                        digit, extents[d]);
+    sum[d] = arith::SelectOp::create(
+        b, loc, wraps, arith::SubIOp::create(b, loc, digit, extents[d]),
+        digit);
+    carry = arith::SelectOp::create(
+        b, loc, wraps, arith::ConstantIndexOp::create(b, loc, 1), zero);
+  }
+  return sum;
+}
+
+/// out[indices] = convert(in[indices] * scale).
+void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
+                     Value out, ValueRange indices) {
   Type f32 = b.getF32Type();
   Value value = memref::LoadOp::create(b, loc, in, indices);
   if (value.getType() != f32)
@@ -57,11 +80,47 @@ void attnc::emitCastElement(OpBuilder &b, Location loc, attn::CastOp op,
   memref::StoreOp::create(b, loc, value, out, indices);
 }
 
+} // namespace
+
+attnc::CastGrid attnc::castGrid(OpBuilder &b, Location loc, attn::CastOp op,
+                                Value in) {
+  CastGrid grid;
+  grid.count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value extent : extentsOf(b, loc, in))
+    grid.count = arith::MulIOp::create(b, loc, grid.count, extent);
+  grid.blockSize = arith::ConstantIndexOp::create(b, loc, *op.getBlockSize());
+  grid.blocks = arith::CeilDivUIOp::create(b, loc, grid.count, grid.blockSize);
+  return grid;
+}
+
+std::pair<Value, Value> attnc::castBlockRange(OpBuilder &b, Location loc,
+                                              const CastGrid &grid,
+                                              Value block) {
+  Value first = arith::MulIOp::create(b, loc, block, grid.blockSize);
+  Value end = arith::MinUIOp::create(
+      b, loc, grid.count, arith::AddIOp::create(b, loc, first, grid.blockSize));
+  return {first, end};
+}
+
+void attnc::emitCastLoop(OpBuilder &b, Location loc, attn::CastOp op,
+                         Value in, Value out, Value begin, Value end,
+                         int64_t step) {
+  SmallVector<Value> extents = extentsOf(b, loc, in);
+  Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
+  // The step as a multi-index; a step past the first dim leaves the
+  // tensor, where the loop ends anyway.
+  SmallVector<Value> delta = delinearize(b, loc, stepValue, extents);
+  auto loop = scf::ForOp::create(b, loc, begin, end, stepValue,
+                                 delinearize(b, loc, begin, extents));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  ValueRange indices = loop.getRegionIterArgs();
+  emitCastElement(b, loc, op, in, out, indices);
+  scf::YieldOp::create(b, loc,
+                       addMixedRadix(b, loc, indices, delta, extents));
+}
+
 LogicalResult attnc::checkCastKernel(attn::CastOp op) {
-  if (!op.getBlockSize())
-    return op->emitError() << "the block size is not set: run "
-                              "attn-kernel-config first or give the op a "
-                              "`block_size` attribute";
   for (Type type : {op.getIn().getType().getElementType(),
                     op.getOut().getType().getElementType()})
     if (!type.isF32() && !type.isF16() && !type.isBF16())

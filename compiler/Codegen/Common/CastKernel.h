@@ -19,10 +19,6 @@
 
 namespace attnc {
 
-/// The number of elements of `buffer` (an index value).
-mlir::Value numElements(mlir::OpBuilder &b, mlir::Location loc,
-                        mlir::Value buffer);
-
 /// The grid of `op`'s kernel over its input `in`: the element count and the
 /// number of blocks of block_size elements.
 struct CastGrid {
@@ -31,12 +27,20 @@ struct CastGrid {
 CastGrid castGrid(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::attn::CastOp op, mlir::Value in);
 
-/// out = convert(in * scale) for the element at row-major position `linear`
-/// of `in` (and `out`, of the same shape). The product is computed in f32
-/// and rounded once to the result type (nearest even).
-void emitCastElement(mlir::OpBuilder &b, mlir::Location loc,
-                     mlir::attn::CastOp op, mlir::Value in, mlir::Value out,
-                     mlir::Value linear);
+/// The row-major positions [first, end) of block `block` of `grid`.
+std::pair<mlir::Value, mlir::Value> castBlockRange(mlir::OpBuilder &b,
+                                                   mlir::Location loc,
+                                                   const CastGrid &grid,
+                                                   mlir::Value block);
+
+/// out = convert(in * scale) for the elements at row-major positions begin,
+/// begin + step, ... below `end` of `in` (and `out`, of the same shape).
+/// The product is computed in f32 and rounded once to the result type
+/// (nearest even). The multi-index is computed once and then stepped, so
+/// the loop does no division.
+void emitCastLoop(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::attn::CastOp op, mlir::Value in, mlir::Value out,
+                  mlir::Value begin, mlir::Value end, int64_t step);
 
 /// A target lowering of attn.cast: `lowerCast` converts the elements of
 /// buffer `in` into buffer `out`.
@@ -54,8 +58,8 @@ protected:
                          mlir::ConversionPatternRewriter &rewriter) const = 0;
 };
 
-/// Whether code generation can build `op`'s kernel (a block size, element
-/// types it converts between), with a diagnostic on the op when not.
+/// Whether code generation can build `op`'s kernel (element types it
+/// converts between), with a diagnostic on the op when not.
 mlir::LogicalResult checkCastKernel(mlir::attn::CastOp op);
 
 } // namespace attnc

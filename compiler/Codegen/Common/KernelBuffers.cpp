@@ -74,24 +74,30 @@ void attnc::eraseKernelOp(Operation *op, const KernelBuffers &buffers,
 /// conversion itself never fails without saying why.
 static LogicalResult
 checkKernelOp(Operation *op,
-              function_ref<LogicalResult(Operation *)> checkAttention) {
-  if (!isa<attn::AttentionOp, attn::CastOp>(op))
+              function_ref<LogicalResult(Operation *)> checkTarget) {
+  auto kernelOp = dyn_cast<attn::KernelOpInterface>(op);
+  if (!kernelOp)
     return op->emitError() << "code generation does not support "
                            << op->getName() << " yet";
+  if (!kernelOp.hasKernelConfig())
+    return op->emitError() << "the kernel configuration is not set: run "
+                              "attn-kernel-config first";
   if (failed(checkDestinationPassing(op)))
     return failure();
-  return isa<attn::AttentionOp>(op) ? checkAttention(op)
-                                    : attnc::checkCastKernel(cast<attn::CastOp>(op));
+  if (auto castOp = dyn_cast<attn::CastOp>(op))
+    if (failed(attnc::checkCastKernel(castOp)))
+      return failure();
+  return checkTarget ? checkTarget(op) : success();
 }
 
 LogicalResult attnc::lowerKernelOps(
     Operation *root, RewritePatternSet &&patterns,
-    function_ref<LogicalResult(Operation *)> checkAttention) {
+    function_ref<LogicalResult(Operation *)> checkTarget) {
   WalkResult checked = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isa_and_nonnull<attn::AttnDialect>(op->getDialect()))
       return WalkResult::advance();
-    return failed(checkKernelOp(op, checkAttention)) ? WalkResult::interrupt()
-                                                     : WalkResult::skip();
+    return failed(checkKernelOp(op, checkTarget)) ? WalkResult::interrupt()
+                                                  : WalkResult::skip();
   });
   if (checked.wasInterrupted())
     return failure();

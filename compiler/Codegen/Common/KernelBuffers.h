@@ -65,12 +65,15 @@ protected:
 
 /// Lowers every kernel op below `root` by `patterns`, a conversion in which
 /// the attn dialect is illegal. Each op is checked first, with a located
-/// error: attention by `checkAttention`, cast by checkCastKernel, any other
-/// attn op is not supported. Nothing folds: a kernel op is the whole
-/// kernel, and an identity cast outlined as a copy must not vanish.
+/// error: it must be a KernelOpInterface op with its kernel configuration,
+/// in destination-passing form, a kind code generation supports (casts:
+/// checkCastKernel), and pass the target's own `checkTarget`. Nothing
+/// folds: a kernel op is the whole kernel, and an identity cast outlined as
+/// a copy must not vanish.
 mlir::LogicalResult lowerKernelOps(
     mlir::Operation *root, mlir::RewritePatternSet &&patterns,
-    llvm::function_ref<mlir::LogicalResult(mlir::Operation *)> checkAttention);
+    llvm::function_ref<mlir::LogicalResult(mlir::Operation *)> checkTarget =
+        nullptr);
 
 } // namespace attnc
 

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The kernel builders (the row-per-thread RowBlock, the tensor-core kernels,
-// the cast kernels) emit straight-line IR plus scf loops and branches whose
-// bodies are C++ lambdas. This base keeps those helpers in one place.
+// The attention kernel builders (the row-per-thread RowBlock and the
+// tensor-core kernel) emit straight-line IR plus scf loops and branches
+// whose bodies are C++ lambdas. This base keeps those helpers in one place.
 //
 //===----------------------------------------------------------------------===//
 

@@ -62,7 +62,7 @@ public:
   /// share the row), in the model's raw units.
   virtual mlir::Value rowMax(int64_t row) = 0;
   /// Replaces each of this thread's scores s of row slot `row` by
-  /// exp(s · factor + negPivot) and returns this thread's sum of them.
+  /// exp2(s · factor + negPivot) and returns this thread's sum of them.
   virtual mlir::Value exponentiate(int64_t row, mlir::Value factor,
                                    mlir::Value negPivot) = 0;
 };

@@ -303,6 +303,18 @@ void RowBlockBuilder::epilogue(const attnc::BlockIds &ids) {
 
 } // namespace
 
+SmallVector<Value, 3> attnc::attentionGrid(OpBuilder &b, Location loc,
+                                           attn::AttentionOp op,
+                                           const AttentionBuffers &buffers) {
+  Value queryBlocks = arith::CeilDivUIOp::create(
+      b, loc, memref::DimOp::create(b, loc, buffers.q, 2),
+      arith::ConstantIndexOp::create(b, loc, op.getTiles()->getBlockM()));
+  Value heads = arith::ConstantIndexOp::create(
+      b, loc, op.getQ().getType().getDimSize(1));
+  Value batch = memref::DimOp::create(b, loc, buffers.q, 0);
+  return {queryBlocks, heads, batch};
+}
+
 attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
                                           attn::AttentionOp op,
                                           const AttentionBuffers &buffers,

@@ -45,6 +45,12 @@ struct BlockIds {
   mlir::Value qBlock, head, batch;
 };
 
+/// That grid, for both targets: its x, y and z extents.
+llvm::SmallVector<mlir::Value, 3> attentionGrid(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::attn::AttentionOp op,
+                                                const AttentionBuffers &buffers);
+
 /// Where block `ids` sits: its query rows [q0, q0 + rows) (fewer than
 /// block_m in the last block) and the last of them, the number of keys and
 /// the key/value head its query head reads.

@@ -39,9 +39,10 @@ struct Tiles {
 /// The largest useful tile along a sequence of static length `extent`: the
 /// next power of two, capped at `preferred`.
 int64_t fitToExtent(int64_t preferred, int64_t extent) {
-  if (ShapedType::isDynamic(extent) || extent >= preferred)
+  if (ShapedType::isDynamic(extent))
     return preferred;
-  return static_cast<int64_t>(llvm::PowerOf2Ceil(extent));
+  return std::min(preferred,
+                  static_cast<int64_t>(llvm::PowerOf2Ceil(extent)));
 }
 
 /// The mma.sync kernel: 64 keys per tile; 128 query rows for head dims up
@@ -68,23 +69,25 @@ Tiles warpgroupTiles(int64_t headDim, int64_t headDimV) {
 /// swizzle panels); mma.sync for the rest.
 std::optional<Tiles> preferredMma(attn::AttentionOp op,
                                   const attnc::TargetDescription &target) {
-  Type element = op.getQ().getType().getElementType();
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
-  if (!target.hasMmaSync || !(element.isF16() || element.isBF16()) ||
-      headDim % 16 != 0 || headDimV % 16 != 0)
+  auto fits = [&](MmaKind mma) {
+    return attn::headDimFitsMma(mma, headDim) &&
+           attn::headDimFitsMma(mma, headDimV);
+  };
+  if (!target.hasMmaSync ||
+      !attn::elementFitsMma(op.getQ().getType().getElementType()) ||
+      !fits(MmaKind::Sync))
     return std::nullopt;
-  if (target.hasWgmma && !target.onlyMmaSync && headDim % 64 == 0 &&
-      headDimV % 64 == 0 && headDim <= 256 && headDimV <= 256)
+  if (target.hasWgmma && !target.onlyMmaSync && fits(MmaKind::Warpgroup))
     return warpgroupTiles(headDim, headDimV);
   return syncTiles(headDimV);
 }
 
 /// The tensor-core kind for tiles of `blockM` x `blockN`: the preferred
 /// kernel's when they are its tiles, mma.sync when they are that kernel's,
-/// wgmma when it applies and they are 64 to 192 rows by 64 or 128 keys,
-/// else mma.sync when they are multiples of 16 (any such tiles fit it);
-/// none (the scalar kernel) otherwise.
+/// wgmma when it is preferred and they fit it, else mma.sync when they fit
+/// it; none (the scalar kernel) otherwise.
 MmaKind mmaForTiles(attn::AttentionOp op,
                     const attnc::TargetDescription &target, int64_t blockM,
                     int64_t blockN) {
@@ -95,11 +98,9 @@ MmaKind mmaForTiles(attn::AttentionOp op,
        {*preferred, syncTiles(op.getV().getType().getDimSize(3))})
     if (candidate.blockM == blockM && candidate.blockN == blockN)
       return candidate.mma;
-  if (preferred->mma == MmaKind::Warpgroup && blockM % 64 == 0 &&
-      blockM <= 192 && (blockN == 64 || blockN == 128))
-    return MmaKind::Warpgroup;
-  if (blockM % 16 == 0 && blockN % 16 == 0)
-    return MmaKind::Sync;
+  for (MmaKind mma : {preferred->mma, MmaKind::Sync})
+    if (attn::tilesFitMma(mma, blockM, blockN))
+      return mma;
   return MmaKind::None;
 }
 

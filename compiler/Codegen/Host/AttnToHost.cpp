@@ -52,14 +52,8 @@ struct AttentionToHost : attnc::KernelOpLowering<attn::AttentionOp> {
              ConversionPatternRewriter &rewriter) const override {
     attnc::AttentionBuffers x(buffers);
     Location loc = op.getLoc();
-    int64_t blockM = op.getTiles()->getBlockM();
-    Value seqQ = memref::DimOp::create(rewriter, loc, x.q, 2);
-    Value queryBlocks = arith::CeilDivUIOp::create(
-        rewriter, loc, seqQ,
-        arith::ConstantIndexOp::create(rewriter, loc, blockM));
-    SmallVector<OpFoldResult> grid = {
-        queryBlocks, rewriter.getIndexAttr(op.getQ().getType().getDimSize(1)),
-        memref::DimOp::create(rewriter, loc, x.q, 0).getResult()};
+    SmallVector<OpFoldResult> grid =
+        getAsOpFoldResult(attnc::attentionGrid(rewriter, loc, op, x));
     buildGrid(rewriter, loc, grid, [&](ValueRange ivs) {
       emitBlock(rewriter, loc, op, x, {ivs[0], ivs[1], ivs[2]});
     });
@@ -96,18 +90,8 @@ struct CastToHost : attnc::CastLowering {
     Location loc = op.getLoc();
     attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
     buildGrid(rewriter, loc, {grid.blocks}, [&](ValueRange ivs) {
-      Value first =
-          arith::MulIOp::create(rewriter, loc, ivs[0], grid.blockSize);
-      Value last = arith::MinUIOp::create(
-          rewriter, loc, grid.count,
-          arith::AddIOp::create(rewriter, loc, first, grid.blockSize));
-      auto loop = scf::ForOp::create(
-          rewriter, loc, first, last,
-          arith::ConstantIndexOp::create(rewriter, loc, 1));
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      attnc::emitCastElement(rewriter, loc, op, in, out,
-                             loop.getInductionVar());
+      auto [first, end] = attnc::castBlockRange(rewriter, loc, grid, ivs[0]);
+      attnc::emitCastLoop(rewriter, loc, op, in, out, first, end, 1);
     });
   }
 };
@@ -117,15 +101,7 @@ struct ConvertAttnToHostPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<AttentionToHost, CastToHost>(&getContext());
-    auto checkAttention = [](Operation *op) -> LogicalResult {
-      if (!cast<attn::AttentionOp>(op).getTiles())
-        return op->emitError() << "tile sizes are not set: run "
-                                  "attn-kernel-config first or give the op a "
-                                  "`tiles` attribute";
-      return success();
-    };
-    if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns),
-                                     checkAttention)))
+    if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

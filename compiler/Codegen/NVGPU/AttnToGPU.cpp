@@ -147,14 +147,8 @@ struct AttentionToGPU : attnc::KernelOpLowering<attn::AttentionOp> {
         tensorCores ? attnc::mmaThreads(op) : op.getTiles()->getBlockM();
     int64_t sharedBytes =
         tensorCores ? mmaLayout.bytes : getScalarLayout(op).bytes;
-    int64_t blockM = op.getTiles()->getBlockM();
-    Value queryBlocks = arith::CeilDivUIOp::create(
-        rewriter, loc, memref::DimOp::create(rewriter, loc, x.q, 2),
-        arith::ConstantIndexOp::create(rewriter, loc, blockM));
-    Value heads = arith::ConstantIndexOp::create(
-        rewriter, loc, op.getQ().getType().getDimSize(1));
-    Value batch = memref::DimOp::create(rewriter, loc, x.q, 0);
-    buildLaunch(rewriter, loc, {queryBlocks, heads, batch}, threads,
+    buildLaunch(rewriter, loc, attnc::attentionGrid(rewriter, loc, op, x),
+                threads,
                 sharedBytes, [&](gpu::LaunchOp launch) {
                   gpu::KernelDim3 block = launch.getBlockIds();
                   Value qBlock = block.x;
@@ -198,30 +192,25 @@ struct CastToGPU : attnc::CastLowering {
         kCastThreads, 0, [&](gpu::LaunchOp launch) {
           // Recomputed inside: a kernel body reads only its buffers.
           attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
-          Value first = arith::MulIOp::create(
-              rewriter, loc, launch.getBlockIds().x, grid.blockSize);
-          Value end = arith::MinUIOp::create(
-              rewriter, loc, grid.count,
-              arith::AddIOp::create(rewriter, loc, first, grid.blockSize));
+          auto [first, end] = attnc::castBlockRange(rewriter, loc, grid,
+                                                    launch.getBlockIds().x);
           Value start =
               arith::AddIOp::create(rewriter, loc, first, launch.getThreadIds().x);
-          auto loop = scf::ForOp::create(
-              rewriter, loc, start, end,
-              arith::ConstantIndexOp::create(rewriter, loc, kCastThreads));
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPointToStart(loop.getBody());
-          attnc::emitCastElement(rewriter, loc, op, in, out,
-                                 loop.getInductionVar());
+          attnc::emitCastLoop(rewriter, loc, op, in, out, start, end,
+                              kCastThreads);
         });
   }
 };
 
 /// Says, at the op, what keeps an attention from being lowered for
-/// `target`.
-LogicalResult checkAttention(attn::AttentionOp op,
+/// `target`: tiles without a tensor-core kind were configured for the host.
+LogicalResult checkAttention(Operation *kernelOp,
                              const attnc::TargetDescription &target) {
+  auto op = dyn_cast<attn::AttentionOp>(kernelOp);
+  if (!op)
+    return success();
   std::optional<attn::TilesAttr> tiles = op.getTiles();
-  if (!tiles || !tiles->getMma())
+  if (!tiles->getMma())
     return op->emitError() << "the kernel configuration is not set: run "
                               "attn-kernel-config for a GPU target first";
   int64_t bytes =
@@ -254,9 +243,8 @@ struct ConvertAttnToGPUPass
     patterns.add<AttentionToGPU>(&getContext(), *target);
     patterns.add<CastToGPU>(&getContext());
     if (failed(attnc::lowerKernelOps(
-            getOperation(), std::move(patterns), [&](Operation *op) {
-              return checkAttention(cast<attn::AttentionOp>(op), *target);
-            })))
+            getOperation(), std::move(patterns),
+            [&](Operation *op) { return checkAttention(op, *target); })))
       signalPassFailure();
   }
 };

@@ -14,6 +14,7 @@
 
 #include "compiler/Graph/LaunchGrid.h"
 #include "compiler/Passes.h"
+#include "dialects/attngpu/AttnGPUOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,11 +31,6 @@ namespace attnc {
 using namespace mlir;
 
 namespace {
-
-/// The attribute the package writer reads a kernel's dynamic shared memory
-/// from.
-constexpr llvm::StringLiteral kSharedBytesAttr =
-    "attngpu.dynamic_shared_memory_bytes";
 
 /// Whether `op` may do more than read memory (an op without a model of its
 /// effects may).
@@ -165,7 +161,7 @@ LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
   function->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                     b.getUnitAttr());
   function.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));
-  function->setAttr(kSharedBytesAttr, b.getI64IntegerAttr(*sharedBytes));
+  function->setAttr(attngpu::kDynamicSharedMemoryBytesAttr, b.getI64IntegerAttr(*sharedBytes));
   return cloneBody(*launch, kernel, function);
 }
 

@@ -7,6 +7,7 @@
 #include "compiler/Target/Package/PackageBuilder.h"
 
 #include "dialects/attn/AttnOps.h"
+#include "dialects/attngpu/AttnGPUOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,24 +31,14 @@ std::string typeName(Type type) {
   return name;
 }
 
-/// One dtype table for everyone: the package's spellings are MLIR's,
-/// lower-cased.
-FailureOr<pkg::DType> dtypeOf(Type type, Location loc) {
-  if (std::optional<pkg::DType> dtype =
-          pkg::parseDType(StringRef(typeName(type)).lower()))
-    return *dtype;
-  return emitError(loc) << "element type " << type
-                        << " cannot be passed to a package function";
-}
-
-FailureOr<pkg::TensorSig> signature(StringRef name, Type type, ArrayAttr shape,
-                                    Location loc) {
-  FailureOr<pkg::DType> dtype =
-      dtypeOf(cast<ShapedType>(type).getElementType(), loc);
-  if (failed(dtype))
-    return failure();
-  pkg::TensorSig sig{name.str(), *dtype, {}};
-  for (Attribute dim : shape) {
+/// The signature of program value `value` (its type and symbolic shape
+/// were verified by the attnrt dialect).
+pkg::TensorSig signature(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  pkg::TensorSig sig{attnrt::nameOf(value).str(),
+                     *attnrt::packageDType(type.getElementType()),
+                     {}};
+  for (Attribute dim : attnrt::symbolicShapeOf(value)) {
     if (auto symbol = dyn_cast<StringAttr>(dim))
       sig.shape.push_back(pkg::Dim::named(symbol.str()));
     else
@@ -75,10 +66,7 @@ pkg::Region describeRegion(Region &region) {
     desc.type = typeName(op.getResult(0).getType());
     for (Value operand : op.getOperands())
       desc.operands.push_back(numbers.lookup(operand));
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op))
-      desc.predicate = arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
-    if (auto cmp = dyn_cast<arith::CmpFOp>(op))
-      desc.predicate = arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
+    desc.predicate = attn::regionPredicate(&op);
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       // Integer constants travel sign-extended from their width (i1 true
       // is -1), as the reference reads them.
@@ -151,19 +139,8 @@ Operation *kernelOpOf(func::FuncOp kernel) {
   return nullptr;
 }
 
-/// The name of program value `value`: an argument's `attnrt.name` or an
-/// allocation's name.
-std::string valueName(func::FuncOp program, Value value) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return program.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                attnrt::kNameAttr)
-        .str();
-  return value.getDefiningOp<attnrt::AllocOp>().getName().str();
-}
-
 /// The step of `launch` and what its kernel computes, in value names.
-LogicalResult describeLaunch(func::FuncOp program, attnrt::LaunchOp launch,
-                             pkg::Function &fn) {
+LogicalResult describeLaunch(attnrt::LaunchOp launch, pkg::Function &fn) {
   auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       launch, launch.getKernelAttr());
   Operation *op = kernel ? kernelOpOf(kernel) : nullptr;
@@ -172,7 +149,7 @@ LogicalResult describeLaunch(func::FuncOp program, attnrt::LaunchOp launch,
                               << ", which is not a kernel of an attn op";
   pkg::Step step{kernel.getName().str(), {}};
   for (Value arg : launch.getArgs())
-    step.args.push_back(valueName(program, arg));
+    step.args.push_back(attnrt::nameOf(arg).str());
   pkg::OpSpec spec = describeOp(op);
   // Kernel arguments are the op's operands, then its kept results.
   auto argName = [&](Value kernelArg) {
@@ -201,27 +178,20 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
   auto numInputs = program->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr);
-  for (BlockArgument arg : program.getArguments()) {
-    FailureOr<pkg::TensorSig> sig = signature(
-        valueName(program, arg), arg.getType(),
-        program.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
-                                            attnrt::kShapeAttr),
-        arg.getLoc());
-    if (failed(sig))
-      return failure();
+  for (BlockArgument arg : program.getArguments())
     (arg.getArgNumber() < numInputs.getInt() ? fn.inputs : fn.outputs)
-        .push_back(std::move(*sig));
-  }
+        .push_back(signature(arg));
   WalkResult result = program.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<attnrt::AllocOp>(op)) {
-      FailureOr<pkg::TensorSig> sig = signature(
-          alloc.getName(), alloc.getType(), alloc.getShape(), alloc.getLoc());
-      if (failed(sig))
+      std::optional<int64_t> slot = alloc.getSlot();
+      if (!slot) {
+        alloc.emitError() << "buffer " << alloc.getName()
+                          << " has no slot: run attn-plan-buffers first";
         return WalkResult::interrupt();
-      fn.buffers.push_back(
-          {std::move(*sig), static_cast<int64_t>(alloc.getSlot().value_or(0))});
+      }
+      fn.buffers.push_back({signature(alloc), *slot});
     } else if (auto launch = dyn_cast<attnrt::LaunchOp>(op)) {
-      if (failed(describeLaunch(program, launch, fn)))
+      if (failed(describeLaunch(launch, fn)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -238,7 +208,7 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
 /// `value` (a grid extent of a launch) as one grid term over the program's
 /// symbols: constants and dims of program values, multiplied, and divided
 /// (rounding up) by a constant.
-FailureOr<pkg::GridTerm> gridTerm(func::FuncOp program, Value value) {
+FailureOr<pkg::GridTerm> gridTerm(Value value) {
   auto unexpressible = [&]() {
     return emitError(value.getLoc())
            << "a launch grid must be a product of constants and dims of "
@@ -251,20 +221,16 @@ FailureOr<pkg::GridTerm> gridTerm(func::FuncOp program, Value value) {
   if (auto dim = value.getDefiningOp<memref::DimOp>()) {
     std::optional<int64_t> index = dim.getConstantIndex();
     Value source = dim.getSource();
-    auto arg = dyn_cast<BlockArgument>(source);
-    auto alloc = source.getDefiningOp<attnrt::AllocOp>();
-    if (!index || (!arg && !alloc))
+    ArrayAttr shape = attnrt::symbolicShapeOf(source);
+    if (!index || !shape)
       return unexpressible();
-    ArrayAttr shape = arg ? program.getArgAttrOfType<ArrayAttr>(
-                                arg.getArgNumber(), attnrt::kShapeAttr)
-                          : alloc.getShape();
     if (auto symbol = dyn_cast<StringAttr>(shape[*index]))
       return pkg::GridTerm{1, {symbol.str()}, 1};
     return pkg::GridTerm{cast<IntegerAttr>(shape[*index]).getInt(), {}, 1};
   }
   if (auto mul = value.getDefiningOp<arith::MulIOp>()) {
-    FailureOr<pkg::GridTerm> lhs = gridTerm(program, mul.getLhs());
-    FailureOr<pkg::GridTerm> rhs = gridTerm(program, mul.getRhs());
+    FailureOr<pkg::GridTerm> lhs = gridTerm(mul.getLhs());
+    FailureOr<pkg::GridTerm> rhs = gridTerm(mul.getRhs());
     if (failed(lhs) || failed(rhs) || lhs->divisor != 1 || rhs->divisor != 1)
       return unexpressible();
     lhs->constant *= rhs->constant;
@@ -272,14 +238,14 @@ FailureOr<pkg::GridTerm> gridTerm(func::FuncOp program, Value value) {
     return lhs;
   }
   if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
-    FailureOr<pkg::GridTerm> term = gridTerm(program, div.getLhs());
+    FailureOr<pkg::GridTerm> term = gridTerm(div.getLhs());
     if (failed(term) || term->divisor != 1 ||
         !matchPattern(div.getRhs(), m_ConstantInt(&constant)) ||
         constant.getSExtValue() <= 0)
       return unexpressible();
     if (term->symbols.empty()) // folded to a constant
-      return pkg::GridTerm{llvm::divideCeil(term->constant,
-                                            constant.getSExtValue()),
+      return pkg::GridTerm{llvm::divideCeilSigned(term->constant,
+                                                  constant.getSExtValue()),
                            {}, 1};
     term->divisor = constant.getSExtValue();
     return term;
@@ -298,7 +264,7 @@ LogicalResult describeEntry(Operation *kernel, StringRef target,
   std::optional<ArrayRef<int32_t>> block =
       function ? function.getKnownBlockSize() : std::nullopt;
   auto shared = function ? function->getAttrOfType<IntegerAttr>(
-                               "attngpu.dynamic_shared_memory_bytes")
+                               attngpu::kDynamicSharedMemoryBytesAttr)
                          : IntegerAttr();
   if (!block || !shared)
     return kernel->emitError() << "GPU kernel " << k.name
@@ -335,7 +301,11 @@ LogicalResult attnc::describeLaunches(ModuleOp module, StringRef target,
   for (pkg::Function &fn : functions) {
     auto program = module.lookupSymbol<func::FuncOp>(fn.name);
     SmallVector<attnrt::LaunchOp> launches(program.getOps<attnrt::LaunchOp>());
-    for (auto [launch, k] : llvm::zip(launches, fn.kernels)) {
+    if (launches.size() != fn.kernels.size())
+      return program.emitError()
+             << "has " << launches.size() << " launches after lowering, "
+             << fn.kernels.size() << " before";
+    for (auto [launch, k] : llvm::zip_equal(launches, fn.kernels)) {
       k.target = target.str();
       k.blob = blob.str();
       if (launch.getGrid().empty())
@@ -343,7 +313,7 @@ LogicalResult attnc::describeLaunches(ModuleOp module, StringRef target,
                                   << " has no grid: no target lowering mapped "
                                      "its kernel";
       for (Value extent : launch.getGrid()) {
-        FailureOr<pkg::GridTerm> term = gridTerm(program, extent);
+        FailureOr<pkg::GridTerm> term = gridTerm(extent);
         if (failed(term))
           return failure();
         k.grid.push_back({std::move(*term)});

@@ -99,6 +99,12 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @fitted_none
 // GPU:          tiles = #attn.tiles<block_m = 8, block_n = 32, mma = none>}
+// A length between the preferred tile and the next power of two keeps the
+// preferred tile (150 rows: 192, not 256, which no wgmma kernel has).
+// HOST-LABEL: func.func @fitted_capped
+// HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
+// GPU-LABEL:  func.func @fitted_capped
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
 func.func @short(%q: tensor<1x4x7x256xf32>, %k: tensor<1x4x20x256xf32>) -> (tensor<1x4x7x256xf32>, tensor<1x4x7xf32>) {
   %o, %l = attn.attention %q, %k, %k
       : tensor<1x4x7x256xf32>, tensor<1x4x20x256xf32>, tensor<1x4x20x256xf32>
@@ -122,6 +128,12 @@ func.func @fitted_none(%q: tensor<1x4x7x64xbf16>, %k: tensor<1x4x20x64xbf16>) ->
       : tensor<1x4x7x64xbf16>, tensor<1x4x20x64xbf16>, tensor<1x4x20x64xbf16>
       -> tensor<1x4x7x64xbf16>, tensor<1x4x7xf32>
   return %o : tensor<1x4x7x64xbf16>
+}
+func.func @fitted_capped(%q: tensor<1x4x150x64xbf16>) -> tensor<1x4x150x64xbf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<1x4x150x64xbf16>, tensor<1x4x150x64xbf16>, tensor<1x4x150x64xbf16>
+      -> tensor<1x4x150x64xbf16>, tensor<1x4x150xf32>
+  return %o : tensor<1x4x150x64xbf16>
 }
 
 // -----

@@ -224,7 +224,8 @@ module @attnc_kernels {
 
 // A cast: blocks of block_size elements in row-major order, each a loop to
 // the end of its block or of the tensor, converting in f32: extend, scale,
-// round once.
+// round once. The block's first multi-index is computed once; the loop
+// steps it by one with a carry, without dividing.
 
 // CHECK-LABEL: func.func @cast(
 // CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<?x8xf16, strided<[?, ?], offset: ?>>,
@@ -232,6 +233,7 @@ module @attnc_kernels {
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[CM7:.*]] = arith.constant -7 : index
 // CHECK-DAG:     %[[BLOCK:.*]] = arith.constant 100 : index
 // CHECK-DAG:     %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK:         %[[ROWS:.*]] = memref.dim %[[IN]], %[[C0]]
@@ -241,14 +243,22 @@ module @attnc_kernels {
 // CHECK:           %[[FIRST:.*]] = arith.muli %[[ID]], %[[BLOCK]] : index
 // CHECK:           %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[BLOCK]] : index
 // CHECK:           %[[LAST:.*]] = arith.minui %[[COUNT]], %[[NEXT]] : index
-// CHECK:           scf.for %[[I:.*]] = %[[FIRST]] to %[[LAST]] step %[[C1]] {
-// CHECK-DAG:         %[[COL:.*]] = arith.remui %[[I]], %[[C8]] : index
-// CHECK-DAG:         %[[ROW:.*]] = arith.divui %[[I]], %[[C8]] : index
-// CHECK:             %[[X:.*]] = memref.load %[[IN]][%[[ROW]], %[[COL]]]
+// CHECK-DAG:       %[[COL0:.*]] = arith.remui %[[FIRST]], %[[C8]] : index
+// CHECK-DAG:       %[[ROW0:.*]] = arith.divui %[[FIRST]], %[[C8]] : index
+// CHECK:           scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %[[C1]] iter_args(%[[ROW:.*]] = %[[ROW0]], %[[COL:.*]] = %[[COL0]]) -> (index, index) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %[[IN]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[X]] : f16 to f32
 // CHECK-NEXT:        %[[SCALED:.*]] = arith.mulf %[[WIDE]], %[[SCALE]] : f32
 // CHECK-NEXT:        %[[Y:.*]] = arith.truncf %[[SCALED]] : f32 to bf16
 // CHECK-NEXT:        memref.store %[[Y]], %[[OUT]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[COL1:.*]] = arith.addi %[[COL]], %[[C1]] : index
+// CHECK-NEXT:        %[[WRAP:.*]] = arith.cmpi uge, %[[COL1]], %[[C8]] : index
+// CHECK-NEXT:        %[[COLW:.*]] = arith.addi %[[COL]], %[[CM7]] : index
+// CHECK-NEXT:        %[[COLN:.*]] = arith.select %[[WRAP]], %[[COLW]], %[[COL1]] : index
+// CHECK-NEXT:        %[[CARRY:.*]] = arith.select %[[WRAP]], %[[C1]], %[[C0]] : index
+// CHECK-NEXT:        %[[ROWN:.*]] = arith.addi %[[ROW]], %[[CARRY]] : index
+// CHECK-NEXT:        scf.yield %[[ROWN]], %[[COLN]] : index, index
+// CHECK-NOT:         arith.divui
 module @attnc_kernels {
   func.func @cast(%in: memref<?x8xf16, strided<[?, ?], offset: ?>>,
                   %out: memref<?x8xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {

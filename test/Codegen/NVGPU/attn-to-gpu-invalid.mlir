@@ -7,7 +7,7 @@
 // The kernel must have been configured for a GPU: no tiles ...
 func.func @no_tiles(%q: memref<1x1x8x16xf32>, %out: memref<1x1x8x16xf32>) {
   %0 = bufferization.to_tensor %q : memref<1x1x8x16xf32> to tensor<1x1x8x16xf32>
-  // expected-error @below {{the kernel configuration is not set: run attn-kernel-config for a GPU target first}}
+  // expected-error @below {{the kernel configuration is not set: run attn-kernel-config first}}
   %o, %l = attn.attention %0, %0, %0
       : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>
       -> tensor<1x1x8x16xf32>, tensor<1x1x8xf32>
@@ -59,7 +59,7 @@ func.func @mma_sync_too_large(%q: memref<1x1x?x256xbf16>, %out: memref<1x1x?x256
 // A cast needs its block size ...
 func.func @no_block_size(%x: memref<8xf32>, %y: memref<8xbf16>) {
   %0 = bufferization.to_tensor %x : memref<8xf32> to tensor<8xf32>
-  // expected-error @below {{the block size is not set: run attn-kernel-config first or give the op a `block_size` attribute}}
+  // expected-error @below {{the kernel configuration is not set: run attn-kernel-config first}}
   %1 = attn.cast %0 : tensor<8xf32> to tensor<8xbf16>
   bufferization.materialize_in_destination %1 in writable %y : (tensor<8xbf16>, memref<8xbf16>) -> ()
   return

@@ -110,7 +110,8 @@ module @attnc_kernels {
 // -----
 
 // A cast: blocks of block_size elements, 256 threads each, no shared
-// memory; thread t of block x converts elements x * block_size + t + 256 i.
+// memory; thread t of block x converts elements x * block_size + t + 256 i,
+// its first multi-index computed once and stepped by 256 without dividing.
 // The element count is recomputed inside the launch, whose body may read
 // only the kernel's buffers once outlined.
 
@@ -135,10 +136,13 @@ module @attnc_kernels {
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[C1024]] : index
 // CHECK-NEXT:      %[[END:.*]] = arith.minui %[[INNER_COUNT]], %[[NEXT]] : index
 // CHECK-NEXT:      %[[START:.*]] = arith.addi %[[FIRST]], %[[TID]] : index
-// CHECK-NEXT:      scf.for %[[I:.*]] = %[[START]] to %[[END]] step %[[C256]] {
-// CHECK:             %[[X:.*]] = memref.load %[[IN]]
+// CHECK-NEXT:      %[[COL0:.*]] = arith.remui %[[START]], %[[C8]] : index
+// CHECK-NEXT:      %[[ROW0:.*]] = arith.divui %[[START]], %[[C8]] : index
+// CHECK-NEXT:      scf.for %{{.*}} = %[[START]] to %[[END]] step %[[C256]] iter_args(%[[ROW:.*]] = %[[ROW0]], %[[COL:.*]] = %[[COL0]]) -> (index, index) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %[[IN]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT:        %[[Y:.*]] = arith.truncf %[[X]] : f32 to bf16
-// CHECK-NEXT:        memref.store %[[Y]], %[[OUT]]
+// CHECK-NEXT:        memref.store %[[Y]], %[[OUT]][%[[ROW]], %[[COL]]]
+// CHECK-NOT:         arith.divui
 // CHECK:           gpu.terminator
 module @attnc_kernels {
   func.func @cast(%in: memref<?x8xf32, strided<[?, ?], offset: ?>>,

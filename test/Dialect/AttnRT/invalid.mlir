@@ -253,3 +253,65 @@ func.func @launch_index_argument(%n: index) {
   "attnrt.launch"(%n) <{kernel = @attnc_kernels::@k, operandSegmentSizes = array<i32: 0, 1>}> : (index) -> ()
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Program attributes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Buffers hold a dtype a package carries: no i8.
+func.func @alloc_i8() {
+  // expected-error @below {{'attnrt.alloc' op expected an element type a package carries, got 'i8'}}
+  %t = attnrt.alloc() {name = "t", shape = [8]} : memref<8xi8>
+  return
+}
+
+// -----
+
+// attnrt.num_inputs counts arguments: not more than there are.
+// expected-error @below {{expected attnrt.num_inputs on a function, an integer from 0 to its argument count, got 2 : i64}}
+func.func @too_many_inputs(%x: memref<4xf32> {attnrt.name = "x", attnrt.shape = [4]}) attributes {attnrt.num_inputs = 2 : i64} {
+  return
+}
+
+// -----
+
+// Every argument of a program has a name and a shape.
+// expected-error @below {{expected every argument of a program to carry attnrt.name and attnrt.shape; argument #1 does not}}
+func.func @unnamed_argument(%x: memref<4xf32> {attnrt.name = "x", attnrt.shape = [4]}, %y: memref<4xf32>) attributes {attnrt.num_inputs = 1 : i64} {
+  return
+}
+
+// -----
+
+// A name is a non-empty string.
+// expected-error @below {{expected attnrt.name to be a non-empty string, got ""}}
+func.func @empty_name(%x: memref<4xf32> {attnrt.name = "", attnrt.shape = [4]}) {
+  return
+}
+
+// -----
+
+// A shape gives each dim of the argument, of a package element type; a
+// dynamic dim may be fixed by another value of its class.
+// expected-error @below {{expected attnrt.shape of argument #0 to give each dim of 'memref<?x4xf32>' (of a package element type): its static extent or a symbol name, got [2]}}
+func.func @short_shape(%x: memref<?x4xf32> {attnrt.name = "x", attnrt.shape = [2]}) {
+  return
+}
+
+// -----
+
+// attnrt.kernel is a marker.
+// expected-error @below {{expected attnrt.kernel to be a unit attribute}}
+func.func @kernel_with_value() attributes {attnrt.kernel = 1 : i64} {
+  return
+}
+
+// -----
+
+// Other attnrt attributes do not exist.
+// expected-error @below {{unknown argument attribute "attnrt.size"}}
+func.func @unknown_argument_attribute(%x: memref<4xf32> {attnrt.size = 4 : i64}) {
+  return
+}

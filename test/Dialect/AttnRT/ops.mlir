@@ -19,20 +19,21 @@ module @attnc_kernels {
 }
 
 // Buffers with and without a slot, with static and dynamic dims (one
-// dynamic size per dynamic dim, in order; symbols in the shape), and a rank-0
+// dynamic size per dynamic dim, in order, here dims of an input; symbols in
+// the shape), and a rank-0
 // buffer with an empty shape. Launches of a kernel in the nested module by
 // a nested symbol reference: without a grid, and with grids of one, two
 // and three extents. Every buffer is freed.
 // CHECK-LABEL: func.func @program(
 // CHECK-SAME: %[[Q:[a-zA-Z0-9_]+]]: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape = ["B", 16, "Nq", 64]},
-// CHECK-SAME: %[[OUT:[a-zA-Z0-9_]+]]: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]},
-// CHECK-SAME: %[[B:[a-zA-Z0-9_]+]]: index, %[[N:[a-zA-Z0-9_]+]]: index)
+// CHECK-SAME: %[[OUT:[a-zA-Z0-9_]+]]: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]})
 // CHECK-SAME: attributes {attnrt.num_inputs = 1 : i64}
 func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape = ["B", 16, "Nq", 64]},
-                   %out: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]},
-                   %b: index, %n: index)
+                   %out: memref<?x16x?x64xbf16> {attnrt.name = "out", attnrt.shape = ["B", 16, "Nq", 64]})
     attributes {attnrt.num_inputs = 1 : i64} {
-  // CHECK: %[[C16:.*]] = arith.constant 16 : index
+  // CHECK: %[[B:.*]] = memref.dim %[[Q]], %{{.*}} : memref<?x16x?x64xbf16>
+  // CHECK-NEXT: %[[N:.*]] = memref.dim %[[Q]], %{{.*}} : memref<?x16x?x64xbf16>
+  // CHECK-NEXT: %[[C16:.*]] = arith.constant 16 : index
   // CHECK-NEXT: %[[T0:.*]] = attnrt.alloc(%[[B]], %[[N]]) {name = "t0", shape = ["B", 16, "Nq", 64], slot = 0 : i64} : memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: %[[T1:.*]] = attnrt.alloc() {name = "t1", shape = [8, 128]} : memref<8x128xf32>{{$}}
   // CHECK-NEXT: %[[T2:.*]] = attnrt.alloc() {name = "t2", shape = [], slot = 3 : i64} : memref<f32>{{$}}
@@ -45,6 +46,10 @@ func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape =
   // CHECK-NEXT: attnrt.dealloc %[[T1]] : memref<8x128xf32>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T2]] : memref<f32>{{$}}
   // CHECK-NEXT: return
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = memref.dim %q, %c0 : memref<?x16x?x64xbf16>
+  %n = memref.dim %q, %c2 : memref<?x16x?x64xbf16>
   %c16 = arith.constant 16 : index
   %t0 = attnrt.alloc(%b, %n) {name = "t0", shape = ["B", 16, "Nq", 64], slot = 0 : i64}
       : memref<?x16x?x64xbf16>
@@ -92,3 +97,11 @@ func.func @launch_without_buffers() {
   return
 }
 func.func private @block_range_only(index, index)
+
+// An argument's dynamic dim fixed by another value of its class carries the
+// extent in its shape.
+// CHECK-LABEL: func.func @fixed_dynamic_dim(
+// CHECK-SAME: attnrt.shape = [2, 4]
+func.func @fixed_dynamic_dim(%x: memref<?x4xf32> {attnrt.name = "x", attnrt.shape = [2, 4]}) attributes {attnrt.num_inputs = 1 : i64} {
+  return
+}
