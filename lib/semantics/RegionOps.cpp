@@ -180,13 +180,14 @@ bool isFloat(ScalarType type) { return info(type).isFloat; }
 
 const std::vector<RegionOpInfo> &regionOps() {
   static const std::vector<RegionOpInfo> rows = {
-#define REGION_OP(name, opcode, signature, operands, width, interval)          \
+#define REGION_OP(name, opcode, signature, operands, width, interval, grad)    \
   {name,                                                                       \
    Opcode::opcode,                                                             \
    Signature::signature,                                                       \
    operands,                                                                   \
    WidthRule::width,                                                           \
-   IntervalRule::interval},
+   IntervalRule::interval,                                                     \
+   GradRule::grad},
 #include "lib/semantics/RegionOps.def"
   };
   return rows;

@@ -38,7 +38,8 @@ bool isFloat(ScalarType type);
 /// What an op computes; several ops may share one (index_cast and extsi
 /// both sign-extend).
 enum class Opcode : uint8_t {
-#define REGION_OP(name, opcode, signature, operands, width, interval) opcode,
+#define REGION_OP(name, opcode, signature, operands, width, interval, grad)  \
+  opcode,
 #define REGION_OP_ALIAS(...)
 #include "lib/semantics/RegionOps.def"
 };
@@ -85,6 +86,22 @@ enum class IntervalRule : uint8_t {
   Select,
 };
 
+/// How the derivative of a score region with respect to its score `s`
+/// flows through an op.
+enum class GradRule : uint8_t {
+  /// No float result depends on a float operand through it (integer ops,
+  /// comparisons, int-to-float casts): nothing flows.
+  NoTangent,
+  /// A float op with a derivative in each float operand.
+  Smooth,
+  /// The tangent of the chosen operand flows; the condition carries none.
+  Select,
+  /// Piecewise constant in a float operand (floor, ceil, float-to-int): the
+  /// score's gradient through it would be zero almost everywhere, which is
+  /// never what training wants, so differentiating through it is an error.
+  Blocked,
+};
+
 struct RegionOpInfo {
   std::string_view name; // full MLIR name, "arith.addi"
   Opcode opcode;
@@ -92,6 +109,7 @@ struct RegionOpInfo {
   int numOperands;
   WidthRule widthRule;
   IntervalRule interval;
+  GradRule grad;
 };
 
 /// The row of `name`, or null for an op regions may not hold.

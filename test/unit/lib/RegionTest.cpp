@@ -480,6 +480,36 @@ TEST(LibRegion, EveryRowHasAnEvaluatorCaseForEveryType) {
   }
 }
 
+/// The gradient column agrees with the signature column: only float results
+/// of float operands carry a tangent, select passes its operands' along,
+/// and what is piecewise constant in a float (float-to-int, floor, ceil) is
+/// blocked rather than silently zero.
+TEST(LibRegion, GradRuleFollowsTheSignature) {
+  using S = sem::Signature;
+  using G = sem::GradRule;
+  for (const sem::RegionOpInfo &info : sem::regionOps()) {
+    SCOPED_TRACE(std::string(info.name));
+    switch (info.signature) {
+    case S::Select:
+      EXPECT_EQ(info.grad, G::Select);
+      break;
+    case S::FloatToInt:
+      EXPECT_EQ(info.grad, G::Blocked);
+      break;
+    case S::FloatElementwise:
+    case S::FloatToFloat:
+      EXPECT_TRUE(info.grad == G::Smooth || info.grad == G::Blocked);
+      break;
+    default:
+      EXPECT_EQ(info.grad, G::NoTangent);
+    }
+  }
+  for (const char *name : {"math.floor", "math.ceil"})
+    EXPECT_EQ(sem::findRegionOp(name)->grad, G::Blocked) << name;
+  for (const char *name : {"math.tanh", "arith.truncf", "math.copysign"})
+    EXPECT_EQ(sem::findRegionOp(name)->grad, G::Smooth) << name;
+}
+
 TEST(LibRegion, RejectsMalformedRegions) {
   RegionBuilder unknown;
   EXPECT_EQ(createError(unknown.yield(unknown.add("arith.foo", {2, 3}, "i1"))),
