@@ -7,7 +7,9 @@
 // `create` checks every op against lib/semantics (the op table and its type
 // rules) and resolves names, types and predicates once into a flat program;
 // `evaluate` then runs it with a switch per op, since the reference calls it
-// for every (query, key) pair.
+// for every (query, key) pair. `create` also traces which values depend on a
+// score region's `s`, so that differentiating needs no analysis per call and
+// rejects a Blocked op the same way for every argument.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "lib/semantics/RegionOps.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -27,6 +30,7 @@ namespace attnc::ref {
 namespace {
 
 using sem::FloatPredicate;
+using sem::GradRule;
 using sem::IntPredicate;
 using sem::Opcode;
 using sem::ScalarType;
@@ -134,31 +138,40 @@ std::optional<bool> compareFloats(FloatPredicate predicate, double a,
   return std::nullopt;
 }
 
-/// IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0.
-double maximumF(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<double>::quiet_NaN();
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool isMinOrMax(Opcode opcode) {
+  return opcode == Opcode::MaximumF || opcode == Opcode::MinimumF ||
+         opcode == Opcode::MaxNumF || opcode == Opcode::MinNumF;
 }
 
-double minimumF(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<double>::quiet_NaN();
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
+/// The operand (0 or 1) that maximumf, minimumf, maxnumf or minnumf returns,
+/// or nothing when it returns NaN: maximumf/minimumf propagate NaN,
+/// maxnumf/minnumf return the other operand (IEEE 754-2019); all order -0
+/// below +0. Both the value and the derivative follow this one choice.
+std::optional<int> chosenOperand(Opcode opcode, double x, double y) {
+  const bool ignoresNaN =
+      opcode == Opcode::MaxNumF || opcode == Opcode::MinNumF;
+  const bool isMax = opcode == Opcode::MaximumF || opcode == Opcode::MaxNumF;
+  if (std::isnan(x) || std::isnan(y)) {
+    if (!ignoresNaN || (std::isnan(x) && std::isnan(y)))
+      return std::nullopt;
+    return std::isnan(x) ? 1 : 0;
+  }
+  const bool xBelow = x < y || (x == y && std::signbit(x) && !std::signbit(y));
+  return xBelow == isMax ? 1 : 0;
 }
 
 //===----------------------------------------------------------------------===//
 // The program
 //===----------------------------------------------------------------------===//
 
-/// One SSA value; which member is live follows from its type.
+/// One SSA value; which member is live follows from its type. A float
+/// value's derivative in the score, `t`, is only kept while differentiating.
 struct Slot {
   int64_t i = 0;
   double f = 0;
+  double t = 0;
 };
 
 struct Instr {
@@ -273,13 +286,12 @@ std::optional<double> floatValue(Opcode opcode, double x, double y, double z) {
   case Opcode::NegF:
     return -x;
   case Opcode::MaximumF:
-    return maximumF(x, y);
   case Opcode::MinimumF:
-    return minimumF(x, y);
   case Opcode::MaxNumF:
-    return std::fmax(x, y);
-  case Opcode::MinNumF:
-    return std::fmin(x, y);
+  case Opcode::MinNumF: {
+    std::optional<int> chosen = chosenOperand(opcode, x, y);
+    return chosen ? (*chosen ? y : x) : kNaN;
+  }
   case Opcode::Tanh:
     return std::tanh(x);
   case Opcode::Exp:
@@ -413,6 +425,104 @@ const char *execute(const Instr &in, const Slot *values, Slot &out) {
   return "unhandled op";
 }
 
+//===----------------------------------------------------------------------===//
+// Derivatives in the score
+//===----------------------------------------------------------------------===//
+
+/// The partial derivatives in each operand of a smooth op (a float
+/// elementwise op other than min/max, or extf/truncf) at operands x, y with
+/// result r; nothing for an opcode without a rule.
+std::optional<std::array<double, 3>> partials(Opcode opcode, double x, double y,
+                                              double r) {
+  constexpr double kLn2 = 0.693147180559945309417;
+  constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+  switch (opcode) {
+  case Opcode::AddF:
+    return {{1, 1}};
+  case Opcode::SubF:
+    return {{1, -1}};
+  case Opcode::MulF:
+    return {{y, x}};
+  case Opcode::DivF:
+    return {{1 / y, -r / y}};
+  case Opcode::RemF: // x - y * trunc(x / y)
+    return {{1, -std::trunc(x / y)}};
+  case Opcode::NegF:
+    return {{-1}};
+  case Opcode::Tanh:
+    return {{1 - r * r}};
+  case Opcode::Exp:
+    return {{r}};
+  case Opcode::Exp2:
+    return {{r * kLn2}};
+  case Opcode::Expm1:
+    return {{r + 1}};
+  case Opcode::Log:
+    return {{1 / x}};
+  case Opcode::Log2:
+    return {{1 / (x * kLn2)}};
+  case Opcode::Log1p:
+    return {{1 / (1 + x)}};
+  case Opcode::Erf:
+    return {{kTwoOverSqrtPi * std::exp(-x * x)}};
+  case Opcode::Sin:
+    return {{std::cos(x)}};
+  case Opcode::Cos:
+    return {{-std::sin(x)}};
+  case Opcode::Atan:
+    return {{1 / (1 + x * x)}};
+  case Opcode::AbsF:
+    return {{std::copysign(1.0, x)}};
+  case Opcode::Sqrt:
+    return {{0.5 / r}};
+  case Opcode::Rsqrt: // -x^(-3/2) / 2
+    return {{-0.5 * r / x}};
+  case Opcode::PowF:
+    return {{y * std::pow(x, y - 1), r * std::log(x)}};
+  case Opcode::CopySign:
+    return {{std::copysign(1.0, x) * std::copysign(1.0, y), 0}};
+  case Opcode::Fma:
+    return {{y, x, 1}};
+  case Opcode::FloatToFloat: // every float type computes in double
+    return {{1}};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Sets the derivative in s of `in`'s result `out` by the op's gradient
+/// rule, from its operands' slots. `depends` says which values depend on s:
+/// an operand that does not contributes nothing, even where its partial
+/// derivative is not finite.
+const char *differentiate(const Instr &in, const Slot *values,
+                          const uint8_t *depends, bool resultDepends,
+                          Slot &out) {
+  const int64_t *operands = in.operands;
+  out.t = 0;
+  if (!resultDepends)
+    return nullptr;
+  if (in.op->grad == GradRule::Select) {
+    out.t = values[operands[values[operands[0]].i ? 1 : 2]].t;
+    return nullptr;
+  }
+  if (in.op->grad != GradRule::Smooth)
+    return "no derivative for this gradient rule";
+  const Opcode opcode = in.op->opcode;
+  const double x = values[operands[0]].f, y = values[operands[1]].f;
+  if (isMinOrMax(opcode)) {
+    std::optional<int> chosen = chosenOperand(opcode, x, y);
+    out.t = chosen ? values[operands[*chosen]].t : kNaN;
+    return nullptr;
+  }
+  std::optional<std::array<double, 3>> d = partials(opcode, x, y, out.f);
+  if (!d)
+    return "unhandled derivative";
+  for (int k = 0; k < in.op->numOperands; ++k)
+    if (depends[operands[k]])
+      out.t += (*d)[k] * values[operands[k]].t;
+  return nullptr;
+}
+
 /// Checks `op` against the op table and the types of the values so far
 /// (`types`), and resolves it into an instruction with result `type`.
 StatusOr<Instr> compile(const pkg::RegionOp &op,
@@ -448,15 +558,73 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
   return instr;
 }
 
-} // namespace
-
-struct RegionEvaluator::Program {
+/// A region resolved for running, shared by the copies of an evaluator.
+struct CompiledRegion {
   int64_t numArgs = 0;
   std::vector<Instr> instrs;
   int64_t yield = 0;
   std::string yieldType;
   bool yieldsFloat = false;
+  /// Per value: whether it is a float depending on the score `s` (all 0 in
+  /// a mask region).
+  std::vector<uint8_t> dependsOnScore;
+  /// The first Blocked op that an operand depending on `s` reaches, or -1.
+  int64_t blockedOp = -1;
 };
+
+/// Fills `dependsOnScore` and `blockedOp` by following `s` forward through
+/// the ops: only Smooth and Select ops pass the dependence on.
+void traceScore(CompiledRegion &code) {
+  code.dependsOnScore.assign(code.numArgs + code.instrs.size(), 0);
+  code.dependsOnScore[0] = code.numArgs == 5;
+  for (size_t i = 0; i < code.instrs.size(); ++i) {
+    const Instr &in = code.instrs[i];
+    bool reached = false;
+    for (int k = 0; k < in.op->numOperands; ++k)
+      reached = reached || code.dependsOnScore[in.operands[k]];
+    if (reached && in.op->grad == GradRule::Blocked && code.blockedOp < 0)
+      code.blockedOp = static_cast<int64_t>(i);
+    code.dependsOnScore[code.numArgs + i] =
+        reached &&
+        (in.op->grad == GradRule::Smooth || in.op->grad == GradRule::Select);
+  }
+}
+
+std::string opName(const CompiledRegion &code, size_t index) {
+  return "op " + std::to_string(index) + " (" +
+         std::string(code.instrs[index].op->name) + ")";
+}
+
+/// Runs `code` on `args` into `values`, one slot per value; when
+/// `differentiating`, float slots also get their derivative in `s`.
+Status run(const CompiledRegion &code, const RegionArgs &args,
+           bool differentiating, std::vector<Slot> &values) {
+  values.assign(code.numArgs + code.instrs.size(), Slot());
+  int64_t first = 0;
+  if (code.numArgs == 5) {
+    values[0].f = args.s;
+    values[0].t = 1; // ds/ds
+    first = 1;
+  }
+  for (int64_t index : {args.b, args.h, args.qIdx, args.kIdx})
+    values[first++].i = index;
+  for (size_t i = 0; i < code.instrs.size(); ++i) {
+    const size_t result = code.numArgs + i;
+    const char *error = execute(code.instrs[i], values.data(), values[result]);
+    if (!error && differentiating)
+      error = differentiate(code.instrs[i], values.data(),
+                            code.dependsOnScore.data(),
+                            code.dependsOnScore[result], values[result]);
+    if (error)
+      return Status::error(opName(code, i) + ": " + error);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+/// The opaque type of the header.
+struct RegionEvaluator::Program : CompiledRegion {};
 
 RegionEvaluator::RegionEvaluator(std::shared_ptr<const Program> program)
     : program(std::move(program)) {}
@@ -491,6 +659,7 @@ StatusOr<RegionEvaluator> RegionEvaluator::create(const pkg::Region &region) {
   }
   program->yieldType = std::string(sem::scalarTypeName(types[region.yield]));
   program->yieldsFloat = sem::isFloat(types[region.yield]);
+  traceScore(*program);
   return RegionEvaluator(std::move(program));
 }
 
@@ -499,17 +668,8 @@ StatusOr<RegionValue> RegionEvaluator::evaluate(const RegionArgs &args) const {
   // allocating per call.
   thread_local std::vector<Slot> values;
   const Program &p = *program;
-  values.assign(p.numArgs + p.instrs.size(), Slot());
-  int64_t first = 0;
-  if (p.numArgs == 5)
-    values[first++].f = args.s;
-  for (int64_t index : {args.b, args.h, args.qIdx, args.kIdx})
-    values[first++].i = index;
-  for (size_t i = 0; i < p.instrs.size(); ++i)
-    if (const char *error =
-            execute(p.instrs[i], values.data(), values[p.numArgs + i]))
-      return Status::error("op " + std::to_string(i) + " (" +
-                           std::string(p.instrs[i].op->name) + "): " + error);
+  if (Status s = run(p, args, /*differentiating=*/false, values); !s)
+    return s;
   const Slot &result = values[p.yield];
   RegionValue value;
   value.isFloat = p.yieldsFloat;
@@ -518,6 +678,22 @@ StatusOr<RegionValue> RegionEvaluator::evaluate(const RegionArgs &args) const {
   else
     value.intValue = result.i;
   return value;
+}
+
+StatusOr<RegionDerivative>
+RegionEvaluator::evaluateWithDerivative(const RegionArgs &args) const {
+  thread_local std::vector<Slot> values;
+  const Program &p = *program;
+  if (p.numArgs != 5 || !p.yieldsFloat)
+    return Status::error("only a score region that yields a float has a "
+                         "derivative in the score");
+  if (p.blockedOp >= 0)
+    return Status::error(opName(p, p.blockedOp) +
+                         " is piecewise constant in the score; its gradient "
+                         "is not defined");
+  if (Status s = run(p, args, /*differentiating=*/true, values); !s)
+    return s;
+  return RegionDerivative{values[p.yield].f, values[p.yield].t};
 }
 
 } // namespace attnc::ref

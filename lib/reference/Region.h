@@ -16,6 +16,12 @@
 // division overflow, shifts by the bit width or more, fptosi/fptoui out of
 // range) is reported as an error instead of producing a value.
 //
+// For the backward pass, a score region is also differentiated with respect
+// to its score `s` in forward mode (dual numbers): each float value carries
+// its derivative, following the gradient rule of its op's row (Smooth ops
+// by their exact derivative, select by the chosen operand's). Integer
+// values carry none.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTNC_LIB_REFERENCE_REGION_H
@@ -46,6 +52,13 @@ struct RegionValue {
   double floatValue = 0;
 };
 
+/// A score region's result and its derivative with respect to `s` (0 when
+/// the result does not depend on `s`).
+struct RegionDerivative {
+  double value = 0;
+  double derivative = 0;
+};
+
 /// A checked, ready-to-run region. Cheap to copy; `evaluate` may run
 /// concurrently on one evaluator.
 class RegionEvaluator {
@@ -64,6 +77,18 @@ public:
   bool yieldsFloat() const;
 
   StatusOr<RegionValue> evaluate(const RegionArgs &args) const;
+
+  /// The yielded float of a score region and its derivative in `s`. Fails
+  /// for a mask region or one that yields an integer, and for a region that
+  /// sends a value depending on `s` through an op whose gradient rule is
+  /// Blocked (floor, ceil, fptosi, fptoui): "op 3 (math.floor) is piecewise
+  /// constant in the score; its gradient is not defined", whatever `args`
+  /// are. Undefined behaviour fails as in `evaluate`. A float operand that
+  /// does not depend on `s` contributes nothing, so a smooth op's partial
+  /// derivative in it is never evaluated (no NaN from pow's d/dy at x < 0
+  /// when only x depends on `s`).
+  StatusOr<RegionDerivative>
+  evaluateWithDerivative(const RegionArgs &args) const;
 
 private:
   struct Program;

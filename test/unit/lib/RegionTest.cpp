@@ -617,4 +617,229 @@ TEST(LibRegion, ReportsUndefinedBehaviour) {
             "op 1 (arith.remui): division by zero");
 }
 
+//===----------------------------------------------------------------------===//
+// Derivatives in the score
+//===----------------------------------------------------------------------===//
+
+StatusOr<RegionDerivative> differentiate(const pkg::Region &region,
+                                         const RegionArgs &args) {
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  if (!evaluator)
+    return evaluator.status();
+  return evaluator->evaluateWithDerivative(args);
+}
+
+/// The derivative of `region` at `args`, which must succeed.
+RegionDerivative derivativeAt(const pkg::Region &region,
+                              const RegionArgs &args) {
+  StatusOr<RegionDerivative> result = differentiate(region, args);
+  EXPECT_TRUE(result.isOk()) << result.status().message();
+  return result.isOk() ? *result : RegionDerivative{kNaN, kNaN};
+}
+
+std::string derivativeError(const pkg::Region &region) {
+  StatusOr<RegionDerivative> result = differentiate(region, {0.5});
+  EXPECT_FALSE(result.isOk());
+  return result.isOk() ? "" : result.status().message();
+}
+
+/// `info` applied to s as operand `wrt` (as every operand when -1) and to
+/// the constant point[k] as each other operand k.
+pkg::Region opOfScore(const sem::RegionOpInfo &info, const double *point,
+                      int wrt) {
+  RegionBuilder builder(5);
+  std::vector<int64_t> operands;
+  for (int k = 0; k < info.numOperands; ++k)
+    operands.push_back(wrt < 0 || k == wrt ? 0
+                                           : builder.constant(point[k], "f64"));
+  // s is f32: extf widens it, truncf narrows it.
+  std::string type =
+      info.widthRule == sem::WidthRule::Narrower ? "bf16" : "f64";
+  return builder.yield(builder.add(std::string(info.name), operands, type));
+}
+
+/// Compares the derivative of `region` at s with a central finite
+/// difference of evaluate(); false (nothing checked) where either side is
+/// not finite, i.e. s lies outside the op's domain.
+bool matchesFiniteDifference(const pkg::Region &region, double s) {
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
+  EXPECT_TRUE(evaluator.isOk()) << evaluator.status().message();
+  if (!evaluator)
+    return false;
+  auto valueAt = [&](double x) {
+    StatusOr<RegionValue> value = evaluator->evaluate({x});
+    return value ? value->floatValue : kNaN;
+  };
+  StatusOr<RegionDerivative> result = evaluator->evaluateWithDerivative({s});
+  EXPECT_TRUE(result.isOk()) << result.status().message();
+  if (!result)
+    return false;
+  double value = valueAt(s);
+  EXPECT_TRUE(result->value == value ||
+              (std::isnan(result->value) && std::isnan(value)))
+      << "value " << result->value << " but evaluate() gives " << value;
+  const double h = 1e-6 * std::max(1.0, std::fabs(s));
+  const double fd = (valueAt(s + h) - valueAt(s - h)) / (2 * h);
+  if (!std::isfinite(fd) || !std::isfinite(result->derivative))
+    return false;
+  EXPECT_NEAR(result->derivative, fd, 1e-6 * std::max(1.0, std::fabs(fd)))
+      << "at s = " << s;
+  return true;
+}
+
+/// Walks the op table: every Smooth row's derivative in each operand alone,
+/// and in all operands at once, against finite differences at points on
+/// both sides of zero and of each other (max picks either operand). Points
+/// outside an op's domain are skipped; each case must be checked at two.
+TEST(LibRegion, EverySmoothRowsDerivativeMatchesFiniteDifferences) {
+  const double points[][3] = {
+      {0.7, 1.3, 0.4}, {2.1, -0.9, 1.7}, {-1.6, 2.4, -0.5}};
+  int rows = 0;
+  for (const sem::RegionOpInfo &info : sem::regionOps()) {
+    if (info.grad != sem::GradRule::Smooth)
+      continue;
+    SCOPED_TRACE(std::string(info.name));
+    ++rows;
+    for (int wrt = -1; wrt < info.numOperands; ++wrt) {
+      int checked = 0;
+      for (const auto &point : points)
+        checked += matchesFiniteDifference(opOfScore(info, point, wrt),
+                                           point[std::max(wrt, 0)]);
+      EXPECT_GE(checked, 2) << "operand " << wrt;
+    }
+  }
+  EXPECT_GE(rows, 29); // extf, truncf, 10 arith and 17 math ops today
+}
+
+TEST(LibRegion, DerivativesOfComposedScores) {
+  // cap * tanh(s / cap): 1 - tanh^2(s / cap).
+  RegionBuilder softcap(5);
+  int64_t cap = softcap.constant(30, "f32");
+  int64_t scaled = softcap.add("arith.divf", {0, cap}, "f32");
+  int64_t tanh = softcap.add("math.tanh", {scaled}, "f32");
+  pkg::Region region =
+      softcap.yield(softcap.add("arith.mulf", {tanh, cap}, "f32"));
+  RegionDerivative d = derivativeAt(region, {45});
+  EXPECT_DOUBLE_EQ(d.value, 30 * std::tanh(1.5));
+  EXPECT_DOUBLE_EQ(d.derivative, 1 - std::tanh(1.5) * std::tanh(1.5));
+
+  // s - (q_idx - k_idx) * h: integer arguments carry no derivative.
+  RegionBuilder bias(5);
+  int64_t distance = bias.add("arith.subi", {3, 4}, "index");
+  int64_t product = bias.add("arith.muli", {distance, 2}, "index");
+  int64_t asInt = bias.add("arith.index_cast", {product}, "i64");
+  int64_t asFloat = bias.add("arith.sitofp", {asInt}, "f32");
+  region = bias.yield(bias.add("arith.subf", {0, asFloat}, "f32"));
+  d = derivativeAt(region, {0.25, 0, 3, 7, 2});
+  EXPECT_EQ(d.value, 0.25 - 15);
+  EXPECT_EQ(d.derivative, 1);
+
+  // The score itself, and a constant.
+  RegionBuilder identity(5);
+  EXPECT_EQ(derivativeAt(identity.yield(0), {2}).derivative, 1);
+  RegionBuilder constant(5);
+  d = derivativeAt(constant.yield(constant.constant(-kInf, "f32")), {2});
+  EXPECT_EQ(d.value, -kInf);
+  EXPECT_EQ(d.derivative, 0);
+}
+
+TEST(LibRegion, DerivativeIgnoresOperandsIndependentOfTheScore) {
+  // pow(s, 2) at s < 0: d/dy = pow(s, 2) * log(s) is NaN, but y is a
+  // constant, so only d/dx = 2 s counts.
+  RegionBuilder pow(5);
+  pkg::Region region =
+      pow.yield(pow.add("math.powf", {0, pow.constant(2, "f64")}, "f64"));
+  RegionDerivative d = derivativeAt(region, {-1.5});
+  EXPECT_EQ(d.value, 2.25);
+  EXPECT_EQ(d.derivative, -3);
+  // NaN rules of min/max: maximumf propagates NaN into the derivative,
+  // maxnumf passes the number's derivative on.
+  RegionBuilder maximum(5);
+  region = maximum.yield(
+      maximum.add("arith.maximumf", {0, maximum.constant(kNaN, "f32")}, "f32"));
+  d = derivativeAt(region, {1});
+  EXPECT_TRUE(std::isnan(d.value));
+  EXPECT_TRUE(std::isnan(d.derivative));
+  RegionBuilder maxnum(5);
+  int64_t twice = maxnum.add("arith.addf", {0, 0}, "f32");
+  region = maxnum.yield(maxnum.add(
+      "arith.maxnumf", {maxnum.constant(kNaN, "f32"), twice}, "f32"));
+  d = derivativeAt(region, {1});
+  EXPECT_EQ(d.value, 2);
+  EXPECT_EQ(d.derivative, 2);
+}
+
+TEST(LibRegion, SelectDifferentiatesTheChosenOperand) {
+  // s > 0 ? s * s : 3 : a condition on s carries no derivative itself.
+  RegionBuilder builder(5);
+  int64_t positive =
+      builder.add("arith.cmpf", {0, builder.constant(0, "f32")}, "i1", "ogt");
+  int64_t square = builder.add("arith.mulf", {0, 0}, "f32");
+  pkg::Region region = builder.yield(builder.add(
+      "arith.select", {positive, square, builder.constant(3, "f32")}, "f32"));
+  RegionDerivative d = derivativeAt(region, {1.5});
+  EXPECT_EQ(d.value, 2.25);
+  EXPECT_EQ(d.derivative, 3);
+  d = derivativeAt(region, {-1.5});
+  EXPECT_EQ(d.value, 3);
+  EXPECT_EQ(d.derivative, 0);
+  // Selecting between two functions of s.
+  RegionBuilder both(5);
+  int64_t negative =
+      both.add("arith.cmpf", {0, both.constant(0, "f32")}, "i1", "olt");
+  int64_t scaled =
+      both.add("arith.mulf", {0, both.constant(0.5, "f32")}, "f32");
+  region = both.yield(both.add("arith.select", {negative, scaled, 0}, "f32"));
+  EXPECT_EQ(derivativeAt(region, {-2}).derivative, 0.5);
+  EXPECT_EQ(derivativeAt(region, {2}).derivative, 1);
+}
+
+TEST(LibRegion, BlockedOpsOnTheScoreHaveNoDerivative) {
+  RegionBuilder floor(5);
+  int64_t floored = floor.add("math.floor", {0}, "f32");
+  pkg::Region region =
+      floor.yield(floor.add("arith.addf", {0, floored}, "f32"));
+  EXPECT_EQ(derivativeError(region), "op 0 (math.floor) is piecewise constant "
+                                     "in the score; its gradient is not "
+                                     "defined");
+  // The forward value is still defined.
+  EXPECT_EQ(evaluate(region, {2.5}).floatValue, 4.5);
+
+  RegionBuilder toInt(5);
+  int64_t half =
+      toInt.add("arith.mulf", {0, toInt.constant(0.5, "f32")}, "f32");
+  int64_t truncated = toInt.add("arith.fptosi", {half}, "i32");
+  region = toInt.yield(toInt.add("arith.sitofp", {truncated}, "f32"));
+  EXPECT_EQ(derivativeError(region), "op 2 (arith.fptosi) is piecewise "
+                                     "constant in the score; its gradient is "
+                                     "not defined");
+  // On values that do not depend on s, a Blocked op is fine.
+  RegionBuilder constant(5);
+  int64_t ceil =
+      constant.add("math.ceil", {constant.constant(2.5, "f32")}, "f32");
+  region = constant.yield(constant.add("arith.mulf", {0, ceil}, "f32"));
+  RegionDerivative d = derivativeAt(region, {2});
+  EXPECT_EQ(d.value, 6);
+  EXPECT_EQ(d.derivative, 3);
+
+  // Only score regions yielding a float have a derivative.
+  RegionBuilder mask;
+  EXPECT_EQ(
+      derivativeError(mask.yield(mask.add("arith.cmpi", {2, 3}, "i1", "sle"))),
+      "only a score region that yields a float has a derivative in the "
+      "score");
+  RegionBuilder intScore(5);
+  EXPECT_EQ(derivativeError(intScore.yield(1)),
+            "only a score region that yields a float has a derivative in the "
+            "score");
+  // Undefined behaviour is reported as by evaluate().
+  RegionBuilder divide(5);
+  int64_t zero = divide.constant(0, "index");
+  int64_t quotient = divide.add("arith.divsi", {1, zero}, "index");
+  region = divide.yield(
+      divide.add("arith.sitofp",
+                 {divide.add("arith.index_cast", {quotient}, "i64")}, "f32"));
+  EXPECT_EQ(derivativeError(region), "op 1 (arith.divsi): division by zero");
+}
+
 } // namespace
