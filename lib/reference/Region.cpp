@@ -680,9 +680,7 @@ StatusOr<RegionValue> RegionEvaluator::evaluate(const RegionArgs &args) const {
   return value;
 }
 
-StatusOr<RegionDerivative>
-RegionEvaluator::evaluateWithDerivative(const RegionArgs &args) const {
-  thread_local std::vector<Slot> values;
+Status RegionEvaluator::checkDifferentiable() const {
   const Program &p = *program;
   if (p.numArgs != 5 || !p.yieldsFloat)
     return Status::error("only a score region that yields a float has a "
@@ -691,6 +689,15 @@ RegionEvaluator::evaluateWithDerivative(const RegionArgs &args) const {
     return Status::error(opName(p, p.blockedOp) +
                          " is piecewise constant in the score; its gradient "
                          "is not defined");
+  return Status::ok();
+}
+
+StatusOr<RegionDerivative>
+RegionEvaluator::evaluateWithDerivative(const RegionArgs &args) const {
+  thread_local std::vector<Slot> values;
+  const Program &p = *program;
+  if (Status s = checkDifferentiable(); !s)
+    return s;
   if (Status s = run(p, args, /*differentiating=*/true, values); !s)
     return s;
   return RegionDerivative{values[p.yield].f, values[p.yield].t};

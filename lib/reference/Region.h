@@ -89,6 +89,9 @@ public:
   /// when only x depends on `s`).
   StatusOr<RegionDerivative>
   evaluateWithDerivative(const RegionArgs &args) const;
+  /// Whether evaluateWithDerivative can succeed for some arguments: the
+  /// error it gives for every argument, if any.
+  Status checkDifferentiable() const;
 
 private:
   struct Program;

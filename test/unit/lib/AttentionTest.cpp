@@ -12,6 +12,8 @@
 
 #include "lib/reference/Attention.h"
 
+#include "AttentionRegions.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,6 +24,7 @@
 
 using namespace attnc;
 using namespace attnc::ref;
+using namespace attnc::testutil;
 
 namespace {
 
@@ -122,56 +125,6 @@ void expectMatchesNaive(Problem &p, const pkg::AttentionSpec &spec,
     else
       ASSERT_NEAR(p.lse[i], lse[i], 1e-12) << "lse element " << i;
   }
-}
-
-/// A region op; float constants take `value`, integer ones `intValue`.
-pkg::RegionOp op(std::string name, std::vector<int64_t> operands,
-                 std::string type, std::string predicate = "", double value = 0,
-                 int64_t intValue = 0) {
-  return pkg::RegionOp{std::move(name), std::move(operands),
-                       std::move(type), std::move(predicate),
-                       value,           intValue};
-}
-
-/// Prefix-LM: k_idx < prefix or k_idx <= q_idx. Arguments: b=0 h=1 q=2 k=3.
-pkg::Region prefixLmMask(int64_t prefix) {
-  return pkg::Region{4,
-                     {op("arith.constant", {}, "index", "", 0, prefix),
-                      op("arith.cmpi", {3, 4}, "i1", "slt"),
-                      op("arith.cmpi", {3, 2}, "i1", "sle"),
-                      op("arith.ori", {5, 6}, "i1")},
-                     7};
-}
-
-/// cap * tanh(s / cap). Arguments: s=0 b=1 h=2 q=3 k=4.
-pkg::Region softcapScore(double cap) {
-  return pkg::Region{5,
-                     {op("arith.constant", {}, "f32", "", cap),
-                      op("arith.divf", {0, 5}, "f32"),
-                      op("math.tanh", {6}, "f32"),
-                      op("arith.mulf", {7, 5}, "f32")},
-                     8};
-}
-
-/// ALiBi: s - slope_h * (q_idx - k_idx) with slope_h = 2^(-8 (h + 1) / H).
-pkg::Region alibiScore(int64_t heads) {
-  return pkg::Region{5,
-                     {
-                         op("arith.index_cast", {2}, "i64"),     // 5: h
-                         op("arith.sitofp", {5}, "f64"),         // 6
-                         op("arith.constant", {}, "f64", "", 1), // 7
-                         op("arith.addf", {6, 7}, "f64"),        // 8: h + 1
-                         op("arith.constant", {}, "f64", "",
-                            -8.0 / static_cast<double>(heads)), // 9
-                         op("arith.mulf", {8, 9}, "f64"),       // 10
-                         op("math.exp2", {10}, "f64"),          // 11: slope
-                         op("arith.subi", {3, 4}, "index"),     // 12: q - k
-                         op("arith.index_cast", {12}, "i32"),   // 13
-                         op("arith.sitofp", {13}, "f32"),       // 14
-                         op("arith.mulf", {11, 14}, "f32"),     // 15
-                         op("arith.subf", {0, 15}, "f32"),      // 16
-                     },
-                     16};
 }
 
 pkg::AttentionSpec specWithScale(double scale) {

@@ -802,6 +802,12 @@ TEST(LibRegion, BlockedOpsOnTheScoreHaveNoDerivative) {
   EXPECT_EQ(derivativeError(region), "op 0 (math.floor) is piecewise constant "
                                      "in the score; its gradient is not "
                                      "defined");
+  // The same for every argument, so that it can be checked up front.
+  StatusOr<RegionEvaluator> blocked = RegionEvaluator::create(region);
+  ASSERT_TRUE(blocked.isOk());
+  EXPECT_EQ(blocked->checkDifferentiable().message(),
+            "op 0 (math.floor) is piecewise constant in the score; its "
+            "gradient is not defined");
   // The forward value is still defined.
   EXPECT_EQ(evaluate(region, {2.5}).floatValue, 4.5);
 
@@ -821,6 +827,7 @@ TEST(LibRegion, BlockedOpsOnTheScoreHaveNoDerivative) {
   RegionDerivative d = derivativeAt(region, {2});
   EXPECT_EQ(d.value, 6);
   EXPECT_EQ(d.derivative, 3);
+  EXPECT_TRUE(RegionEvaluator::create(region)->checkDifferentiable().isOk());
 
   // Only score regions yielding a float have a derivative.
   RegionBuilder mask;

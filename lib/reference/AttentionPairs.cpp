@@ -1,0 +1,177 @@
+//===- AttentionPairs.cpp - What the attention references share -----------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/reference/AttentionPairs.h"
+
+#include "lib/support/Extents.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace attnc::ref::detail {
+
+namespace {
+
+/// Checks a region of the spec for its role and builds its evaluator.
+Status prepareRegion(const std::optional<pkg::Region> &region,
+                     const std::string &what, int64_t numArgs, bool yieldsFloat,
+                     std::optional<RegionEvaluator> &result) {
+  if (!region)
+    return Status::ok();
+  if (region->numArgs != numArgs)
+    return Status::error(what + " region must take " + std::to_string(numArgs) +
+                         " arguments, got " + std::to_string(region->numArgs));
+  StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(*region);
+  if (!evaluator)
+    return evaluator.status().withContext(what + " region");
+  if (evaluator->yieldsFloat() != yieldsFloat ||
+      (!yieldsFloat && evaluator->yieldType() != "i1"))
+    return Status::error(what + " region must yield " +
+                         (yieldsFloat ? "a float" : "i1") + ", got " +
+                         evaluator->yieldType());
+  result = std::move(*evaluator);
+  return Status::ok();
+}
+
+} // namespace
+
+Status checkShape(const AttentionShape &s) {
+  for (auto [name, extent] :
+       {std::pair{"batch", s.batch}, std::pair{"headsQ", s.headsQ},
+        std::pair{"headsKV", s.headsKV}, std::pair{"seqQ", s.seqQ},
+        std::pair{"seqK", s.seqK}, std::pair{"headDim", s.headDim},
+        std::pair{"headDimV", s.headDimV}})
+    if (extent < 0)
+      return Status::error(std::string("attention shape: ") + name +
+                           " must be >= 0, got " + std::to_string(extent));
+  if (s.headsQ > 0 && (s.headsKV == 0 || s.headsQ % s.headsKV != 0))
+    return Status::error(
+        "attention shape: headsQ (" + std::to_string(s.headsQ) +
+        ") must be a multiple of headsKV (" + std::to_string(s.headsKV) + ")");
+  return Status::ok();
+}
+
+Status checkArrays(const std::vector<ArrayArg> &arrays) {
+  for (const ArrayArg &array : arrays) {
+    std::optional<int64_t> size = elementCount(array.shape);
+    if (!size)
+      return Status::error(std::string("attention shape: ") + array.name +
+                           " is too large");
+    if (*size > 0 && !array.data)
+      return Status::error(std::string("attention: ") + array.name +
+                           " is null");
+  }
+  return Status::ok();
+}
+
+double dot(const double *a, const double *b, int64_t n) {
+  // Four independent partial sums let the loop pipeline (and vectorize);
+  // in double, the changed summation order is far below any test tolerance.
+  double partial[4] = {0, 0, 0, 0};
+  int64_t d = 0;
+  for (; d + 4 <= n; d += 4)
+    for (int lane = 0; lane < 4; ++lane)
+      partial[lane] += a[d + lane] * b[d + lane];
+  for (; d < n; ++d)
+    partial[0] += a[d] * b[d];
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+std::string position(const PairIndex &pair) {
+  return "b=" + std::to_string(pair.b) + " h=" + std::to_string(pair.h) +
+         " q_idx=" + std::to_string(pair.i) +
+         " k_idx=" + std::to_string(pair.j);
+}
+
+PairRules::PairRules(const pkg::AttentionSpec &spec)
+    : scaleFactor(spec.scale), causal(spec.causal), windowLeft(spec.windowLeft),
+      windowRight(spec.windowRight) {}
+
+StatusOr<PairRules> PairRules::create(const pkg::AttentionSpec &spec,
+                                      bool differentiable) {
+  PairRules rules(spec);
+  if (Status s = prepareRegion(spec.mask, "mask", 4, /*yieldsFloat=*/false,
+                               rules.mask);
+      !s)
+    return s;
+  if (Status s = prepareRegion(spec.score, "score", 5, /*yieldsFloat=*/true,
+                               rules.scoreRegion);
+      !s)
+    return s;
+  if (differentiable && rules.scoreRegion)
+    if (Status s = rules.scoreRegion->checkDifferentiable(); !s)
+      return s.withContext("score region");
+  return rules;
+}
+
+Status PairRules::isAllowed(const PairIndex &pair, bool &allowed) const {
+  const int64_t i = pair.i, j = pair.j;
+  allowed = !(causal && j > i) && !(windowLeft && i - j > *windowLeft) &&
+            !(windowRight && j - i > *windowRight);
+  if (!allowed || !mask)
+    return Status::ok();
+  StatusOr<RegionValue> value = mask->evaluate({0, pair.b, pair.h, i, j});
+  if (!value)
+    return value.status().withContext("mask region at " + position(pair));
+  allowed = value->intValue != 0;
+  return Status::ok();
+}
+
+Status PairRules::score(const PairIndex &pair, double raw, bool differentiate,
+                        PairScore &result) const {
+  result = PairScore{raw, 1};
+  if (!scoreRegion)
+    return Status::ok();
+  const RegionArgs args{raw, pair.b, pair.h, pair.i, pair.j};
+  if (differentiate) {
+    StatusOr<RegionDerivative> d = scoreRegion->evaluateWithDerivative(args);
+    if (!d)
+      return d.status().withContext("score region at " + position(pair));
+    result = PairScore{d->value, d->derivative};
+    return Status::ok();
+  }
+  StatusOr<RegionValue> value = scoreRegion->evaluate(args);
+  if (!value)
+    return value.status().withContext("score region at " + position(pair));
+  result.score = value->floatValue;
+  return Status::ok();
+}
+
+Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task) {
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  Status firstError = Status::ok();
+  auto worker = [&] {
+    for (int64_t index; !failed && (index = next++) < count;) {
+      Status status = task(index);
+      if (!status) {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!failed.exchange(true))
+          firstError = status;
+      }
+    }
+  };
+  int64_t numThreads = std::clamp<int64_t>(std::thread::hardware_concurrency(),
+                                           1, std::max<int64_t>(count, 1));
+  std::vector<std::thread> threads;
+  try {
+    for (int64_t t = 1; t < numThreads; ++t)
+      threads.emplace_back(worker);
+  } catch (const std::system_error &) {
+    // Fewer threads than hoped for; the ones running and this one finish
+    // the work.
+  }
+  worker();
+  for (std::thread &thread : threads)
+    thread.join();
+  return firstError;
+}
+
+} // namespace attnc::ref::detail
