@@ -29,14 +29,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <iterator>
 #include <limits>
 #include <set>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -370,18 +372,25 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
                                "s, b, h, q_idx, k_idx");
 }
 
-/// The op kinds, their arity, and whether an op has the spec of its kind
-/// and no other.
+/// Which spec an op kind carries.
+enum class SpecKind { None, Attention, Cast };
+
+/// An op kind: its operand and result counts, and its spec.
 struct OpKind {
   const char *name;
   size_t numOperands, numResults;
-  bool (*hasSpecs)(const OpSpec &);
+  /// Whether one more operand and one more result may come, together (the
+  /// dq accumulator of attention_grad_kv).
+  bool takesAccumulator;
+  SpecKind spec;
 };
 
 constexpr OpKind kOpKinds[] = {
-    {"attention", 3, 2,
-     [](const OpSpec &op) { return op.attention && !op.cast; }},
-    {"cast", 1, 1, [](const OpSpec &op) { return op.cast && !op.attention; }},
+    {"attention", 3, 2, false, SpecKind::Attention},
+    {"attention_grad_delta", 2, 2, false, SpecKind::None},
+    {"attention_grad_kv", 6, 2, true, SpecKind::Attention},
+    {"attention_grad_q", 6, 1, false, SpecKind::Attention},
+    {"cast", 1, 1, false, SpecKind::Cast},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -392,24 +401,60 @@ const OpKind *findOpKind(const std::string &name) {
 }
 
 std::string unknownOpKind(const std::string &kind) {
-  return "unknown op kind " + inQuotes(kind) +
-         " (expected \"attention\" or \"cast\")";
+  std::string known;
+  const size_t count = std::size(kOpKinds);
+  for (size_t i = 0; i < count; ++i)
+    known += (i == 0           ? ""
+              : i + 1 == count ? " or "
+                               : ", ") +
+             inQuotes(kOpKinds[i].name);
+  return "unknown op kind " + inQuotes(kind) + " (expected " + known + ")";
 }
 
 /// Checks that an op of `kind` has `expected` operands or results (`names`,
-/// at `path`), each naming a value (or "" where `allowEmpty`).
+/// at `path`), or one more with `orOneMore`, each naming a value (or ""
+/// where `allowEmpty`).
 Status verifyOpValues(const Function &function,
                       const std::vector<std::string> &names, size_t expected,
-                      const std::string &kind, const std::string &path,
-                      bool allowEmpty) {
-  if (names.size() != expected)
-    return fieldError(path, "expected " + std::to_string(expected) +
-                                " for an op of kind " + inQuotes(kind) +
-                                ", got " + std::to_string(names.size()));
+                      bool orOneMore, const std::string &kind,
+                      const std::string &path, bool allowEmpty) {
+  if (names.size() != expected && !(orOneMore && names.size() == expected + 1))
+    return fieldError(
+        path, "expected " + std::to_string(expected) +
+                  (orOneMore ? " or " + std::to_string(expected + 1) : "") +
+                  " for an op of kind " + inQuotes(kind) + ", got " +
+                  std::to_string(names.size()));
   for (size_t i = 0; i < names.size(); ++i)
     if (!(allowEmpty && names[i].empty()))
       if (Status s = checkValue(function, names[i], indexPath(path, i)); !s)
         return s;
+  return Status::ok();
+}
+
+/// Checks the counts of an op's operands and results, and their names.
+Status verifyOpArity(const Function &function, const OpSpec &op,
+                     const OpKind &kind, const std::string &path) {
+  if (Status s = all(
+          [&] {
+            return verifyOpValues(function, op.operands, kind.numOperands,
+                                  kind.takesAccumulator, op.kind,
+                                  fieldPath(path, "operands"), false);
+          },
+          [&] {
+            return verifyOpValues(function, op.results, kind.numResults,
+                                  kind.takesAccumulator, op.kind,
+                                  fieldPath(path, "results"), true);
+          });
+      !s)
+    return s;
+  bool accumulates = op.operands.size() > kind.numOperands;
+  if (accumulates != (op.results.size() > kind.numResults))
+    return fieldError(path, "an op of kind " + inQuotes(op.kind) +
+                                " takes an accumulator as operand and result "
+                                "together, got " +
+                                std::to_string(op.operands.size()) +
+                                " operands and " +
+                                std::to_string(op.results.size()) + " results");
   return Status::ok();
 }
 
@@ -418,22 +463,85 @@ Status verifyOp(const Function &function, const OpSpec &op,
   const OpKind *kind = findOpKind(op.kind);
   if (!kind)
     return fieldError(fieldPath(path, "kind"), unknownOpKind(op.kind));
-  if (Status s = all(
-          [&] {
-            return verifyOpValues(function, op.operands, kind->numOperands,
-                                  op.kind, fieldPath(path, "operands"), false);
-          },
-          [&] {
-            return verifyOpValues(function, op.results, kind->numResults,
-                                  op.kind, fieldPath(path, "results"), true);
-          });
-      !s)
+  if (Status s = verifyOpArity(function, op, *kind, path); !s)
     return s;
-  if (!kind->hasSpecs(op))
+  if (op.attention.has_value() != (kind->spec == SpecKind::Attention) ||
+      op.cast.has_value() != (kind->spec == SpecKind::Cast))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
-                                " needs the spec of its kind and no other");
-  return op.attention ? verifyAttention(*op.attention, path)
-                      : checkFinite(op.cast->scale, fieldPath(path, "scale"));
+                                (kind->spec == SpecKind::None
+                                     ? " takes no spec"
+                                     : " needs the spec of its kind and no "
+                                       "other"));
+  if (op.attention)
+    return verifyAttention(*op.attention, path);
+  return op.cast ? checkFinite(op.cast->scale, fieldPath(path, "scale"))
+                 : Status::ok();
+}
+
+/// A signature's dtype and shape, "bf16 [B, 16, N, 128]".
+std::string describe(const TensorSig &tensor) {
+  std::string text = std::string(dtypeName(tensor.dtype)) + " [";
+  for (size_t i = 0; i < tensor.shape.size(); ++i)
+    text += (i ? ", " : "") + (tensor.shape[i].isStatic()
+                                   ? std::to_string(tensor.shape[i].extent)
+                                   : tensor.shape[i].symbol);
+  return text + "]";
+}
+
+/// Same dtype and shape; symbols match by spelling.
+bool sameSignature(const TensorSig &a, const TensorSig &b) {
+  return a.dtype == b.dtype && a.shape.size() == b.shape.size() &&
+         std::equal(a.shape.begin(), a.shape.end(), b.shape.begin(),
+                    [](const Dim &x, const Dim &y) {
+                      return x.isStatic() == y.isStatic() &&
+                             (x.isStatic() ? x.extent == y.extent
+                                           : x.symbol == y.symbol);
+                    });
+}
+
+/// Checks a gradient function against the function it differentiates
+/// (Function::gradientOf): the counts, then the inputs it shares with it.
+Status verifyGradientOf(const Function &function, const std::string &path,
+                        const Package &package) {
+  if (!function.gradientOf)
+    return Status::ok();
+  const std::string &name = *function.gradientOf;
+  if (name == function.name)
+    return fieldError(fieldPath(path, "gradient_of"),
+                      "a function cannot be the gradient of itself");
+  const Function *primal = package.findFunction(name);
+  if (!primal)
+    return fieldError(fieldPath(path, "gradient_of"), "no function named " +
+                                                          inQuotes(name) +
+                                                          " in the package");
+  const size_t numIn = primal->inputs.size(), numOut = primal->outputs.size();
+  const size_t numInputs = function.inputs.size();
+  if (numInputs < numIn + numOut || numInputs - numIn - numOut > numOut)
+    return fieldError(fieldPath(path, "inputs"),
+                      "the gradient of " + inQuotes(name) + " takes its " +
+                          std::to_string(numIn) + " inputs, its " +
+                          std::to_string(numOut) + " outputs, then at most " +
+                          std::to_string(numOut) + " cotangents; got " +
+                          std::to_string(numInputs) + " inputs");
+  for (size_t i = 0; i < numIn + numOut; ++i) {
+    const bool isInput = i < numIn;
+    const TensorSig &expected =
+        isInput ? primal->inputs[i] : primal->outputs[i - numIn];
+    if (!sameSignature(function.inputs[i], expected))
+      return fieldError(indexPath(fieldPath(path, "inputs"), i),
+                        "must match " +
+                            std::string(isInput ? "input " : "output ") +
+                            std::to_string(isInput ? i : i - numIn) + " of " +
+                            inQuotes(name) + " (" + describe(expected) +
+                            "), got " + describe(function.inputs[i]));
+  }
+  if (function.outputs.size() > numIn)
+    return fieldError(fieldPath(path, "outputs"),
+                      "the gradient of " + inQuotes(name) +
+                          " has at most one output per input of it (" +
+                          std::to_string(numIn) + "), got " +
+                          std::to_string(function.outputs.size()));
+  return Status::ok();
 }
 
 /// Checks each entry of `items` with `check(item, path)`, where `path` is
@@ -458,6 +566,7 @@ Status verifyFunction(const Function &function, const std::string &path,
   return all(
       [&] { return verifyEach(function.inputs, path, "inputs", signature); },
       [&] { return verifyEach(function.outputs, path, "outputs", signature); },
+      [&] { return verifyGradientOf(function, path, package); },
       [&] {
         return verifyEach(function.buffers, path, "buffers",
                           [&](const Buffer &buffer, const std::string &at) {
@@ -603,13 +712,16 @@ template <typename T> Json encodeAll(const std::vector<T> &items) {
 }
 
 Json encode(const Function &function) {
-  return {{"name", function.name},
-          {"inputs", encodeAll(function.inputs)},
-          {"outputs", encodeAll(function.outputs)},
-          {"buffers", encodeAll(function.buffers)},
-          {"steps", encodeAll(function.steps)},
-          {"kernels", encodeAll(function.kernels)},
-          {"ops", encodeAll(function.ops)}};
+  Json json = {{"name", function.name}};
+  if (function.gradientOf)
+    json["gradient_of"] = *function.gradientOf;
+  json["inputs"] = encodeAll(function.inputs);
+  json["outputs"] = encodeAll(function.outputs);
+  json["buffers"] = encodeAll(function.buffers);
+  json["steps"] = encodeAll(function.steps);
+  json["kernels"] = encodeAll(function.kernels);
+  json["ops"] = encodeAll(function.ops);
+  return json;
 }
 
 /// The manifest of `package` with its blobs laid out back to back, in order,
@@ -936,11 +1048,18 @@ Status decodeFields(ObjectReader &r, AttentionSpec &out) {
 
 /// Reads the spec fields of the op's kind; unknown kinds have none to read.
 Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
-  if (out.kind == "attention")
+  const OpKind *kind = findOpKind(out.kind);
+  if (!kind)
+    return fieldError(fieldPath(path, "kind"), unknownOpKind(out.kind));
+  switch (kind->spec) {
+  case SpecKind::Attention:
     return decodeFields(r, out.attention.emplace());
-  if (out.kind == "cast")
+  case SpecKind::Cast:
     return r.required("scale", out.cast.emplace().scale);
-  return fieldError(fieldPath(path, "kind"), unknownOpKind(out.kind));
+  case SpecKind::None:
+    break;
+  }
+  return Status::ok();
 }
 
 Status decode(const Json &json, const std::string &path, OpSpec &out) {
@@ -955,6 +1074,7 @@ Status decode(const Json &json, const std::string &path, OpSpec &out) {
 Status decode(const Json &json, const std::string &path, Function &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("name", out.name); },
+               [&] { return r.optional("gradient_of", out.gradientOf); },
                [&] { return r.required("inputs", out.inputs); },
                [&] { return r.required("outputs", out.outputs); },
                [&] { return r.required("buffers", out.buffers); },
@@ -1126,7 +1246,8 @@ bool writeAll(int fd, const std::vector<uint8_t> &bytes) {
 
 /// Writes through to an existing destination that is not a plain file (a
 /// symlink, a FIFO, a device): replacing it by rename would destroy it.
-Status writeInPlace(const std::vector<uint8_t> &bytes, const std::string &path) {
+Status writeInPlace(const std::vector<uint8_t> &bytes,
+                    const std::string &path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     return Status::error("cannot open for writing: " + errnoMessage(errno));

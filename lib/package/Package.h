@@ -205,14 +205,30 @@ struct CastSpec {
 /// results name values of the function (inputs, outputs, buffers); a result
 /// that nothing keeps is "" (an attention's unused lse). Every value has the
 /// dtype of its signature: the reference rounds each result to it.
-/// JSON: {"kind": "attention" | "cast", "operands": ["q", "k", "v"],
+/// JSON: {"kind": "attention", "operands": ["q", "k", "v"],
 ///        "results": ["t0", ""], ...the fields of its spec}.
+///
+/// The kinds, as operands -> results, and their spec:
+///   "attention"  [q, k, v] -> [out, lse]; AttentionSpec.
+///   "cast"       [in] -> [out]; CastSpec.
+/// The backward pass of an attention (lib/reference/AttentionGrad.h defines
+/// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
+///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.
+///       delta = rowsum(out ∘ dout); dq_accum = zeros of its signature's
+///       shape, [B, Hq, Nq, D], where attention_grad_kv accumulates dq.
+///   "attention_grad_kv"  [q, k, v, lse, delta, dout] -> [dk, dv], or with
+///       a dq accumulator [..., dout, dq_accum] -> [dk, dv, dq_accum_out]
+///       (its operand and result come together): dq_accum_out = dq_accum +
+///       dq. The AttentionSpec of the forward op.
+///   "attention_grad_q"  [q, k, v, lse, delta, dout] -> [dq]; the
+///       AttentionSpec of the forward op.
 struct OpSpec {
   std::string kind;
   std::vector<std::string> operands;
   std::vector<std::string> results;
-  std::optional<AttentionSpec> attention; // kind "attention"
-  std::optional<CastSpec> cast;           // kind "cast"
+  std::optional<AttentionSpec> attention; // "attention", "attention_grad_kv",
+                                          // "attention_grad_q"
+  std::optional<CastSpec> cast;           // "cast"
 };
 
 //===----------------------------------------------------------------------===//
@@ -242,9 +258,16 @@ struct Step {
 /// A callable function: inputs, outputs, the buffers between its kernels,
 /// the steps of its program, its kernels (each step's kernel once per
 /// target it was compiled for) and the ops it computes.
-/// JSON: {"name", "inputs", "outputs", "buffers", "steps", "kernels", "ops"}.
+/// JSON: {"name", "gradient_of" (optional), "inputs", "outputs", "buffers",
+///        "steps", "kernels", "ops"}.
 struct Function {
   std::string name;
+  /// The function of this package whose gradient this one computes, when it
+  /// does. Its inputs are then that function's inputs, then its outputs
+  /// (names may differ; dtypes and shapes, symbols spelled the same, do
+  /// not), then cotangents (at most one per output); its outputs are
+  /// gradients, at most one per input of that function.
+  std::optional<std::string> gradientOf;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;
@@ -285,7 +308,8 @@ struct Package {
 //===----------------------------------------------------------------------===//
 
 /// FNV-1a, 64 bit.
-uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+uint64_t fnv1a64(const uint8_t *data, size_t size,
+                 uint64_t seed = 0xcbf29ce484222325ull);
 
 /// Checks a region's structure: 4 (mask) or 5 (score) arguments, every
 /// operand names an argument or an earlier op, `yield` names a value, and
@@ -304,8 +328,10 @@ Status verifyRegion(const Region &region);
 /// shapes valid, every buffer symbol defined by an input or output, steps
 /// naming existing kernels and values, each target's kernels covering every
 /// step, every output an argument of some step (so a function with outputs
-/// has steps), grid terms positive, ops naming existing values, regions well
-/// formed, ... `serialize` and `parse` both call it.
+/// has steps), grid terms positive, ops with the operand and result counts
+/// and the spec of their kind, naming existing values, regions well formed,
+/// a gradient's inputs matching its function's (Function::gradientOf), ...
+/// `serialize` and `parse` both call it.
 Status verify(const Package &package);
 
 /// The manifest as JSON text (pretty-printed), without blobs.
@@ -320,7 +346,8 @@ Status writeFile(const Package &package, const std::string &path);
 /// Decodes and verifies. `origin` (a path or "<memory>") starts every message.
 /// Truncated, corrupted (checksum), foreign (magic) or future-version input
 /// gives an error that says which.
-StatusOr<Package> parse(const uint8_t *data, size_t size, const std::string &origin);
+StatusOr<Package> parse(const uint8_t *data, size_t size,
+                        const std::string &origin);
 StatusOr<Package> readFile(const std::string &path);
 
 } // namespace attnc::pkg

@@ -87,7 +87,8 @@ static bool operator==(const OpSpec &a, const OpSpec &b) {
          a.cast == b.cast;
 }
 static bool operator==(const Function &a, const Function &b) {
-  return a.name == b.name && a.inputs == b.inputs && a.outputs == b.outputs &&
+  return a.name == b.name && a.gradientOf == b.gradientOf &&
+         a.inputs == b.inputs && a.outputs == b.outputs &&
          a.buffers == b.buffers && a.steps == b.steps &&
          a.kernels == b.kernels && a.ops == b.ops;
 }
@@ -146,6 +147,18 @@ Region softcapScore() {
                 10};
 }
 
+/// The attention of attention_fwd, with every field set.
+AttentionSpec attentionSpec() {
+  AttentionSpec spec;
+  spec.scale = 1 / std::sqrt(128.0);
+  spec.causal = true;
+  spec.windowLeft = 256;
+  spec.windowRight = 0;
+  spec.mask = prefixLmMask();
+  spec.score = softcapScore();
+  return spec;
+}
+
 Kernel kernel(std::string name, std::string target, std::string blob,
               std::string entry, std::vector<std::vector<GridTerm>> grid = {}) {
   Kernel result;
@@ -177,13 +190,14 @@ Function attentionProgram() {
                 Buffer{TensorSig{"scratch", DType::F32, {Dim::fixed(0)}}, 3}};
   fn.steps = {Step{"attention", {"q", "k", "v", "t0", "lse"}},
               Step{"cast", {"t0", "o"}}};
-  Kernel host = kernel(
-      "attention", "host", "host", "attention_fwd_host",
-      {{GridTerm{1, {"N"}, 64}}, {GridTerm{16, {}, 1}}, {GridTerm{1, {"B"}, 1}}});
+  Kernel host = kernel("attention", "host", "host", "attention_fwd_host",
+                       {{GridTerm{1, {"N"}, 64}},
+                        {GridTerm{16, {}, 1}},
+                        {GridTerm{1, {"B"}, 1}}});
   host.config = {{"block_m", 64}, {"block_n", 64}};
-  Kernel gpu = kernel(
-      "attention", "sm_90a", "cubin", "attention_fwd_kernel",
-      {{GridTerm{1, {"N"}, 128}}, {GridTerm{16, {}, 1}, GridTerm{1, {"B"}, 1}}});
+  Kernel gpu = kernel("attention", "sm_90a", "cubin", "attention_fwd_kernel",
+                      {{GridTerm{1, {"N"}, 128}},
+                       {GridTerm{16, {}, 1}, GridTerm{1, {"B"}, 1}}});
   gpu.block[0] = 384;
   gpu.dynamicSharedMemoryBytes = 147456;
   gpu.config = {{"block_m", 128}, {"block_n", 128}, {"stages", 2}};
@@ -192,15 +206,69 @@ Function attentionProgram() {
                 kernel("cast", "host", "host", "cast_host",
                        {{GridTerm{128, {"B", "N"}, 16384}}}),
                 kernel("cast", "sm_90a", "cubin", "cast_kernel")};
-  AttentionSpec spec;
-  spec.scale = 1 / std::sqrt(128.0);
-  spec.causal = true;
-  spec.windowLeft = 256;
-  spec.windowRight = 0;
-  spec.mask = prefixLmMask();
-  spec.score = softcapScore();
-  fn.ops = {OpSpec{"attention", {"q", "k", "v"}, {"t0", "lse"}, spec, {}},
-            OpSpec{"cast", {"t0"}, {"o"}, {}, CastSpec{0.5}}};
+  fn.ops = {
+      OpSpec{"attention", {"q", "k", "v"}, {"t0", "lse"}, attentionSpec(), {}},
+      OpSpec{"cast", {"t0"}, {"o"}, {}, CastSpec{0.5}}};
+  return fn;
+}
+
+/// A bf16 [B, heads, N, 128] tensor, or f32 [B, heads, N] with `rowStat`.
+TensorSig headTensor(std::string name, int64_t heads, bool rowStat = false) {
+  std::vector<Dim> shape = {Dim::named("B"), Dim::fixed(heads),
+                            Dim::named("N")};
+  if (!rowStat)
+    shape.push_back(Dim::fixed(128));
+  return TensorSig{std::move(name), rowStat ? DType::F32 : DType::BF16,
+                   std::move(shape)};
+}
+
+/// The gradient of attention_fwd on the host: the row sums of out * dout,
+/// then dK and dV and either dQ accumulated in f32 and cast to bf16
+/// (`accumulateDq`) or dQ by its own kernel.
+Function attentionBackwardProgram(bool accumulateDq) {
+  Function fn;
+  fn.name = accumulateDq ? "attention_bwd" : "attention_bwd_split";
+  fn.gradientOf = "attention_fwd";
+  // The forward's inputs, its outputs (named differently) and dout.
+  fn.inputs = {headTensor("q", 16),
+               headTensor("k", 4),
+               headTensor("v", 4),
+               headTensor("out", 16),
+               headTensor("lse_fwd", 16, true),
+               headTensor("dout", 16)};
+  fn.outputs = {headTensor("dq", 16), headTensor("dk", 4), headTensor("dv", 4)};
+  fn.buffers = {Buffer{headTensor("delta", 16, true), 0}};
+  const std::vector<std::string> gradInputs = {"q",       "k",     "v",
+                                               "lse_fwd", "delta", "dout"};
+  OpSpec delta{"attention_grad_delta", {"out", "dout"}, {"delta", ""}, {}, {}};
+  OpSpec kv{"attention_grad_kv", gradInputs, {"dk", "dv"}, attentionSpec(), {}};
+  if (accumulateDq) {
+    for (const char *name : {"dq_acc0", "dq_acc1"}) {
+      TensorSig accumulator = headTensor(name, 16);
+      accumulator.dtype = DType::F32;
+      fn.buffers.push_back(
+          Buffer{accumulator, static_cast<int64_t>(fn.buffers.size())});
+    }
+    delta.results[1] = "dq_acc0";
+    kv.operands.push_back("dq_acc0");
+    kv.results.push_back("dq_acc1");
+    fn.ops = {delta, kv, OpSpec{"cast", {"dq_acc1"}, {"dq"}, {}, CastSpec{1}}};
+  } else {
+    fn.ops = {
+        delta, kv,
+        OpSpec{"attention_grad_q", gradInputs, {"dq"}, attentionSpec(), {}}};
+  }
+  for (const OpSpec &op : fn.ops) {
+    std::vector<std::string> args = op.operands;
+    for (const std::string &result : op.results)
+      if (!result.empty())
+        args.push_back(result);
+    fn.steps.push_back(Step{op.kind, args});
+    fn.kernels.push_back(kernel(op.kind, "host", "host",
+                                fn.name + "_" + op.kind,
+                                {{GridTerm{1, {"N"}, 64}},
+                                 {GridTerm{4, {}, 1}, GridTerm{1, {"B"}, 1}}}));
+  }
   return fn;
 }
 
@@ -215,7 +283,9 @@ Package makePackage() {
   copy.steps = {Step{"copy", {"x", "y"}}};
   copy.kernels = {kernel("copy", "host", "empty", "copy")};
 
-  package.functions = {attentionProgram(), copy};
+  package.functions = {attentionProgram(), copy,
+                       attentionBackwardProgram(/*accumulateDq=*/true),
+                       attentionBackwardProgram(/*accumulateDq=*/false)};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -437,6 +507,52 @@ TEST(LibPackage, LayoutMatchesTheDocumentation) {
   EXPECT_EQ(offset, section.size());
 }
 
+/// The backward op kinds and gradient_of as the manifest spells them, and
+/// what a reader makes of them.
+TEST(LibPackage, GradientFunctionsInJson) {
+  std::vector<uint8_t> bytes = validBytes();
+  Json json = manifestOf(bytes);
+  const Json &bwd = json["functions"][2];
+  std::vector<std::string> keys;
+  for (const auto &[key, value] : bwd.items())
+    keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "gradient_of", "inputs",
+                                            "outputs", "buffers", "steps",
+                                            "kernels", "ops"}));
+  EXPECT_EQ(bwd["gradient_of"], "attention_fwd");
+  EXPECT_FALSE(json["functions"][0].contains("gradient_of"));
+  EXPECT_EQ(bwd["ops"][0], Json::parse(R"({"kind": "attention_grad_delta",
+      "operands": ["out", "dout"], "results": ["delta", "dq_acc0"]})"));
+  const Json &kv = bwd["ops"][1];
+  EXPECT_EQ(kv["kind"], "attention_grad_kv");
+  EXPECT_EQ(kv["operands"],
+            Json({"q", "k", "v", "lse_fwd", "delta", "dout", "dq_acc0"}));
+  EXPECT_EQ(kv["results"], Json({"dk", "dv", "dq_acc1"}));
+  // The attention spec's fields sit in the op, as in the forward's.
+  const Json &forward = json["functions"][0]["ops"][0];
+  const Json &split = json["functions"][3];
+  for (const char *field :
+       {"scale", "causal", "window_left", "window_right", "mask", "score"}) {
+    EXPECT_EQ(kv[field], forward[field]) << field;
+    EXPECT_EQ(split["ops"][2][field], forward[field]) << field;
+  }
+  EXPECT_EQ(split["ops"][0]["results"], Json({"delta", ""}));
+  EXPECT_EQ(split["ops"][1]["results"], Json({"dk", "dv"}));
+  EXPECT_EQ(split["ops"][2]["kind"], "attention_grad_q");
+  EXPECT_EQ(split["ops"][2]["operands"],
+            Json({"q", "k", "v", "lse_fwd", "delta", "dout"}));
+  EXPECT_EQ(split["ops"][2]["results"], Json({"dq"}));
+
+  StatusOr<Package> parsed = parse(bytes.data(), bytes.size(), kOrigin);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->functions[2].gradientOf, "attention_fwd");
+  EXPECT_EQ(parsed->functions[0].gradientOf, std::nullopt);
+  const std::vector<OpSpec> &ops = parsed->functions[3].ops;
+  EXPECT_FALSE(ops[0].attention || ops[0].cast);
+  EXPECT_EQ(ops[1].attention->windowLeft, 256);
+  EXPECT_TRUE(ops[2].attention->causal);
+}
+
 //===----------------------------------------------------------------------===//
 // Container errors
 //===----------------------------------------------------------------------===//
@@ -576,8 +692,8 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",   "score",
-      "predicate",   "value",        "ceildiv",      "const"};
+      "window_left", "window_right", "mask",  "score",      "predicate",
+      "value",       "ceildiv",      "const", "gradient_of"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -637,6 +753,10 @@ TEST(LibPackage, RejectsUnknownFields) {
   EXPECT_CONTAINS(
       editError([](Json &m) { m["functions"][0]["ops"][1]["causal"] = true; }),
       "functions[0].ops[1].causal: unknown field");
+  // Nor does a gradient delta op, which has no spec.
+  EXPECT_CONTAINS(
+      editError([](Json &m) { m["functions"][2]["ops"][0]["scale"] = 1; }),
+      "functions[2].ops[0].scale: unknown field");
   EXPECT_CONTAINS(
       editError([](Json &m) { m["functions"][0]["buffers"][0]["slots"] = 1; }),
       "functions[0].buffers[0].slots: unknown field");
@@ -800,7 +920,8 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"unknown op kind",
        [](Json &m) { m["functions"][0]["ops"][1]["kind"] = "linear"; },
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
-       "\"attention\" or \"cast\")"},
+       "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
+       "\"attention_grad_q\" or \"cast\")"},
       {"attention operand count",
        [](Json &m) { m["functions"][0]["ops"][0]["operands"].erase(2); },
        "functions[0].ops[0].operands: expected 3 for an op of kind "
@@ -809,6 +930,80 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][0]["ops"][1]["results"].push_back("o"); },
        "functions[0].ops[1].results: expected 1 for an op of kind \"cast\", "
        "got 2"},
+      {"gradient kv operand count",
+       [](Json &m) { m["functions"][3]["ops"][1]["operands"].erase(5); },
+       "functions[3].ops[1].operands: expected 6 or 7 for an op of kind "
+       "\"attention_grad_kv\", got 5"},
+      {"gradient kv result count",
+       [](Json &m) { m["functions"][2]["ops"][1]["results"].push_back(""); },
+       "functions[2].ops[1].results: expected 2 or 3 for an op of kind "
+       "\"attention_grad_kv\", got 4"},
+      {"gradient kv accumulator operand without its result",
+       [](Json &m) { m["functions"][2]["ops"][1]["results"].erase(2); },
+       "functions[2].ops[1]: an op of kind \"attention_grad_kv\" takes an "
+       "accumulator as operand and result together, got 7 operands and 2 "
+       "results"},
+      {"gradient kv accumulator result without its operand",
+       [](Json &m) { m["functions"][2]["ops"][1]["operands"].erase(6); },
+       "functions[2].ops[1]: an op of kind \"attention_grad_kv\" takes an "
+       "accumulator as operand and result together, got 6 operands and 3 "
+       "results"},
+      {"gradient delta result count",
+       [](Json &m) { m["functions"][3]["ops"][0]["results"].erase(1); },
+       "functions[3].ops[0].results: expected 2 for an op of kind "
+       "\"attention_grad_delta\", got 1"},
+      {"gradient q operand count",
+       [](Json &m) { m["functions"][3]["ops"][2]["operands"].push_back("q"); },
+       "functions[3].ops[2].operands: expected 6 for an op of kind "
+       "\"attention_grad_q\", got 7"},
+      {"gradient q result that is no value",
+       [](Json &m) { m["functions"][3]["ops"][2]["results"][0] = "dx"; },
+       "functions[3].ops[2].results[0]: no value named \"dx\""},
+      {"gradient of an unknown function",
+       [](Json &m) { m["functions"][2]["gradient_of"] = "attention"; },
+       "functions[2].gradient_of: no function named \"attention\" in the "
+       "package"},
+      {"gradient of itself",
+       [](Json &m) { m["functions"][2]["gradient_of"] = "attention_bwd"; },
+       "functions[2].gradient_of: a function cannot be the gradient of "
+       "itself"},
+      {"gradient input of another dtype",
+       [](Json &m) { m["functions"][2]["inputs"][3]["dtype"] = "f32"; },
+       "functions[2].inputs[3]: must match output 0 of \"attention_fwd\" "
+       "(bf16 [B, 16, N, 128]), got f32 [B, 16, N, 128]"},
+      {"gradient input with another symbol",
+       [](Json &m) { m["functions"][2]["inputs"][1]["shape"][2] = "M"; },
+       "functions[2].inputs[1]: must match input 1 of \"attention_fwd\" "
+       "(bf16 [B, 4, N, 128]), got bf16 [B, 4, M, 128]"},
+      {"gradient input with another extent",
+       [](Json &m) { m["functions"][3]["inputs"][4]["shape"][1] = 8; },
+       "functions[3].inputs[4]: must match output 1 of \"attention_fwd\" "
+       "(f32 [B, 16, N]), got f32 [B, 8, N]"},
+      {"gradient without the forward's outputs",
+       [](Json &m) {
+         m["functions"][2]["inputs"].erase(5);
+         m["functions"][2]["inputs"].erase(4);
+       },
+       "functions[2].inputs: the gradient of \"attention_fwd\" takes its 3 "
+       "inputs, its 2 outputs, then at most 2 cotangents; got 4 inputs"},
+      {"gradient with more cotangents than outputs",
+       [](Json &m) {
+         for (const char *name : {"dlse", "dx"}) {
+           Json extra = m["functions"][2]["inputs"][5];
+           extra["name"] = name;
+           m["functions"][2]["inputs"].push_back(extra);
+         }
+       },
+       "functions[2].inputs: the gradient of \"attention_fwd\" takes its 3 "
+       "inputs, its 2 outputs, then at most 2 cotangents; got 8 inputs"},
+      {"gradient with more outputs than inputs",
+       [](Json &m) {
+         Json extra = m["functions"][3]["outputs"][0];
+         extra["name"] = "dx";
+         m["functions"][3]["outputs"].push_back(extra);
+       },
+       "functions[3].outputs: the gradient of \"attention_fwd\" has at most "
+       "one output per input of it (3), got 4"},
       {"unknown operand",
        [](Json &m) { m["functions"][0]["ops"][1]["operands"][0] = "t9"; },
        "functions[0].ops[1].operands[0]: no value named \"t9\""},
@@ -911,6 +1106,16 @@ TEST(LibPackage, VerifyChecksWhatJsonCannotSay) {
   EXPECT_CONTAINS(verify(package).message(),
                   "functions[0].ops[1]: an op of kind \"cast\" needs the spec "
                   "of its kind and no other");
+  package = makePackage();
+  package.functions[2].ops[0].attention = attentionSpec();
+  EXPECT_CONTAINS(verify(package).message(),
+                  "functions[2].ops[0]: an op of kind \"attention_grad_delta\" "
+                  "takes no spec");
+  package = makePackage();
+  package.functions[3].ops[2].attention.reset();
+  EXPECT_CONTAINS(verify(package).message(),
+                  "functions[3].ops[2]: an op of kind \"attention_grad_q\" "
+                  "needs the spec of its kind and no other");
   // Which of value and intValue a constant uses follows from its type.
   package = makePackage();
   package.functions[0].ops[0].attention->mask->ops[0].value = 4;
