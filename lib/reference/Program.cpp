@@ -14,10 +14,12 @@
 
 #include "lib/dtype/DType.h"
 #include "lib/reference/Attention.h"
+#include "lib/reference/AttentionGrad.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 namespace attnc::ref {
@@ -42,6 +44,54 @@ void roundTo(pkg::DType dtype, std::vector<double> &data) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Attention shapes
+//===----------------------------------------------------------------------===//
+
+/// The dims of attention's arrays.
+enum AttnDim { B, Hq, Hkv, Nq, Nk, D, Dv, kNumAttnDims };
+constexpr const char *kAttnDimNames[] = {"B",  "Hq", "Hkv", "Nq",
+                                         "Nk", "D",  "Dv"};
+using Pattern = std::vector<AttnDim>;
+const Pattern kQ = {B, Hq, Nq, D}, kK = {B, Hkv, Nk, D}, kV = {B, Hkv, Nk, Dv},
+              kOut = {B, Hq, Nq, Dv}, kRows = {B, Hq, Nq};
+/// The operands of attention_grad_kv and attention_grad_q.
+const std::vector<Pattern> kGradOperands = {kQ, kK, kV, kRows, kRows, kOut};
+
+/// The extent of each dim, -1 where no value binds it.
+using AttnDims = std::array<int64_t, kNumAttnDims>;
+
+/// The reference's shape; a dim no value binds takes part in nothing: 0.
+AttentionShape attentionShapeOf(const AttnDims &dims) {
+  auto at = [&](AttnDim dim) { return std::max<int64_t>(dims[dim], 0); };
+  return {at(B), at(Hq), at(Hkv), at(Nq), at(Nk), at(D), at(Dv)};
+}
+
+std::string patternText(const Pattern &pattern) {
+  std::string text = "[";
+  for (size_t i = 0; i < pattern.size(); ++i)
+    text += std::string(i ? ", " : "") + kAttnDimNames[pattern[i]];
+  return text + "]";
+}
+
+/// Binds the dims of `pattern` to `shape`; false if they do not fit it or
+/// an extent bound before.
+bool bind(const Pattern &pattern, const std::vector<int64_t> &shape,
+          AttnDims &dims) {
+  if (shape.size() != pattern.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (dims[pattern[i]] >= 0 && dims[pattern[i]] != shape[i])
+      return false;
+    dims[pattern[i]] = shape[i];
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
 /// The state of one evaluation: the bound symbols, and the data computed so
 /// far.
 class Evaluator {
@@ -61,7 +111,20 @@ private:
   /// Rounds `data` to `name`'s dtype and keeps it as that value.
   Status store(const std::string &name, std::vector<double> data);
   Status runAttention(const pkg::OpSpec &op);
+  Status runGradDelta(const pkg::OpSpec &op);
+  Status runGradKV(const pkg::OpSpec &op);
+  Status runGradQ(const pkg::OpSpec &op);
   Status runCast(const pkg::OpSpec &op);
+  /// Binds the operands and the named results of an attention-family op
+  /// to their patterns.
+  StatusOr<AttnDims>
+  bindShapes(const pkg::OpSpec &op, const std::vector<Pattern> &operandPatterns,
+             const std::vector<Pattern> &resultPatterns) const;
+  /// The data of each operand of `op`, in order.
+  StatusOr<std::vector<const double *>> operands(const pkg::OpSpec &op) const;
+  /// Stores each named result of `op` with its data in `data`.
+  Status storeResults(const pkg::OpSpec &op,
+                      std::vector<std::vector<double>> data);
 
   const pkg::Function &function;
   const SymbolValues &symbols;
@@ -134,11 +197,33 @@ Status Evaluator::checkOutputs() const {
   return Status::ok();
 }
 
+/// Whether `op` has `numOperands` operands and `numResults` results.
+bool hasArity(const pkg::OpSpec &op, size_t numOperands, size_t numResults) {
+  return op.operands.size() == numOperands && op.results.size() == numResults;
+}
+
 Status Evaluator::run(const pkg::OpSpec &op) {
+  const bool attention = op.attention.has_value();
   if (op.kind == "attention") {
-    if (!op.attention || op.operands.size() != 3 || op.results.size() != 2)
+    if (!attention || !hasArity(op, 3, 2))
       return Status::error("needs an attention spec, 3 operands and 2 results");
     return runAttention(op);
+  }
+  if (op.kind == "attention_grad_delta") {
+    if (!hasArity(op, 2, 2))
+      return Status::error("needs 2 operands and 2 results");
+    return runGradDelta(op);
+  }
+  if (op.kind == "attention_grad_kv") {
+    if (!attention || !(hasArity(op, 6, 2) || hasArity(op, 7, 3)))
+      return Status::error("needs an attention spec, and 6 operands and 2 "
+                           "results, or 7 and 3 with a dq accumulator");
+    return runGradKV(op);
+  }
+  if (op.kind == "attention_grad_q") {
+    if (!attention || !hasArity(op, 6, 1))
+      return Status::error("needs an attention spec, 6 operands and 1 result");
+    return runGradQ(op);
   }
   if (op.kind == "cast") {
     if (!op.cast || op.operands.size() != 1 || op.results.size() != 1)
@@ -148,87 +233,164 @@ Status Evaluator::run(const pkg::OpSpec &op) {
   return Status::error("unknown kind " + inQuotes(op.kind));
 }
 
-/// The shapes of one attention op, "" results having none.
-struct AttentionShapes {
-  std::vector<int64_t> q, k, v, out, lse;
-};
-
-/// Checks `s` against attention's rules and gives the reference's shape.
-StatusOr<AttentionShape> attentionShape(const pkg::OpSpec &op,
-                                        const AttentionShapes &s) {
-  const std::string &outName = op.results[0], &lseName = op.results[1];
-  bool fits = s.q.size() == 4 && s.k.size() == 4 && s.v.size() == 4;
-  AttentionShape shape;
-  if (fits) {
-    shape = {s.q[0], s.q[1], s.k[1], s.q[2], s.k[2], s.q[3], s.v[3]};
-    fits =
-        s.k == std::vector<int64_t>{shape.batch, shape.headsKV, shape.seqK,
-                                    shape.headDim} &&
-        s.v == std::vector<int64_t>{shape.batch, shape.headsKV, shape.seqK,
-                                    shape.headDimV} &&
-        (outName.empty() ||
-         s.out == std::vector<int64_t>{shape.batch, shape.headsQ, shape.seqQ,
-                                       shape.headDimV}) &&
-        (lseName.empty() ||
-         s.lse == std::vector<int64_t>{shape.batch, shape.headsQ, shape.seqQ});
-  }
-  if (fits)
-    return shape;
-  auto named = [](const std::string &name, const std::vector<int64_t> &dims) {
-    return name.empty() ? std::string("_") : name + " " + shapeText(dims);
-  };
-  return Status::error(
-      "shapes " + named(op.operands[0], s.q) + ", " +
-      named(op.operands[1], s.k) + ", " + named(op.operands[2], s.v) + " -> " +
-      named(outName, s.out) + ", " + named(lseName, s.lse) +
-      " do not fit [B, Hq, Nq, D], [B, Hkv, Nk, D], [B, Hkv, Nk, Dv] -> "
-      "[B, Hq, Nq, Dv], [B, Hq, Nq]");
-}
-
-Status Evaluator::runAttention(const pkg::OpSpec &op) {
-  AttentionShapes s;
-  std::vector<int64_t> *dims[] = {&s.q, &s.k, &s.v, &s.out, &s.lse};
-  const std::string *names[] = {&op.operands[0], &op.operands[1],
-                                &op.operands[2], &op.results[0],
-                                &op.results[1]};
-  for (size_t i = 0; i < 5; ++i) {
-    if (names[i]->empty())
+/// Fails with "shapes q [2, 4, 5, 8], ... -> o [...], _ do not fit
+/// [B, Hq, Nq, D], ... -> [B, Hq, Nq, Dv], [B, Hq, Nq]" when they do not
+/// fit ("_" is an unkept result).
+StatusOr<AttnDims>
+Evaluator::bindShapes(const pkg::OpSpec &op,
+                      const std::vector<Pattern> &operandPatterns,
+                      const std::vector<Pattern> &resultPatterns) const {
+  AttnDims dims;
+  dims.fill(-1);
+  bool fits = true;
+  std::string shapes, patterns;
+  for (size_t i = 0; i < operandPatterns.size() + resultPatterns.size(); ++i) {
+    const bool isResult = i >= operandPatterns.size();
+    const std::string &name =
+        isResult ? op.results[i - operandPatterns.size()] : op.operands[i];
+    const Pattern &pattern = isResult
+                                 ? resultPatterns[i - operandPatterns.size()]
+                                 : operandPatterns[i];
+    const char *separator = i == 0                        ? ""
+                            : i == operandPatterns.size() ? " -> "
+                                                          : ", ";
+    shapes += separator;
+    patterns += separator + patternText(pattern);
+    if (name.empty()) {
+      shapes += "_";
       continue;
-    auto shape = shapeOf(*names[i]);
+    }
+    auto shape = shapeOf(name);
     if (!shape)
       return shape.status();
-    *dims[i] = std::move(*shape);
+    shapes += name + " " + shapeText(*shape);
+    fits = fits && bind(pattern, *shape, dims);
   }
-  auto shape = attentionShape(op, s);
-  if (!shape)
-    return shape.status();
-  const std::vector<double> *in[3];
-  for (size_t i = 0; i < 3; ++i) {
-    auto data = operand(op.operands[i]);
-    if (!data)
-      return data.status();
-    in[i] = *data;
+  if (!fits)
+    return Status::error("shapes " + shapes + " do not fit " + patterns);
+  return dims;
+}
+
+StatusOr<std::vector<const double *>>
+Evaluator::operands(const pkg::OpSpec &op) const {
+  std::vector<const double *> data;
+  for (const std::string &name : op.operands) {
+    auto values = operand(name);
+    if (!values)
+      return values.status();
+    data.push_back((*values)->data());
   }
+  return data;
+}
+
+/// Zeros for each of `patterns` at `dims` (unbound dims count 0), for the
+/// reference to write the results into.
+StatusOr<std::vector<std::vector<double>>>
+resultBuffers(const std::vector<Pattern> &patterns, const AttnDims &dims) {
+  std::vector<std::vector<double>> buffers;
+  for (const Pattern &pattern : patterns) {
+    std::vector<int64_t> shape;
+    for (AttnDim dim : pattern)
+      shape.push_back(std::max<int64_t>(dims[dim], 0));
+    std::optional<int64_t> count = elementCount(shape);
+    if (!count)
+      return Status::error("the results are too large");
+    buffers.emplace_back(static_cast<size_t>(*count), 0.0);
+  }
+  return buffers;
+}
+
+Status Evaluator::storeResults(const pkg::OpSpec &op,
+                               std::vector<std::vector<double>> data) {
+  for (size_t i = 0; i < op.results.size(); ++i)
+    if (!op.results[i].empty())
+      if (Status st = store(op.results[i], std::move(data[i])); !st)
+        return st;
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// The ops
+//===----------------------------------------------------------------------===//
+
+Status Evaluator::runAttention(const pkg::OpSpec &op) {
+  const std::vector<Pattern> results = {kOut, kRows};
+  auto dims = bindShapes(op, {kQ, kK, kV}, results);
+  if (!dims)
+    return dims.status();
+  auto in = operands(op);
+  auto out = resultBuffers(results, *dims);
+  if (!in || !out)
+    return !in ? in.status() : out.status();
   // An unkept output still needs room; an unkept lse is not computed.
-  std::optional<int64_t> outCount =
-      elementCount({shape->batch, shape->headsQ, shape->seqQ, shape->headDimV});
-  std::optional<int64_t> lseCount =
-      elementCount({shape->batch, shape->headsQ, shape->seqQ});
-  if (!outCount || !lseCount)
-    return Status::error("the attention results are too large");
-  std::vector<double> out(static_cast<size_t>(*outCount)), lse;
-  if (!op.results[1].empty())
-    lse.resize(static_cast<size_t>(*lseCount));
-  if (Status st = attentionForward(
-          *op.attention, *shape, in[0]->data(), in[1]->data(), in[2]->data(),
-          out.data(), op.results[1].empty() ? nullptr : lse.data());
+  double *lse = op.results[1].empty() ? nullptr : (*out)[1].data();
+  if (Status st =
+          attentionForward(*op.attention, attentionShapeOf(*dims), (*in)[0],
+                           (*in)[1], (*in)[2], (*out)[0].data(), lse);
       !st)
     return st;
-  if (!op.results[0].empty())
-    if (Status st = store(op.results[0], std::move(out)); !st)
-      return st;
-  return op.results[1].empty() ? Status::ok()
-                               : store(op.results[1], std::move(lse));
+  return storeResults(op, std::move(*out));
+}
+
+Status Evaluator::runGradDelta(const pkg::OpSpec &op) {
+  const std::vector<Pattern> results = {kRows, kQ};
+  auto dims = bindShapes(op, {kOut, kOut}, results);
+  if (!dims)
+    return dims.status();
+  auto in = operands(op);
+  auto out = resultBuffers(results, *dims);
+  if (!in || !out)
+    return !in ? in.status() : out.status();
+  // No key/value heads take part: as many as query heads keep the shape
+  // valid. The accumulator stays zero.
+  AttentionShape shape = attentionShapeOf(*dims);
+  shape.headsKV = shape.headsQ;
+  if (Status st =
+          attentionGradDelta(shape, (*in)[0], (*in)[1], (*out)[0].data());
+      !st)
+    return st;
+  return storeResults(op, std::move(*out));
+}
+
+Status Evaluator::runGradKV(const pkg::OpSpec &op) {
+  const bool accumulates = op.operands.size() == 7;
+  std::vector<Pattern> operandPatterns = kGradOperands, results = {kK, kV};
+  if (accumulates) {
+    operandPatterns.push_back(kQ);
+    results.push_back(kQ);
+  }
+  auto dims = bindShapes(op, operandPatterns, results);
+  if (!dims)
+    return dims.status();
+  auto in = operands(op);
+  auto out = resultBuffers(results, *dims);
+  if (!in || !out)
+    return !in ? in.status() : out.status();
+  const std::vector<const double *> &x = *in;
+  if (Status st = attentionGradKV(
+          *op.attention, attentionShapeOf(*dims), x[0], x[1], x[2], x[3], x[4],
+          x[5], accumulates ? x[6] : nullptr, (*out)[0].data(),
+          (*out)[1].data(), accumulates ? (*out)[2].data() : nullptr);
+      !st)
+    return st;
+  return storeResults(op, std::move(*out));
+}
+
+Status Evaluator::runGradQ(const pkg::OpSpec &op) {
+  auto dims = bindShapes(op, kGradOperands, {kQ});
+  if (!dims)
+    return dims.status();
+  auto in = operands(op);
+  auto out = resultBuffers({kQ}, *dims);
+  if (!in || !out)
+    return !in ? in.status() : out.status();
+  const std::vector<const double *> &x = *in;
+  if (Status st =
+          attentionGradQ(*op.attention, attentionShapeOf(*dims), x[0], x[1],
+                         x[2], x[3], x[4], x[5], (*out)[0].data());
+      !st)
+    return st;
+  return storeResults(op, std::move(*out));
 }
 
 Status Evaluator::runCast(const pkg::OpSpec &op) {

@@ -7,8 +7,9 @@
 // Evaluates what a pkg::Function computes, its `ops`, in double: the
 // reference that `attn-run --check` and the tests compare a program's
 // outputs with. Each op runs on the values named by its operands
-// (attention through attentionForward, cast as x * scale) and its results
-// are rounded to the dtype of the values they name (lib/dtype: f32 rounds to
+// (attention through attentionForward, the backward kinds through
+// lib/reference/AttentionGrad.h, cast as x * scale) and its results are
+// rounded to the dtype of the values they name (lib/dtype: f32 rounds to
 // float, the narrow float types through float, integers to nearest and
 // saturated), as storing them in the compiled program's tensors would.
 //
@@ -40,11 +41,17 @@ using ValueData = std::map<std::string, std::vector<double>>;
 /// Fails on a missing, extra or mis-sized input, an op of an unknown kind or
 /// without its spec, a name that is no value of the function or a value
 /// with an unbound symbol ("no shape for value ..."), an operand no input or
-/// earlier op provides, shapes an op does not accept (attention:
-/// q [B, Hq, Nq, D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] ->
-/// [B, Hq, Nq, Dv], [B, Hq, Nq]; cast: the result's shape is the operand's),
-/// an error of the attention reference, or an output that no op computes.
-/// Messages name the op, e.g.
+/// earlier op provides, shapes an op does not accept, an error of the
+/// attention reference, or an output that no op computes. The shapes, from
+/// the values' signatures (a result "" has none to check):
+///   attention             q, k, v -> out, lse
+///   attention_grad_delta  out, dout -> delta, dq_accum (zeros)
+///   attention_grad_kv     q, k, v, lse, delta, dout (, dq_accum)
+///                         -> dk, dv (, dq_accum_out)
+///   attention_grad_q      q, k, v, lse, delta, dout -> dq
+/// with q, dq, dq_accum [B, Hq, Nq, D], k, dk [B, Hkv, Nk, D], v, dv
+/// [B, Hkv, Nk, Dv], out, dout [B, Hq, Nq, Dv], lse, delta [B, Hq, Nq];
+/// cast: the result's shape is the operand's. Messages name the op, e.g.
 /// "op 1 (cast): operand t0 has shape [2, 3], result o has [3, 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
                                     const SymbolValues &symbols,

@@ -14,6 +14,7 @@
 
 #include "lib/dtype/DType.h"
 #include "lib/reference/Attention.h"
+#include "lib/reference/AttentionGrad.h"
 
 #include <gtest/gtest.h>
 
@@ -156,6 +157,142 @@ TEST(LibProgram, AttentionFeedsAttentionThroughABuffer) {
   EXPECT_EQ(values->at("o"), out);
   EXPECT_EQ(values->at("lse"), lse); // f64: not rounded
   EXPECT_EQ(values->at("q"), p.inputs.at("q"));
+}
+
+/// The gradient of attention over the program's q, k and v: a function
+/// taking them, the forward's out and lse (f64, from attentionForward) and
+/// dout, returning f32 dq, dk and dv; the caller adds buffers and ops.
+struct GradientProgram : Program {
+  pkg::AttentionSpec spec;
+  std::vector<double> dq, dk, dv; // attentionBackward's
+
+  GradientProgram() {
+    spec.scale = 0.5;
+    spec.causal = true;
+    const AttentionShape shape{kB, kHq, kHkv, kN, kM, kD, kD};
+    add(function.inputs, "o", pkg::DType::F64, {kB, kHq, kN, kD});
+    add(function.inputs, "lse", pkg::DType::F64, {kB, kHq, kN});
+    add(function.inputs, "dout", pkg::DType::F32, {kB, kHq, kN, kD});
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal;
+    for (double &x : inputs["dout"])
+      x = static_cast<float>(normal(rng));
+    const double *q = inputs["q"].data(), *k = inputs["k"].data(),
+                 *v = inputs["v"].data();
+    EXPECT_TRUE(attentionForward(spec, shape, q, k, v, inputs["o"].data(),
+                                 inputs["lse"].data()));
+    add(function.outputs, "dq", pkg::DType::F32, {kB, kHq, kN, kD});
+    add(function.outputs, "dk", pkg::DType::F32, {kB, kHkv, kM, kD});
+    add(function.outputs, "dv", pkg::DType::F32, {kB, kHkv, kM, kD});
+    dq.resize(inputs["q"].size());
+    dk.resize(inputs["k"].size());
+    dv.resize(inputs["v"].size());
+    EXPECT_TRUE(attentionBackward(spec, shape, q, k, v, inputs["dout"].data(),
+                                  dq.data(), dk.data(), dv.data()));
+    addBuffer("delta", pkg::DType::F64, {kB, kHq, kN});
+  }
+
+  pkg::OpSpec op(std::string kind, std::vector<std::string> operands,
+                 std::vector<std::string> results) const {
+    return pkg::OpSpec{
+        std::move(kind), std::move(operands), std::move(results), spec, {}};
+  }
+
+  /// The program's dq, dk and dv are attentionBackward's, rounded to f32.
+  void expectBackwardsGradients() const {
+    StatusOr<ValueData> values = run();
+    ASSERT_TRUE(values.isOk()) << values.status().message();
+    for (auto [name, expected] :
+         {std::pair{"dq", &dq}, std::pair{"dk", &dk}, std::pair{"dv", &dv}}) {
+      std::vector<double> rounded = *expected;
+      for (double &x : rounded)
+        x = static_cast<float>(x);
+      EXPECT_EQ(values->at(name), rounded) << name;
+    }
+  }
+};
+
+const std::vector<std::string> kGradOperands = {"q",   "k",     "v",
+                                                "lse", "delta", "dout"};
+
+TEST(LibProgram, GradientWithDqAccumulatedByTheKVOp) {
+  GradientProgram p;
+  p.addBuffer("dq_acc0", pkg::DType::F32, {kB, kHq, kN, kD});
+  p.addBuffer("dq_acc1", pkg::DType::F32, {kB, kHq, kN, kD});
+  std::vector<std::string> operands = kGradOperands;
+  operands.push_back("dq_acc0");
+  p.function.ops = {
+      pkg::OpSpec{
+          "attention_grad_delta", {"o", "dout"}, {"delta", "dq_acc0"}, {}, {}},
+      p.op("attention_grad_kv", operands, {"dk", "dv", "dq_acc1"}),
+      cast("dq_acc1", "dq", 1)};
+  p.expectBackwardsGradients();
+  // The accumulator starts at zero; delta is the row sum of o * dout.
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk());
+  EXPECT_EQ(values->at("dq_acc0"), std::vector<double>(kB * kHq * kN * kD, 0));
+  const std::vector<double> &o = p.inputs.at("o"), &dout = p.inputs.at("dout");
+  double rowSum = 0;
+  for (int64_t d = 0; d < kD; ++d)
+    rowSum += o[kD + d] * dout[kD + d];
+  EXPECT_NEAR(values->at("delta")[1], rowSum, 1e-15);
+}
+
+TEST(LibProgram, GradientWithDqByItsOwnOp) {
+  GradientProgram p;
+  p.function.ops = {
+      pkg::OpSpec{"attention_grad_delta", {"o", "dout"}, {"delta", ""}, {}, {}},
+      p.op("attention_grad_kv", kGradOperands, {"dk", "dv"}),
+      p.op("attention_grad_q", kGradOperands, {"dq"})};
+  p.expectBackwardsGradients();
+}
+
+TEST(LibProgram, RejectsGradientOpsThatDoNotFit) {
+  GradientProgram p;
+  p.function.ops = {
+      pkg::OpSpec{"attention_grad_delta", {"o", "lse"}, {"delta", ""}, {}, {}}};
+  EXPECT_EQ(p.error(), "op 0 (attention_grad_delta): shapes o [2, 4, 5, 8], "
+                       "lse [2, 4, 5] -> delta [2, 4, 5], _ do not fit "
+                       "[B, Hq, Nq, Dv], [B, Hq, Nq, Dv] -> [B, Hq, Nq], "
+                       "[B, Hq, Nq, D]");
+  std::vector<std::string> swapped = kGradOperands;
+  std::swap(swapped[1], swapped[2]); // k and v have one shape: still fits
+  swapped[3] = "o";
+  p.function.ops = {p.op("attention_grad_q", swapped, {"dq"})};
+  EXPECT_EQ(p.error(),
+            "op 0 (attention_grad_q): shapes q [2, 4, 5, 8], v [2, 2, 7, 8], "
+            "k [2, 2, 7, 8], o [2, 4, 5, 8], delta [2, 4, 5], dout [2, 4, 5, "
+            "8] -> dq [2, 4, 5, 8] do not fit [B, Hq, Nq, D], [B, Hkv, Nk, D], "
+            "[B, Hkv, Nk, Dv], [B, Hq, Nq], [B, Hq, Nq], [B, Hq, Nq, Dv] -> "
+            "[B, Hq, Nq, D]");
+  p.function.ops = {p.op("attention_grad_kv", kGradOperands, {"dq", "dv"})};
+  EXPECT_EQ(p.error(),
+            "op 0 (attention_grad_kv): shapes q [2, 4, 5, 8], k [2, 2, 7, 8], "
+            "v [2, 2, 7, 8], lse [2, 4, 5], delta [2, 4, 5], dout [2, 4, 5, 8] "
+            "-> dq [2, 4, 5, 8], dv [2, 2, 7, 8] do not fit [B, Hq, Nq, D], "
+            "[B, Hkv, Nk, D], [B, Hkv, Nk, Dv], [B, Hq, Nq], [B, Hq, Nq], "
+            "[B, Hq, Nq, Dv] -> [B, Hkv, Nk, D], [B, Hkv, Nk, Dv]");
+  p.function.ops = {p.op("attention_grad_kv", kGradOperands, {"dk", "dv", ""})};
+  EXPECT_EQ(p.error(), "op 0 (attention_grad_kv): needs an attention spec, "
+                       "and 6 operands and 2 results, or 7 and 3 with a dq "
+                       "accumulator");
+  p.function.ops = {
+      pkg::OpSpec{"attention_grad_q", kGradOperands, {"dq"}, {}, {}}};
+  EXPECT_EQ(p.error(), "op 0 (attention_grad_q): needs an attention spec, 6 "
+                       "operands and 1 result");
+  p.function.ops = {
+      pkg::OpSpec{"attention_grad_delta", {"o"}, {"delta", ""}, {}, {}}};
+  EXPECT_EQ(p.error(),
+            "op 0 (attention_grad_delta): needs 2 operands and 2 results");
+  // The reference's own errors come through, located.
+  p.spec.score =
+      pkg::Region{5, {pkg::RegionOp{"math.floor", {0}, "f32", "", 0, 0}}, 5};
+  p.function.ops = {
+      pkg::OpSpec{"attention_grad_delta", {"o", "dout"}, {"delta", ""}, {}, {}},
+      p.op("attention_grad_q", kGradOperands, {"dq"})};
+  EXPECT_EQ(p.error(), "op 1 (attention_grad_q): score region: op 0 "
+                       "(math.floor) is piecewise constant in the score; its "
+                       "gradient is not defined");
 }
 
 TEST(LibProgram, RoundsIntegerResults) {
