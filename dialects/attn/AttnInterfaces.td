@@ -45,6 +45,58 @@ def Attn_KernelOpInterface : OpInterface<"KernelOpInterface"> {
     InterfaceMethod<
       "Whether the kernel-config step has chosen the op's tiles.",
       "bool", "hasKernelConfig">,
+    InterfaceMethod<
+      [{The operand whose buffer result `resultIndex` updates in place, if
+        any: program formation gives the result that operand's buffer (the
+        operand must be an intermediate value that nothing reads later).}],
+      "::std::optional<unsigned>", "getTiedOperand",
+      (ins "unsigned":$resultIndex), [{}],
+      [{ return ::std::nullopt; }]>,
+  ];
+}
+
+def Attn_AttentionScoringOpInterface
+    : OpInterface<"AttentionScoringOpInterface"> {
+  let cppNamespace = "::mlir::attn";
+  let description = [{
+    An op that scores (query, key) pairs as `attn.attention` does: q
+    `[B, Hq, Nq, D]` against k `[B, Hkv, Nk, D]` (v `[B, Hkv, Nk, Dv]`),
+    scaled, passed through the score region and restricted by the mask
+    shorthands and region. The forward op and its gradient ops share these
+    semantics, so the kernel pieces (score model, tile classifier, masks)
+    take this interface.
+  }];
+  let methods = [
+    InterfaceMethod<"The query tensor.",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getQ">,
+    InterfaceMethod<"The key tensor.",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getK">,
+    InterfaceMethod<"The value tensor.",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getV">,
+    InterfaceMethod<"Whether key j is allowed only for j <= i.", "bool",
+      "getCausal">,
+    InterfaceMethod<"The left window bound, if any.",
+      "::std::optional<uint64_t>", "getWindowLeft">,
+    InterfaceMethod<"The right window bound, if any.",
+      "::std::optional<uint64_t>", "getWindowRight">,
+    InterfaceMethod<"The mask region (empty when absent).", "::mlir::Region &",
+      "getMask">,
+    InterfaceMethod<"The score region (empty when absent).",
+      "::mlir::Region &", "getScore">,
+    InterfaceMethod<"The kernel tiles, once chosen.",
+      "::std::optional<::mlir::attn::TilesAttr>", "getTiles">,
+    InterfaceMethod<"The softmax scale: the `scale` attribute, or 1/sqrt(D).",
+      "float", "getEffectiveScale", (ins), [{}], [{
+        if (::mlir::FloatAttr scale = $_op.getScaleAttr())
+          return scale.getValue().convertToFloat();
+        int64_t headDim = $_op.getQ().getType().getDimSize(3);
+        return 1.0f / std::sqrt(static_cast<float>(headDim));
+      }]>,
+    InterfaceMethod<"The number of query heads that share one k/v head.",
+      "int64_t", "getGroupSize", (ins), [{}], [{
+        return $_op.getQ().getType().getDimSize(1) /
+               $_op.getK().getType().getDimSize(1);
+      }]>,
   ];
 }
 
@@ -64,6 +116,12 @@ def Attn_VJPOpInterface : OpInterface<"VJPOpInterface"> {
       "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>", "buildVJP",
       (ins "::mlir::OpBuilder &":$builder,
            "::mlir::ValueRange":$resultCotangents)>,
+    InterfaceMethod<
+      [{Whether result `index` takes a cotangent. An auxiliary result (the
+        lse of attention, which the backward pass saves but does not
+        differentiate) does not.}],
+      "bool", "isDifferentiableResult", (ins "unsigned":$index), [{}],
+      [{ return true; }]>,
   ];
 }
 

@@ -14,6 +14,7 @@
 
 #include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -97,7 +98,8 @@ static LogicalResult verifyDimsMatch(Operation *op, StringRef what,
 /// Rules shared by attn.attention and attn.linear_attention for q [B, Hq, Nq,
 /// D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] and out [B, Hq, Nq, Dv].
 static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
-                                            Value v, Value out) {
+                                            Value v, Value out,
+                                            StringRef outName = "out") {
   static constexpr StringLiteral layout = "([batch, heads, seq, head_dim])";
   auto qType = cast<RankedTensorType>(q.getType());
   auto kType = cast<RankedTensorType>(k.getType());
@@ -106,7 +108,7 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
   if (failed(verifyTensor(op, "q", qType, 4, layout)) ||
       failed(verifyTensor(op, "k", kType, 4, layout)) ||
       failed(verifyTensor(op, "v", vType, 4, layout)) ||
-      failed(verifyTensor(op, "out", outType, 4, layout)))
+      failed(verifyTensor(op, outName, outType, 4, layout)))
     return failure();
 
   Type elementType = qType.getElementType();
@@ -116,7 +118,7 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
            << elementType;
   for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"k", kType},
                             {"v", vType},
-                            {"out", outType}}) {
+                            {outName, outType}}) {
     if (type.getElementType() != elementType)
       return op->emitOpError()
              << "expected " << name << " element type " << type.getElementType()
@@ -157,7 +159,7 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
                                       qType.getDimSize(2), vType.getDimSize(3)};
   if (outType.getShape() != ArrayRef<int64_t>(expectedOut))
     return op->emitOpError()
-           << "expected out shape [" << dimString(expectedOut[0]) << ", "
+           << "expected " << outName << " shape [" << dimString(expectedOut[0]) << ", "
            << expectedOut[1] << ", " << dimString(expectedOut[2]) << ", "
            << expectedOut[3] << "] ([batch, q heads, q seq, v head_dim]), got "
            << outType;
@@ -215,17 +217,6 @@ LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-float AttentionOp::getEffectiveScale() {
-  if (std::optional<float> scale = getFloat(getScaleAttr()))
-    return *scale;
-  int64_t headDim = getQ().getType().getDimSize(3);
-  return 1.0f / std::sqrt(static_cast<float>(headDim));
-}
-
-int64_t AttentionOp::getGroupSize() {
-  return getQ().getType().getDimSize(1) / getK().getType().getDimSize(1);
-}
-
 bool mlir::attn::tilesFitMma(MmaKind mma, int64_t blockM, int64_t blockN) {
   switch (mma) {
   case MmaKind::None:
@@ -255,7 +246,7 @@ bool mlir::attn::headDimFitsMma(MmaKind mma, int64_t headDim) {
 }
 
 /// The tensor-core kind of the tiles must fit the inputs.
-static LogicalResult verifyTensorCores(AttentionOp op) {
+static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
   std::optional<TilesAttr> tiles = op.getTiles();
   std::optional<MmaKind> mma = tiles ? tiles->getMma() : std::nullopt;
   if (!mma || *mma == MmaKind::None)
@@ -278,30 +269,142 @@ static LogicalResult verifyTensorCores(AttentionOp op) {
   return success();
 }
 
+/// Checks that `value` is an f32 tensor of shape [B, Hq, Nq] of `q` (lse,
+/// delta).
+static LogicalResult verifyRowStats(Operation *op, StringRef name, Value value,
+                                    Value q) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto qType = cast<RankedTensorType>(q.getType());
+  SmallVector<int64_t> expected(qType.getShape().take_front(3));
+  if (type.getShape() == ArrayRef<int64_t>(expected) &&
+      type.getElementType().isF32())
+    return success();
+  return op->emitOpError() << "expected " << name
+                           << " to be an f32 tensor of shape ["
+                           << dimString(expected[0]) << ", " << expected[1]
+                           << ", " << dimString(expected[2])
+                           << "] ([batch, q heads, q seq]), got " << type;
+}
+
+/// Checks that `value` has exactly the type of `like` (a gradient and its
+/// primal).
+static LogicalResult verifySameType(Operation *op, StringRef name, Value value,
+                                    StringRef likeName, Value like) {
+  if (value.getType() == like.getType())
+    return success();
+  return op->emitOpError() << "expected " << name << " to have the type of "
+                           << likeName << ", " << like.getType() << ", got "
+                           << value.getType();
+}
+
+/// Checks that `value` is the f32 [B, Hq, Nq, D] dq accumulator of `q`.
+static LogicalResult verifyDqAccumulator(Operation *op, StringRef name,
+                                         Value value, Value q) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto qType = cast<RankedTensorType>(q.getType());
+  if (type.getShape() == qType.getShape() && type.getElementType().isF32())
+    return success();
+  return op->emitOpError() << "expected " << name
+                           << " to be an f32 tensor of the shape of q, "
+                           << qType << ", got " << type;
+}
+
+/// The attribute rules of every op with attention's scoring.
+static LogicalResult verifyScoringAttrs(AttentionScoringOpInterface op,
+                                        FloatAttr scale) {
+  if (failed(verifyScale(op, scale)))
+    return failure();
+  for (auto [name, window] : {std::pair<StringRef, std::optional<int64_t>>{
+                                  "window_left", op.getWindowLeft()},
+                              {"window_right", op.getWindowRight()}}) {
+    if (window && *window < 0)
+      return op.emitOpError() << "expected " << name
+                              << " to be non-negative, got " << *window;
+  }
+  return verifyTensorCores(op);
+}
+
 LogicalResult AttentionOp::verify() {
   Operation *op = getOperation();
   if (failed(verifyQueryKeyValueOut(op, getQ(), getK(), getV(), getOut())) ||
-      failed(verifyScale(op, getScaleAttr())))
+      failed(verifyRowStats(op, "lse", getLse(), getQ())))
     return failure();
+  return verifyScoringAttrs(*this, getScaleAttr());
+}
 
-  RankedTensorType qType = getQ().getType();
-  RankedTensorType lseType = getLse().getType();
-  SmallVector<int64_t> expectedLse(qType.getShape().take_front(3));
-  if (lseType.getShape() != ArrayRef<int64_t>(expectedLse) ||
-      !lseType.getElementType().isF32())
-    return emitOpError() << "expected lse to be an f32 tensor of shape ["
-                         << dimString(expectedLse[0]) << ", " << expectedLse[1]
-                         << ", " << dimString(expectedLse[2])
-                         << "] ([batch, q heads, q seq]), got " << lseType;
+LogicalResult AttentionGradOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyQueryKeyValueOut(op, getQ(), getK(), getV(), getOut())) ||
+      failed(verifySameType(op, "dout", getDout(), "out", getOut())) ||
+      failed(verifyRowStats(op, "lse", getLse(), getQ())) ||
+      failed(verifySameType(op, "dq", getDq(), "q", getQ())) ||
+      failed(verifySameType(op, "dk", getDk(), "k", getK())) ||
+      failed(verifySameType(op, "dv", getDv(), "v", getV())))
+    return failure();
+  return verifyScoringAttrs(*this, getScaleAttr());
+}
 
-  for (auto [name, window] : {std::pair<StringRef, std::optional<int64_t>>{
-                                  "window_left", getWindowLeft()},
-                              {"window_right", getWindowRight()}}) {
-    if (window && *window < 0)
-      return emitOpError() << "expected " << name << " to be non-negative, got "
-                           << *window;
-  }
-  return verifyTensorCores(*this);
+LogicalResult AttentionGradDeltaOp::verify() {
+  Operation *op = getOperation();
+  auto outType = getOut().getType();
+  if (failed(verifyTensor(op, "out", outType, 4,
+                          "([batch, heads, seq, head_dim])")) ||
+      failed(verifySameType(op, "dout", getDout(), "out", getOut())))
+    return failure();
+  if (!isAttentionElementType(outType.getElementType()))
+    return emitOpError() << "expected out element type to be f32, f16 or "
+                            "bf16, got "
+                         << outType.getElementType();
+  if (failed(verifyRowStats(op, "delta", getDelta(), getOut())))
+    return failure();
+  auto accType = getDqAccum().getType();
+  if (accType.getRank() != 4 ||
+      accType.getShape().take_front(3) != outType.getShape().take_front(3) ||
+      accType.isDynamicDim(3) || !accType.getElementType().isF32())
+    return emitOpError() << "expected dq_accum to be an f32 tensor [batch, q "
+                            "heads, q seq, static head_dim] matching out, got "
+                         << accType;
+  if (std::optional<int64_t> block = getBlockSize(); block && *block < 1)
+    return emitOpError() << "expected block_size to be positive, got "
+                         << *block;
+  return success();
+}
+
+/// The operands the key/value and query kernels share: q, k, v, lse, delta
+/// and dout.
+static LogicalResult verifyGradKernelOperands(Operation *op, Value q, Value k,
+                                              Value v, Value lse, Value delta,
+                                              Value dout) {
+  if (failed(verifyQueryKeyValueOut(op, q, k, v, dout, "dout")) ||
+      failed(verifyRowStats(op, "lse", lse, q)))
+    return failure();
+  return verifyRowStats(op, "delta", delta, q);
+}
+
+LogicalResult AttentionGradKVOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyGradKernelOperands(op, getQ(), getK(), getV(), getLse(),
+                                      getDelta(), getDout())) ||
+      failed(verifySameType(op, "dk", getDk(), "k", getK())) ||
+      failed(verifySameType(op, "dv", getDv(), "v", getV())))
+    return failure();
+  if (bool(getDqAccum()) != bool(getDqAccumOut()))
+    return emitOpError() << "expected dq_accum and dq_accum_out together";
+  if (getDqAccum() &&
+      (failed(verifyDqAccumulator(op, "dq_accum", getDqAccum(), getQ())) ||
+       failed(verifySameType(op, "dq_accum_out", getDqAccumOut(), "dq_accum",
+                             getDqAccum()))))
+    return failure();
+  return verifyScoringAttrs(*this, getScaleAttr());
+}
+
+LogicalResult AttentionGradQOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyGradKernelOperands(op, getQ(), getK(), getV(), getLse(),
+                                      getDelta(), getDout())) ||
+      failed(verifySameType(op, "dq", getDq(), "q", getQ())))
+    return failure();
+  return verifyScoringAttrs(*this, getScaleAttr());
 }
 
 /// The region op table's spelling of `type`, if regions may compute in it.
@@ -350,7 +453,7 @@ static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
 }
 
 /// Checks one optional region: its arguments, its yield and every op in it.
-static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
+static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
                                            StringRef name,
                                            ArrayRef<Type> argTypes,
                                            StringRef argNames,
@@ -359,7 +462,7 @@ static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
     return success();
   Block &block = region.front();
   if (block.getArgumentTypes() != TypeRange(argTypes)) {
-    InFlightDiagnostic diag = op.emitOpError()
+    InFlightDiagnostic diag = op->emitOpError()
                               << "expected the " << name << " region to take ("
                               << argNames << ") of types (";
     llvm::interleaveComma(argTypes, diag);
@@ -369,7 +472,7 @@ static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
   }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield)
-    return op.emitOpError()
+    return op->emitOpError()
            << "expected the " << name << " region to end with attn.yield";
   if (yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != resultType)
@@ -381,18 +484,51 @@ static LogicalResult verifyAttentionRegion(AttentionOp op, Region &region,
   return success();
 }
 
-LogicalResult AttentionOp::verifyRegions() {
-  MLIRContext *ctx = getContext();
+/// The mask and score regions, and for gradient ops the score_grad region
+/// (the score's derivative, with the score region's arguments). Kernels
+/// need the derivative whenever there is a score region; attn.attention_grad
+/// may leave it to attn-differentiate-score.
+static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
+                                          Region *scoreGrad,
+                                          bool scoreGradRequired) {
+  MLIRContext *ctx = op->getContext();
   Type index = IndexType::get(ctx);
   Type f32 = Float32Type::get(ctx);
   Type i1 = IntegerType::get(ctx, 1);
-  if (failed(verifyAttentionRegion(*this, getMask(), "mask",
+  SmallVector<Type> scoreArgs = {f32, index, index, index, index};
+  static constexpr StringLiteral scoreArgNames = "s, b, h, q_idx, k_idx";
+  if (failed(verifyAttentionRegion(op, op.getMask(), "mask",
                                    {index, index, index, index},
-                                   "b, h, q_idx, k_idx", i1)))
+                                   "b, h, q_idx, k_idx", i1)) ||
+      failed(verifyAttentionRegion(op, op.getScore(), "score", scoreArgs,
+                                   scoreArgNames, f32)))
     return failure();
-  return verifyAttentionRegion(*this, getScore(), "score",
-                               {f32, index, index, index, index},
-                               "s, b, h, q_idx, k_idx", f32);
+  if (!scoreGrad)
+    return success();
+  bool hasScore = !op.getScore().empty(), hasGrad = !scoreGrad->empty();
+  if (hasGrad && !hasScore)
+    return op.emitOpError() << "has a score_grad region without a score region";
+  if (hasScore && !hasGrad && scoreGradRequired)
+    return op.emitOpError() << "has a score region but no score_grad region; "
+                               "run attn-differentiate-score";
+  return verifyAttentionRegion(op, *scoreGrad, "score_grad", scoreArgs,
+                               scoreArgNames, f32);
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  return verifyScoringRegions(*this, nullptr, false);
+}
+
+LogicalResult AttentionGradOp::verifyRegions() {
+  return verifyScoringRegions(*this, &getScoreGrad(), false);
+}
+
+LogicalResult AttentionGradKVOp::verifyRegions() {
+  return verifyScoringRegions(*this, &getScoreGrad(), true);
+}
+
+LogicalResult AttentionGradQOp::verifyRegions() {
+  return verifyScoringRegions(*this, &getScoreGrad(), true);
 }
 
 namespace {
@@ -582,6 +718,10 @@ SmallVector<SmallVector<int64_t>> AttentionOp::getDimClasses() {
 }
 
 StringRef AttentionOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+StringRef mlir::attn::attentionDimName(int64_t dimClass) {
   switch (dimClass) {
   case kBatch:
     return "B";
@@ -595,6 +735,100 @@ StringRef AttentionOp::getDimClassName(int64_t dimClass) {
 }
 
 bool AttentionOp::hasKernelConfig() { return getTiles().has_value(); }
+
+StringRef AttentionGradDeltaOp::getKernelKind() {
+  return "attention_grad_delta";
+}
+
+SmallVector<StringRef> AttentionGradDeltaOp::getValueRoles() {
+  return {"out", "dout", "delta", "dq_accum"};
+}
+
+SmallVector<SmallVector<int64_t>> AttentionGradDeltaOp::getDimClasses() {
+  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq},
+          {kBatch, kQueryHeads, kQuerySeq, kHeadDim}};
+}
+
+StringRef AttentionGradDeltaOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+bool AttentionGradDeltaOp::hasKernelConfig() {
+  return getBlockSize().has_value();
+}
+
+/// Dim classes of the operands the gradient kernels share: q, k, v, lse,
+/// delta, dout.
+static SmallVector<SmallVector<int64_t>> gradKernelOperandDims() {
+  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq},
+          {kBatch, kQueryHeads, kQuerySeq},
+          {kBatch, kQueryHeads, kQuerySeq, kHeadDimV}};
+}
+
+static SmallVector<StringRef> gradKernelOperandRoles() {
+  return {"q", "k", "v", "lse", "delta", "dout"};
+}
+
+StringRef AttentionGradKVOp::getKernelKind() { return "attention_grad_kv"; }
+
+SmallVector<StringRef> AttentionGradKVOp::getValueRoles() {
+  SmallVector<StringRef> roles = gradKernelOperandRoles();
+  if (getDqAccum())
+    roles.push_back("dq_accum");
+  roles.append({"dk", "dv"});
+  if (getDqAccumOut())
+    roles.push_back("dq_accum_out");
+  return roles;
+}
+
+SmallVector<SmallVector<int64_t>> AttentionGradKVOp::getDimClasses() {
+  SmallVector<SmallVector<int64_t>> dims = gradKernelOperandDims();
+  SmallVector<int64_t> accumulator = dims[0];
+  if (getDqAccum())
+    dims.push_back(accumulator);
+  dims.push_back(dims[1]);
+  dims.push_back(dims[2]);
+  if (getDqAccumOut())
+    dims.push_back(accumulator);
+  return dims;
+}
+
+StringRef AttentionGradKVOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+bool AttentionGradKVOp::hasKernelConfig() { return getTiles().has_value(); }
+
+std::optional<unsigned> AttentionGradKVOp::getTiedOperand(unsigned result) {
+  if (result == 2 && getDqAccum())
+    return getNumOperands() - 1; // dq_accum is the last operand
+  return std::nullopt;
+}
+
+StringRef AttentionGradQOp::getKernelKind() { return "attention_grad_q"; }
+
+SmallVector<StringRef> AttentionGradQOp::getValueRoles() {
+  SmallVector<StringRef> roles = gradKernelOperandRoles();
+  roles.push_back("dq");
+  return roles;
+}
+
+SmallVector<SmallVector<int64_t>> AttentionGradQOp::getDimClasses() {
+  SmallVector<SmallVector<int64_t>> dims = gradKernelOperandDims();
+  dims.push_back(dims[0]);
+  return dims;
+}
+
+StringRef AttentionGradQOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+bool AttentionGradQOp::hasKernelConfig() { return getTiles().has_value(); }
 
 StringRef CastOp::getKernelKind() { return "cast"; }
 
@@ -633,4 +867,35 @@ FailureOr<SmallVector<Value>> CastOp::buildVJP(OpBuilder &builder,
       CastOp::create(builder, getLoc(), getIn().getType(), cotangent,
                      getScaleAttr(), /*block_size=*/IntegerAttr());
   return SmallVector<Value>{operandCotangent};
+}
+
+bool AttentionOp::isDifferentiableResult(unsigned index) { return index == 0; }
+
+/// The gradient of attention is attn.attention_grad over the op's operands
+/// and results, with its attributes and regions; `lse` carries no
+/// cotangent (it is an auxiliary result that the backward pass saves).
+FailureOr<SmallVector<Value>>
+AttentionOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
+  if (resultCotangents.size() != 2)
+    return emitOpError() << "expected two result cotangents, got "
+                         << resultCotangents.size();
+  if (resultCotangents[1])
+    return emitOpError() << "cannot differentiate through lse: the gradient "
+                            "of attention takes a cotangent of out only";
+  Value dout = resultCotangents[0];
+  if (!dout)
+    return SmallVector<Value>(3, Value());
+  if (dout.getType() != getOut().getType())
+    return emitOpError() << "expected the out cotangent to be "
+                         << getOut().getType() << ", got " << dout.getType();
+  auto grad = AttentionGradOp::create(
+      builder, getLoc(), TypeRange{getQ().getType(), getK().getType(),
+                                   getV().getType()},
+      getQ(), getK(), getV(), getOut(), getLse(), dout,
+      /*deterministic=*/false, getScaleAttr(), getCausal(),
+      getWindowLeftAttr(), getWindowRightAttr(), /*tiles=*/TilesAttr());
+  IRMapping mapping;
+  getMask().cloneInto(&grad.getMask(), mapping);
+  getScore().cloneInto(&grad.getScore(), mapping);
+  return SmallVector<Value>(grad.getResults());
 }

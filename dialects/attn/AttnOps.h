@@ -15,19 +15,27 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "dialects/attn/AttnEnums.h.inc"
 
-#include "dialects/attn/AttnInterfaces.h.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "dialects/attn/AttnAttrs.h.inc"
+
+#include "dialects/attn/AttnInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/attn/AttnOps.h.inc"
 
 namespace mlir::attn {
+/// Function attributes of autodiff: `attn.backward` asks attn-derive-backward
+/// for a function's backward function, which carries `attn.gradient_of =
+/// @forward` (and keeps it as a program, so the package records it).
+inline constexpr llvm::StringLiteral kBackwardAttrName = "attn.backward";
+inline constexpr llvm::StringLiteral kGradientOfAttrName = "attn.gradient_of";
+
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query
 /// rows and loads keys in pairs of 8-key fragments; a warpgroup owns 64 rows
@@ -38,6 +46,10 @@ bool tilesFitMma(MmaKind mma, int64_t blockM, int64_t blockN);
 /// swizzle panels for wgmma).
 bool elementFitsMma(Type element);
 bool headDimFitsMma(MmaKind mma, int64_t headDim);
+
+/// The role name of an attention dim class ("B", "Nq", "Nk") shared by the
+/// forward and gradient kernels, or empty.
+llvm::StringRef attentionDimName(int64_t dimClass);
 
 /// The predicate of a region's comparison op in arith's spelling (the one
 /// the region op table and the manifest use); empty for other ops.

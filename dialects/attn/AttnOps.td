@@ -17,8 +17,18 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // attn.attention
 //===----------------------------------------------------------------------===//
 
+/// The attributes every op with attention's scoring carries.
+defvar AttentionScoringAttrs = (ins OptionalAttr<F32Attr>:$scale,
+                                    UnitAttr:$causal,
+                                    OptionalAttr<I64Attr>:$window_left,
+                                    OptionalAttr<I64Attr>:$window_right,
+                                    OptionalAttr<Attn_TilesAttr>:$tiles);
+
 def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
-    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+    Attn_AttentionScoringOpInterface,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableResult"]>]> {
   let summary = "softmax attention with optional mask and score regions";
   let description = [{
     Computes, for every batch `b`, query head `h`, query row `i`:
@@ -78,13 +88,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     ```
   }];
 
-  let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k,
-                       AnyRankedTensor:$v,
-                       OptionalAttr<F32Attr>:$scale,
-                       UnitAttr:$causal,
-                       OptionalAttr<I64Attr>:$window_left,
-                       OptionalAttr<I64Attr>:$window_right,
-                       OptionalAttr<Attn_TilesAttr>:$tiles);
+  let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                            AnyRankedTensor:$v), AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
   let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score);
 
@@ -93,16 +98,181 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     `->` type($out) `,` type($lse) (`mask` $mask^)? (`score` $score^)?
   }];
 
-  let extraClassDeclaration = [{
-    /// The softmax scale: the `scale` attribute, or 1/sqrt(D).
-    float getEffectiveScale();
-    /// The number of query heads that share one key/value head.
-    int64_t getGroupSize();
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.attention_grad and the kernels it expands into
+//===----------------------------------------------------------------------===//
+
+def Attn_AttentionGradOp : Attn_Op<"attention_grad", [Pure, IsolatedFromAbove,
+    Attn_AttentionScoringOpInterface]> {
+  let summary = "gradients of attn.attention with respect to q, k and v";
+  let description = [{
+    Given the operands of an `attn.attention` with the same attributes and
+    regions, its results `out` and `lse`, and the cotangent `dout` of `out`,
+    computes the vector-Jacobian products
+
+    ```
+    P[i, j]  = exp(s[i, j] - lse[i])                  over allowed j
+    dP[i, j] = dot(dout[i], v[j]);   D[i] = dot(dout[i], out[i])
+    dS[i, j] = P[i, j] * (dP[i, j] - D[i]) * score'(scale * dot(q[i], k[j]))
+    dq[i] = scale * sum_j dS[i, j] k[j]
+    dk[j] = scale * sum_(h in group, i) dS[i, j] q[i]
+    dv[j] = sum_(h in group, i) P[i, j] dout[i]
+    ```
+
+    per batch and head, where `score'` is the derivative of the score region
+    with respect to its score argument (1 without a score region) and the
+    group sums run over the query heads that share a key/value head. Rows
+    whose `lse` is `-inf` (no allowed key) contribute nothing.
+
+    Shapes and attributes are those of `attn.attention`: `dout` and `out` are
+    `[B, Hq, Nq, Dv]`, `lse` is `[B, Hq, Nq]` f32, and `dq`, `dk`, `dv` have
+    the types of `q`, `k`, `v`. `deterministic` computes dq without atomic
+    accumulation, so results are bitwise identical from run to run.
+
+    The `score_grad` region takes the arguments of the score region and
+    yields `score'`. `attn-differentiate-score` derives it from the score
+    region; when written by hand it must be that derivative.
+
+    `attn-derive-backward` creates this op as the gradient rule of
+    `attn.attention`; `attn-expand-attention-grad` turns it into kernels.
+
+    ```mlir
+    %dq, %dk, %dv = attn.attention_grad %q, %k, %v, %out, %lse, %dout {causal}
+        : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
+          tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>, tensor<?x8x?x64xbf16>
+        -> tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
+    ```
+  }];
+
+  let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                            AnyRankedTensor:$v, AnyRankedTensor:$out,
+                            AnyRankedTensor:$lse, AnyRankedTensor:$dout,
+                            UnitAttr:$deterministic), AttentionScoringAttrs);
+  let results = (outs AnyRankedTensor:$dq, AnyRankedTensor:$dk,
+                      AnyRankedTensor:$dv);
+  let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score,
+                        MaxSizedRegion<1>:$score_grad);
+
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $out `,` $lse `,` $dout attr-dict `:` type($q) `,`
+    type($k) `,` type($v) `,` type($out) `,` type($lse) `,` type($dout)
+    `->` type($dq) `,` type($dk) `,` type($dv)
+    (`mask` $mask^)? (`score` $score^)? (`score_grad` $score_grad^)?
   }];
 
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
-  let hasCanonicalizer = 1;
+}
+
+def Attn_AttentionGradDeltaOp : Attn_Op<"attention_grad_delta", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the row sums D = rowsum(dout * out) of attention's backward";
+  let description = [{
+    The first kernel of an expanded `attn.attention_grad`:
+    `delta[b, h, i] = sum_d out[b, h, i, d] * dout[b, h, i, d]` in f32, and
+    `dq_accum`, an f32 `[B, Hq, Nq, D]` tensor of zeros that the key/value
+    kernel accumulates dq into.
+
+    ```mlir
+    %delta, %acc = attn.attention_grad_delta %out, %dout
+        : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
+        -> tensor<?x8x?xf32>, tensor<?x8x?x64xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$out, AnyRankedTensor:$dout,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$delta, AnyRankedTensor:$dq_accum);
+  let assemblyFormat = [{
+    $out `,` $dout attr-dict `:` type($out) `,` type($dout) `->`
+    type($delta) `,` type($dq_accum)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
+    IsolatedFromAbove, Attn_AttentionScoringOpInterface,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface, ["getTiedOperand"]>]> {
+  let summary = "dk and dv of attention, one block of keys at a time";
+  let description = [{
+    The main kernel of an expanded `attn.attention_grad`: for each block of
+    keys of a key/value head, recomputes `P` from `lse` tile by tile over
+    the query rows of every query head of its group, and accumulates `dk`
+    and `dv` (the formulas of `attn.attention_grad`, with `delta` for `D`).
+    With `dq_accum`, it also adds each tile's contribution to dq into it,
+    atomically, and returns the sum as `dq_accum_out` (in place).
+
+    ```mlir
+    %dk, %dv, %acc1 = attn.attention_grad_kv %q, %k, %v, %lse, %delta, %dout,
+        %acc0 : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
+        tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>, tensor<?x8x?xf32>,
+        tensor<?x8x?x64xbf16>, tensor<?x8x?x64xf32>
+        -> tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xf32>
+    ```
+  }];
+
+  let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                            AnyRankedTensor:$v, AnyRankedTensor:$lse,
+                            AnyRankedTensor:$delta, AnyRankedTensor:$dout,
+                            Optional<AnyRankedTensor>:$dq_accum),
+                       AttentionScoringAttrs);
+  let results = (outs AnyRankedTensor:$dk, AnyRankedTensor:$dv,
+                      Optional<AnyRankedTensor>:$dq_accum_out);
+  let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score,
+                        MaxSizedRegion<1>:$score_grad);
+
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout (`,` $dq_accum^)? attr-dict
+    `:` type($q) `,` type($k) `,` type($v) `,` type($lse) `,` type($delta)
+    `,` type($dout) (`,` type($dq_accum)^)? `->` type($dk) `,` type($dv)
+    (`,` type($dq_accum_out)^)?
+    (`mask` $mask^)? (`score` $score^)? (`score_grad` $score_grad^)?
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Attn_AttentionGradQOp : Attn_Op<"attention_grad_q", [Pure,
+    IsolatedFromAbove, Attn_AttentionScoringOpInterface,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "dq of attention, one block of query rows at a time";
+  let description = [{
+    The dq kernel of a deterministic `attn.attention_grad`: for each block of
+    query rows, recomputes `P` and `dS` tile by tile over the keys and sums
+    `dq` in registers, so no two blocks write the same element and results
+    are bitwise reproducible.
+
+    ```mlir
+    %dq = attn.attention_grad_q %q, %k, %v, %lse, %delta, %dout
+        : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
+          tensor<?x8x?xf32>, tensor<?x8x?xf32>, tensor<?x8x?x64xbf16>
+        -> tensor<?x8x?x64xbf16>
+    ```
+  }];
+
+  let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                            AnyRankedTensor:$v, AnyRankedTensor:$lse,
+                            AnyRankedTensor:$delta, AnyRankedTensor:$dout),
+                       AttentionScoringAttrs);
+  let results = (outs AnyRankedTensor:$dq);
+  let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score,
+                        MaxSizedRegion<1>:$score_grad);
+
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout attr-dict `:` type($q) `,`
+    type($k) `,` type($v) `,` type($lse) `,` type($delta) `,` type($dout)
+    `->` type($dq)
+    (`mask` $mask^)? (`score` $score^)? (`score_grad` $score_grad^)?
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -192,11 +362,12 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
 //===----------------------------------------------------------------------===//
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
-                                     HasParent<"AttentionOp">]> {
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "AttentionGradKVOp",
+                 "AttentionGradQOp"]>]> {
   let summary = "yields the value of a mask or score region";
   let description = [{
-    Terminates a region of `attn.attention`: an `i1` in a mask region, an
-    `f32` in a score region.
+    Terminates a region of `attn.attention` or its gradient ops: an `i1` in
+    a mask region, an `f32` in a score or score_grad region.
 
     ```mlir
     attn.yield %allowed : i1

@@ -1173,9 +1173,10 @@ func.func @attention_generic_score_in_mask_slot(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
-// attn.yield only terminates the regions of attn.attention.
+// attn.yield only terminates the regions of attn.attention and its
+// gradient ops.
 func.func @yield_outside_attention(%x: f32) {
-  // expected-error @below {{'attn.yield' op expects parent op 'attn.attention'}}
+  // expected-error @below {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_grad, attn.attention_grad_kv, attn.attention_grad_q'}}
   attn.yield %x : f32
 }
 
@@ -1474,3 +1475,299 @@ func.func @cast_block_size_float(%x: tensor<8x128xf32>) {
   %y = attn.cast %x {block_size = 256.0 : f32} : tensor<8x128xf32> to tensor<8x128xbf16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention_grad
+//===----------------------------------------------------------------------===//
+
+// dout is a cotangent of out: it has out's type.
+func.func @attention_grad_dout_type(%q: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>, %do: tensor<1x2x8x16xf16>) {
+  // expected-error @below {{'attn.attention_grad' op expected dout to have the type of out, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xf16>'}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %o, %l, %do
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf16>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// lse is the forward's [B, Hq, Nq] f32 result.
+func.func @attention_grad_lse_shape(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x9xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected lse to be an f32 tensor of shape [1, 2, 8] ([batch, q heads, q seq]), got 'tensor<1x2x9xf32>'}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x9xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// Each gradient has its primal's type.
+func.func @attention_grad_dq_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected dq to have the type of q, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xf16>'}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_dk_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected dk to have the type of k, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x?x16xf32>'}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_dv_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected dv to have the type of v, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xbf16>'}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+// The shape rules of attention apply (here: k's head dim).
+func.func @attention_grad_head_dim(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x32xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected q and k to have the same head dim, got 16 and 32}}
+  %dq, %dk, %dv = attn.attention_grad %q, %k, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// The attribute rules of attention apply (here: windows).
+func.func @attention_grad_window(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected window_left to be non-negative, got -1}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q {window_left = -1}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// A score_grad region is the derivative of a score region.
+func.func @attention_grad_score_grad_alone(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op has a score_grad region without a score region}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// score_grad takes the score region's arguments.
+func.func @attention_grad_score_grad_args(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad' op expected the score_grad region to take (s, b, h, q_idx, k_idx) of types ('f32', 'index', 'index', 'index', 'index'), got ('f32')}}
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    } score_grad {
+    ^bb0(%s: f32):
+      attn.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// score_grad holds only region ops, like the score region.
+func.func @attention_grad_score_grad_op(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    } score_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      // expected-error @below {{'math.cbrt' op is not allowed in the score_grad region of attn.attention}}
+      %c = math.cbrt %s : f32
+      attn.yield %c : f32
+    }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attn.attention_grad_delta / _kv / _q
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @grad_delta_dout_type(%o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xf32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected dout to have the type of out, 'tensor<1x2x8x16xbf16>', got 'tensor<1x2x8x16xf32>'}}
+  %d, %a = attn.attention_grad_delta %o, %do
+      : tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32> -> tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_element(%o: tensor<1x2x8x16xi32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected out element type to be f32, f16 or bf16, got 'i32'}}
+  %d, %a = attn.attention_grad_delta %o, %o
+      : tensor<1x2x8x16xi32>, tensor<1x2x8x16xi32> -> tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_rank(%o: tensor<2x8x16xf32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected out to have rank 4 ([batch, heads, seq, head_dim]), got rank 3}}
+  %d, %a = attn.attention_grad_delta %o, %o
+      : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_shape(%o: tensor<1x2x8x16xf32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected delta to be an f32 tensor of shape [1, 2, 8] ([batch, q heads, q seq]), got 'tensor<1x2x8xf16>'}}
+  %d, %a = attn.attention_grad_delta %o, %o
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8xf16>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_accumulator(%o: tensor<1x2x8x16xf32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected dq_accum to be an f32 tensor [batch, q heads, q seq, static head_dim] matching out, got 'tensor<1x2x4x16xf32>'}}
+  %d, %a = attn.attention_grad_delta %o, %o
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8xf32>, tensor<1x2x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_block_size(%o: tensor<1x2x8x16xf32>) {
+  // expected-error @below {{'attn.attention_grad_delta' op expected block_size to be positive, got 0}}
+  %d, %a = attn.attention_grad_delta %o, %o {block_size = 0 : i64}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_delta_shape(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>, %d: tensor<1x2x7xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected delta to be an f32 tensor of shape [1, 2, 8] ([batch, q heads, q seq]), got 'tensor<1x2x7xf32>'}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %d, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x7xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_dout_shape(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>, %do: tensor<1x2x8x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dout shape [1, 2, 8, 16] ([batch, q heads, q seq, v head_dim]), got 'tensor<1x2x8x8xf32>'}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %do
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x8xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_dk_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dk to have the type of k, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xf16>'}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_dv_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dv to have the type of v, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xf16>'}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+// The accumulator operand and its in-place result come together.
+func.func @grad_kv_accumulator_alone(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dq_accum and dq_accum_out together}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_accumulator_type(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dq_accum to be an f32 tensor of the shape of q, 'tensor<1x2x8x16xbf16>', got 'tensor<1x2x8x16xbf16>'}}
+  %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q
+      : tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>
+      -> tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @grad_kv_accumulator_result(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected dq_accum_out to have the type of dq_accum, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xf16>'}}
+  %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+// Kernels need the score region's derivative.
+func.func @grad_kv_missing_score_grad(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op has a score region but no score_grad region; run attn-differentiate-score}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+func.func @grad_q_dq_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op expected dq to have the type of q, 'tensor<1x2x8x16xf32>', got 'tensor<1x2x8x16xbf16>'}}
+  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @grad_q_scale(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op expected scale to be finite and non-zero, got 0}}
+  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {scale = 0.0 : f32}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>
+  return
+}
+
