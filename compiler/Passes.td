@@ -10,8 +10,73 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Autodiff: backward functions from forward functions
+//===----------------------------------------------------------------------===//
+
+def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
+  let summary = "Derive the backward function of each function marked for it";
+  let description = [{
+    For every public function `@f` with the unit attribute `attn.backward`
+    (or every public function with `all-functions`), emits the public
+    function `@f_bwd` by reverse-mode differentiation: it takes `@f`'s
+    arguments, then `@f`'s results (the values the forward pass saved), then
+    one cotangent per differentiable result (attention's `lse` is saved but
+    takes none), and returns the gradient of each argument. The body
+    composes the ops' gradient rules (VJPOpInterface) in reverse order;
+    forward ops whose results the rules need and `@f` does not return are
+    recomputed. `@f_bwd` carries `attn.gradient_of = @f`.
+
+    Errors, located at the forward op or argument: an op without a gradient
+    rule on the path to a result, a value that receives several cotangents
+    (their sum needs the element-wise ops of the transformer-block work), an
+    argument that no differentiable result depends on.
+
+    For `@f(q, k, v) -> (out, lse)` whose body is `attn.attention`, `@f_bwd`
+    is `(q, k, v, out, lse, dout) -> (dq, dk, dv)` holding one
+    `attn.attention_grad`.
+  }];
+  let options = [
+    Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
+           "Differentiate every public function, marked or not">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Ask for bitwise-reproducible gradients (attention: dq without "
+           "atomics)">,
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
+def AttnDifferentiateScore : Pass<"attn-differentiate-score", "::mlir::ModuleOp"> {
+  let summary = "Derive the score_grad region of attention's gradient ops";
+  let description = [{
+    Gives every `attn.attention_grad` with a score region and no
+    `score_grad` region the derivative of the score region with respect to its score argument,
+    by forward-mode differentiation of its arith and math ops (the gradient
+    rule column of lib/semantics/RegionOps.def says how each op passes the
+    derivative on). A region whose score reaches an op that is piecewise
+    constant in it (floor, ceil, float-to-int) is an error located at that
+    op: its gradient would be zero almost everywhere.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Graph: functions of attn ops -> programs of kernels
 //===----------------------------------------------------------------------===//
+
+def AttnExpandAttentionGrad
+    : Pass<"attn-expand-attention-grad", "::mlir::func::FuncOp"> {
+  let summary = "Turn attn.attention_grad into its kernels";
+  let description = [{
+    Rewrites each `attn.attention_grad` into the kernel ops of the
+    FlashAttention-2 backward: `attn.attention_grad_delta` (D = rowsum(dout
+    * out), and a zeroed f32 dq accumulator), then `attn.attention_grad_kv`
+    (dk and dv per key block, recomputing P from lse). dq comes either from
+    atomic f32 accumulation inside the key/value kernel followed by an
+    `attn.cast` to q's type (the default, fastest), or, for ops marked
+    `deterministic`, from `attn.attention_grad_q`, a kernel per query block
+    that sums dq without atomics (bitwise reproducible).
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
 
 def AttnFormPrograms : Pass<"attn-form-programs", "::mlir::ModuleOp"> {
   let summary = "Turn each public function into a program of kernels";
@@ -60,7 +125,9 @@ def AttnKernelConfig : Pass<"attn-kernel-config", "::mlir::func::FuncOp"> {
     `attn.attention` gets `tiles = #attn.tiles<block_m, block_n[, mma]>`
     (whatever the attribute pins is kept; on a GPU target `mma` says which
     tensor-core kernel, `none` for the scalar one), an `attn.cast` gets its
-    `block_size`. The choices come from the target description
+    `block_size`; the gradient kernels get tiles (`attention_grad_kv`,
+    `attention_grad_q`, scalar kernels only for now) or `block_size`
+    (`attention_grad_delta`, rows per block). The choices come from the target description
     (compiler/Codegen/Config/TargetDescription.h).
   }];
   let options = [
@@ -84,7 +151,11 @@ def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
     running max and running sum in f32, classifies every tile from the mask
     (empty tiles are skipped, full tiles pay no mask math) and inlines the
     mask and score regions per element. cast: blocks of `block_size`
-    elements. Needs attn-kernel-config first.
+    elements. The gradient kernels (Codegen/Common/GradBlock.h): delta per
+    block of rows; key/value blocks `(ceil(Nk / block_n), Hkv, B)` over the
+    query tiles of their group's heads, recomputing P from lse, dq added
+    atomically; query blocks `(ceil(Nq / block_m), Hq, B)` for the
+    deterministic dq. Needs attn-kernel-config first.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

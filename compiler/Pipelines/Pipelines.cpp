@@ -82,13 +82,20 @@ void attnc::registerAttncDialects(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
-void attnc::buildFrontendPipeline(OpPassManager &pm) {
+void attnc::buildFrontendPipeline(OpPassManager &pm,
+                                  const FrontendOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createAttnDeriveBackward({options.backwardAll,
+                                       options.deterministic}));
+  pm.addPass(createAttnDifferentiateScore());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
 void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
                                  const std::string &tensorCores) {
+  pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad());
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
@@ -169,15 +176,29 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       *this, "tensor-cores", llvm::cl::desc("auto or mma-sync"),
       llvm::cl::init("auto")};
 };
+struct FrontendPipelineOptions
+    : PassPipelineOptions<FrontendPipelineOptions> {
+  Option<bool> backwardAll{*this, "backward",
+                           llvm::cl::desc("Derive @f_bwd for every public "
+                                          "function"),
+                           llvm::cl::init(false)};
+  Option<bool> deterministic{
+      *this, "deterministic-grad",
+      llvm::cl::desc("Bitwise-reproducible gradients (dq without atomics)"),
+      llvm::cl::init(false)};
+};
 } // namespace
 
 void attnc::registerAttncPassesAndPipelines() {
   registerAttncPasses();
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<FrontendPipelineOptions>(
       "attnc-frontend",
-      "Canonicalize and CSE a verified attn module (what `attnc "
-      "--emit=mlir` prints)",
-      [](OpPassManager &pm) { buildFrontendPipeline(pm); });
+      "Canonicalize and CSE a verified attn module and derive the backward "
+      "functions it asks for (what `attnc --emit=mlir` prints)",
+      [](OpPassManager &pm, const FrontendPipelineOptions &options) {
+        buildFrontendPipeline(pm, {options.backwardAll,
+                                   options.deterministic});
+      });
   PassPipelineRegistration<TargetOptions>(
       "attnc-programs",
       "Form programs of kernels, plan their buffers and configure the "

@@ -36,7 +36,16 @@ namespace attnc {
 /// Registers every dialect that attnc reads or produces.
 void registerAttncDialects(mlir::DialectRegistry &registry);
 
-void buildFrontendPipeline(mlir::OpPassManager &pm);
+/// What the frontend derives besides canonicalizing: backward functions of
+/// every public function (not only those marked `attn.backward`), and
+/// whether their gradients must be bitwise reproducible.
+struct FrontendOptions {
+  bool backwardAll = false;
+  bool deterministic = false;
+};
+
+void buildFrontendPipeline(mlir::OpPassManager &pm,
+                           const FrontendOptions &options = {});
 void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
                           const std::string &tensorCores = "auto");
 void buildHostKernelPipeline(mlir::OpPassManager &pm);

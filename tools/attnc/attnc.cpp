@@ -95,6 +95,19 @@ llvm::cl::opt<bool> explain(
                    "--emit=package"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<bool> backward(
+    "backward",
+    llvm::cl::desc("Also compile @f_bwd, the gradient of every public "
+                   "function @f (functions marked `attn.backward` get one "
+                   "without this flag)"),
+    llvm::cl::init(false), llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<bool> deterministicGrad(
+    "deterministic-grad",
+    llvm::cl::desc("Bitwise-reproducible gradients: attention's dq from a "
+                   "kernel per query block instead of atomic f32 sums"),
+    llvm::cl::init(false), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<std::string>
     hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
             llvm::cl::init(attnc::HostLibraryOptions().cpu),
@@ -120,9 +133,23 @@ struct Output {
   std::optional<pkg::Package> package;
 };
 
-/// Per function: its buffers, then each kernel with its launch and tiles.
+/// How a backward function gets attention's dq, if it has one.
+void explainGradientMode(const pkg::Function &fn) {
+  auto has = [&](std::string_view kind) {
+    return llvm::any_of(fn.ops,
+                        [&](const pkg::OpSpec &op) { return op.kind == kind; });
+  };
+  if (has("attention_grad_q"))
+    llvm::errs() << fn.name << ": dq by its own kernel (deterministic)\n";
+  else if (has("attention_grad_kv"))
+    llvm::errs() << fn.name << ": dq by atomic f32 accumulation\n";
+}
+
+/// Per function: how a gradient is summed, its buffers, then each kernel
+/// with its launch and tiles.
 void explainPrograms(const std::vector<pkg::Function> &functions) {
   for (const pkg::Function &fn : functions) {
+    explainGradientMode(fn);
     for (const pkg::Buffer &buffer : fn.buffers) {
       llvm::errs() << fn.name << ": buffer " << buffer.tensor.name << " "
                    << pkg::dtypeName(buffer.tensor.dtype) << " [";
@@ -335,7 +362,7 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module || failed(runPipeline(*module, [](OpPassManager &pm) {
-        attnc::buildFrontendPipeline(pm);
+        attnc::buildFrontendPipeline(pm, {backward, deterministicGrad});
       })))
     return 1;
 

@@ -1,0 +1,213 @@
+//===- DeriveBackward.cpp - Reverse-mode differentiation of functions -----===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// For
+//
+//   func.func @f(%q, %k, %v) -> (out, lse) attributes {attn.backward} {
+//     %o, %l = attn.attention %q, %k, %v ...
+//     return %o, %l
+//   }
+//
+// emits
+//
+//   func.func @f_bwd(%q, %k, %v, %o, %l, %do) -> (dq, dk, dv)
+//       attributes {attn.gradient_of = @f} {
+//     %dq, %dk, %dv = attn.attention_grad %q, %k, %v, %o, %l, %do ...
+//     return %dq, %dk, %dv
+//   }
+//
+// The forward body is cloned, the gradient rules (VJPOpInterface) of its
+// ops are applied in reverse order, the values @f returns are replaced by
+// the saved arguments, and forward ops nothing needs any more go.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNDERIVEBACKWARD
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// Whether result `index` of `value`'s definition takes a cotangent; an
+/// argument returned as it is always does.
+bool takesCotangent(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return true;
+  auto vjp = dyn_cast<attn::VJPOpInterface>(result.getOwner());
+  return !vjp || vjp.isDifferentiableResult(result.getResultNumber());
+}
+
+class BackwardBuilder {
+public:
+  BackwardBuilder(func::FuncOp forward, bool deterministic)
+      : forward(forward), deterministic(deterministic),
+        returned(forward.getBody().front().getTerminator()->getOperands()) {}
+
+  FailureOr<func::FuncOp> build();
+
+private:
+  func::FuncOp createFunction();
+  LogicalResult addCotangent(Value value, Value cotangent, Location loc);
+  LogicalResult differentiate(Operation *op);
+  LogicalResult finish();
+
+  func::FuncOp forward;
+  bool deterministic;
+  SmallVector<Value> returned;
+  func::FuncOp backward;
+  IRMapping forwardToBackward;
+  /// The cotangent of each value of the backward function's forward part.
+  llvm::DenseMap<Value, Value> cotangents;
+  SmallVector<Operation *> clonedOps;
+};
+
+/// @f_bwd's signature: @f's arguments, its results, then a cotangent per
+/// differentiable result; it returns one gradient per argument.
+func::FuncOp BackwardBuilder::createFunction() {
+  SmallVector<Type> inputs(forward.getArgumentTypes());
+  llvm::append_range(inputs, forward.getResultTypes());
+  for (Value value : returned)
+    if (takesCotangent(value))
+      inputs.push_back(value.getType());
+  OpBuilder b(forward);
+  b.setInsertionPointAfter(forward);
+  auto type = FunctionType::get(forward.getContext(), inputs,
+                                forward.getArgumentTypes());
+  auto func = func::FuncOp::create(
+      b, forward.getLoc(), (forward.getName() + "_bwd").str(), type);
+  func->setAttr(attn::kGradientOfAttrName, FlatSymbolRefAttr::get(forward));
+  func.addEntryBlock();
+  return func;
+}
+
+LogicalResult BackwardBuilder::addCotangent(Value value, Value cotangent,
+                                            Location loc) {
+  if (!cotangent)
+    return success();
+  auto [it, inserted] = cotangents.try_emplace(value, cotangent);
+  if (inserted)
+    return success();
+  return emitError(loc)
+         << "this value feeds several differentiated uses; summing their "
+            "gradients needs element-wise ops that attnc does not have yet";
+}
+
+/// Applies the gradient rule of (the clone of) `op` if any of its results
+/// has a cotangent, inserting at the end of the backward function.
+LogicalResult BackwardBuilder::differentiate(Operation *op) {
+  SmallVector<Value> resultCotangents;
+  for (Value result : op->getResults())
+    resultCotangents.push_back(cotangents.lookup(result));
+  if (llvm::all_of(resultCotangents, [](Value v) { return !v; }))
+    return success();
+  auto vjp = dyn_cast<attn::VJPOpInterface>(op);
+  if (!vjp)
+    return op->emitError() << "cannot differentiate " << op->getName()
+                           << ": it has no gradient rule (VJPOpInterface)";
+  OpBuilder b = OpBuilder::atBlockEnd(&backward.getBody().front());
+  FailureOr<SmallVector<Value>> operandCotangents =
+      vjp.buildVJP(b, resultCotangents);
+  if (failed(operandCotangents))
+    return failure();
+  for (auto [operand, cotangent] :
+       llvm::zip(op->getOperands(), *operandCotangents))
+    if (failed(addCotangent(operand, cotangent, op->getLoc())))
+      return failure();
+  return success();
+}
+
+/// Returns the gradients, marks the attention gradients deterministic when
+/// asked, replaces returned forward values by the saved arguments and drops
+/// forward ops nothing reads.
+LogicalResult BackwardBuilder::finish() {
+  Block &body = backward.getBody().front();
+  SmallVector<Value> gradients;
+  for (BlockArgument arg : forward.getArguments()) {
+    Value gradient = cotangents.lookup(body.getArgument(arg.getArgNumber()));
+    if (!gradient)
+      return emitError(arg.getLoc())
+             << "argument " << arg.getArgNumber() << " of '"
+             << forward.getName()
+             << "' reaches no differentiable result; it has no gradient";
+    gradients.push_back(gradient);
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  func::ReturnOp::create(b, forward.getLoc(), gradients);
+  if (deterministic)
+    backward.walk([&](attn::AttentionGradOp grad) {
+      grad.setDeterministic(true);
+    });
+  unsigned numArgs = forward.getNumArguments();
+  for (auto [i, value] : llvm::enumerate(returned))
+    if (isa<OpResult>(value))
+      forwardToBackward.lookup(value).replaceAllUsesWith(
+          body.getArgument(numArgs + i));
+  for (Operation *op : llvm::reverse(clonedOps))
+    if (op->use_empty() && isPure(op))
+      op->erase();
+  return success();
+}
+
+FailureOr<func::FuncOp> BackwardBuilder::build() {
+  backward = createFunction();
+  Block &body = backward.getBody().front();
+  forwardToBackward.map(forward.getArguments(),
+                        body.getArguments().take_front(
+                            forward.getNumArguments()));
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  for (Operation &op : forward.getBody().front().without_terminator())
+    clonedOps.push_back(b.clone(op, forwardToBackward));
+  unsigned next = forward.getNumArguments() + forward.getNumResults();
+  for (Value value : returned)
+    if (takesCotangent(value) &&
+        failed(addCotangent(forwardToBackward.lookupOrDefault(value),
+                            body.getArgument(next++), forward.getLoc())))
+      return failure();
+  for (Operation *op : llvm::reverse(clonedOps))
+    if (failed(differentiate(op)))
+      return failure();
+  if (failed(finish()))
+    return failure();
+  return backward;
+}
+
+struct AttnDeriveBackwardPass
+    : attnc::impl::AttnDeriveBackwardBase<AttnDeriveBackwardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> marked;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && (allFunctions || func->hasAttr(attn::kBackwardAttrName)))
+        marked.push_back(func);
+    SymbolTable symbols(getOperation());
+    for (func::FuncOp func : marked) {
+      func->removeAttr(attn::kBackwardAttrName);
+      std::string name = (func.getName() + "_bwd").str();
+      if (symbols.lookup(name)) {
+        func.emitError() << "cannot derive '" << name
+                         << "': the module already has a symbol of that name";
+        return signalPassFailure();
+      }
+      FailureOr<func::FuncOp> backward =
+          BackwardBuilder(func, deterministic).build();
+      if (failed(backward))
+        return signalPassFailure();
+      symbols.insert(*backward);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,49 @@
+// RUN: attn-opt %s -split-input-file -attn-derive-backward -verify-diagnostics
+
+// Self-attention on one tensor: its three cotangents need a sum.
+func.func @shared_operand(%x: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+    attributes {attn.backward} {
+  // expected-error @below {{this value feeds several differentiated uses; summing their gradients needs element-wise ops that attnc does not have yet}}
+  %out, %lse = attn.attention %x, %x, %x
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %out, %lse : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+}
+
+// -----
+
+// An argument nothing differentiable reads has no gradient.
+// expected-error @below {{argument 3 of 'unused' reaches no differentiable result; it has no gradient}}
+func.func @unused(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %extra: tensor<4xf32>)
+    -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>) attributes {attn.backward} {
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %out, %lse : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+}
+
+// -----
+
+// An op without a gradient rule on the path to a result.
+func.func @no_rule(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    attributes {attn.backward} {
+  // expected-error @below {{cannot differentiate attn.linear_attention: it has no gradient rule (VJPOpInterface)}}
+  %out = attn.linear_attention elu1 %q, %q, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %out : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// The backward function's name is taken.
+// expected-error @below {{cannot derive 'taken_bwd': the module already has a symbol of that name}}
+func.func @taken(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>)
+    -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>) attributes {attn.backward} {
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %out, %lse : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+}
+func.func @taken_bwd() {
+  return
+}

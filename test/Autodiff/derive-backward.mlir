@@ -1,0 +1,81 @@
+// RUN: attn-opt %s -split-input-file -attn-derive-backward | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-derive-backward="all-functions deterministic" | FileCheck %s --check-prefix=ALL
+
+// One attention: @f_bwd takes (q, k, v, out, lse, dout) and returns the
+// gradients of q, k, v from one attn.attention_grad with the forward's
+// attributes and regions; the forward op is not recomputed.
+
+// CHECK-LABEL: func.func @f(
+// CHECK-NOT:     attn.backward
+// CHECK-LABEL: func.func @f_bwd(
+// CHECK-SAME:      %[[Q:[^:]+]]: tensor<?x4x?x64xbf16>, %[[K:[^:]+]]: tensor<?x2x?x64xbf16>, %[[V:[^:]+]]: tensor<?x2x?x32xbf16>,
+// CHECK-SAME:      %[[O:[^:]+]]: tensor<?x4x?x32xbf16>, %[[L:[^:]+]]: tensor<?x4x?xf32>, %[[DO:[^:]+]]: tensor<?x4x?x32xbf16>)
+// CHECK-SAME:      -> (tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x32xbf16>)
+// CHECK-SAME:      attributes {attn.gradient_of = @f}
+// CHECK-NOT:     attn.attention %
+// CHECK:         %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = attn.attention_grad %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]], %[[DO]] {causal, scale = 1.250000e-01 : f32, window_left = 8 : i64}
+// CHECK:         mask
+// CHECK:         arith.cmpi
+// CHECK:         score
+// CHECK:         math.tanh
+// CHECK:         return %[[DQ]], %[[DK]], %[[DV]]
+
+// ALL-LABEL: func.func @f_bwd(
+// ALL:         attn.attention_grad {{.*}}deterministic
+func.func @f(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x32xbf16>)
+    -> (tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>) attributes {attn.backward} {
+  %out, %lse = attn.attention %q, %k, %v {causal, scale = 0.125 : f32, window_left = 8}
+      : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x32xbf16>
+      -> tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c = arith.constant 3 : index
+      %ok = arith.cmpi ne, %ki, %c : index
+      attn.yield %ok : i1
+    }
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %t = math.tanh %s : f32
+      attn.yield %t : f32
+    }
+  return %out, %lse : tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>
+}
+
+// -----
+
+// Casts before attention: their gradient rule casts the cotangent back with
+// the same scale. Unmarked functions are left alone unless all-functions.
+
+// CHECK-LABEL: func.func @mixed(
+// CHECK-LABEL: func.func @mixed_bwd(
+// CHECK-SAME:      %[[Q:[^:]+]]: tensor<2x2x8x16xf32>, %[[K:[^:]+]]: tensor<2x2x8x16xf32>, %[[V:[^:]+]]: tensor<2x2x8x16xf32>,
+// CHECK-SAME:      %[[O:[^:]+]]: tensor<2x2x8x16xbf16>, %[[L:[^:]+]]: tensor<2x2x8xf32>, %[[DO:[^:]+]]: tensor<2x2x8x16xbf16>)
+// CHECK-DAG:     %[[QB:.+]] = attn.cast %[[Q]] {scale = 2.000000e+00 : f32} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK-DAG:     %[[KB:.+]] = attn.cast %[[K]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK-DAG:     %[[VB:.+]] = attn.cast %[[V]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK:         %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = attn.attention_grad %[[QB]], %[[KB]], %[[VB]], %[[O]], %[[L]], %[[DO]]
+// CHECK-DAG:     %[[GQ:.+]] = attn.cast %[[DQ]] {scale = 2.000000e+00 : f32} : tensor<2x2x8x16xbf16> to tensor<2x2x8x16xf32>
+// CHECK-DAG:     %[[GK:.+]] = attn.cast %[[DK]] : tensor<2x2x8x16xbf16> to tensor<2x2x8x16xf32>
+// CHECK-DAG:     %[[GV:.+]] = attn.cast %[[DV]] : tensor<2x2x8x16xbf16> to tensor<2x2x8x16xf32>
+// CHECK:         return %[[GQ]], %[[GK]], %[[GV]]
+// CHECK-NOT:   func.func @plain_bwd
+
+// ALL-LABEL: func.func @plain_bwd(
+func.func @mixed(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2x2x8x16xf32>)
+    -> (tensor<2x2x8x16xbf16>, tensor<2x2x8xf32>) attributes {attn.backward} {
+  %qb = attn.cast %q {scale = 2.0 : f32} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+  %kb = attn.cast %k : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+  %vb = attn.cast %v : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+  %out, %lse = attn.attention %qb, %kb, %vb
+      : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>
+      -> tensor<2x2x8x16xbf16>, tensor<2x2x8xf32>
+  return %out, %lse : tensor<2x2x8x16xbf16>, tensor<2x2x8xf32>
+}
+
+func.func @plain(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2x2x8x16xf32>)
+    -> (tensor<2x2x8x16xf32>, tensor<2x2x8xf32>) {
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+      -> tensor<2x2x8x16xf32>, tensor<2x2x8xf32>
+  return %out, %lse : tensor<2x2x8x16xf32>, tensor<2x2x8xf32>
+}
