@@ -78,8 +78,8 @@ LogicalResult checkGraph(func::FuncOp func) {
     if (!isa<attn::KernelOpInterface>(op))
       return op.emitError()
              << "code generation does not support " << op.getName()
-             << " in a function; functions hold attn.attention and "
-                "attn.cast ops";
+             << " in a function; functions hold attn.attention, "
+                "attn.attention_grad and attn.cast ops";
     for (Value result : op.getResults())
       if (failed(checkType(result.getType(), op.getLoc())))
         return failure();
@@ -105,6 +105,7 @@ private:
   void createProgram();
   Value dimOfSymbol(Attribute symbol, Location loc);
   FailureOr<Value> bufferFor(Value value);
+  FailureOr<Value> tiedBuffer(OpResult result, unsigned operandIndex);
   void launch(Operation *op, ArrayRef<Value> operandBuffers,
               ArrayRef<Value> resultBuffers);
   func::FuncOp outline(Operation *op, ArrayRef<Value> operandBuffers,
@@ -158,14 +159,19 @@ void ProgramBuilder::nameValues() {
     inputNames[arg] = give(reader ? roleOf(arg, reader) : "",
                            "arg" + std::to_string(arg.getArgNumber()));
   }
+  // A backward function's result i is the gradient of the forward
+  // function's argument i, which is its own argument i: "dq" for "q".
+  bool gradients = func->hasAttr(attn::kGradientOfAttrName);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     Operation *def = value.getDefiningOp();
     bool direct = def && !outputOf.count(value);
     if (direct)
       outputOf[value] = i;
-    resultNames.push_back(give(direct ? roleOf(value, def) : StringRef(),
-                               "result" + std::to_string(i)));
+    std::string role =
+        gradients ? "d" + inputNames[func.getArgument(i)]
+                  : (direct ? roleOf(value, def) : StringRef()).str();
+    resultNames.push_back(give(role, "result" + std::to_string(i)));
   }
 }
 
@@ -177,8 +183,12 @@ LogicalResult ProgramBuilder::build() {
     SmallVector<Value> operandBuffers, resultBuffers;
     for (Value operand : op.getOperands())
       operandBuffers.push_back(buffers.lookup(operand));
-    for (Value result : op.getResults()) {
-      FailureOr<Value> buffer = bufferFor(result);
+    auto kernelOp = cast<attn::KernelOpInterface>(op);
+    for (OpResult result : op.getResults()) {
+      std::optional<unsigned> tied =
+          kernelOp.getTiedOperand(result.getResultNumber());
+      FailureOr<Value> buffer =
+          tied ? tiedBuffer(result, *tied) : bufferFor(result);
       if (failed(buffer))
         return failure();
       resultBuffers.push_back(*buffer);
@@ -217,6 +227,8 @@ void ProgramBuilder::createProgram() {
                                  FunctionType::get(b.getContext(), types, {}));
   program->setAttr(attnrt::kNumInputsAttr,
                    b.getI64IntegerAttr(func.getNumArguments()));
+  if (Attribute forward = func->getAttr(attn::kGradientOfAttrName))
+    program->setAttr(attn::kGradientOfAttrName, forward);
   Block *entry = program.addEntryBlock();
   for (auto [i, value] : llvm::enumerate(values)) {
     unsigned numInputs = func.getNumArguments();
@@ -327,12 +339,40 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   return kernel;
 }
 
-/// Frees every intermediate buffer whose last reader is `op`.
+/// The buffer of a result that updates operand `operandIndex` in place: the
+/// operand's, which must be an intermediate buffer that nothing reads after
+/// the op, and the result must not be written into an output.
+FailureOr<Value> ProgramBuilder::tiedBuffer(OpResult result,
+                                            unsigned operandIndex) {
+  Operation *op = result.getOwner();
+  Value operand = op->getOperand(operandIndex);
+  Value buffer = buffers.lookup(operand);
+  bool readLater = llvm::any_of(operand.getUsers(), [&](Operation *user) {
+    return user != op && op->isBeforeInBlock(user);
+  });
+  if (!buffer.getDefiningOp<attnrt::AllocOp>() || readLater ||
+      buffers.count(result))
+    return op->emitError()
+           << "result " << result.getResultNumber() << " updates operand "
+           << operandIndex
+           << " in place, so that operand must be an intermediate value "
+              "read by nothing later and the result must not be returned "
+              "directly";
+  buffers[result] = buffer;
+  return buffer;
+}
+
+/// Frees every intermediate buffer whose last reader is `op`, unless a
+/// result of `op` took it over in place.
 void ProgramBuilder::freeAfterLastUse(Operation *op) {
   for (Value operand : op->getOperands()) {
     auto alloc = buffers.lookup(operand).getDefiningOp<attnrt::AllocOp>();
     if (!alloc || llvm::any_of(operand.getUsers(), [&](Operation *user) {
           return op->isBeforeInBlock(user);
+        }))
+      continue;
+    if (llvm::any_of(op->getResults(), [&](Value result) {
+          return buffers.lookup(result) == alloc.getResult();
         }))
       continue;
     if (llvm::any_of(alloc->getUsers(), [](Operation *user) {

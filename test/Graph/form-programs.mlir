@@ -245,3 +245,29 @@ func.func @static_class(%q: tensor<?x4x8x16xf32>, %k: tensor<2x4x8x16xf32>) -> t
   %c = attn.cast %o : tensor<?x4x8x16xf32> to tensor<?x4x8x16xbf16>
   return %c : tensor<?x4x8x16xbf16>
 }
+
+// -----
+
+// A result that updates an operand in place (attention_grad_kv's dq
+// accumulator) takes that operand's buffer: the kernel is launched with it
+// twice, and it is freed after the last reader of the result.
+
+// CHECK-LABEL: func.func @in_place(
+// CHECK:         %[[DELTA:.*]] = attnrt.alloc() {name = "t0", shape = [1, 2, 8]} : memref<1x2x8xf32>
+// CHECK:         %[[ACC:.*]] = attnrt.alloc() {name = "t1", shape = [1, 2, 8, 16]} : memref<1x2x8x16xf32>
+// CHECK:         attnrt.launch @attnc_kernels::@in_place_attention_grad_delta0 ({{.*}}, %[[DELTA]], %[[ACC]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@in_place_attention_grad_kv1 ({{.*}}, %[[DELTA]], %{{.*}}, %[[ACC]], %{{.*}}, %{{.*}}, %[[ACC]])
+// CHECK-NEXT:    attnrt.dealloc %[[DELTA]]
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@in_place_cast2 (%[[ACC]], %{{.*}})
+// CHECK-NEXT:    attnrt.dealloc %[[ACC]]
+// CHECK-NEXT:    return
+func.func @in_place(%q: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>)
+    -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+  %delta, %acc = attn.attention_grad_delta %o, %o
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+  %dk, %dv, %sum = attn.attention_grad_kv %q, %q, %q, %l, %delta, %o, %acc
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  %dq = attn.cast %sum : tensor<1x2x8x16xf32> to tensor<1x2x8x16xbf16>
+  return %dq, %dk, %dv : tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}

@@ -14,6 +14,8 @@
 #define ATTNC_COMPILER_CODEGEN_COMMON_KERNELEMITTER_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
@@ -111,6 +113,87 @@ protected:
 
   mlir::OpBuilder &b;
   mlir::Location loc;
+};
+
+/// Helpers of the kernels whose working tiles are f32 memrefs, for both
+/// mappings onto threads: on the host a block is one thread that loops
+/// over everything (`threadId` null); on a GPU each of `numThreads` threads
+/// owns one row, copies are strided over all threads and barriers order
+/// shared-tile writes before reads.
+class BlockEmitter : protected KernelEmitter {
+protected:
+  BlockEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value threadId,
+               int64_t numThreads)
+      : KernelEmitter(b, loc), threadId(threadId), numThreads(numThreads),
+        f32(b.getF32Type()) {}
+
+  mlir::Value load(mlir::Value memref, mlir::ValueRange indices) {
+    return mlir::memref::LoadOp::create(b, loc, memref, indices);
+  }
+  void store(mlir::Value value, mlir::Value memref, mlir::ValueRange indices) {
+    mlir::memref::StoreOp::create(b, loc, value, memref, indices);
+  }
+  template <typename Fn> void loopTo(mlir::Value ub, Fn body) {
+    loop(index(0), ub, index(1), body);
+  }
+  mlir::Value toF32(mlir::Value v) {
+    return v.getType() == f32 ? v : mlir::arith::ExtFOp::create(b, loc, f32, v);
+  }
+  /// `v` (f32) in the element type of `memref`.
+  mlir::Value fromF32(mlir::Value v, mlir::Value memref) {
+    mlir::Type type =
+        mlir::cast<mlir::MemRefType>(memref.getType()).getElementType();
+    return type == f32 ? v : mlir::arith::TruncFOp::create(b, loc, type, v);
+  }
+
+  /// body(i) for each row i < rows: a loop on the host, the thread's own
+  /// row on a GPU.
+  template <typename Fn> void forEachRow(mlir::Value rows, Fn body) {
+    if (!threadId)
+      return loopTo(rows, body);
+    ifThen(mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult,
+                                       threadId, rows),
+           [&] { body(threadId); });
+  }
+
+  /// body(row, col) for row < count, col < width: nested loops on the host;
+  /// on a GPU the flattened index space strided over the threads,
+  /// consecutive threads on consecutive columns (coalesced reads).
+  template <typename Fn>
+  void forEachElement(mlir::Value count, int64_t width, Fn body) {
+    if (!threadId) {
+      loopTo(count, [&](mlir::Value row) {
+        loopTo(index(width), [&](mlir::Value col) { body(row, col); });
+      });
+      return;
+    }
+    mlir::Value total = mul(count, index(width));
+    loop(threadId, total, index(numThreads), [&](mlir::Value flat) {
+      body(mlir::arith::DivUIOp::create(b, loc, flat, index(width)),
+           mlir::arith::RemUIOp::create(b, loc, flat, index(width)));
+    });
+  }
+
+  /// Orders shared-tile writes before reads on a GPU; nothing on the host.
+  void barrier() {
+    if (threadId)
+      mlir::gpu::BarrierOp::create(b, loc);
+  }
+
+  /// Copies rows [0, count) of a [B, H, N, D] input, starting at sequence
+  /// position `first` of (batch, head), into the f32 tile `tile`.
+  void stageRows(mlir::Value input, mlir::Value tile, mlir::Value batch,
+                 mlir::Value head, mlir::Value first, mlir::Value count,
+                 int64_t width) {
+    forEachElement(count, width, [&](mlir::Value row, mlir::Value col) {
+      store(toF32(load(input, {batch, head, add(first, row), col})), tile,
+            {row, col});
+    });
+  }
+
+  mlir::Value threadId;
+  int64_t numThreads;
+  mlir::Type f32;
 };
 
 } // namespace attnc

@@ -28,7 +28,7 @@ Value negativeInfinity(OpBuilder &b, Location loc) {
 }
 } // namespace
 
-attnc::ScoreModel::ScoreModel(attn::AttentionOp op)
+attnc::ScoreModel::ScoreModel(attn::AttentionScoringOpInterface op)
     : op(op), folded(op.getScore().empty() && op.getEffectiveScale() > 0) {}
 
 Value attnc::ScoreModel::score(OpBuilder &b, Location loc, Value dot,
@@ -86,7 +86,7 @@ attnc::RowResult attnc::finishRow(OpBuilder &b, Location loc, SoftmaxRow row) {
   return {inverse, lse};
 }
 
-Value attnc::maskScore(OpBuilder &b, Location loc, attn::AttentionOp op,
+Value attnc::maskScore(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
                        Value score, ValueRange indices, Value inBounds) {
   Value allowed = inBounds;
   if (hasMask(op)) {

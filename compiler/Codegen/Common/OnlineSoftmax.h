@@ -40,7 +40,7 @@ using Exp2Fn = llvm::function_ref<mlir::Value(mlir::Value)>;
 /// is 1.
 class ScoreModel {
 public:
-  explicit ScoreModel(mlir::attn::AttentionOp op);
+  explicit ScoreModel(mlir::attn::AttentionScoringOpInterface op);
 
   /// The score of one (row, key) element; `indices` are (b, h, q_idx,
   /// k_idx) as index values.
@@ -49,7 +49,7 @@ public:
   mlir::Value factor(mlir::OpBuilder &b, mlir::Location loc) const;
 
 private:
-  mutable mlir::attn::AttentionOp op; // accessors are not const
+  mutable mlir::attn::AttentionScoringOpInterface op; // accessors are not const
   bool folded;
 };
 
@@ -96,7 +96,7 @@ RowResult finishRow(mlir::OpBuilder &b, mlir::Location loc, SoftmaxRow row);
 /// `inBounds` holds (null: always), -inf elsewhere. `indices` are (b, h,
 /// q_idx, k_idx).
 mlir::Value maskScore(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::attn::AttentionOp op, mlir::Value score,
+                      mlir::attn::AttentionScoringOpInterface op, mlir::Value score,
                       mlir::ValueRange indices, mlir::Value inBounds);
 
 } // namespace attnc

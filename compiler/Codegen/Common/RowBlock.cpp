@@ -38,13 +38,13 @@ using namespace mlir;
 
 namespace {
 
-class RowBlockBuilder : attnc::KernelEmitter {
+class RowBlockBuilder : attnc::BlockEmitter {
 public:
   RowBlockBuilder(OpBuilder &b, Location loc, attn::AttentionOp op,
                   const attnc::AttentionBuffers &x,
                   const attnc::BlockTiles &t, Value threadId)
-      : KernelEmitter(b, loc), op(op), x(x), t(t), threadId(threadId),
-        model(op), f32(b.getF32Type()) {
+      : BlockEmitter(b, loc, threadId, op.getTiles()->getBlockM()), op(op),
+        x(x), t(t), model(op) {
     attn::TilesAttr tiles = *op.getTiles();
     blockM = tiles.getBlockM();
     blockN = tiles.getBlockN();
@@ -62,15 +62,8 @@ public:
   // Memory and arithmetic, shared with the score layout
   //===--------------------------------------------------------------------===//
 
-  Value load(Value memref, ValueRange indices) {
-    return memref::LoadOp::create(b, loc, memref, indices);
-  }
-  void store(Value value, Value memref, ValueRange indices) {
-    memref::StoreOp::create(b, loc, value, memref, indices);
-  }
-  template <typename Fn> void loopTo(Value ub, Fn body) {
-    loop(index(0), ub, index(1), body);
-  }
+  using BlockEmitter::load;
+  using BlockEmitter::store;
   using KernelEmitter::reduce;
   /// A float sum that may be reassociated (dot products, row sums).
   Value sum(Value x, Value y) {
@@ -82,54 +75,6 @@ public:
   Value scores() { return t.s; }
 
 private:
-  /// body(i) for each row i < rows of the block: a loop on the host, the
-  /// thread's own row on a GPU.
-  template <typename Fn> void forEachRow(Value rows, Fn body) {
-    if (!threadId)
-      return loopTo(rows, body);
-    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, threadId,
-                                 rows),
-           [&] { body(threadId); });
-  }
-
-  /// body(row, col) for row < count, col < width: nested loops on the host;
-  /// on a GPU the flattened index space strided over the block's threads,
-  /// consecutive threads on consecutive columns (coalesced reads).
-  template <typename Fn>
-  void forEachElement(Value count, int64_t width, Fn body) {
-    if (!threadId) {
-      loopTo(count, [&](Value row) {
-        loopTo(index(width), [&](Value col) { body(row, col); });
-      });
-      return;
-    }
-    Value total = mul(count, index(width));
-    loop(threadId, total, index(blockM), [&](Value flat) {
-      body(arith::DivUIOp::create(b, loc, flat, index(width)),
-           arith::RemUIOp::create(b, loc, flat, index(width)));
-    });
-  }
-
-  /// Orders shared-tile writes before reads on a GPU; nothing on the host.
-  void barrier() {
-    if (threadId)
-      gpu::BarrierOp::create(b, loc);
-  }
-
-  Value toF32(Value v) {
-    return v.getType() == f32 ? v : arith::ExtFOp::create(b, loc, f32, v);
-  }
-
-  /// Copies rows [0, count) of a [B, H, N, D] input, starting at sequence
-  /// position `first` of (batch, head), into the f32 tile `tile`.
-  void stageRows(Value input, Value tile, Value batch, Value head, Value first,
-                 Value count, int64_t width) {
-    forEachElement(count, width, [&](Value row, Value col) {
-      store(toF32(load(input, {batch, head, add(first, row), col})), tile,
-            {row, col});
-    });
-  }
-
   void keyTile(const attnc::BlockIds &ids, Value k0);
   void rowScores(const attnc::BlockIds &ids, Value i, Value k0, Value cols,
                  Value mayBlock);
@@ -139,9 +84,7 @@ private:
   attn::AttentionOp op;
   attnc::AttentionBuffers x;
   attnc::BlockTiles t;
-  Value threadId;
   attnc::ScoreModel model;
-  Type f32;
   int64_t blockM, blockN, headDim, headDimV;
   arith::FastMathFlagsAttr dotFlags;
   // Set by emit().
@@ -287,13 +230,10 @@ void RowBlockBuilder::epilogue(const attnc::BlockIds &ids) {
     attnc::RowResult result = attnc::finishRow(
         b, loc, {load(t.rowMax, {i}), load(t.rowSum, {i})});
     if (x.out) {
-      Type outType = cast<MemRefType>(x.out.getType()).getElementType();
       loopTo(index(headDimV), [&](Value d) {
         Value value =
             arith::MulFOp::create(b, loc, load(t.acc, {i, d}), result.inverseSum);
-        if (outType != f32)
-          value = arith::TruncFOp::create(b, loc, outType, value);
-        store(value, x.out, {ids.batch, ids.head, qIdx, d});
+        store(fromF32(value, x.out), x.out, {ids.batch, ids.head, qIdx, d});
       });
     }
     if (x.lse)

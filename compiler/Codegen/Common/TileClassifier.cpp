@@ -384,7 +384,7 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 } // namespace
 
 attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
-                                     attn::AttentionOp op, Value qFirst,
+                                     attn::AttentionScoringOpInterface op, Value qFirst,
                                      Value qLast, Value seqK, int64_t blockN) {
   Emitter e(b, loc);
   Value zero = indexConstant(b, loc, 0);
@@ -403,12 +403,38 @@ attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
   return range;
 }
 
-bool attnc::hasMask(attn::AttentionOp op) {
+attnc::KeyRange attnc::queryLoopBounds(OpBuilder &b, Location loc,
+                                       attn::AttentionScoringOpInterface op,
+                                       Value kFirst, Value kLast, Value seqQ,
+                                       int64_t blockM) {
+  Emitter e(b, loc);
+  Value zero = indexConstant(b, loc, 0);
+  KeyRange range{zero, seqQ};
+  // causal: i >= j; window_right: i >= j - right; window_left: i <= j + left.
+  Value first;
+  if (op.getCausal())
+    first = kFirst;
+  if (std::optional<int64_t> right = op.getWindowRight()) {
+    Value lowered =
+        e.max(zero, e.sub(kFirst, indexConstant(b, loc, *right)));
+    first = first ? e.max(first, lowered) : lowered;
+  }
+  if (first) {
+    Value tile = indexConstant(b, loc, blockM);
+    range.begin = e.min(
+        seqQ, e.mul(arith::DivUIOp::create(b, loc, first, tile), tile));
+  }
+  if (std::optional<int64_t> left = op.getWindowLeft())
+    range.end = e.min(seqQ, e.add(kLast, indexConstant(b, loc, *left + 1)));
+  return range;
+}
+
+bool attnc::hasMask(attn::AttentionScoringOpInterface op) {
   return op.getCausal() || op.getWindowLeft() || op.getWindowRight() ||
          !op.getMask().empty();
 }
 
-TileClass attnc::classifyTile(OpBuilder &b, Location loc, attn::AttentionOp op,
+TileClass attnc::classifyTile(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
                               const TileBox &box) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);
@@ -448,7 +474,7 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   return mapping.lookup(block.getTerminator()->getOperand(0));
 }
 
-Value attnc::emitElementMask(OpBuilder &b, Location loc, attn::AttentionOp op,
+Value attnc::emitElementMask(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
                              Value batch, Value head, Value qIdx, Value kIdx) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);

@@ -28,7 +28,7 @@
 #include "mlir/IR/ValueRange.h"
 
 namespace mlir::attn {
-class AttentionOp;
+class AttentionScoringOpInterface;
 } // namespace mlir::attn
 
 namespace attnc {
@@ -53,22 +53,31 @@ struct KeyRange {
   mlir::Value begin, end;
 };
 KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::attn::AttentionOp op, mlir::Value qFirst,
+                       mlir::attn::AttentionScoringOpInterface op, mlir::Value qFirst,
                        mlir::Value qLast, mlir::Value seqK, int64_t blockN);
 
+/// The query range [begin, end) that the shorthands leave for keys
+/// [kFirst, kLast] among `seqQ` query rows, begin aligned down to `blockM`:
+/// the transpose of keyLoopBounds, for kernels that walk a block of keys
+/// over query tiles (the backward pass).
+KeyRange queryLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::attn::AttentionScoringOpInterface op,
+                         mlir::Value kFirst, mlir::Value kLast,
+                         mlir::Value seqQ, int64_t blockM);
+
 /// Whether `op` has any mask: a shorthand or a mask region.
-bool hasMask(mlir::attn::AttentionOp op);
+bool hasMask(mlir::attn::AttentionScoringOpInterface op);
 
 /// Emits, at the builder's insertion point, the classification of `box`
 /// under the combined mask of `op` (shorthands and region).
 TileClass classifyTile(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::attn::AttentionOp op, const TileBox &box);
+                       mlir::attn::AttentionScoringOpInterface op, const TileBox &box);
 
 /// Emits the per-element mask of `op` for query row `qIdx` and key `kIdx`
 /// (index values): the conjunction of the shorthands and the inlined mask
 /// region. `op` must have a mask.
 mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::attn::AttentionOp op, mlir::Value batch,
+                            mlir::attn::AttentionScoringOpInterface op, mlir::Value batch,
                             mlir::Value head, mlir::Value qIdx,
                             mlir::Value kIdx);
 

@@ -146,6 +146,35 @@ LogicalResult configureAttention(attn::AttentionOp op,
   return success();
 }
 
+/// The gradient kernels take their tiles from the op (attn.attention_grad
+/// may pin them) or 64 x 64: key blocks of block_n keys over query tiles of
+/// block_m rows (attention_grad_kv), query blocks of block_m rows over key
+/// tiles of block_n keys (attention_grad_q). They have no tensor-core form
+/// yet, so mma is always none on a GPU.
+LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
+                                  const attnc::TargetDescription &target) {
+  std::optional<attn::TilesAttr> pinned = op.getTiles();
+  if (pinned && pinned->getMma() && *pinned->getMma() != MmaKind::None)
+    return op.emitOpError() << "has no tensor-core kernel yet; pin mma = none "
+                               "or leave the tiles to attn-kernel-config";
+  int64_t blockM = pinned ? pinned->getBlockM() : 64;
+  int64_t blockN = pinned ? pinned->getBlockN() : 64;
+  if (!pinned && target.isGpu() && op.getQ().getType().getDimSize(3) > 64)
+    blockM = blockN = 32; // f32 tiles of both sides fit shared memory
+  std::optional<MmaKind> mma =
+      target.isGpu() ? std::optional(MmaKind::None) : std::nullopt;
+  op->setAttr("tiles",
+              attn::TilesAttr::get(op->getContext(), blockM, blockN, mma));
+  return success();
+}
+
+/// Rows per block of the delta kernel: a thread per row on a GPU.
+void configureGradDelta(attn::AttentionGradDeltaOp op,
+                        const attnc::TargetDescription &target) {
+  if (!op.getBlockSize())
+    op.setBlockSize(target.isGpu() ? 128 : 256);
+}
+
 /// Elements per block of a cast kernel: host blocks are chunks of work for
 /// one thread; GPU blocks are 256 threads converting 4 elements each.
 void configureCast(attn::CastOp op, const attnc::TargetDescription &target) {
@@ -169,8 +198,15 @@ struct AttnKernelConfigPass
         return failed(configureAttention(attention, *description))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
-      if (auto cast = dyn_cast<attn::CastOp>(op))
-        configureCast(cast, *description);
+      if (isa<attn::AttentionGradKVOp, attn::AttentionGradQOp>(op))
+        return failed(configureGradKernel(
+                   cast<attn::AttentionScoringOpInterface>(op), *description))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
+        configureGradDelta(delta, *description);
+      if (auto castOp = dyn_cast<attn::CastOp>(op))
+        configureCast(castOp, *description);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

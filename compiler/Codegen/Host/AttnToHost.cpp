@@ -8,11 +8,13 @@
 // when attn-host-block-ranges linearizes it); a block's body runs on one
 // thread. Attention: grid (ceil(Nq / block_m), Hq, B), the block's working
 // tiles allocated at its start (hoisted out of the block loop later), the
-// recurrence of RowBlock. Cast: blocks of block_size elements.
+// recurrence of RowBlock. Cast: blocks of block_size elements. The
+// gradient kernels: the grids and blocks of GradBlock.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Passes.h"
@@ -82,6 +84,37 @@ struct AttentionToHost : attnc::KernelOpLowering<attn::AttentionOp> {
   }
 };
 
+/// A gradient kernel: its grid of blocks, each emitted by GradBlock.
+template <typename Op>
+struct GradKernelToHost : attnc::KernelOpLowering<Op> {
+  using Emit = void (*)(OpBuilder &, Location, Op,
+                        const attnc::KernelBuffers &, ValueRange);
+  using GridOf = SmallVector<Value, 3> (*)(OpBuilder &, Location, Op,
+                                           const attnc::KernelBuffers &);
+
+  GradKernelToHost(MLIRContext *context, GridOf gridOf, Emit emit)
+      : attnc::KernelOpLowering<Op>(context), gridOf(gridOf), emit(emit) {}
+
+  void lower(Op op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> grid =
+        getAsOpFoldResult(gridOf(rewriter, loc, op, buffers));
+    buildGrid(rewriter, loc, grid, [&](ValueRange ids) {
+      emit(rewriter, loc, op, buffers, ids);
+    });
+  }
+
+  GridOf gridOf;
+  Emit emit;
+};
+
+template <typename Op>
+SmallVector<Value, 3> scoringGrid(OpBuilder &b, Location loc, Op op,
+                                  const attnc::KernelBuffers &buffers) {
+  return attnc::gradKernelGrid(b, loc, op, buffers);
+}
+
 struct CastToHost : attnc::CastLowering {
   using CastLowering::CastLowering;
 
@@ -100,7 +133,14 @@ struct ConvertAttnToHostPass
     : attnc::impl::ConvertAttnToHostBase<ConvertAttnToHostPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<AttentionToHost, CastToHost>(&getContext());
+    MLIRContext *context = &getContext();
+    patterns.add<AttentionToHost, CastToHost>(context);
+    patterns.add<GradKernelToHost<attn::AttentionGradDeltaOp>>(
+        context, attnc::gradDeltaGrid, attnc::emitGradDeltaBlock);
+    patterns.add<GradKernelToHost<attn::AttentionGradKVOp>>(
+        context, scoringGrid<attn::AttentionGradKVOp>, attnc::emitGradKVBlock);
+    patterns.add<GradKernelToHost<attn::AttentionGradQOp>>(
+        context, scoringGrid<attn::AttentionGradQOp>, attnc::emitGradQBlock);
     if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -84,22 +84,28 @@ pkg::Region describeRegion(Region &region) {
   return result;
 }
 
+/// The scoring attributes and regions of attention and its gradient
+/// kernels (the score region's derivative stays out: the reference derives
+/// its own).
+pkg::AttentionSpec describeScoring(attn::AttentionScoringOpInterface op) {
+  pkg::AttentionSpec a;
+  a.scale = op.getEffectiveScale();
+  a.causal = op.getCausal();
+  a.windowLeft = op.getWindowLeft();
+  a.windowRight = op.getWindowRight();
+  if (!op.getMask().empty())
+    a.mask = describeRegion(op.getMask());
+  if (!op.getScore().empty())
+    a.score = describeRegion(op.getScore());
+  return a;
+}
+
 pkg::OpSpec describeOp(Operation *op) {
   pkg::OpSpec spec;
-  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
-    spec.kind = "attention";
-    pkg::AttentionSpec a;
-    a.scale = attention.getEffectiveScale();
-    a.causal = attention.getCausal();
-    a.windowLeft = attention.getWindowLeft();
-    a.windowRight = attention.getWindowRight();
-    if (!attention.getMask().empty())
-      a.mask = describeRegion(attention.getMask());
-    if (!attention.getScore().empty())
-      a.score = describeRegion(attention.getScore());
-    spec.attention = std::move(a);
+  spec.kind = cast<attn::KernelOpInterface>(op).getKernelKind().str();
+  if (auto scoring = dyn_cast<attn::AttentionScoringOpInterface>(op)) {
+    spec.attention = describeScoring(scoring);
   } else if (auto cast = dyn_cast<attn::CastOp>(op)) {
-    spec.kind = "cast";
     pkg::CastSpec c;
     if (std::optional<APFloat> scale = cast.getScale())
       c.scale = scale->convertToDouble();
@@ -110,7 +116,10 @@ pkg::OpSpec describeOp(Operation *op) {
 
 /// The tile configuration of a kernel op, for the manifest.
 std::map<std::string, int64_t> describeConfig(Operation *op) {
-  if (auto attention = dyn_cast<attn::AttentionOp>(op)) {
+  if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
+    if (std::optional<int64_t> block = delta.getBlockSize())
+      return {{"block_size", *block}};
+  if (auto attention = dyn_cast<attn::AttentionScoringOpInterface>(op)) {
     std::map<std::string, int64_t> config;
     if (std::optional<attn::TilesAttr> tiles = attention.getTiles()) {
       config = {{"block_m", tiles->getBlockM()},
@@ -178,6 +187,9 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
   auto numInputs = program->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr);
+  if (auto forward = program->getAttrOfType<FlatSymbolRefAttr>(
+          attn::kGradientOfAttrName))
+    fn.gradientOf = forward.getValue().str();
   for (BlockArgument arg : program.getArguments())
     (arg.getArgNumber() < numInputs.getInt() ? fn.inputs : fn.outputs)
         .push_back(signature(arg));

@@ -40,3 +40,14 @@ func.func @wgmma(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
       -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
   return %o : tensor<1x4x?x64xbf16>
 }
+
+// -----
+
+// Gradient kernels have no tensor-core form yet.
+func.func @grad_tensor_cores(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op has no tensor-core kernel yet; pin mma = none or leave the tiles to attn-kernel-config}}
+  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>
+  return
+}

@@ -1,0 +1,119 @@
+//===- ExpandAttentionGrad.cpp - attn.attention_grad to its kernels -------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+//   %dq, %dk, %dv = attn.attention_grad %q, %k, %v, %out, %lse, %dout
+//
+// becomes (fast dq)
+//
+//   %delta, %acc = attn.attention_grad_delta %out, %dout
+//   %dk, %dv, %sum = attn.attention_grad_kv %q, %k, %v, %lse, %delta, %dout,
+//                                            %acc
+//   %dq = attn.cast %sum : f32 to q's type
+//
+// or (deterministic dq)
+//
+//   %delta, %unused = attn.attention_grad_delta %out, %dout
+//   %dk, %dv = attn.attention_grad_kv %q, %k, %v, %lse, %delta, %dout
+//   %dq = attn.attention_grad_q %q, %k, %v, %lse, %delta, %dout
+//
+// The kernels share the op's attributes and regions. Program formation
+// then gives %delta and %acc workspace buffers the caller never sees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNEXPANDATTENTIONGRAD
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// The attributes and regions every gradient kernel copies from the op.
+template <typename Kernel>
+Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
+                    ValueRange operands) {
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"scale", "causal", "window_left", "window_right",
+                         "tiles"})
+    if (Attribute attr = op->getAttr(name))
+      attrs.push_back(b.getNamedAttr(name, attr));
+  auto kernel = Kernel::create(b, op.getLoc(), results, operands, attrs);
+  IRMapping mapping;
+  op.getMask().cloneInto(&kernel.getMask(), mapping);
+  op.getScore().cloneInto(&kernel.getScore(), mapping);
+  op.getScoreGrad().cloneInto(&kernel.getScoreGrad(), mapping);
+  return kernel;
+}
+
+struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(attn::AttentionGradOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType qType = op.getQ().getType();
+    Type f32 = rewriter.getF32Type();
+    auto rowType = RankedTensorType::get(qType.getShape().take_front(3), f32);
+    auto accType = RankedTensorType::get(qType.getShape(), f32);
+    auto delta = attn::AttentionGradDeltaOp::create(
+        rewriter, loc, rowType, accType, op.getOut(), op.getDout(),
+        IntegerAttr());
+    SmallVector<Value> operands = {op.getQ(),   op.getK(),
+                                   op.getV(),   op.getLse(),
+                                   delta.getDelta(), op.getDout()};
+    SmallVector<Type> kvTypes = {op.getK().getType(), op.getV().getType()};
+    bool deterministic = op.getDeterministic();
+    if (!deterministic) {
+      kvTypes.push_back(accType);
+      operands.push_back(delta.getDqAccum());
+    }
+    auto kv =
+        createKernel<attn::AttentionGradKVOp>(rewriter, op, kvTypes, operands);
+    Value dq =
+        deterministic
+            ? createKernel<attn::AttentionGradQOp>(
+                  rewriter, op, qType, ValueRange(operands).take_front(6))
+                  .getDq()
+            : attn::CastOp::create(rewriter, loc, qType, kv.getDqAccumOut(),
+                                   FloatAttr(), IntegerAttr())
+                  .getResult();
+    rewriter.replaceOp(op, {dq, kv.getDk(), kv.getDv()});
+    return success();
+  }
+};
+
+struct AttnExpandAttentionGradPass
+    : attnc::impl::AttnExpandAttentionGradBase<AttnExpandAttentionGradPass> {
+  void runOnOperation() override {
+    WalkResult underived = getOperation().walk([](attn::AttentionGradOp op) {
+      if (op.getScore().empty() || !op.getScoreGrad().empty())
+        return WalkResult::advance();
+      op.emitOpError() << "has a score region without its derivative; run "
+                          "attn-differentiate-score first";
+      return WalkResult::interrupt();
+    });
+    if (underived.wasInterrupted())
+      return signalPassFailure();
+    ConversionTarget target(getContext());
+    target.addIllegalOp<attn::AttentionGradOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandAttentionGrad>(&getContext());
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

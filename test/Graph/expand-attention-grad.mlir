@@ -1,0 +1,53 @@
+// RUN: attn-opt %s -split-input-file -attn-expand-attention-grad | FileCheck %s
+
+// Fast dq: the delta kernel zeroes an f32 accumulator that the key/value
+// kernel adds into in place; a cast gives dq its type. Attributes and
+// regions go to the key/value kernel.
+
+// CHECK-LABEL: func.func @atomic
+// CHECK-SAME:      (%[[Q:[^:]+]]: {{.*}}, %[[K:[^:]+]]: {{.*}}, %[[V:[^:]+]]: {{.*}}, %[[O:[^:]+]]: {{.*}}, %[[L:[^:]+]]: {{.*}}, %[[DO:[^:]+]]: {{.*}})
+// CHECK:         %[[DELTA:.+]], %[[ACC:.+]] = attn.attention_grad_delta %[[O]], %[[DO]] : tensor<2x4x8x32xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8xf32>, tensor<2x4x8x64xf32>
+// CHECK:         %[[DK:.+]], %[[DV:.+]], %[[SUM:.+]] = attn.attention_grad_kv %[[Q]], %[[K]], %[[V]], %[[L]], %[[DELTA]], %[[DO]], %[[ACC]] {causal, window_left = 4 : i64}
+// CHECK-SAME:      -> tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>, tensor<2x4x8x64xf32> mask
+// CHECK:         score_grad
+// CHECK:         %[[DQ:.+]] = attn.cast %[[SUM]] : tensor<2x4x8x64xf32> to tensor<2x4x8x64xbf16>
+// CHECK:         return %[[DQ]], %[[DK]], %[[DV]]
+func.func @atomic(%q: tensor<2x4x8x64xbf16>, %k: tensor<2x2x8x64xbf16>, %v: tensor<2x2x8x32xbf16>,
+                  %o: tensor<2x4x8x32xbf16>, %l: tensor<2x4x8xf32>, %do: tensor<2x4x8x32xbf16>)
+    -> (tensor<2x4x8x64xbf16>, tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %k, %v, %o, %l, %do {causal, window_left = 4}
+      : tensor<2x4x8x64xbf16>, tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>, tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>, tensor<2x4x8x32xbf16>
+      -> tensor<2x4x8x64xbf16>, tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %t = arith.constant true
+      attn.yield %t : i1
+    }
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    } score_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %one = arith.constant 1.0 : f32
+      attn.yield %one : f32
+    }
+  return %dq, %dk, %dv : tensor<2x4x8x64xbf16>, tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>
+}
+
+// -----
+
+// Deterministic dq: no accumulator; a kernel per query block computes it.
+
+// CHECK-LABEL: func.func @deterministic
+// CHECK:         %[[DELTA:.+]], %{{.+}} = attn.attention_grad_delta
+// CHECK:         %[[DK:.+]], %[[DV:.+]] = attn.attention_grad_kv %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[DELTA]], %{{[^,]+}} {scale = 5.000000e-01 : f32} :
+// CHECK:         %[[DQ:.+]] = attn.attention_grad_q %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[DELTA]], %{{[^,]+}} {scale = 5.000000e-01 : f32} :
+// CHECK-NOT:     attn.cast
+// CHECK:         return %[[DQ]], %[[DK]], %[[DV]]
+func.func @deterministic(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>)
+    -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q {deterministic, scale = 0.5 : f32}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return %dq, %dk, %dv : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}
