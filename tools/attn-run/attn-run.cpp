@@ -6,7 +6,7 @@
 //
 // attn-run PACKAGE --list
 // attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
-//          [--check] [--bench [--iters N]]
+//          [--check] [--repeat N] [--bench [--iters N]]
 //
 // Inputs are fresh normal(0, 1) values rounded to each input's dtype, from a
 // seed that is always printed, uploaded to buffers of the device; outputs are
@@ -41,7 +41,7 @@ namespace {
 const char *const kUsage =
     "usage: attn-run PACKAGE --list\n"
     "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
-    "                [--seed S] [--check] [--bench [--iters N]]\n"
+    "                [--seed S] [--check] [--repeat N] [--bench [--iters N]]\n"
     "\n"
     "  --list          print the package's function names, one per line\n"
     "  --fn NAME       run function NAME once on random inputs\n"
@@ -53,6 +53,8 @@ const char *const kUsage =
     "printed)\n"
     "  --check         compare every output with the fp64 reference of the\n"
     "                  function's ops\n"
+    "  --repeat N      run N times on the same inputs and fail unless every\n"
+    "                  run's outputs are bitwise identical to the first's\n"
     "  --bench         time warm runs; print the median and minimum\n"
     "  --iters N       timed runs of --bench (default 20)\n"
     "  --help          print this help\n";
@@ -70,6 +72,7 @@ struct Options {
   bool check = false;
   bool bench = false;
   std::optional<int64_t> iters;
+  std::optional<int64_t> repeat;
 };
 
 /// A non-negative decimal integer that fits `max`; `what` names it in errors.
@@ -99,7 +102,7 @@ StatusOr<int64_t> parseExtent(const std::string &text,
 /// Parses the command line; nullopt means --help was printed.
 StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
   static const std::set<std::string> kValueOptions = {
-      "--fn", "--device", "--shape", "--seed", "--iters"};
+      "--fn", "--device", "--shape", "--seed", "--iters", "--repeat"};
   Options options;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -147,6 +150,13 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
       if (*iters < 1)
         return Status::error("--iters must be at least 1");
       options.iters = *iters;
+    } else if (arg == "--repeat") {
+      auto repeat = parseExtent(*value, "--repeat");
+      if (!repeat)
+        return repeat.status();
+      if (*repeat < 2)
+        return Status::error("--repeat must be at least 2");
+      options.repeat = *repeat;
     } else if (arg.rfind("-", 0) == 0) {
       return Status::error("unknown option '" + arg + "'");
     } else if (options.package.empty()) {
@@ -466,6 +476,33 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
   return Status::ok();
 }
 
+/// Runs `runOnce` `runs - 1` more times after the first run, whose outputs
+/// `outputs` hold, and fails unless each run writes the same bytes:
+/// deterministic kernels (attnc --deterministic-grad) must.
+Status checkRepeatable(const rt::Runtime &runtime,
+                       const std::function<StatusOr<double>()> &runOnce,
+                       std::vector<Tensor> &outputs, int64_t runs) {
+  if (Status s = transfer(runtime, outputs, /*toHost=*/true); !s)
+    return s;
+  std::vector<std::vector<uint8_t>> first;
+  for (const Tensor &output : outputs)
+    first.push_back(output.host);
+  for (int64_t run = 1; run < runs; ++run) {
+    if (auto ran = runOnce(); !ran)
+      return ran.status();
+    if (Status s = transfer(runtime, outputs, /*toHost=*/true); !s)
+      return s;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].host != first[i])
+        return Status::error("--repeat: output " + outputs[i].sig->name +
+                             " of run " + std::to_string(run + 1) +
+                             " differs from run 1");
+  }
+  std::printf("repeat: outputs bitwise identical over %lld runs\n",
+              static_cast<long long>(runs));
+  return Status::ok();
+}
+
 /// Times `iters` warm runs of `runOnce` and prints their median and minimum.
 Status bench(const std::function<StatusOr<double>()> &runOnce, int64_t iters) {
   for (int i = 0; i < kWarmupRuns; ++i)
@@ -546,8 +583,12 @@ Status runFunction(const Options &options) {
     if (Status s = check(*outputs, *expected); !s)
       return s;
   }
+  if (options.repeat)
+    if (Status s = checkRepeatable(*runtime, runOnce, *outputs, *options.repeat);
+        !s)
+      return s;
   if (!options.bench) {
-    if (!options.check)
+    if (!options.check && !options.repeat)
       std::printf("%s: ran in %.3f ms\n", sig.name.c_str(), *first);
     return Status::ok();
   }

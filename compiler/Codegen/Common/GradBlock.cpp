@@ -11,8 +11,15 @@
 //   dp = dout_i · v_j;  ds = p (dp - delta_i)
 //   dsRaw = p == 0 ? 0 : ds · score'(x) · scale         (score' = score_grad)
 //
-// then dv_j += p dout_i, dk_j += dsRaw q_i, dq_i += dsRaw k_j. A row with
-// lse = -inf has p = 0 everywhere, so its gradients are exactly 0.
+// A row with lse = -inf has p = 0 everywhere, so its gradients are 0.
+//
+// attention_grad_kv, per query tile of a block of keys:
+//   stage q, dout, lse, delta rows                      (all threads)
+//   P[i, j], dS[i, j] for the tile                      (thread j)
+//   dv_j += sum_i P[i, j] dout_i; dk_j += sum_i dS[i, j] q_i   (thread j)
+//   dq_i += sum_j dS[i, j] k_j, added atomically        (threads over i, d)
+// attention_grad_q, per key tile of a block of query rows:
+//   stage k, v rows (all threads); dq_i += sum_j dS[i, j] k_j (thread i)
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +36,6 @@ using namespace mlir;
 
 namespace {
 
-/// The f32 working tiles: staged rows of q, dout, lse, delta and of k, v,
-/// and the gradient rows a block sums.
-struct GradTiles {
-  Value q, dout, lse, delta, k, v, dq, dk, dv;
-};
-
 /// A (query row, key) pair's P and dS with respect to the raw dot product.
 struct PairGradient {
   Value p, dsRaw;
@@ -44,9 +45,10 @@ class GradBlockBuilder : attnc::BlockEmitter {
 public:
   GradBlockBuilder(OpBuilder &b, Location loc,
                    attn::AttentionScoringOpInterface op, Region &scoreGrad,
-                   const attnc::KernelBuffers &buffers)
-      : BlockEmitter(b, loc, /*threadId=*/Value(), 1), op(op),
-        scoreGrad(scoreGrad), x(buffers) {
+                   const attnc::KernelBuffers &buffers,
+                   const attnc::GradTiles &t, Value threadId)
+      : BlockEmitter(b, loc, threadId, attnc::gradKernelThreads(op)), op(op),
+        scoreGrad(scoreGrad), x(buffers), t(t) {
     blockM = op.getTiles()->getBlockM();
     blockN = op.getTiles()->getBlockN();
     headDim = op.getQ().getType().getDimSize(3);
@@ -67,11 +69,13 @@ private:
   Value dim(Value memref, int64_t d) {
     return memref::DimOp::create(b, loc, memref, d);
   }
-  Value minIndex(Value a, Value c) {
-    return arith::MinUIOp::create(b, loc, a, c);
+  /// min(tile, extent - first): the valid rows of a tile.
+  Value valid(int64_t tile, Value extent, Value first) {
+    return arith::MinUIOp::create(b, loc, index(tile),
+                                  arith::SubIOp::create(b, loc, extent, first));
   }
-  Value alloc(ArrayRef<int64_t> shape) {
-    return memref::AllocOp::create(b, loc, MemRefType::get(shape, f32));
+  Value last(Value first, Value count) {
+    return arith::SubIOp::create(b, loc, add(first, count), index(1));
   }
   Value fsum(Value a, Value c) {
     return arith::AddFOp::create(b, loc, a, c, dotFlags);
@@ -79,66 +83,48 @@ private:
   Value fmul(Value a, Value c) {
     return arith::MulFOp::create(b, loc, a, c, dotFlags);
   }
+  /// sum over n < count of term(n), reassociable.
+  template <typename Fn> Value sumOver(Value count, Fn term) {
+    return reduce(count, f32Const(0.0), term,
+                  [&](Value acc, Value v) { return fsum(acc, v); });
+  }
   Value dot(Value tileA, Value i, Value tileB, Value j, int64_t width) {
-    return reduce(
-        index(width), f32Const(0.0),
-        [&](Value d) {
-          return fmul(load(tileA, {i, d}), load(tileB, {j, d}));
-        },
-        [&](Value acc, Value term) { return fsum(acc, term); });
+    return sumOver(index(width), [&](Value d) {
+      return fmul(load(tileA, {i, d}), load(tileB, {j, d}));
+    });
   }
   void zero(Value tile, Value count, int64_t width) {
     forEachElement(count, width, [&](Value r, Value c) {
       store(f32Const(0.0), tile, {r, c});
     });
   }
-  /// tile[row, :] += factor · source[srcRow, :]
-  void axpy(Value tile, Value row, Value factor, Value source, Value srcRow,
-            int64_t width) {
-    loopTo(index(width), [&](Value d) {
-      store(fsum(load(tile, {row, d}), fmul(factor, load(source, {srcRow, d}))),
-            tile, {row, d});
-    });
-  }
 
-  GradTiles allocTiles();
-  void freeTiles(const GradTiles &t);
-  void stageQueryRows(const GradTiles &t, Value batch, Value head, Value q0,
-                      Value rows);
+  void stageQueryRows(Value batch, Value head, Value q0, Value rows);
   Value allowed(Value mayBlock, ValueRange indices);
-  PairGradient pairGradient(const GradTiles &t, Value i, Value j,
-                            ValueRange indices, Value mayBlock);
+  PairGradient pairGradient(Value i, Value j, ValueRange indices,
+                            Value mayBlock);
   void writeRows(Value tile, Value out, ValueRange prefix, Value first,
                  Value count, int64_t width);
-  void queryTileOfKeyBlock(const GradTiles &t, ValueRange ids, Value head,
-                           Value q0, Value k0, Value cols, Value dqAccum);
+  void queryTileOfKeyBlock(Value batch, Value head, Value q0, Value k0,
+                           Value cols, Value dqAccum);
+  void addKeyRowSums(Value rows, Value cols);
+  void addQueryRowSums(Value batch, Value head, Value q0, Value rows,
+                       Value cols, Value dqAccum);
 
   attn::AttentionScoringOpInterface op;
   Region &scoreGrad;
   const attnc::KernelBuffers &x;
+  attnc::GradTiles t;
   int64_t blockM, blockN, headDim, headDimV;
   arith::FastMathFlagsAttr dotFlags;
 };
 
-GradTiles GradBlockBuilder::allocTiles() {
-  return {alloc({blockM, headDim}), alloc({blockM, headDimV}),
-          alloc({blockM}),          alloc({blockM}),
-          alloc({blockN, headDim}), alloc({blockN, headDimV}),
-          alloc({blockM, headDim}), alloc({blockN, headDim}),
-          alloc({blockN, headDimV})};
-}
-
-void GradBlockBuilder::freeTiles(const GradTiles &t) {
-  for (Value tile : {t.q, t.dout, t.lse, t.delta, t.k, t.v, t.dq, t.dk, t.dv})
-    memref::DeallocOp::create(b, loc, tile);
-}
-
 /// Stages q, dout, lse and delta of rows [q0, q0 + rows) of (batch, head).
-void GradBlockBuilder::stageQueryRows(const GradTiles &t, Value batch,
-                                      Value head, Value q0, Value rows) {
+void GradBlockBuilder::stageQueryRows(Value batch, Value head, Value q0,
+                                      Value rows) {
   stageRows(operand(0), t.q, batch, head, q0, rows, headDim);
   stageRows(operand(5), t.dout, batch, head, q0, rows, headDimV);
-  loopTo(rows, [&](Value i) {
+  forEachElement(rows, 1, [&](Value i, Value) {
     store(load(operand(3), {batch, head, add(q0, i)}), t.lse, {i});
     store(load(operand(4), {batch, head, add(q0, i)}), t.delta, {i});
   });
@@ -159,13 +145,13 @@ Value GradBlockBuilder::allowed(Value mayBlock, ValueRange indices) {
       })[0];
 }
 
-PairGradient GradBlockBuilder::pairGradient(const GradTiles &t, Value i,
-                                            Value j, ValueRange indices,
+PairGradient GradBlockBuilder::pairGradient(Value i, Value j,
+                                            ValueRange indices,
                                             Value mayBlock) {
   using P = arith::CmpFPredicate;
   Value scale = f32Const(op.getEffectiveScale());
-  Value scaled = arith::MulFOp::create(b, loc, dot(t.q, i, t.k, j, headDim),
-                                       scale);
+  Value scaled =
+      arith::MulFOp::create(b, loc, dot(t.q, i, t.k, j, headDim), scale);
   SmallVector<Value> args = {scaled};
   llvm::append_range(args, indices);
   Value s = op.getScore().empty() ? scaled
@@ -204,40 +190,66 @@ void GradBlockBuilder::writeRows(Value tile, Value out, ValueRange prefix,
   });
 }
 
+/// dv_j += sum_i P[i, j] dout_i and dk_j += sum_i dS[i, j] q_i, each key
+/// row by its own thread.
+void GradBlockBuilder::addKeyRowSums(Value rows, Value cols) {
+  forEachRow(cols, [&](Value j) {
+    loopTo(index(headDimV), [&](Value d) {
+      Value sum = sumOver(rows, [&](Value i) {
+        return fmul(load(t.p, {i, j}), load(t.dout, {i, d}));
+      });
+      store(fsum(load(t.dv, {j, d}), sum), t.dv, {j, d});
+    });
+    loopTo(index(headDim), [&](Value d) {
+      Value sum = sumOver(rows, [&](Value i) {
+        return fmul(load(t.ds, {i, j}), load(t.q, {i, d}));
+      });
+      store(fsum(load(t.dk, {j, d}), sum), t.dk, {j, d});
+    });
+  });
+}
+
+/// dq_i += sum_j dS[i, j] k_j into the accumulator, atomically: other key
+/// blocks add to the same rows concurrently.
+void GradBlockBuilder::addQueryRowSums(Value batch, Value head, Value q0,
+                                       Value rows, Value cols,
+                                       Value dqAccum) {
+  forEachElement(rows, headDim, [&](Value i, Value d) {
+    Value sum = sumOver(cols, [&](Value j) {
+      return fmul(load(t.ds, {i, j}), load(t.k, {j, d}));
+    });
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, sum,
+                                dqAccum,
+                                ValueRange{batch, head, add(q0, i), d});
+  });
+}
+
 /// One query tile [q0, q0 + rows) of head `head` against the block's keys.
-void GradBlockBuilder::queryTileOfKeyBlock(const GradTiles &t, ValueRange ids,
-                                           Value head, Value q0, Value k0,
-                                           Value cols, Value dqAccum) {
-  Value batch = ids[2];
-  Value rows = minIndex(index(blockM),
-                        arith::SubIOp::create(b, loc, dim(operand(0), 2), q0));
-  Value qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
-  Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), index(1));
-  attnc::TileClass tile =
-      attnc::classifyTile(b, loc, op, {batch, head, q0, qLast, k0, kLast});
+void GradBlockBuilder::queryTileOfKeyBlock(Value batch, Value head, Value q0,
+                                           Value k0, Value cols,
+                                           Value dqAccum) {
+  Value rows = valid(blockM, dim(operand(0), 2), q0);
+  attnc::TileClass tile = attnc::classifyTile(
+      b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
+  // The classification is uniform over the block, so GPU barriers inside
+  // this branch are reached by every thread or none.
   ifThen(tile.mayAllow, [&] {
-    stageQueryRows(t, batch, head, q0, rows);
-    if (dqAccum)
-      zero(t.dq, rows, headDim);
-    loopTo(rows, [&](Value i) {
-      loopTo(cols, [&](Value j) {
-        PairGradient g = pairGradient(t, i, j, {batch, head, add(q0, i),
-                                                add(k0, j)},
-                                      tile.mayBlock);
-        axpy(t.dv, j, g.p, t.dout, i, headDimV);
-        axpy(t.dk, j, g.dsRaw, t.q, i, headDim);
-        if (dqAccum)
-          axpy(t.dq, i, g.dsRaw, t.k, j, headDim);
+    barrier(); // the previous tile's rows and P/dS are no longer read
+    stageQueryRows(batch, head, q0, rows);
+    barrier();
+    forEachRow(cols, [&](Value j) {
+      loopTo(rows, [&](Value i) {
+        PairGradient g =
+            pairGradient(i, j, {batch, head, add(q0, i), add(k0, j)},
+                         tile.mayBlock);
+        store(g.p, t.p, {i, j});
+        store(g.dsRaw, t.ds, {i, j});
       });
     });
-    if (!dqAccum)
-      return;
-    // Other key blocks add to the same rows concurrently.
-    forEachElement(rows, headDim, [&](Value i, Value d) {
-      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf,
-                                  load(t.dq, {i, d}), dqAccum,
-                                  ValueRange{batch, head, add(q0, i), d});
-    });
+    barrier();
+    addKeyRowSums(rows, cols);
+    if (dqAccum)
+      addQueryRowSums(batch, head, q0, rows, cols, dqAccum);
   });
 }
 
@@ -245,74 +257,73 @@ void GradBlockBuilder::keyBlock(ValueRange ids, Value dk, Value dv,
                                 Value dqAccum) {
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
-  Value cols = minIndex(index(blockN),
-                        arith::SubIOp::create(b, loc, dim(operand(1), 2), k0));
-  Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), index(1));
-  GradTiles t = allocTiles();
+  Value cols = valid(blockN, dim(operand(1), 2), k0);
   stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);
   stageRows(operand(2), t.v, batch, kvHead, k0, cols, headDimV);
   zero(t.dk, cols, headDim);
   zero(t.dv, cols, headDimV);
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
-      b, loc, op, k0, kLast, dim(operand(0), 2), blockM);
+      b, loc, op, k0, last(k0, cols), dim(operand(0), 2), blockM);
   // The group's query heads all add into this block's dk and dv.
   loopTo(index(group), [&](Value member) {
     Value head = add(mul(kvHead, index(group)), member);
     loop(queries.begin, queries.end, index(blockM), [&](Value q0) {
-      queryTileOfKeyBlock(t, ids, head, q0, k0, cols, dqAccum);
+      queryTileOfKeyBlock(batch, head, q0, k0, cols, dqAccum);
     });
   });
+  barrier();
   if (dk)
     writeRows(t.dk, dk, {batch, kvHead}, k0, cols, headDim);
   if (dv)
     writeRows(t.dv, dv, {batch, kvHead}, k0, cols, headDimV);
-  freeTiles(t);
 }
 
 void GradBlockBuilder::queryBlock(ValueRange ids, Value dq) {
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
-  Value rows = minIndex(index(blockM),
-                        arith::SubIOp::create(b, loc, dim(operand(0), 2), q0));
-  Value qLast = arith::SubIOp::create(b, loc, add(q0, rows), index(1));
+  Value rows = valid(blockM, dim(operand(0), 2), q0);
+  Value qLast = last(q0, rows);
   Value kvHead =
       arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   Value seqK = dim(operand(1), 2);
-  GradTiles t = allocTiles();
-  stageQueryRows(t, batch, head, q0, rows);
+  stageQueryRows(batch, head, q0, rows);
   zero(t.dq, rows, headDim);
   attnc::KeyRange keys =
       attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
   loop(keys.begin, keys.end, index(blockN), [&](Value k0) {
-    Value cols =
-        minIndex(index(blockN), arith::SubIOp::create(b, loc, seqK, k0));
-    Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), index(1));
-    attnc::TileClass tile =
-        attnc::classifyTile(b, loc, op, {batch, head, q0, qLast, k0, kLast});
+    Value cols = valid(blockN, seqK, k0);
+    attnc::TileClass tile = attnc::classifyTile(
+        b, loc, op, {batch, head, q0, qLast, k0, last(k0, cols)});
     ifThen(tile.mayAllow, [&] {
+      barrier(); // the previous key tile is no longer read
       stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);
       stageRows(operand(2), t.v, batch, kvHead, k0, cols, headDimV);
-      loopTo(rows, [&](Value i) {
+      barrier();
+      forEachRow(rows, [&](Value i) {
         loopTo(cols, [&](Value j) {
           PairGradient g = pairGradient(
-              t, i, j, {batch, head, add(q0, i), add(k0, j)}, tile.mayBlock);
-          axpy(t.dq, i, g.dsRaw, t.k, j, headDim);
+              i, j, {batch, head, add(q0, i), add(k0, j)}, tile.mayBlock);
+          loopTo(index(headDim), [&](Value d) {
+            store(fsum(load(t.dq, {i, d}), fmul(g.dsRaw, load(t.k, {j, d}))),
+                  t.dq, {i, d});
+          });
         });
       });
     });
   });
+  barrier();
   writeRows(t.dq, dq, {batch, head}, q0, rows, headDim);
-  freeTiles(t);
 }
 
-/// attention_grad_delta: per row of the block, delta = out · dout and a
-/// zeroed row of the dq accumulator (each when kept).
+/// attention_grad_delta: per row, delta = out · dout and a zeroed row of
+/// the dq accumulator (each when kept).
 class DeltaBlockBuilder : attnc::BlockEmitter {
 public:
   DeltaBlockBuilder(OpBuilder &b, Location loc, attn::AttentionGradDeltaOp op,
-                    const attnc::KernelBuffers &x)
-      : BlockEmitter(b, loc, /*threadId=*/Value(), 1), op(op), x(x) {}
+                    const attnc::KernelBuffers &x, Value threadId)
+      : BlockEmitter(b, loc, threadId, attnc::gradKernelThreads(op)), op(op),
+        x(x) {}
 
   void emit(ValueRange ids) {
     Value out = x.operands[0], dout = x.operands[1];
@@ -321,10 +332,12 @@ public:
     int64_t rowsPerBlock = *op.getBlockSize();
     int64_t width = op.getOut().getType().getDimSize(3);
     Value first = mul(ids[0], index(rowsPerBlock));
-    Value end = arith::MinUIOp::create(
-        b, loc, memref::DimOp::create(b, loc, out, 2),
-        add(first, index(rowsPerBlock)));
-    loop(first, end, index(1), [&](Value i) {
+    Value rows = arith::MinUIOp::create(
+        b, loc, index(rowsPerBlock),
+        arith::SubIOp::create(b, loc, memref::DimOp::create(b, loc, out, 2),
+                              first));
+    forEachRow(rows, [&](Value r) {
+      Value i = add(first, r);
       if (delta) {
         Value sum = reduce(
             index(width), f32Const(0.0),
@@ -362,6 +375,35 @@ SmallVector<Value, 3> rowGrid(OpBuilder &b, Location loc, Value seq,
 
 } // namespace
 
+SmallVector<SmallVector<int64_t, 2>, 11>
+attnc::gradTileShapes(attn::AttentionScoringOpInterface op, int64_t pad) {
+  int64_t blockM = op.getTiles()->getBlockM();
+  int64_t blockN = op.getTiles()->getBlockN();
+  int64_t headDim = op.getQ().getType().getDimSize(3) + pad;
+  int64_t headDimV = op.getV().getType().getDimSize(3) + pad;
+  return {{blockM, headDim},     {blockM, headDimV}, {blockM},
+          {blockM},              {blockN, headDim},  {blockN, headDimV},
+          {blockM, headDim},     {blockN, headDim},  {blockN, headDimV},
+          {blockM, blockN + pad}, {blockM, blockN + pad}};
+}
+
+attnc::GradTiles
+attnc::makeGradTiles(attn::AttentionScoringOpInterface op, int64_t pad,
+                     function_ref<Value(ArrayRef<int64_t>)> make) {
+  SmallVector<Value, 11> v;
+  for (const SmallVector<int64_t, 2> &shape : gradTileShapes(op, pad))
+    v.push_back(make(shape));
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
+}
+
+int64_t attnc::gradKernelThreads(Operation *op) {
+  if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
+    return *delta.getBlockSize();
+  attn::TilesAttr tiles = *cast<attn::AttentionScoringOpInterface>(op).getTiles();
+  return isa<attn::AttentionGradKVOp>(op) ? tiles.getBlockN()
+                                          : tiles.getBlockM();
+}
+
 SmallVector<Value, 3>
 attnc::gradDeltaGrid(OpBuilder &b, Location loc,
                      attn::AttentionGradDeltaOp op,
@@ -388,21 +430,26 @@ attnc::gradKernelGrid(OpBuilder &b, Location loc,
 
 void attnc::emitGradDeltaBlock(OpBuilder &b, Location loc,
                                attn::AttentionGradDeltaOp op,
-                               const KernelBuffers &buffers, ValueRange ids) {
-  DeltaBlockBuilder(b, loc, op, buffers).emit(ids);
+                               const KernelBuffers &buffers, ValueRange ids,
+                               Value threadId) {
+  DeltaBlockBuilder(b, loc, op, buffers, threadId).emit(ids);
 }
 
 void attnc::emitGradKVBlock(OpBuilder &b, Location loc,
                             attn::AttentionGradKVOp op,
-                            const KernelBuffers &buffers, ValueRange ids) {
+                            const KernelBuffers &buffers,
+                            const GradTiles &tiles, ValueRange ids,
+                            Value threadId) {
   Value dqAccum = op.getDqAccum() ? buffers.results[2] : Value();
-  GradBlockBuilder(b, loc, op, op.getScoreGrad(), buffers)
+  GradBlockBuilder(b, loc, op, op.getScoreGrad(), buffers, tiles, threadId)
       .keyBlock(ids, buffers.results[0], buffers.results[1], dqAccum);
 }
 
 void attnc::emitGradQBlock(OpBuilder &b, Location loc,
                            attn::AttentionGradQOp op,
-                           const KernelBuffers &buffers, ValueRange ids) {
-  GradBlockBuilder(b, loc, op, op.getScoreGrad(), buffers)
+                           const KernelBuffers &buffers,
+                           const GradTiles &tiles, ValueRange ids,
+                           Value threadId) {
+  GradBlockBuilder(b, loc, op, op.getScoreGrad(), buffers, tiles, threadId)
       .queryBlock(ids, buffers.results[0]);
 }

@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The FlashAttention-2 backward with f32 working tiles in memory, as the
-// host runs it (one thread per block): nothing of size Nq x Nk is stored;
-// each (query row, key) pair recomputes its score and P = exp(s - lse) from
-// the staged tiles, tile by tile, with the forward's tile classification.
+// The FlashAttention-2 backward with f32 working tiles in memory, for both
+// mappings onto threads of BlockEmitter: a block is one host thread, or a
+// GPU block whose threads own key rows (attention_grad_kv), query rows
+// (attention_grad_q) or rows (attention_grad_delta). Nothing of size
+// Nq x Nk is stored: each tile recomputes its scores and P = exp(s - lse)
+// from the staged rows, with the forward's tile classification.
 //
 //   attention_grad_delta  grid (ceil(Nq / rows), Hq, B): delta = rowsum(out
 //                         * dout), and the dq accumulator zeroed
@@ -37,17 +39,43 @@ gradKernelGrid(mlir::OpBuilder &b, mlir::Location loc,
                mlir::attn::AttentionScoringOpInterface op,
                const KernelBuffers &buffers);
 
+/// The f32 working tiles of a gradient kernel block, in this order: staged
+/// query-side rows q [block_m, D], dout [block_m, Dv], lse and delta
+/// [block_m]; staged key-side rows k [block_n, D], v [block_n, Dv]; the
+/// sums dq [block_m, D], dk [block_n, D], dv [block_n, Dv]; a tile's P and
+/// dS [block_m, block_n]. Rows may be longer than needed (GPU padding).
+struct GradTiles {
+  mlir::Value q, dout, lse, delta, k, v, dq, dk, dv, p, ds;
+};
+
+/// The shapes of those tiles, rows of 2-d tiles padded by `pad` elements
+/// (a GPU's threads walk rows, so padding spreads them over banks).
+llvm::SmallVector<llvm::SmallVector<int64_t, 2>, 11>
+gradTileShapes(mlir::attn::AttentionScoringOpInterface op, int64_t pad);
+/// The tiles from `make(shape)`, one call per shape in order.
+GradTiles makeGradTiles(mlir::attn::AttentionScoringOpInterface op,
+                        int64_t pad,
+                        llvm::function_ref<mlir::Value(llvm::ArrayRef<int64_t>)>
+                            make);
+
+/// Threads per GPU block of each kernel: one per key row, query row or row.
+int64_t gradKernelThreads(mlir::Operation *op);
+
 /// Emits block `ids` (x, y, z of the grid) of each kernel at the builder's
-/// insertion point, allocating its f32 working tiles.
+/// insertion point. `threadId` is null on the host, else the thread's index
+/// in a GPU block of gradKernelThreads(op) threads.
 void emitGradDeltaBlock(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::attn::AttentionGradDeltaOp op,
-                        const KernelBuffers &buffers, mlir::ValueRange ids);
+                        const KernelBuffers &buffers, mlir::ValueRange ids,
+                        mlir::Value threadId);
 void emitGradKVBlock(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::attn::AttentionGradKVOp op,
-                     const KernelBuffers &buffers, mlir::ValueRange ids);
+                     const KernelBuffers &buffers, const GradTiles &tiles,
+                     mlir::ValueRange ids, mlir::Value threadId);
 void emitGradQBlock(mlir::OpBuilder &b, mlir::Location loc,
                     mlir::attn::AttentionGradQOp op,
-                    const KernelBuffers &buffers, mlir::ValueRange ids);
+                    const KernelBuffers &buffers, const GradTiles &tiles,
+                    mlir::ValueRange ids, mlir::Value threadId);
 
 } // namespace attnc
 

@@ -147,7 +147,7 @@ LogicalResult configureAttention(attn::AttentionOp op,
 }
 
 /// The gradient kernels take their tiles from the op (attn.attention_grad
-/// may pin them) or 64 x 64: key blocks of block_n keys over query tiles of
+/// may pin them) or square ones: key blocks of block_n keys over query tiles of
 /// block_m rows (attention_grad_kv), query blocks of block_m rows over key
 /// tiles of block_n keys (attention_grad_q). They have no tensor-core form
 /// yet, so mma is always none on a GPU.
@@ -157,10 +157,13 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
   if (pinned && pinned->getMma() && *pinned->getMma() != MmaKind::None)
     return op.emitOpError() << "has no tensor-core kernel yet; pin mma = none "
                                "or leave the tiles to attn-kernel-config";
-  int64_t blockM = pinned ? pinned->getBlockM() : 64;
-  int64_t blockN = pinned ? pinned->getBlockN() : 64;
-  if (!pinned && target.isGpu() && op.getQ().getType().getDimSize(3) > 64)
-    blockM = blockN = 32; // f32 tiles of both sides fit shared memory
+  // On a GPU the block's f32 tiles of both sides live in shared memory:
+  // 64 rows fit up to head dim 64, 32 up to 128, 16 above.
+  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
+                            op.getV().getType().getDimSize(3));
+  int64_t tile = !target.isGpu() ? 64 : widest <= 64 ? 64 : widest <= 128 ? 32 : 16;
+  int64_t blockM = pinned ? pinned->getBlockM() : tile;
+  int64_t blockN = pinned ? pinned->getBlockN() : tile;
   std::optional<MmaKind> mma =
       target.isGpu() ? std::optional(MmaKind::None) : std::nullopt;
   op->setAttr("tiles",

@@ -84,36 +84,52 @@ struct AttentionToHost : attnc::KernelOpLowering<attn::AttentionOp> {
   }
 };
 
-/// A gradient kernel: its grid of blocks, each emitted by GradBlock.
-template <typename Op>
-struct GradKernelToHost : attnc::KernelOpLowering<Op> {
-  using Emit = void (*)(OpBuilder &, Location, Op,
-                        const attnc::KernelBuffers &, ValueRange);
-  using GridOf = SmallVector<Value, 3> (*)(OpBuilder &, Location, Op,
-                                           const attnc::KernelBuffers &);
+/// The gradient kernels: grids and blocks of GradBlock, a block's f32
+/// tiles allocated at its start (hoisted later) and freed at its end.
+struct GradDeltaToHost : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
+  using KernelOpLowering::KernelOpLowering;
 
-  GradKernelToHost(MLIRContext *context, GridOf gridOf, Emit emit)
-      : attnc::KernelOpLowering<Op>(context), gridOf(gridOf), emit(emit) {}
+  void lower(attn::AttentionGradDeltaOp op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    buildGrid(rewriter, loc,
+              getAsOpFoldResult(attnc::gradDeltaGrid(rewriter, loc, op, buffers)),
+              [&](ValueRange ids) {
+                attnc::emitGradDeltaBlock(rewriter, loc, op, buffers, ids,
+                                          /*threadId=*/Value());
+              });
+  }
+};
+
+template <typename Op>
+struct GradTilesToHost : attnc::KernelOpLowering<Op> {
+  using Emit = void (*)(OpBuilder &, Location, Op, const attnc::KernelBuffers &,
+                        const attnc::GradTiles &, ValueRange, Value);
+
+  GradTilesToHost(MLIRContext *context, Emit emit)
+      : attnc::KernelOpLowering<Op>(context), emit(emit) {}
 
   void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmallVector<OpFoldResult> grid =
-        getAsOpFoldResult(gridOf(rewriter, loc, op, buffers));
+        getAsOpFoldResult(attnc::gradKernelGrid(rewriter, loc, op, buffers));
     buildGrid(rewriter, loc, grid, [&](ValueRange ids) {
-      emit(rewriter, loc, op, buffers, ids);
+      SmallVector<Value> allocated;
+      attnc::GradTiles tiles =
+          attnc::makeGradTiles(op, /*pad=*/0, [&](ArrayRef<int64_t> shape) {
+            allocated.push_back(memref::AllocOp::create(
+                rewriter, loc, MemRefType::get(shape, rewriter.getF32Type())));
+            return allocated.back();
+          });
+      emit(rewriter, loc, op, buffers, tiles, ids, /*threadId=*/Value());
+      for (Value tile : allocated)
+        memref::DeallocOp::create(rewriter, loc, tile);
     });
   }
 
-  GridOf gridOf;
   Emit emit;
 };
-
-template <typename Op>
-SmallVector<Value, 3> scoringGrid(OpBuilder &b, Location loc, Op op,
-                                  const attnc::KernelBuffers &buffers) {
-  return attnc::gradKernelGrid(b, loc, op, buffers);
-}
 
 struct CastToHost : attnc::CastLowering {
   using CastLowering::CastLowering;
@@ -135,12 +151,11 @@ struct ConvertAttnToHostPass
     RewritePatternSet patterns(&getContext());
     MLIRContext *context = &getContext();
     patterns.add<AttentionToHost, CastToHost>(context);
-    patterns.add<GradKernelToHost<attn::AttentionGradDeltaOp>>(
-        context, attnc::gradDeltaGrid, attnc::emitGradDeltaBlock);
-    patterns.add<GradKernelToHost<attn::AttentionGradKVOp>>(
-        context, scoringGrid<attn::AttentionGradKVOp>, attnc::emitGradKVBlock);
-    patterns.add<GradKernelToHost<attn::AttentionGradQOp>>(
-        context, scoringGrid<attn::AttentionGradQOp>, attnc::emitGradQBlock);
+    patterns.add<GradDeltaToHost>(context);
+    patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
+        context, attnc::emitGradKVBlock);
+    patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(
+        context, attnc::emitGradQBlock);
     if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -8,11 +8,13 @@
 // (x, y, z) = (query block, head, batch) of the grid the host uses (query
 // blocks in reverse for causal kernels, so that the long blocks near the
 // end of the sequence start first), with the kernel its tiles name. Cast:
-// blocks of block_size elements, 256 threads.
+// blocks of block_size elements, 256 threads. Gradient kernels: the grids
+// of GradBlock, their scalar form with f32 tiles in shared memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Codegen/Config/TargetDescription.h"
@@ -79,17 +81,22 @@ ScalarLayout getScalarLayout(attn::AttentionOp op) {
   return layout;
 }
 
+/// An f32 tile of `shape` at byte `offset` of dynamic shared memory.
+Value sharedView(OpBuilder &b, Location loc, Value shared, int64_t offset,
+                 ArrayRef<int64_t> shape) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value at = arith::ConstantIndexOp::create(b, loc, offset);
+  auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
+  return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{});
+}
+
 /// The f32 tiles of the scalar kernel, as views of shared memory.
 attnc::BlockTiles scalarTiles(OpBuilder &b, Location loc, attn::AttentionOp op,
                               Value shared) {
   ScalarLayout layout = getScalarLayout(op);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
-    Value at = arith::ConstantIndexOp::create(b, loc, offset);
-    auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
-    return memref::ViewOp::create(b, loc, type, shared, at, ValueRange{})
-        .getResult();
+    return sharedView(b, loc, shared, offset, shape);
   };
   int64_t blockM = op.getTiles()->getBlockM();
   int64_t blockN = op.getTiles()->getBlockN();
@@ -179,6 +186,71 @@ struct AttentionToGPU : attnc::KernelOpLowering<attn::AttentionOp> {
   const attnc::TargetDescription &target;
 };
 
+/// The gradient kernels' f32 tiles, one after the other in dynamic shared
+/// memory, rows padded by one element (their threads walk rows).
+constexpr int64_t kGradTilePad = 1;
+
+int64_t gradSharedBytes(attn::AttentionScoringOpInterface op) {
+  int64_t elements = 0;
+  for (const SmallVector<int64_t, 2> &shape :
+       attnc::gradTileShapes(op, kGradTilePad))
+    elements += shape.size() == 1 ? shape[0] : shape[0] * shape[1];
+  return elements * static_cast<int64_t>(sizeof(float));
+}
+
+/// Delta: a thread per row of the block.
+struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
+  using KernelOpLowering::KernelOpLowering;
+
+  void lower(attn::AttentionGradDeltaOp op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    buildLaunch(rewriter, loc,
+                attnc::gradDeltaGrid(rewriter, loc, op, buffers),
+                attnc::gradKernelThreads(op), 0, [&](gpu::LaunchOp launch) {
+                  gpu::KernelDim3 block = launch.getBlockIds();
+                  attnc::emitGradDeltaBlock(rewriter, loc, op, buffers,
+                                            {block.x, block.y, block.z},
+                                            launch.getThreadIds().x);
+                });
+  }
+};
+
+/// Key/value and query gradient kernels: the scalar form, its tiles in
+/// shared memory.
+template <typename Op>
+struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
+  using Emit = void (*)(OpBuilder &, Location, Op, const attnc::KernelBuffers &,
+                        const attnc::GradTiles &, ValueRange, Value);
+
+  GradTilesToGPU(MLIRContext *context, Emit emit)
+      : attnc::KernelOpLowering<Op>(context), emit(emit) {}
+
+  void lower(Op op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    buildLaunch(
+        rewriter, loc, attnc::gradKernelGrid(rewriter, loc, op, buffers),
+        attnc::gradKernelThreads(op), gradSharedBytes(op),
+        [&](gpu::LaunchOp launch) {
+          Value shared = dynamicSharedMemory(rewriter, loc);
+          int64_t offset = 0;
+          attnc::GradTiles tiles = attnc::makeGradTiles(
+              op, kGradTilePad, [&](ArrayRef<int64_t> shape) {
+                Value view = sharedView(rewriter, loc, shared, offset, shape);
+                offset += shape.size() == 1 ? shape[0] * 4
+                                            : shape[0] * shape[1] * 4;
+                return view;
+              });
+          gpu::KernelDim3 block = launch.getBlockIds();
+          emit(rewriter, loc, op, buffers, tiles, {block.x, block.y, block.z},
+               launch.getThreadIds().x);
+        });
+  }
+
+  Emit emit;
+};
+
 /// Thread t of block x converts elements x * block_size + t + 256 i.
 struct CastToGPU : attnc::CastLowering {
   using CastLowering::CastLowering;
@@ -202,21 +274,25 @@ struct CastToGPU : attnc::CastLowering {
   }
 };
 
-/// Says, at the op, what keeps an attention from being lowered for
-/// `target`: tiles without a tensor-core kind were configured for the host.
-LogicalResult checkAttention(Operation *kernelOp,
-                             const attnc::TargetDescription &target) {
-  auto op = dyn_cast<attn::AttentionOp>(kernelOp);
+/// Says, at the op, what keeps a kernel op from being lowered for
+/// `target`: tiles without a tensor-core kind were configured for the host;
+/// the tiles must fit a block's shared memory.
+LogicalResult checkKernel(Operation *kernelOp,
+                          const attnc::TargetDescription &target) {
+  auto op = dyn_cast<attn::AttentionScoringOpInterface>(kernelOp);
   if (!op)
     return success();
   std::optional<attn::TilesAttr> tiles = op.getTiles();
   if (!tiles->getMma())
     return op->emitError() << "the kernel configuration is not set: run "
                               "attn-kernel-config for a GPU target first";
+  auto attention = dyn_cast<attn::AttentionOp>(kernelOp);
   int64_t bytes =
-      *tiles->getMma() == attn::MmaKind::None
-          ? getScalarLayout(op).bytes
-          : attnc::getMmaSharedLayout(op, target.sharedMemoryPerBlock).bytes;
+      !attention ? gradSharedBytes(op)
+      : *tiles->getMma() == attn::MmaKind::None
+          ? getScalarLayout(attention).bytes
+          : attnc::getMmaSharedLayout(attention, target.sharedMemoryPerBlock)
+                .bytes;
   if (bytes > target.sharedMemoryPerBlock)
     return op->emitError()
            << "tiles " << tiles->getBlockM() << "x" << tiles->getBlockN()
@@ -241,10 +317,14 @@ struct ConvertAttnToGPUPass
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<AttentionToGPU>(&getContext(), *target);
-    patterns.add<CastToGPU>(&getContext());
+    patterns.add<CastToGPU, GradDeltaToGPU>(&getContext());
+    patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
+        &getContext(), attnc::emitGradKVBlock);
+    patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(
+        &getContext(), attnc::emitGradQBlock);
     if (failed(attnc::lowerKernelOps(
             getOperation(), std::move(patterns),
-            [&](Operation *op) { return checkAttention(op, *target); })))
+            [&](Operation *op) { return checkKernel(op, *target); })))
       signalPassFailure();
   }
 };

@@ -4,15 +4,17 @@
 // Hkv, B) with one block of keys per iteration; its f32 tiles; the query
 // heads of the key/value head's group (2 here) each walking the query
 // tiles the causal bound leaves (from the block's first key), each tile
-// classified (skipped when empty); P recomputed from lse with exp, the
-// element mask only on partial tiles; the tile's dq rows added atomically
-// into the accumulator; dk and dv rounded to bf16 once per block.
+// classified (skipped when empty); the tiles (the unused dq tile folds
+// away); the tile's P and dS recomputed from lse
+// with exp, the element mask only on partial tiles; dq rows summed over the
+// tile's keys and added atomically into the accumulator; dk and dv rounded
+// to bf16 once per block.
 
 // CHECK-LABEL: func.func @grad_kv(
 // CHECK:         %[[NK:.*]] = memref.dim %{{.*}}, %c2
 // CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %[[NK]], %c32 : index
 // CHECK:         scf.forall (%[[KB:.*]], %[[HKV:.*]]) in (%[[BLOCKS]], 2) {
-// CHECK-COUNT-9:   memref.alloc() : memref<{{[0-9x]+}}xf32>
+// CHECK-COUNT-10:  memref.alloc() : memref<{{[0-9x]+}}xf32>
 // CHECK:           scf.for %[[MEMBER:.*]] = %c0 to %c2 step %c1 {
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16 {
 // CHECK:               scf.if
@@ -22,7 +24,7 @@
 // CHECK:               memref.atomic_rmw addf
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
-// CHECK-COUNT-9:   memref.dealloc
+// CHECK-COUNT-10:  memref.dealloc
 func.func @grad_kv(%q: memref<1x4x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>,
                    %v: memref<1x2x?x8xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
                    %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x8xbf16, strided<[?, ?, ?, ?], offset: ?>>,

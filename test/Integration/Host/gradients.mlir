@@ -26,7 +26,7 @@
 // RUN: attn-run %t.attnpkg --fn smooth_ops_bwd --shape Nq=40 --shape Nk=50 --check | FileCheck %s --check-prefix=QKV
 //
 // RUN: attnc %s --deterministic-grad -o %t.det.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=DETERMINISTIC
-// RUN: attn-run %t.det.attnpkg --fn causal_gqa_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --check | FileCheck %s --check-prefix=QKV
+// RUN: attn-run %t.det.attnpkg --fn causal_gqa_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --check --repeat 10 | FileCheck %s --check-prefixes=QKV,REPEAT
 // RUN: attn-run %t.det.attnpkg --fn holes_bwd --shape B=2 --shape Nq=70 --shape Nk=90 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.det.attnpkg --fn softcap_bwd --shape B=2 --shape Nq=100 --shape Nk=64 --check | FileCheck %s --check-prefix=QKV
 
@@ -43,6 +43,8 @@
 // QKV: dq: rel_err {{.*}} ok
 // QKV-NEXT: dk: rel_err {{.*}} ok
 // QKV-NEXT: dv: rel_err {{.*}} ok
+
+// REPEAT: repeat: outputs bitwise identical over 10 runs
 
 func.func @plain(%q: tensor<?x2x?x64xf32>, %k: tensor<?x2x?x64xf32>,
                  %v: tensor<?x2x?x64xf32>)
