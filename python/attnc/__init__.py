@@ -17,6 +17,10 @@ Tensors are passed by reference, never copied:
   addresses (``torch.Tensor.data_ptr()``, ``array.array``, ctypes buffers);
   the caller vouches that they live on the runtime's device.
 
+PyTorch autograd: ``attnc.autograd_function(pkg, "attention_fwd")`` is a
+differentiable callable on torch tensors whose backward runs the package's
+gradient function of it (``attnc.autograd``).
+
 Every error the runtime reports is raised as ``attnc.Error`` with its message.
 Handles (Runtime, Package, Function) are independent of each other and are
 freed by ``close()``, at the end of a ``with`` block, or when collected.
@@ -30,8 +34,9 @@ import os
 
 from . import _capi
 
-__all__ = ["Error", "Function", "Package", "Runtime", "Signature", "Tensor",
-           "TensorSpec", "torch_call"]
+__all__ = ["Differentiable", "Error", "Function", "GradientPlan", "Package",
+           "Runtime", "Signature", "Tensor", "TensorSpec", "autograd_function",
+           "torch_call"]
 
 
 class Error(RuntimeError):
@@ -239,7 +244,7 @@ class Runtime(_Handle):
         out = ctypes.c_void_p()
         _check(_capi.lib().attnc_package_load(self._h, os.fsencode(path),
                                               ctypes.byref(out)))
-        return Package(out.value, os.fspath(path))
+        return Package(out.value, os.fspath(path), self.device)
 
     def __repr__(self):
         return f"attnc.Runtime({self.device!r})"
@@ -247,15 +252,16 @@ class Runtime(_Handle):
 
 class Package(_Handle):
     """A loaded package: ``functions`` (names), ``manifest`` (the parsed JSON
-    manifest: signatures, buffers, steps, kernels, ops) and
-    ``function(name)``."""
+    manifest: signatures, buffers, steps, kernels, ops), ``device`` (that of
+    the runtime that loaded it: "host" or "cuda:N") and ``function(name)``."""
 
     _DESTROY = "attnc_package_destroy"
 
-    def __init__(self, handle, path):
+    def __init__(self, handle, path, device):
         super().__init__(handle)
         lib = _capi.lib()
         self.path = path
+        self.device = device
         self.functions = tuple(
             lib.attnc_package_function_name(handle, i).decode()
             for i in range(lib.attnc_package_function_count(handle)))
@@ -388,3 +394,7 @@ def torch_call(fn, *inputs, stream=None):
         stream = torch.cuda.current_stream(device)
     fn.call([t.detach() for t in inputs], outputs, stream)
     return outputs
+
+
+from .autograd import (Differentiable, GradientPlan,  # noqa: E402
+                       autograd_function)

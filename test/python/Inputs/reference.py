@@ -36,6 +36,41 @@ def attention(q, k, v, b, hq, hkv, nq, nk, d, causal, scale=None):
     return out, lse
 
 
+def attention_backward(q, k, v, dout, b, hq, hkv, nq, nk, d, causal,
+                       scale=None):
+    """dq, dk and dv (flat, row-major) of sum(out * dout) for the attention
+    of `attention`: with P the softmax of row i, dV_j += P_ij dO_i,
+    dS_ij = P_ij (dO_i . V_j - sum_l P_il dO_i . V_l), dQ_i = scale
+    sum_j dS_ij K_j and dK_j += scale dS_ij Q_i (summed over the query
+    heads that share a key/value head)."""
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    group = hq // hkv
+    dq, dk, dv = [0.0] * len(q), [0.0] * len(k), [0.0] * len(v)
+    for bi in range(b):
+        for h in range(hq):
+            kv = (bi * hkv + h // group) * nk
+            for i in range(nq):
+                row = ((bi * hq + h) * nq + i) * d
+                keys = [j for j in range(nk) if not causal or j <= i]
+                if not keys:
+                    continue
+                scores = [scale * sum(q[row + c] * k[(kv + j) * d + c]
+                                      for c in range(d)) for j in keys]
+                top = max(scores)
+                weights = [math.exp(s - top) for s in scores]
+                probs = [w / sum(weights) for w in weights]
+                dp = [sum(dout[row + c] * v[(kv + j) * d + c]
+                          for c in range(d)) for j in keys]
+                delta = sum(p * g for p, g in zip(probs, dp))
+                for p, g, j in zip(probs, dp, keys):
+                    ds = p * (g - delta) * scale
+                    for c in range(d):
+                        dv[(kv + j) * d + c] += p * dout[row + c]
+                        dq[row + c] += ds * k[(kv + j) * d + c]
+                        dk[(kv + j) * d + c] += ds * q[row + c]
+    return dq, dk, dv
+
+
 def rel_err(got, ref):
     """||got - ref|| / ||ref||; NaN when any value is NaN."""
     diff = math.sqrt(sum((g - r) ** 2 for g, r in zip(got, ref, strict=True)))
