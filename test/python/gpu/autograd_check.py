@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""PyTorch autograd through an attnc package on a GPU: gradients of
+loss = (out * w).sum() through attnc.autograd_function, against an fp64
+PyTorch reference and beside SDPA's.
+
+Compile the model (on a machine with attnc and a CUDA toolkit), then run
+here with the Python that has PyTorch:
+
+  attnc test/python/gpu/autograd_model.mlir --target=sm_90a -o autograd_model.attnpkg
+  python3 test/python/gpu/autograd_check.py autograd_model.attnpkg \
+      gpu-bundle/lib/libattnrt.so [--device cuda:0] [--no-compile]
+
+(`--device host` runs the same checks on the CPU, with a package compiled
+for the host and a libattnrt of any build.)
+
+For each function of the model (f32 and bf16, causal and not, grouped-query
+heads) and a few shapes: q, k, v on the GPU with requires_grad, loss
+backward through attnc, then ||g - ref|| / ||ref|| of q.grad, k.grad and
+v.grad against float64 autograd through plain math attention (same mask,
+GQA by repeat_interleave) on the same values; SDPA's gradients (on the same
+inputs) are printed beside them. Tolerances: f32 1e-5, bf16 2e-2. Also
+checks that a loss through lse is refused, and (unless --no-compile) that a
+torch.compile'd call gives the eager gradients. Exit status 1 on any
+failure.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+TOLERANCES = {torch.float32: 1e-5, torch.bfloat16: 2e-2}
+
+# function: (dtype, q heads, k/v heads, head dim, causal), as in
+# autograd_model.mlir.
+FUNCTIONS = {
+    "f32_plain": (torch.float32, 4, 4, 64, False),
+    "f32_causal_gqa": (torch.float32, 8, 2, 64, True),
+    "bf16_plain": (torch.bfloat16, 4, 4, 128, False),
+    "bf16_causal": (torch.bfloat16, 4, 4, 128, True),
+    "bf16_gqa": (torch.bfloat16, 8, 2, 64, False),
+    "bf16_causal_gqa": (torch.bfloat16, 8, 2, 64, True),
+}
+# (batch, sequence length): a tile multiple, a ragged length, a short one.
+SHAPES = ((2, 256), (1, 333), (3, 64))
+
+
+def reference_attention(q, k, v, causal):
+    """Plain math attention in the inputs' dtype: softmax(q k^T / sqrt(D))
+    v, key/value heads repeated for grouped queries, causal top-left."""
+    group = q.shape[1] // k.shape[1]
+    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
+    scores = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    if causal:
+        n_q, n_k = q.shape[2], k.shape[2]
+        allowed = torch.ones(n_q, n_k, dtype=torch.bool,
+                             device=q.device).tril()
+        scores = scores.masked_fill(~allowed, -math.inf)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def leaves(tensors, dtype=None):
+    """Fresh leaves with the values of `tensors` (cast to `dtype`)."""
+    return [t.detach().to(dtype or t.dtype).requires_grad_() for t in tensors]
+
+
+def gradients(attend, inputs, w):
+    """q.grad, k.grad, v.grad of (attend(q, k, v) * w).sum()."""
+    (attend(*inputs) * w).sum().backward()
+    return [t.grad for t in inputs]
+
+
+def rel_err(got, ref):
+    return ((got.double() - ref).norm() / ref.norm()).item()  # NaN stays NaN
+
+
+def sdpa(causal):
+    def attend(q, k, v):
+        return F.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, enable_gqa=k.shape[1] != q.shape[1])
+    return attend
+
+
+def torch_device(device):
+    """The torch device of an attnc runtime device ("host" or "cuda:N")."""
+    return torch.device("cpu" if device == "host" else device)
+
+
+def check_case(f, name, b, n, generator):
+    """Gradients of one function on one shape; prints them, returns ok."""
+    dtype, hq, hkv, d, causal = FUNCTIONS[name]
+    device = torch_device(f.plan.device)
+    shapes = ((b, hq, n, d), (b, hkv, n, d), (b, hkv, n, d))
+    values = [torch.randn(s, dtype=dtype, device=device, generator=generator)
+              for s in shapes]
+    # w stored [B, N, H, D]: the cotangent autograd passes is not contiguous.
+    w = torch.randn((b, n, hq, d), dtype=dtype, device=device,
+                    generator=generator).transpose(1, 2)
+    got = gradients(lambda *qkv: f(*qkv)[0], leaves(values), w)
+    ref = gradients(lambda *qkv: reference_attention(*qkv, causal),
+                    leaves(values, torch.float64), w.double())
+    try:
+        peer = gradients(sdpa(causal), leaves(values), w)
+    except Exception as e:  # noqa: BLE001 - a peer's failure is only noted
+        peer = None
+        print(f"  sdpa: {type(e).__name__}: {str(e).splitlines()[0]}")
+    tol = TOLERANCES[dtype]
+    ok = True
+    parts = []
+    for label, g, r, p in zip(("dq", "dk", "dv"), got, ref,
+                              peer or (None,) * 3):
+        err = rel_err(g, r)
+        ok &= err <= tol  # NaN fails
+        sdpa_err = f" (sdpa {rel_err(p, r):.2g})" if p is not None else ""
+        parts.append(f"{label} {err:.2g}{sdpa_err}")
+    print(f"{name} B{b} N{n}: " + ", ".join(parts)
+          + f" [tol {tol:g}] {'PASS' if ok else 'FAIL'}", flush=True)
+    return ok
+
+
+def check_lse_refused(f, device):
+    """A loss through lse must raise attnc.Error, not drop its gradient."""
+    import attnc
+    q, k, v = leaves([torch.randn(1, 4, 64, 64, device=device)
+                      for _ in range(3)])
+    out, lse = f(q, k, v)
+    try:
+        (out.sum() + lse.sum()).backward()
+    except attnc.Error as e:
+        print(f"loss through lse refused: {e}")
+        return True
+    print("loss through lse: no error FAIL")
+    return False
+
+
+def check_compiled(f, generator, device):
+    """torch.compile'd (fullgraph) forward and backward against eager."""
+    name = "bf16_causal_gqa"
+    dtype, hq, hkv, d, _ = FUNCTIONS[name]
+    values = [torch.randn(s, dtype=dtype, device=device, generator=generator)
+              for s in ((2, hq, 200, d), (2, hkv, 200, d), (2, hkv, 200, d))]
+    w = torch.randn(2, hq, 200, d, dtype=dtype, device=device,
+                    generator=generator)
+    compiled = torch.compile(lambda *qkv: f(*qkv)[0] * 2, fullgraph=True)
+    eager = gradients(lambda *qkv: f(*qkv)[0] * 2, leaves(values), w)
+    traced = gradients(compiled, leaves(values), w)
+    errs = [rel_err(t, e.double()) for t, e in zip(traced, eager)]
+    ok = all(err <= TOLERANCES[dtype] for err in errs)
+    print(f"torch.compile {name}: dq/dk/dv against eager "
+          + ", ".join(f"{e:.2g}" for e in errs)
+          + f" {'PASS' if ok else 'FAIL'}", flush=True)
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("package", help="autograd_model.mlir compiled for sm_90a")
+    parser.add_argument("runtime_library", help="libattnrt.so with the cuda device")
+    parser.add_argument("--device", default="cuda:0",
+                        help="the attnc runtime device: cuda:N or host")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the torch.compile check")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    os.environ["ATTNC_RUNTIME_LIBRARY"] = args.runtime_library
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    import attnc
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # an exact f32 SDPA peer
+    device = torch_device(args.device)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    generator = torch.Generator(device=device).manual_seed(args.seed)
+    print(f"torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name() if device.type == 'cuda' else 'cpu'}"
+          f", seed {args.seed}")
+    runtime = attnc.Runtime(args.device)
+    package = runtime.load(args.package)
+    ok = True
+    functions = {}
+    for name in FUNCTIONS:
+        functions[name] = attnc.autograd_function(package, name)
+        for b, n in SHAPES:
+            ok &= check_case(functions[name], name, b, n, generator)
+    ok &= check_lse_refused(functions["f32_plain"], device)
+    if not args.no_compile:
+        ok &= check_compiled(functions["bf16_causal_gqa"], generator, device)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
