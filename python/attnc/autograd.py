@@ -19,6 +19,11 @@ output: it takes no cotangent, so a loss must not depend on it.
 ``torch.library.custom_op`` operators (``attnc::<name>_<n>``) with fake
 implementations, so that torch.compile can trace them, and registers the
 gradient function as f's backward formula.
+
+Limits: no double backward (the gradient function has no gradient). A loss
+through lse is refused when the backward runs eagerly; when torch.compile
+traces a graph that returns lse, the traced backward cannot see whether lse
+reaches the loss, and its cotangent is dropped.
 """
 
 import itertools
@@ -299,8 +304,9 @@ class Differentiable:
         saved = ctx.saved_tensors
         n_inputs = len(self.plan.forward.signature.inputs)
         inputs, outputs = saved[:n_inputs], saved[n_inputs:]
-        # Under tracing, every output gets a cotangent placeholder (zeros for
-        # an unused one at run time), so only eager calls can tell.
+        # A traced backward gets a placeholder for every output its graph
+        # returns (zeros at run time for an unused one): only an eager
+        # backward can tell a real lse cotangent.
         if not any(_is_fake(c) for c in cotangents if c is not None):
             self.plan.check_cotangents(cotangents)
         cotangents = [None if c is None else c.contiguous() for c in cotangents]
