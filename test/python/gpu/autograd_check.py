@@ -157,6 +157,15 @@ def check_compiled(f, generator, device):
     return ok
 
 
+def guarded(label, check, *args):
+    """check(*args), with an exception reported as that check's failure."""
+    try:
+        return check(*args)
+    except Exception as e:  # noqa: BLE001 - the other checks still run
+        print(f"{label}: {type(e).__name__}: {e} FAIL", flush=True)
+        return False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("package", help="autograd_model.mlir compiled for sm_90a")
@@ -181,15 +190,17 @@ def main():
           f", seed {args.seed}")
     runtime = attnc.Runtime(args.device)
     package = runtime.load(args.package)
-    ok = True
-    functions = {}
-    for name in FUNCTIONS:
-        functions[name] = attnc.autograd_function(package, name)
-        for b, n in SHAPES:
-            ok &= check_case(functions[name], name, b, n, generator)
-    ok &= check_lse_refused(functions["f32_plain"], device)
+    functions = {name: attnc.autograd_function(package, name)
+                 for name in FUNCTIONS}
+    checks = [(f"{name} B{b} N{n}", check_case, functions[name], name, b, n,
+               generator) for name in FUNCTIONS for b, n in SHAPES]
+    checks.append(("lse", check_lse_refused, functions["f32_plain"], device))
     if not args.no_compile:
-        ok &= check_compiled(functions["bf16_causal_gqa"], generator, device)
+        checks.append(("torch.compile", check_compiled,
+                       functions["bf16_causal_gqa"], generator, device))
+    ok = True
+    for label, check, *check_args in checks:
+        ok &= guarded(label, check, *check_args)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
