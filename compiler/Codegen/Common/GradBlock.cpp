@@ -36,10 +36,7 @@ using namespace mlir;
 
 namespace {
 
-/// A (query row, key) pair's P and dS with respect to the raw dot product.
-struct PairGradient {
-  Value p, dsRaw;
-};
+using attnc::PairGradient;
 
 class GradBlockBuilder : attnc::BlockEmitter {
 public:
@@ -148,36 +145,11 @@ Value GradBlockBuilder::allowed(Value mayBlock, ValueRange indices) {
 PairGradient GradBlockBuilder::pairGradient(Value i, Value j,
                                             ValueRange indices,
                                             Value mayBlock) {
-  using P = arith::CmpFPredicate;
-  Value scale = f32Const(op.getEffectiveScale());
-  Value scaled =
-      arith::MulFOp::create(b, loc, dot(t.q, i, t.k, j, headDim), scale);
-  SmallVector<Value> args = {scaled};
-  llvm::append_range(args, indices);
-  Value s = op.getScore().empty() ? scaled
-                                  : attnc::inlineRegion(b, op.getScore(), args);
-  Value lse = load(t.lse, {i});
-  Value zeroF = f32Const(0.0);
-  Value live = arith::CmpFOp::create(
-      b, loc, P::OGT, lse,
-      f32Const(-std::numeric_limits<double>::infinity()));
-  if (Value ok = allowed(mayBlock, indices))
-    live = arith::AndIOp::create(b, loc, live, ok);
-  Value p = arith::SelectOp::create(
-      b, loc, live,
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse)),
-      zeroF);
-  Value dp = dot(t.dout, i, t.v, j, headDimV);
-  Value ds = arith::MulFOp::create(
-      b, loc, p, arith::SubFOp::create(b, loc, dp, load(t.delta, {i})));
-  Value factor = scale;
-  if (!scoreGrad.empty())
-    factor = arith::MulFOp::create(b, loc, factor,
-                                   attnc::inlineRegion(b, scoreGrad, args));
-  Value none = arith::CmpFOp::create(b, loc, P::OEQ, p, zeroF);
-  Value dsRaw = arith::SelectOp::create(
-      b, loc, none, zeroF, arith::MulFOp::create(b, loc, ds, factor));
-  return {p, dsRaw};
+  return attnc::pairGradient(b, loc, op, scoreGrad,
+                             dot(t.q, i, t.k, j, headDim),
+                             dot(t.dout, i, t.v, j, headDimV),
+                             load(t.lse, {i}), load(t.delta, {i}), indices,
+                             allowed(mayBlock, indices));
 }
 
 /// out[prefix..., first + r, d] = tile[r, d] for r < count, converted.
@@ -374,6 +346,42 @@ SmallVector<Value, 3> rowGrid(OpBuilder &b, Location loc, Value seq,
 }
 
 } // namespace
+
+PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
+                                 attn::AttentionScoringOpInterface op,
+                                 Region &scoreGrad, Value raw, Value dp,
+                                 Value lse, Value delta, ValueRange indices,
+                                 Value allowed) {
+  using P = arith::CmpFPredicate;
+  auto f32 = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
+  };
+  Value scale = f32(op.getEffectiveScale());
+  Value scaled = arith::MulFOp::create(b, loc, raw, scale);
+  SmallVector<Value> args = {scaled};
+  llvm::append_range(args, indices);
+  Value s = op.getScore().empty() ? scaled
+                                  : attnc::inlineRegion(b, op.getScore(), args);
+  Value zero = f32(0.0);
+  Value live = arith::CmpFOp::create(
+      b, loc, P::OGT, lse, f32(-std::numeric_limits<double>::infinity()));
+  if (allowed)
+    live = arith::AndIOp::create(b, loc, live, allowed);
+  Value p = arith::SelectOp::create(
+      b, loc, live,
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse)),
+      zero);
+  Value ds = arith::MulFOp::create(b, loc, p,
+                                   arith::SubFOp::create(b, loc, dp, delta));
+  Value factor = scale;
+  if (!scoreGrad.empty())
+    factor = arith::MulFOp::create(b, loc, factor,
+                                   attnc::inlineRegion(b, scoreGrad, args));
+  Value none = arith::CmpFOp::create(b, loc, P::OEQ, p, zero);
+  Value dsRaw = arith::SelectOp::create(
+      b, loc, none, zero, arith::MulFOp::create(b, loc, ds, factor));
+  return {p, dsRaw};
+}
 
 SmallVector<SmallVector<int64_t, 2>, 11>
 attnc::gradTileShapes(attn::AttentionScoringOpInterface op, int64_t pad) {

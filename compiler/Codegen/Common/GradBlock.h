@@ -29,6 +29,22 @@
 
 namespace attnc {
 
+/// The gradient of one (query row, key) pair: P = exp(s - lse) and dS with
+/// respect to the raw dot product q·k (the score region's derivative and
+/// the scale applied). Both are 0 where the pair is not allowed (`allowed`
+/// false; null means allowed) or the row has no key (lse = -inf), so a
+/// masked pair never turns 0 x inf into NaN.
+struct PairGradient {
+  mlir::Value p, dsRaw;
+};
+/// `raw` is q·k, `dp` dout·v, `indices` (b, h, q_idx, k_idx); every target
+/// computes a pair with this one function.
+PairGradient pairGradient(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::attn::AttentionScoringOpInterface op,
+                          mlir::Region &scoreGrad, mlir::Value raw,
+                          mlir::Value dp, mlir::Value lse, mlir::Value delta,
+                          mlir::ValueRange indices, mlir::Value allowed);
+
 /// The grid of each kernel: x, y and z extents.
 llvm::SmallVector<mlir::Value, 3> gradDeltaGrid(mlir::OpBuilder &b,
                                                 mlir::Location loc,

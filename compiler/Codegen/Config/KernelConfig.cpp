@@ -147,25 +147,44 @@ LogicalResult configureAttention(attn::AttentionOp op,
 }
 
 /// The gradient kernels take their tiles from the op (attn.attention_grad
-/// may pin them) or square ones: key blocks of block_n keys over query tiles of
-/// block_m rows (attention_grad_kv), query blocks of block_m rows over key
-/// tiles of block_n keys (attention_grad_q). They have no tensor-core form
-/// yet, so mma is always none on a GPU.
+/// may pin them) or square ones: key blocks of block_n keys over query
+/// tiles of block_m rows (attention_grad_kv), query blocks of block_m rows
+/// over key tiles of block_n keys (attention_grad_q). On a GPU, mma.sync
+/// where the inputs fit it, with 64 x 64 tiles (4 warps) up to head dim
+/// 128 and 32 x 32 above (dK and dV stay in registers); else the scalar
+/// kernel, whose f32 tiles of both sides live in shared memory: 64 rows up
+/// to head dim 64, 32 up to 128, 16 above. No wgmma form yet.
 LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
                                   const attnc::TargetDescription &target) {
   std::optional<attn::TilesAttr> pinned = op.getTiles();
-  if (pinned && pinned->getMma() && *pinned->getMma() != MmaKind::None)
-    return op.emitOpError() << "has no tensor-core kernel yet; pin mma = none "
-                               "or leave the tiles to attn-kernel-config";
-  // On a GPU the block's f32 tiles of both sides live in shared memory:
-  // 64 rows fit up to head dim 64, 32 up to 128, 16 above.
+  std::optional<MmaKind> mma = pinned ? pinned->getMma() : std::nullopt;
+  if (mma == MmaKind::Warpgroup)
+    return op.emitOpError() << "has no wgmma kernel yet; pin mma = mma_sync "
+                               "or none, or leave the tiles to "
+                               "attn-kernel-config";
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
                             op.getV().getType().getDimSize(3));
-  int64_t tile = !target.isGpu() ? 64 : widest <= 64 ? 64 : widest <= 128 ? 32 : 16;
+  bool fitsSync = target.hasMmaSync &&
+                  attn::elementFitsMma(op.getQ().getType().getElementType()) &&
+                  attn::headDimFitsMma(MmaKind::Sync,
+                                       op.getQ().getType().getDimSize(3)) &&
+                  attn::headDimFitsMma(MmaKind::Sync,
+                                       op.getV().getType().getDimSize(3));
+  if (target.isGpu() && !mma)
+    mma = fitsSync ? MmaKind::Sync : MmaKind::None;
+  int64_t tile = !target.isGpu()          ? 64
+                 : mma == MmaKind::Sync   ? (widest <= 128 ? 64 : 32)
+                 : widest <= 64           ? 64
+                 : widest <= 128          ? 32
+                                          : 16;
   int64_t blockM = pinned ? pinned->getBlockM() : tile;
   int64_t blockN = pinned ? pinned->getBlockN() : tile;
-  std::optional<MmaKind> mma =
-      target.isGpu() ? std::optional(MmaKind::None) : std::nullopt;
+  if (mma == MmaKind::Sync && (!target.isGpu() || !fitsSync || blockM != blockN))
+    return op.emitOpError()
+           << "mma_sync gradient kernels need a GPU target, f16 or bf16 "
+              "inputs with head dims that are multiples of 16, and square "
+              "tiles; got "
+           << blockM << "x" << blockN;
   op->setAttr("tiles",
               attn::TilesAttr::get(op->getContext(), blockM, blockN, mma));
   return success();

@@ -19,6 +19,7 @@
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Codegen/Config/TargetDescription.h"
 #include "compiler/Codegen/NVGPU/MmaAttention.h"
+#include "compiler/Codegen/NVGPU/MmaAttentionGrad.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "dialects/attngpu/AttnGPUOps.h"
@@ -216,39 +217,61 @@ struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   }
 };
 
-/// Key/value and query gradient kernels: the scalar form, its tiles in
-/// shared memory.
+bool usesTensorCores(attn::AttentionScoringOpInterface op) {
+  return op.getTiles()->getMma() != attn::MmaKind::None;
+}
+
+/// Key/value and query gradient kernels: on mma.sync (MmaAttentionGrad.h)
+/// or in their scalar form, with f32 tiles in shared memory.
 template <typename Op>
 struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
   using Emit = void (*)(OpBuilder &, Location, Op, const attnc::KernelBuffers &,
                         const attnc::GradTiles &, ValueRange, Value);
+  using EmitMma = void (*)(OpBuilder &, Location, Op,
+                           const attnc::KernelBuffers &,
+                           const attnc::MmaGradLayout &, Value, Value,
+                           ValueRange);
 
-  GradTilesToGPU(MLIRContext *context, Emit emit)
-      : attnc::KernelOpLowering<Op>(context), emit(emit) {}
+  GradTilesToGPU(MLIRContext *context, Emit emit, EmitMma emitMma)
+      : attnc::KernelOpLowering<Op>(context), emit(emit), emitMma(emitMma) {}
 
   void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    bool mma = usesTensorCores(op);
+    attnc::MmaGradLayout mmaLayout;
+    if (mma)
+      mmaLayout = attnc::getMmaGradLayout(op);
     buildLaunch(
         rewriter, loc, attnc::gradKernelGrid(rewriter, loc, op, buffers),
-        attnc::gradKernelThreads(op), gradSharedBytes(op),
+        mma ? attnc::mmaGradThreads(op) : attnc::gradKernelThreads(op),
+        mma ? mmaLayout.bytes : gradSharedBytes(op),
         [&](gpu::LaunchOp launch) {
           Value shared = dynamicSharedMemory(rewriter, loc);
-          int64_t offset = 0;
-          attnc::GradTiles tiles = attnc::makeGradTiles(
-              op, kGradTilePad, [&](ArrayRef<int64_t> shape) {
-                Value view = sharedView(rewriter, loc, shared, offset, shape);
-                offset += shape.size() == 1 ? shape[0] * 4
-                                            : shape[0] * shape[1] * 4;
-                return view;
-              });
           gpu::KernelDim3 block = launch.getBlockIds();
-          emit(rewriter, loc, op, buffers, tiles, {block.x, block.y, block.z},
-               launch.getThreadIds().x);
+          SmallVector<Value, 3> ids = {block.x, block.y, block.z};
+          Value thread = launch.getThreadIds().x;
+          if (mma)
+            return emitMma(rewriter, loc, op, buffers, mmaLayout, shared,
+                           thread, ids);
+          emit(rewriter, loc, op, buffers, scalarGradTiles(rewriter, loc, op, shared),
+               ids, thread);
+        });
+  }
+
+  static attnc::GradTiles scalarGradTiles(OpBuilder &b, Location loc, Op op,
+                                          Value shared) {
+    int64_t offset = 0;
+    return attnc::makeGradTiles(
+        op, kGradTilePad, [&](ArrayRef<int64_t> shape) {
+          Value view = sharedView(b, loc, shared, offset, shape);
+          offset += shape.size() == 1 ? shape[0] * 4 : shape[0] * shape[1] * 4;
+          return view;
         });
   }
 
   Emit emit;
+  EmitMma emitMma;
 };
 
 /// Thread t of block x converts elements x * block_size + t + 256 i.
@@ -288,7 +311,8 @@ LogicalResult checkKernel(Operation *kernelOp,
                               "attn-kernel-config for a GPU target first";
   auto attention = dyn_cast<attn::AttentionOp>(kernelOp);
   int64_t bytes =
-      !attention ? gradSharedBytes(op)
+      !attention ? (usesTensorCores(op) ? attnc::getMmaGradLayout(op).bytes
+                                        : gradSharedBytes(op))
       : *tiles->getMma() == attn::MmaKind::None
           ? getScalarLayout(attention).bytes
           : attnc::getMmaSharedLayout(attention, target.sharedMemoryPerBlock)
@@ -319,9 +343,9 @@ struct ConvertAttnToGPUPass
     patterns.add<AttentionToGPU>(&getContext(), *target);
     patterns.add<CastToGPU, GradDeltaToGPU>(&getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
-        &getContext(), attnc::emitGradKVBlock);
+        &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);
     patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(
-        &getContext(), attnc::emitGradQBlock);
+        &getContext(), attnc::emitGradQBlock, attnc::emitMmaGradQ);
     if (failed(attnc::lowerKernelOps(
             getOperation(), std::move(patterns),
             [&](Operation *op) { return checkKernel(op, *target); })))

@@ -257,3 +257,17 @@ void attnc::SyncMma::accumulate(ArrayRef<AFragment> p, Value vTile,
     }
   }
 }
+
+SmallVector<AFragment> attnc::SyncMma::transposedA(Value tile, Value mBase,
+                                                   int64_t k,
+                                                   const LaneGeometry &lanes) {
+  // Matrix l / 8 of lane l covers k rows [aCol, aCol + 8) and m columns
+  // [half8, half8 + 8) of the 16 x 16 step; transposed on load, each lane
+  // gets A's (row g, k pair 2t) of it.
+  SmallVector<AFragment> fragments;
+  for (int64_t kk = 0; kk < k / 16; ++kk)
+    fragments.push_back(AFragment(
+        ldmatrix(tile, add(index(kk * 16), add(lanes.aCol, lanes.lane8)),
+                 add(mBase, lanes.half8), 4, /*transpose=*/true)));
+  return fragments;
+}

@@ -145,6 +145,14 @@ public:
                   int64_t headDimV, const LaneGeometry &lanes,
                   llvm::MutableArrayRef<mlir::Value> o);
 
+  /// The A fragments of rows [mBase, mBase + 16) of the transpose of
+  /// `tile`, which holds the matrix k-major (tile[k][m], `k` rows): one
+  /// ldmatrix.x4.trans per 16 k. The backward pass reads dS this way from
+  /// the dSᵀ its key-major warps wrote.
+  llvm::SmallVector<AFragment> transposedA(mlir::Value tile, mlir::Value mBase,
+                                           int64_t k,
+                                           const LaneGeometry &lanes);
+
 private:
   llvm::SmallVector<mlir::Value> ldmatrix(mlir::Value tile, mlir::Value row,
                                           mlir::Value col, int tiles,

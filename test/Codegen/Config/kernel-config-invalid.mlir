@@ -43,10 +43,21 @@ func.func @wgmma(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
 
 // -----
 
-// Gradient kernels have no tensor-core form yet.
-func.func @grad_tensor_cores(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_q' op has no tensor-core kernel yet; pin mma = none or leave the tiles to attn-kernel-config}}
+// Gradient kernels have no wgmma form yet.
+func.func @grad_wgmma(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op has no wgmma kernel yet; pin mma = mma_sync or none, or leave the tiles to attn-kernel-config}}
   %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>
+  return
+}
+
+// -----
+
+// mma.sync gradient kernels need a GPU (and square tiles of 16-bit inputs).
+func.func @grad_mma_sync_host(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op mma_sync gradient kernels need a GPU target, f16 or bf16 inputs with head dims that are multiples of 16, and square tiles; got 64x64}}
+  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
       -> tensor<1x2x8x64xbf16>
   return

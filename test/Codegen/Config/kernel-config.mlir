@@ -248,20 +248,22 @@ func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
 
 // -----
 
-// Gradient kernels: 64 x 64 tiles (32 x 32 on a GPU for head dims above 64,
-// whose f32 tiles live in shared memory), no tensor cores yet; the delta
-// kernel takes rows per block.
+// Gradient kernels: 64 x 64 tiles on the host; on a GPU the mma.sync
+// kernels for 16-bit inputs (64 x 64 up to head dim 128), else the scalar
+// ones (f32: 32 x 32 at head dim 128, whose f32 tiles live in shared
+// memory); the delta kernel takes rows per block.
 // HOST-LABEL: func.func @gradient_kernels
 // HOST:         attn.attention_grad_delta {{.*}}{block_size = 256 : i64}
 // HOST:         attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // HOST:         attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @gradient_kernels
 // GPU:          attn.attention_grad_delta {{.*}}{block_size = 128 : i64}
-// GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
+// GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
 // SYNC-LABEL: func.func @gradient_kernels
 // PIPE-LABEL: func.func @gradient_kernels
-func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %l: tensor<1x2x8xf32>)
+func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32>, %l: tensor<1x2x8xf32>)
     -> (tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>) {
   %delta, %acc = attn.attention_grad_delta %q, %q
       : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16> -> tensor<1x2x8xf32>, tensor<1x2x8x128xf32>
@@ -271,5 +273,8 @@ func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %l: tensor<1x2x8xf32>)
   %dq = attn.attention_grad_q %q, %q, %q, %l, %delta, %q
       : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x128xbf16>
       -> tensor<1x2x8x128xbf16>
+  %fq = attn.attention_grad_q %f, %f, %f, %l, %delta, %f
+      : tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x128xf32>
+      -> tensor<1x2x8x128xf32>
   return %dq, %dk, %dv : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>
 }

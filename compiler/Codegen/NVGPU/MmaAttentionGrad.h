@@ -1,0 +1,49 @@
+//===- MmaAttentionGrad.h - Tensor-core attention backward ------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The key/value and query gradient kernels on mma.sync (f16/bf16): warps of
+// 16 rows, every product m16n8k16 with operands through ldmatrix from
+// padded shared tiles. Square tiles: block_m = block_n = 16 x warps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTIONGRAD_H
+#define ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTIONGRAD_H
+
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/NVGPU/SharedTiles.h"
+
+namespace attnc {
+
+/// Shared memory of a gradient kernel: the query-side tiles q and dout,
+/// the key-side tiles k and v, dSᵀ (keys x queries; the key/value kernel's
+/// dq), and the f32 lse and delta of the query tile.
+struct MmaGradLayout {
+  MmaTileLayout q, dout, k, v, dsT;
+  int64_t qOffset, doutOffset, kOffset, vOffset, dsTOffset;
+  int64_t lseOffset, deltaOffset;
+  int64_t bytes;
+};
+
+MmaGradLayout getMmaGradLayout(mlir::attn::AttentionScoringOpInterface op);
+
+/// 32 threads per 16 rows of a tile.
+int64_t mmaGradThreads(mlir::attn::AttentionScoringOpInterface op);
+
+/// Emits block `ids` (x, y, z of GradBlock's grid) of each kernel.
+void emitMmaGradKV(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::attn::AttentionGradKVOp op,
+                   const KernelBuffers &buffers, const MmaGradLayout &layout,
+                   mlir::Value shared, mlir::Value threadId,
+                   mlir::ValueRange ids);
+void emitMmaGradQ(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::attn::AttentionGradQOp op, const KernelBuffers &buffers,
+                  const MmaGradLayout &layout, mlir::Value shared,
+                  mlir::Value threadId, mlir::ValueRange ids);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_NVGPU_MMAATTENTIONGRAD_H
