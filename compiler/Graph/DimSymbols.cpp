@@ -13,7 +13,9 @@
 
 using namespace mlir;
 
-attnc::DimSymbols::DimSymbols(func::FuncOp func) : ctx(func.getContext()) {
+attnc::DimSymbols::DimSymbols(func::FuncOp func,
+                              ArrayRef<ArrayAttr> argumentShapes)
+    : ctx(func.getContext()) {
   auto add = [&](Value value) {
     values.push_back(value);
     for (int64_t d = 0; d < cast<ShapedType>(value.getType()).getRank(); ++d)
@@ -26,6 +28,17 @@ attnc::DimSymbols::DimSymbols(func::FuncOp func) : ctx(func.getContext()) {
       add(result);
   for (Operation &op : func.getBody().front().without_terminator())
     relate(&op);
+  std::map<std::string, Slot> firstWithSymbol;
+  for (auto [arg, shape] : llvm::zip(func.getArguments(), argumentShapes))
+    for (auto [d, dim] : llvm::enumerate(shape)) {
+      auto symbol = dyn_cast<StringAttr>(dim);
+      if (!symbol)
+        continue;
+      Slot slot{arg, static_cast<int64_t>(d)};
+      auto [first, inserted] = firstWithSymbol.emplace(symbol.str(), slot);
+      if (!inserted)
+        classes.unionSets(first->second, slot);
+    }
   nameClasses();
 }
 

@@ -25,8 +25,12 @@ namespace attnc {
 class DimSymbols {
 public:
   /// Relates the dims of `func`'s arguments and op results through its
-  /// kernel ops and names each class.
-  explicit DimSymbols(mlir::func::FuncOp func);
+  /// kernel ops, and the dims of its first arguments that share a symbol in
+  /// `argumentShapes` (the symbolic shapes a related program gave them: a
+  /// backward function's inputs are its forward function's values), then
+  /// names each class.
+  explicit DimSymbols(mlir::func::FuncOp func,
+                      llvm::ArrayRef<mlir::ArrayAttr> argumentShapes = {});
 
   /// The symbolic shape of `value`: per dim its static extent (i64) or its
   /// symbol (a string).

@@ -91,11 +91,31 @@ LogicalResult checkGraph(func::FuncOp func) {
   return success();
 }
 
+/// For a backward function, the symbolic shapes of its forward function's
+/// program arguments (inputs, then outputs), which its own first arguments
+/// are: their dims keep the forward's symbols even where no op of the
+/// backward reads them. Empty otherwise, or while the forward is no
+/// program yet.
+SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
+  auto forwardName =
+      func->getAttrOfType<FlatSymbolRefAttr>(attn::kGradientOfAttrName);
+  auto forward = forwardName ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                                   func, forwardName)
+                             : func::FuncOp();
+  SmallVector<ArrayAttr> shapes;
+  if (!forward || !forward->hasAttr(attnrt::kNumInputsAttr))
+    return shapes;
+  for (BlockArgument arg : forward.getArguments())
+    shapes.push_back(attnrt::symbolicShapeOf(arg));
+  return shapes;
+}
+
 /// Builds the program of one function.
 class ProgramBuilder {
 public:
   ProgramBuilder(func::FuncOp func, ModuleOp kernels)
-      : func(func), kernels(kernels), symbols(func), kernelTable(kernels),
+      : func(func), kernels(kernels),
+        symbols(func, forwardValueShapes(func)), kernelTable(kernels),
         b(func) {}
 
   LogicalResult build();

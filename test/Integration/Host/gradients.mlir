@@ -24,6 +24,7 @@
 // RUN: attn-run %t.attnpkg --fn alibi_bwd --shape B=1 --shape Nq=160 --shape Nk=160 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn softcap_bwd --shape B=2 --shape Nq=100 --shape Nk=64 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn smooth_ops_bwd --shape Nq=40 --shape Nk=50 --check | FileCheck %s --check-prefix=QKV
+// RUN: attn-run %t.attnpkg --fn recomputed_bwd --shape B=2 --shape Nq=33 --shape Nk=20 --check | FileCheck %s --check-prefix=QKV
 //
 // RUN: attnc %s --deterministic-grad -o %t.det.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=DETERMINISTIC
 // RUN: attn-run %t.det.attnpkg --fn causal_gqa_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --check --repeat 10 | FileCheck %s --check-prefixes=QKV,REPEAT
@@ -262,4 +263,18 @@ func.func @smooth_ops(%q: tensor<1x1x?x16xf32>, %k: tensor<1x1x?x16xf32>,
       attn.yield %r : f32
     }
   return %out, %lse : tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+}
+
+// A function that returns lse first and a cast of out: the backward
+// recomputes the attention (out itself is not saved), differentiates the
+// cast, and its saved inputs keep the forward's symbols though no backward
+// op reads the saved cast.
+func.func @recomputed(%q: tensor<?x2x?x16xf32>, %k: tensor<?x2x?x16xf32>,
+                      %v: tensor<?x2x?x16xf32>)
+    -> (tensor<?x2x?xf32>, tensor<?x2x?x16xbf16>) attributes {attn.backward} {
+  %out, %lse = attn.attention %q, %k, %v
+      : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>
+      -> tensor<?x2x?x16xf32>, tensor<?x2x?xf32>
+  %c = attn.cast %out : tensor<?x2x?x16xf32> to tensor<?x2x?x16xbf16>
+  return %lse, %c : tensor<?x2x?xf32>, tensor<?x2x?x16xbf16>
 }
