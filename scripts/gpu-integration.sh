@@ -42,6 +42,17 @@ for model in "$root"/test/Integration/Host/*.mlir; do
     "$attnc" "$source" --target=sm_90a $flags -o "$bundle/packages/$vname.attnpkg"
     sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
       while read -r args; do echo "$vname.attnpkg $args" >>"$cases"; done
+    # Packages a model compiles with extra flags (`// RUN: attnc %s FLAGS
+    # -o %t.SUFFIX.attnpkg`, e.g. --deterministic-grad) and their cases,
+    # with --repeat where the host test asks for it.
+    sed -n 's|^// RUN: attnc %s \(.*\)-o %t\.\([a-z0-9-]*\)\.attnpkg.*|\2 \1|p' "$model" |
+      while read -r suffix extra; do
+        # shellcheck disable=SC2086
+        "$attnc" "$source" --target=sm_90a $flags $extra \
+          -o "$bundle/packages/$vname-$suffix.attnpkg"
+        sed -n "s|^// RUN: attn-run %t\.$suffix\.attnpkg \([^|]*--check[^|]*\)[|].*|\1|p" "$model" |
+          while read -r args; do echo "$vname-$suffix.attnpkg $args" >>"$cases"; done
+      done
   done
 done
 rm -rf "$variants"
@@ -52,6 +63,14 @@ for model in "$root"/examples/*.mlir; do
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
 done
 "$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
+"$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-backward.attnpkg"
+# Autograd through attnc packages (test/python/gpu/autograd_check.py).
+"$attnc" "$root/test/python/gpu/autograd_model.mlir" --target=sm_90a \
+  -o "$bundle/packages/autograd_model.attnpkg"
+rm -rf "$bundle/python" && mkdir -p "$bundle/python"
+cp -r "$root/python/attnc" "$bundle/python/"
+rm -rf "$bundle/python/attnc/__pycache__"
 if [ -n "${ATTNC_BASELINE:-}" ]; then
   mkdir -p "$bundle/baseline"
   cp -r "$ATTNC_BASELINE/python/attnc" "$bundle/baseline/"
@@ -70,7 +89,8 @@ cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
 # inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
-# test/GPU/check_masked_keys.py; logs under ${OUT:-./out}.
+# test/GPU/check_masked_keys.py and test/python/gpu/autograd_check.py; logs
+# under ${OUT:-./out}.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/out}"
@@ -96,6 +116,14 @@ if python3 -c "import torch" 2>/dev/null; then
   else
     failed=$((failed + 1))
     echo "FAILED: test/GPU/check_masked_keys.py (see $out/integration.log)"
+  fi
+  if PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
+      "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so" \
+      >>"$out/integration.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: test/python/gpu/autograd_check.py (see $out/integration.log)"
   fi
 fi
 echo "$passed passed, $failed failed"

@@ -17,10 +17,12 @@
 // attention_grad_q: a block of query rows, a warp per 16, dQ in registers:
 //   S = Q Kᵀ, dP = dout Vᵀ, dS per element, dQ += dS K.
 //
-// Each tile is staged with cp.async (element copies where strides do not
-// allow it) between two block barriers; the pieces are those of the
-// forward kernel (MmaFragments.h, TileStager) and the per-element gradient
-// of the host and scalar kernels (GradBlock.h).
+// The walked tiles go through two stages of shared memory: the next one is
+// copied with cp.async (element copies where strides do not allow it)
+// while this one is used, a block barrier after each tile freeing its
+// stage. The pieces are those of the forward kernel (MmaFragments.h,
+// TileStager) and the per-element gradient of the host and scalar kernels
+// (GradBlock.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,10 +67,17 @@ public:
 
 private:
   Value operand(int64_t i) { return x.operands[i]; }
-  Value tile(int64_t offset, const attnc::MmaTileLayout &tileLayout) {
-    return stager.sharedTile(shared, index(offset), tileLayout, element);
+  /// The tile at `offset` of stage `stage` (null: the only one).
+  Value tile(int64_t offset, const attnc::MmaTileLayout &tileLayout,
+             Value stage = Value()) {
+    return stager.sharedTile(shared, stageOffset(offset, stage), tileLayout,
+                             element);
   }
-  Value f32Array(int64_t offset, int64_t n);
+  Value stageOffset(int64_t offset, Value stage) {
+    return stage ? add(index(offset), mul(stage, index(layout.stageBytes)))
+                 : index(offset);
+  }
+  Value f32Array(int64_t offset, int64_t n, Value stage = Value());
   Value valid(int64_t tile, Value extent, Value first) {
     return arith::MinUIOp::create(b, loc, index(tile),
                                   arith::SubIOp::create(b, loc, extent, first));
@@ -92,10 +101,15 @@ private:
         });
     return SmallVector<Value>(forOp.getResults());
   }
-  void waitForCopies() {
+  /// Commits this iteration's copies (maybe none), waits for all but
+  /// them, and makes the landed tiles visible to the block.
+  void waitForAllButLatest() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
     gpu::BarrierOp::create(b, loc);
+  }
+  Value stageOf(Value tileNumber) {
+    return arith::RemUIOp::create(b, loc, tileNumber, index(2));
   }
 
   struct Pairs {
@@ -116,14 +130,16 @@ private:
   void storeRows(ArrayRef<Value> acc, int64_t width, Value out, Value batch,
                  Value head, Value first, Value rows);
 
+  void stageQueryTile(Value batch, Value head, Value q0, Value stage);
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
-                                 Value q0, Value k0, Value cols,
+                                 Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
   void addQueryRows(ArrayRef<Value> dsFlat, Value batch, Value head, Value q0,
                     Value rows, Value dqAccum);
+  void stageKeyTile(Value batch, Value kvHead, Value k0, Value stage);
   SmallVector<Value> queryTileStep(ValueRange state, Value batch, Value head,
-                                   Value kvHead, Value q0, Value rows,
-                                   Value k0);
+                                   Value q0, Value rows, Value k0,
+                                   Value stage);
 
   attn::AttentionScoringOpInterface op;
   Region &scoreGrad;
@@ -141,15 +157,15 @@ private:
   attnc::GlobalSource qSource, doutSource, kSource, vSource;
 };
 
-Value MmaGradKernel::f32Array(int64_t offset, int64_t n) {
+Value MmaGradKernel::f32Array(int64_t offset, int64_t n, Value stage) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                    nullptr, workgroup);
   Value bytes = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
   auto type = MemRefType::get({n}, b.getF32Type(), nullptr, workgroup);
-  return memref::ViewOp::create(b, loc, type, bytes, index(offset),
-                                ValueRange{});
+  return memref::ViewOp::create(b, loc, type, bytes,
+                                stageOffset(offset, stage), ValueRange{});
 }
 
 SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
@@ -244,46 +260,55 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
     });
 }
 
-/// One query tile of head `head` against the block's keys; `state` holds
-/// dK then dV.
+/// Copies the q and dout rows of query tile `q0` of `head`, and their lse
+/// (-inf past the end, so those rows weigh nothing) and delta, into stage
+/// `stage`.
+void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
+                                   Value stage) {
+  Value rows = valid(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  stager.stage(qSource, tile(layout.qOffset, layout.q, stage), batch, head, q0,
+               rows);
+  stager.stage(doutSource, tile(layout.doutOffset, layout.dout, stage), batch,
+               head, q0, rows);
+  Value lse = f32Array(layout.lseOffset, blockM, stage);
+  Value delta = f32Array(layout.deltaOffset, blockM, stage);
+  loop(threadId, index(blockM), index(threads), [&](Value i) {
+    Value row = add(q0, i);
+    SmallVector<Value> values = llvm::to_vector(ifElse(
+        less(i, rows), {b.getF32Type(), b.getF32Type()},
+        [&] {
+          return SmallVector<Value>{
+              memref::LoadOp::create(b, loc, operand(3),
+                                     ValueRange{batch, head, row}),
+              memref::LoadOp::create(b, loc, operand(4),
+                                     ValueRange{batch, head, row})};
+        },
+        [&] {
+          return SmallVector<Value>{
+              f32Const(-std::numeric_limits<double>::infinity()),
+              f32Const(0.0)};
+        }));
+    memref::StoreOp::create(b, loc, values[0], lse, i);
+    memref::StoreOp::create(b, loc, values[1], delta, i);
+  });
+}
+
+/// One query tile of head `head`, staged in `stage`, against the block's
+/// keys; `state` holds dK then dV.
 SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
                                               Value head, Value q0, Value k0,
-                                              Value cols, Value dqAccum) {
+                                              Value cols, Value stage,
+                                              Value dqAccum) {
   Value rows = valid(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
   attnc::TileClass tileClass = attnc::classifyTile(
       b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
   return llvm::to_vector(ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] {
-        gpu::BarrierOp::create(b, loc); // the previous tile is read
-        stager.stage(qSource, qTile, batch, head, q0, rows);
-        stager.stage(doutSource, doutTile, batch, head, q0, rows);
-        loop(threadId, index(blockM), index(threads), [&](Value i) {
-          Value inRows = less(i, rows);
-          Value row = add(q0, i);
-          ifThenElse(
-              inRows,
-              [&] {
-                memref::StoreOp::create(
-                    b, loc,
-                    memref::LoadOp::create(b, loc, operand(3),
-                                           ValueRange{batch, head, row}),
-                    lseArray, i);
-                memref::StoreOp::create(
-                    b, loc,
-                    memref::LoadOp::create(b, loc, operand(4),
-                                           ValueRange{batch, head, row}),
-                    deltaArray, i);
-              },
-              [&] {
-                memref::StoreOp::create(
-                    b, loc,
-                    f32Const(-std::numeric_limits<double>::infinity()),
-                    lseArray, i);
-                memref::StoreOp::create(b, loc, f32Const(0.0), deltaArray, i);
-              });
-        });
-        waitForCopies();
+        qTile = tile(layout.qOffset, layout.q, stage);
+        doutTile = tile(layout.doutOffset, layout.dout, stage);
+        lseArray = f32Array(layout.lseOffset, blockM, stage);
+        deltaArray = f32Array(layout.deltaOffset, blockM, stage);
         auto sT = sync.scores(kTile, qTile, blockM, headDim, lanes);
         auto dpT = sync.scores(vTile, doutTile, blockM, headDimV, lanes);
         Pairs g = pairs(sT, dpT, tileClass.mayBlock, [&](int64_t j, int64_t r) {
@@ -320,30 +345,49 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   kSource = stager.makeSource(operand(1));
   vSource = stager.makeSource(operand(2));
   doutSource = stager.makeSource(operand(5));
-  std::tie(qTile, doutTile, kTile, vTile, dsTile) = std::make_tuple(
-      tile(layout.qOffset, layout.q), tile(layout.doutOffset, layout.dout),
-      tile(layout.kOffset, layout.k), tile(layout.vOffset, layout.v),
-      tile(layout.dsTOffset, layout.dsT));
-  lseArray = f32Array(layout.lseOffset, blockM);
-  deltaArray = f32Array(layout.deltaOffset, blockM);
+  kTile = tile(layout.kOffset, layout.k);
+  vTile = tile(layout.vOffset, layout.v);
+  dsTile = tile(layout.dsTOffset, layout.dsT);
   stager.stage(kSource, kTile, batch, kvHead, k0, cols);
   stager.stage(vSource, vTile, batch, kvHead, k0, cols);
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
+  // One walk over the query tiles of every head of the group (they all add
+  // into this block's dK and dV): tile t is tile t % perHead of member
+  // t / perHead.
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
       b, loc, op, k0, last(k0, cols),
       memref::DimOp::create(b, loc, operand(0), 2), blockM);
+  Value span = arith::SubIOp::create(
+      b, loc, arith::MaxUIOp::create(b, loc, queries.end, queries.begin),
+      queries.begin);
+  Value perHead = arith::CeilDivUIOp::create(b, loc, span, index(blockM));
+  Value tiles = mul(perHead, index(group));
+  auto tileAt = [&](Value t) {
+    Value member = arith::DivUIOp::create(b, loc, t, perHead);
+    Value within = arith::RemUIOp::create(b, loc, t, perHead);
+    return std::pair{add(mul(kvHead, index(group)), member),
+                     add(queries.begin, mul(within, index(blockM)))};
+  };
+  ifThen(less(index(0), tiles), [&] {
+    auto [head, q0] = tileAt(index(0));
+    stageQueryTile(batch, head, q0, index(0));
+  });
+  NVVM::CpAsyncCommitGroupOp::create(b, loc); // with k and v
   SmallVector<Value> init((headDim + headDimV) / 8 * 4, f32Const(0.0));
-  // The group's query heads all add into this block's dK and dV.
   SmallVector<Value> final = carry(
-      index(0), index(group), index(1), init, [&](Value member, ValueRange s) {
-        Value head = add(mul(kvHead, index(group)), member);
-        return carry(queries.begin, queries.end, index(blockM), s,
-                     [&](Value q0, ValueRange state) {
-                       return keyTileStep(state, batch, head, q0, k0, cols,
-                                          dqAccum);
-                     });
+      index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
+        Value next = add(t, index(1));
+        ifThen(less(next, tiles), [&] {
+          auto [head, q0] = tileAt(next);
+          stageQueryTile(batch, head, q0, stageOf(next));
+        });
+        waitForAllButLatest();
+        auto [head, q0] = tileAt(t);
+        SmallVector<Value> result = keyTileStep(state, batch, head, q0, k0,
+                                                cols, stageOf(t), dqAccum);
+        gpu::BarrierOp::create(b, loc); // the stage and dSᵀ are free again
+        return result;
       });
   // A block without query tiles never waited for its key copies.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
@@ -360,21 +404,30 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
 // attention_grad_q
 //===----------------------------------------------------------------------===//
 
-/// One key tile against the block's query rows; `state` holds dQ.
+/// Copies the k and v rows of the key tile at `k0` into stage `stage`.
+void MmaGradKernel::stageKeyTile(Value batch, Value kvHead, Value k0,
+                                 Value stage) {
+  Value cols = valid(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  stager.stage(kSource, tile(layout.kOffset, layout.k, stage), batch, kvHead,
+               k0, cols);
+  stager.stage(vSource, tile(layout.vOffset, layout.v, stage), batch, kvHead,
+               k0, cols);
+}
+
+/// One key tile, staged in `stage`, against the block's query rows;
+/// `state` holds dQ.
 SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
-                                                Value head, Value kvHead,
-                                                Value q0, Value rows,
-                                                Value k0) {
+                                                Value head, Value q0,
+                                                Value rows, Value k0,
+                                                Value stage) {
   Value cols = valid(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   attnc::TileClass tileClass = attnc::classifyTile(
       b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
   return llvm::to_vector(ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] {
-        gpu::BarrierOp::create(b, loc); // the previous tile is read
-        stager.stage(kSource, kTile, batch, kvHead, k0, cols);
-        stager.stage(vSource, vTile, batch, kvHead, k0, cols);
-        waitForCopies();
+        kTile = tile(layout.kOffset, layout.k, stage);
+        vTile = tile(layout.vOffset, layout.v, stage);
         auto s = sync.scores(qTile, kTile, blockN, headDim, lanes);
         auto dp = sync.scores(doutTile, vTile, blockN, headDimV, lanes);
         Value rowLse[2], rowDelta[2];
@@ -411,33 +464,36 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
   kSource = stager.makeSource(operand(1));
   vSource = stager.makeSource(operand(2));
   doutSource = stager.makeSource(operand(5));
-  std::tie(qTile, doutTile, kTile, vTile) = std::make_tuple(
-      tile(layout.qOffset, layout.q), tile(layout.doutOffset, layout.dout),
-      tile(layout.kOffset, layout.k), tile(layout.vOffset, layout.v));
+  qTile = tile(layout.qOffset, layout.q);
+  doutTile = tile(layout.doutOffset, layout.dout);
   lseArray = f32Array(layout.lseOffset, blockM);
   deltaArray = f32Array(layout.deltaOffset, blockM);
-  stager.stage(qSource, qTile, batch, head, q0, rows);
-  stager.stage(doutSource, doutTile, batch, head, q0, rows);
-  loop(threadId, rows, index(threads), [&](Value i) {
-    for (auto [source, array] : {std::pair{operand(3), lseArray},
-                                 std::pair{operand(4), deltaArray}})
-      memref::StoreOp::create(
-          b, loc,
-          memref::LoadOp::create(b, loc, source,
-                                 ValueRange{batch, head, add(q0, i)}),
-          array, i);
-  });
-  waitForCopies();
+  stageQueryTile(batch, head, q0, Value());
 
   Value seqK = memref::DimOp::create(b, loc, operand(1), 2);
   attnc::KeyRange keys =
       attnc::keyLoopBounds(b, loc, op, q0, last(q0, rows), seqK, blockN);
+  ifThen(less(keys.begin, keys.end),
+         [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
+  NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout
   SmallVector<Value> init(headDim / 8 * 4, f32Const(0.0));
-  SmallVector<Value> final =
-      carry(keys.begin, keys.end, index(blockN), init,
-            [&](Value k0, ValueRange state) {
-              return queryTileStep(state, batch, head, kvHead, q0, rows, k0);
-            });
+  SmallVector<Value> final = carry(
+      keys.begin, keys.end, index(blockN), init,
+      [&](Value k0, ValueRange state) {
+        Value t = arith::DivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
+            index(blockN));
+        Value next = add(k0, index(blockN));
+        ifThen(less(next, keys.end), [&] {
+          stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
+        });
+        waitForAllButLatest();
+        SmallVector<Value> result =
+            queryTileStep(state, batch, head, q0, rows, k0, stageOf(t));
+        gpu::BarrierOp::create(b, loc); // the stage is free again
+        return result;
+      });
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   storeRows(final, headDim, dq, batch, head, q0, rows);
 }
 
@@ -462,13 +518,30 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
     offset = (offset + bytes + 127) / 128 * 128;
     return at;
   };
-  layout.qOffset = place(layout.q.bytes());
-  layout.doutOffset = place(layout.dout.bytes());
-  layout.kOffset = place(layout.k.bytes());
-  layout.vOffset = place(layout.v.bytes());
-  layout.dsTOffset = place(layout.dsT.bytes());
-  layout.lseOffset = place(blockM * 4);
-  layout.deltaOffset = place(blockM * 4);
+  auto placeQuerySide = [&] {
+    layout.qOffset = place(layout.q.bytes());
+    layout.doutOffset = place(layout.dout.bytes());
+    layout.lseOffset = place(blockM * 4);
+    layout.deltaOffset = place(blockM * 4);
+  };
+  auto placeKeySide = [&] {
+    layout.kOffset = place(layout.k.bytes());
+    layout.vOffset = place(layout.v.bytes());
+  };
+  // The walked side first, its second stage right after it.
+  bool walksQueries = isa<attn::AttentionGradKVOp>(op.getOperation());
+  if (walksQueries)
+    placeQuerySide();
+  else
+    placeKeySide();
+  layout.stageBytes = offset;
+  offset *= 2;
+  if (walksQueries)
+    placeKeySide();
+  else
+    placeQuerySide();
+  if (walksQueries)
+    layout.dsTOffset = place(layout.dsT.bytes());
   layout.bytes = offset;
   return layout;
 }

@@ -18,13 +18,17 @@
 
 namespace attnc {
 
-/// Shared memory of a gradient kernel: the query-side tiles q and dout,
-/// the key-side tiles k and v, dSᵀ (keys x queries; the key/value kernel's
-/// dq), and the f32 lse and delta of the query tile.
+/// Shared memory of a gradient kernel: the query-side tiles q and dout
+/// with the f32 lse and delta of their rows, the key-side tiles k and v,
+/// and dSᵀ (keys x queries; the key/value kernel's dq). The side a kernel
+/// walks (queries for attention_grad_kv, keys for attention_grad_q) has two
+/// stages, `stageBytes` apart: the next tile is copied while this one is
+/// used.
 struct MmaGradLayout {
   MmaTileLayout q, dout, k, v, dsT;
   int64_t qOffset, doutOffset, kOffset, vOffset, dsTOffset;
   int64_t lseOffset, deltaOffset;
+  int64_t stageBytes;
   int64_t bytes;
 };
 

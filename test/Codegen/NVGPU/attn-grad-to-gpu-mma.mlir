@@ -2,21 +2,22 @@
 
 // The key/value gradient kernel on mma.sync (pinned mma_sync tiles, 64 x
 // 64): a gpu.launch of ceil(Nk / 64) x Hkv x B blocks of 4 warps; K and V
-// staged once with cp.async, each query tile's Q and dout (and its lse and
-// delta) between two barriers; Sᵀ = K Qᵀ and dPᵀ = V doutᵀ by ldmatrix and
+// staged once with cp.async, together with the first query tile; one walk
+// over the query tiles of the group's heads, each iteration copying the
+// next tile's Q and dout (and its lse and delta) into the other stage
+// before waiting for this one's; Sᵀ = K Qᵀ and dPᵀ = V doutᵀ by ldmatrix and
 // m16n8k16 mma.sync; dV and dK by Pᵀ and dSᵀ repacked as A fragments
 // against ldmatrix.trans of dout and Q; dS read back transposed from
 // shared memory for dq, added atomically into the f32 accumulator.
 
 // CHECK-LABEL: func.func @grad_kv(
 // CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c64 : index
-// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c22016_i32
+// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c28672_i32
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:           scf.for
-// CHECK:             scf.for
-// CHECK:               gpu.barrier
-// CHECK:               nvvm.cp.async.wait.group 0
-// CHECK-NEXT:          gpu.barrier
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK-NEXT:        nvvm.cp.async.wait.group 1
+// CHECK-NEXT:        gpu.barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               nvvm.mma.sync
 // CHECK:               math.exp
@@ -24,6 +25,8 @@
 // CHECK:               gpu.barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               memref.atomic_rmw addf
+// CHECK:             gpu.barrier
+// CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 func.func @grad_kv(%q: memref<1x4x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>,
                    %v: memref<1x2x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
