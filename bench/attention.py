@@ -397,6 +397,41 @@ def write_reports(out_dir, env, settings, names, table, suffix):
     return stem, text
 
 
+def add_run_arguments(parser):
+    """The options every benchmark of bench/ shares."""
+    parser.add_argument("--runtime-library",
+                        help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: N=4096 only, few iterations")
+    parser.add_argument("--iters", type=int, help="timed runs (default 30, quick 5)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs (default 10, quick 2)")
+    parser.add_argument("--sets", type=int, default=3,
+                        help="input sets rotated across runs (default 3)")
+    parser.add_argument("--seed", type=int, help="input seed (default: random)")
+
+
+def start_run(args, script):
+    """Checks for a GPU, applies the shared options and prints the seed;
+    returns the timed and warm-up run counts and the settings line."""
+    if not torch.cuda.is_available():
+        sys.exit(f"{script}: no CUDA device visible to PyTorch")
+    if args.runtime_library:
+        os.environ["ATTNC_RUNTIME_LIBRARY"] = args.runtime_library
+    iters = args.iters or (5 if args.quick else 30)
+    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 10)
+    seed = (args.seed if args.seed is not None
+            else int.from_bytes(os.urandom(4), "little"))
+    args.seed = seed
+    settings = (f"seed {seed}, {iters} timed runs after {warmup} warm-up runs, "
+                f"{args.sets} input sets")
+    print(f"seed: {seed}", flush=True)
+    torch.set_float32_matmul_precision("highest")  # an fp32 reference
+    for name in ("recompile_limit", "cache_size_limit"):  # flex recompiles per case
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 64)
+    return iters, warmup, settings
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=os.path.join(REPO, "bench", "results"),
@@ -405,37 +440,14 @@ def main():
     parser.add_argument("--function", action="append", default=[],
                         help="package function(s) to try (default: all); "
                         "each case uses the first one that fits it")
-    parser.add_argument("--runtime-library",
-                        help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
     parser.add_argument("--baseline",
                         help="folder holding another attnc binding (attnc/ "
                         "with its libattnrt.so) to measure beside this one")
     parser.add_argument("--baseline-package",
                         help="the package the --baseline build compiled")
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: N=4096 only, few iterations")
-    parser.add_argument("--iters", type=int, help="timed runs (default 30, quick 5)")
-    parser.add_argument("--warmup", type=int, help="warm-up runs (default 10, quick 2)")
-    parser.add_argument("--sets", type=int, default=3,
-                        help="input sets rotated across runs (default 3)")
-    parser.add_argument("--seed", type=int, help="input seed (default: random)")
+    add_run_arguments(parser)
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("attention.py: no CUDA device visible to PyTorch")
-    if args.runtime_library:
-        os.environ["ATTNC_RUNTIME_LIBRARY"] = args.runtime_library
-    iters = args.iters or (5 if args.quick else 30)
-    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 10)
-    seed = (args.seed if args.seed is not None
-            else int.from_bytes(os.urandom(4), "little"))
-    settings = (f"seed {seed}, {iters} timed runs after {warmup} warm-up runs, "
-                f"{args.sets} input sets")
-    print(f"seed: {seed}", flush=True)
-
-    torch.set_float32_matmul_precision("highest")  # an fp32 reference
-    for name in ("recompile_limit", "cache_size_limit"):  # flex recompiles per case
-        if hasattr(torch._dynamo.config, name):
-            setattr(torch._dynamo.config, name, 64)
+    iters, warmup, settings = start_run(args, "attention.py")
     impls = {"cudnn (SDPA)": sdpa(SDPBackend.CUDNN_ATTENTION),
              "flash (SDPA)": sdpa(SDPBackend.FLASH_ATTENTION),
              "flex": flex}
@@ -451,7 +463,7 @@ def main():
         env["baseline"] = (f"{args.baseline_package} "
                            f"({impls[BASELINE].producer})")
     names = list(impls)
-    generator = torch.Generator(device="cuda").manual_seed(seed)
+    generator = torch.Generator(device="cuda").manual_seed(args.seed)
     table = []  # (case, {implementation: result})
     for case in cases(args.quick):
         shape = (case.b, case.h, case.n, case.d)

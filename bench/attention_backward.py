@@ -389,32 +389,10 @@ def main():
                         help="package function(s) to try (default: every "
                         "one with a gradient function); each case uses the "
                         "first one that fits it")
-    parser.add_argument("--runtime-library",
-                        help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: N=4096 only, few iterations")
-    parser.add_argument("--iters", type=int, help="timed runs (default 30, quick 5)")
-    parser.add_argument("--warmup", type=int, help="warm-up runs (default 10, quick 2)")
-    parser.add_argument("--sets", type=int, default=3,
-                        help="input sets rotated across runs (default 3)")
-    parser.add_argument("--seed", type=int, help="input seed (default: random)")
+    forward_bench.add_run_arguments(parser)
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("attention_backward.py: no CUDA device visible to PyTorch")
-    if args.runtime_library:
-        os.environ["ATTNC_RUNTIME_LIBRARY"] = args.runtime_library
-    iters = args.iters or (5 if args.quick else 30)
-    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 10)
-    seed = (args.seed if args.seed is not None
-            else int.from_bytes(os.urandom(4), "little"))
-    settings = (f"seed {seed}, {iters} timed runs after {warmup} warm-up runs, "
-                f"{args.sets} input sets")
-    print(f"seed: {seed}", flush=True)
-
-    torch.set_float32_matmul_precision("highest")
-    for name in ("recompile_limit", "cache_size_limit"):  # flex recompiles per shape
-        if hasattr(torch._dynamo.config, name):
-            setattr(torch._dynamo.config, name, 64)
+    iters, warmup, settings = forward_bench.start_run(
+        args, "attention_backward.py")
     # A compiled backward that donates its saved buffers refuses
     # retain_graph, which backward alone needs (flex).
     try:
@@ -432,7 +410,7 @@ def main():
     else:
         impls["attnc"] = Unavailable(NO_GPU_KERNEL)
     names = list(impls)
-    generator = torch.Generator(device="cuda").manual_seed(seed)
+    generator = torch.Generator(device="cuda").manual_seed(args.seed)
     table = []  # (case, {implementation: result})
     for case in cases(args.quick):
         sets = [random_set(case, generator) for _ in range(args.sets)]

@@ -110,6 +110,13 @@ private:
   StatusOr<const std::vector<double> *> operand(const std::string &name) const;
   /// Rounds `data` to `name`'s dtype and keeps it as that value.
   Status store(const std::string &name, std::vector<double> data);
+  /// Binds the shapes of an attention-family op from its operand and
+  /// result patterns, runs `compute(dims, operands, results)` on its
+  /// operands and zeroed result buffers, and stores the results.
+  template <typename Fn>
+  Status runOnShapes(const pkg::OpSpec &op,
+                     const std::vector<Pattern> &operandPatterns,
+                     const std::vector<Pattern> &resultPatterns, Fn compute);
   Status runAttention(const pkg::OpSpec &op);
   Status runGradDelta(const pkg::OpSpec &op);
   Status runGradKV(const pkg::OpSpec &op);
@@ -313,43 +320,47 @@ Status Evaluator::storeResults(const pkg::OpSpec &op,
 // The ops
 //===----------------------------------------------------------------------===//
 
-Status Evaluator::runAttention(const pkg::OpSpec &op) {
-  const std::vector<Pattern> results = {kOut, kRows};
-  auto dims = bindShapes(op, {kQ, kK, kV}, results);
+template <typename Fn>
+Status Evaluator::runOnShapes(const pkg::OpSpec &op,
+                              const std::vector<Pattern> &operandPatterns,
+                              const std::vector<Pattern> &resultPatterns,
+                              Fn compute) {
+  auto dims = bindShapes(op, operandPatterns, resultPatterns);
   if (!dims)
     return dims.status();
   auto in = operands(op);
-  auto out = resultBuffers(results, *dims);
+  auto out = resultBuffers(resultPatterns, *dims);
   if (!in || !out)
     return !in ? in.status() : out.status();
-  // An unkept output still needs room; an unkept lse is not computed.
-  double *lse = op.results[1].empty() ? nullptr : (*out)[1].data();
-  if (Status st =
-          attentionForward(*op.attention, attentionShapeOf(*dims), (*in)[0],
-                           (*in)[1], (*in)[2], (*out)[0].data(), lse);
-      !st)
+  if (Status st = compute(*dims, *in, *out); !st)
     return st;
   return storeResults(op, std::move(*out));
 }
 
+using Inputs = std::vector<const double *>;
+using Outputs = std::vector<std::vector<double>>;
+
+Status Evaluator::runAttention(const pkg::OpSpec &op) {
+  return runOnShapes(
+      op, {kQ, kK, kV}, {kOut, kRows},
+      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+        // An unkept output still needs room; an unkept lse is not computed.
+        double *lse = op.results[1].empty() ? nullptr : out[1].data();
+        return attentionForward(*op.attention, attentionShapeOf(dims), x[0],
+                                x[1], x[2], out[0].data(), lse);
+      });
+}
+
 Status Evaluator::runGradDelta(const pkg::OpSpec &op) {
-  const std::vector<Pattern> results = {kRows, kQ};
-  auto dims = bindShapes(op, {kOut, kOut}, results);
-  if (!dims)
-    return dims.status();
-  auto in = operands(op);
-  auto out = resultBuffers(results, *dims);
-  if (!in || !out)
-    return !in ? in.status() : out.status();
-  // No key/value heads take part: as many as query heads keep the shape
-  // valid. The accumulator stays zero.
-  AttentionShape shape = attentionShapeOf(*dims);
-  shape.headsKV = shape.headsQ;
-  if (Status st =
-          attentionGradDelta(shape, (*in)[0], (*in)[1], (*out)[0].data());
-      !st)
-    return st;
-  return storeResults(op, std::move(*out));
+  return runOnShapes(
+      op, {kOut, kOut}, {kRows, kQ},
+      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+        // No key/value heads take part: as many as query heads keep the
+        // shape valid. The accumulator stays zero.
+        AttentionShape shape = attentionShapeOf(dims);
+        shape.headsKV = shape.headsQ;
+        return attentionGradDelta(shape, x[0], x[1], out[0].data());
+      });
 }
 
 Status Evaluator::runGradKV(const pkg::OpSpec &op) {
@@ -359,38 +370,23 @@ Status Evaluator::runGradKV(const pkg::OpSpec &op) {
     operandPatterns.push_back(kQ);
     results.push_back(kQ);
   }
-  auto dims = bindShapes(op, operandPatterns, results);
-  if (!dims)
-    return dims.status();
-  auto in = operands(op);
-  auto out = resultBuffers(results, *dims);
-  if (!in || !out)
-    return !in ? in.status() : out.status();
-  const std::vector<const double *> &x = *in;
-  if (Status st = attentionGradKV(
-          *op.attention, attentionShapeOf(*dims), x[0], x[1], x[2], x[3], x[4],
-          x[5], accumulates ? x[6] : nullptr, (*out)[0].data(),
-          (*out)[1].data(), accumulates ? (*out)[2].data() : nullptr);
-      !st)
-    return st;
-  return storeResults(op, std::move(*out));
+  return runOnShapes(
+      op, operandPatterns, results,
+      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+        return attentionGradKV(
+            *op.attention, attentionShapeOf(dims), x[0], x[1], x[2], x[3],
+            x[4], x[5], accumulates ? x[6] : nullptr, out[0].data(),
+            out[1].data(), accumulates ? out[2].data() : nullptr);
+      });
 }
 
 Status Evaluator::runGradQ(const pkg::OpSpec &op) {
-  auto dims = bindShapes(op, kGradOperands, {kQ});
-  if (!dims)
-    return dims.status();
-  auto in = operands(op);
-  auto out = resultBuffers({kQ}, *dims);
-  if (!in || !out)
-    return !in ? in.status() : out.status();
-  const std::vector<const double *> &x = *in;
-  if (Status st =
-          attentionGradQ(*op.attention, attentionShapeOf(*dims), x[0], x[1],
-                         x[2], x[3], x[4], x[5], (*out)[0].data());
-      !st)
-    return st;
-  return storeResults(op, std::move(*out));
+  return runOnShapes(
+      op, kGradOperands, {kQ},
+      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+        return attentionGradQ(*op.attention, attentionShapeOf(dims), x[0],
+                              x[1], x[2], x[3], x[4], x[5], out[0].data());
+      });
 }
 
 Status Evaluator::runCast(const pkg::OpSpec &op) {

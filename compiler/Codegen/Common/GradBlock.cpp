@@ -66,14 +66,6 @@ private:
   Value dim(Value memref, int64_t d) {
     return memref::DimOp::create(b, loc, memref, d);
   }
-  /// min(tile, extent - first): the valid rows of a tile.
-  Value valid(int64_t tile, Value extent, Value first) {
-    return arith::MinUIOp::create(b, loc, index(tile),
-                                  arith::SubIOp::create(b, loc, extent, first));
-  }
-  Value last(Value first, Value count) {
-    return arith::SubIOp::create(b, loc, add(first, count), index(1));
-  }
   Value fsum(Value a, Value c) {
     return arith::AddFOp::create(b, loc, a, c, dotFlags);
   }
@@ -200,9 +192,9 @@ void GradBlockBuilder::addQueryRowSums(Value batch, Value head, Value q0,
 void GradBlockBuilder::queryTileOfKeyBlock(Value batch, Value head, Value q0,
                                            Value k0, Value cols,
                                            Value dqAccum) {
-  Value rows = valid(blockM, dim(operand(0), 2), q0);
+  Value rows = validRows(blockM, dim(operand(0), 2), q0);
   attnc::TileClass tile = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
+      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
   // The classification is uniform over the block, so GPU barriers inside
   // this branch are reached by every thread or none.
   ifThen(tile.mayAllow, [&] {
@@ -229,14 +221,14 @@ void GradBlockBuilder::keyBlock(ValueRange ids, Value dk, Value dv,
                                 Value dqAccum) {
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
-  Value cols = valid(blockN, dim(operand(1), 2), k0);
+  Value cols = validRows(blockN, dim(operand(1), 2), k0);
   stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);
   stageRows(operand(2), t.v, batch, kvHead, k0, cols, headDimV);
   zero(t.dk, cols, headDim);
   zero(t.dv, cols, headDimV);
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
-      b, loc, op, k0, last(k0, cols), dim(operand(0), 2), blockM);
+      b, loc, op, k0, lastOf(k0, cols), dim(operand(0), 2), blockM);
   // The group's query heads all add into this block's dk and dv.
   loopTo(index(group), [&](Value member) {
     Value head = add(mul(kvHead, index(group)), member);
@@ -254,8 +246,8 @@ void GradBlockBuilder::keyBlock(ValueRange ids, Value dk, Value dv,
 void GradBlockBuilder::queryBlock(ValueRange ids, Value dq) {
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
-  Value rows = valid(blockM, dim(operand(0), 2), q0);
-  Value qLast = last(q0, rows);
+  Value rows = validRows(blockM, dim(operand(0), 2), q0);
+  Value qLast = lastOf(q0, rows);
   Value kvHead =
       arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   Value seqK = dim(operand(1), 2);
@@ -264,9 +256,9 @@ void GradBlockBuilder::queryBlock(ValueRange ids, Value dq) {
   attnc::KeyRange keys =
       attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
   loop(keys.begin, keys.end, index(blockN), [&](Value k0) {
-    Value cols = valid(blockN, seqK, k0);
+    Value cols = validRows(blockN, seqK, k0);
     attnc::TileClass tile = attnc::classifyTile(
-        b, loc, op, {batch, head, q0, qLast, k0, last(k0, cols)});
+        b, loc, op, {batch, head, q0, qLast, k0, lastOf(k0, cols)});
     ifThen(tile.mayAllow, [&] {
       barrier(); // the previous key tile is no longer read
       stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);

@@ -37,6 +37,15 @@ protected:
   mlir::Value mul(mlir::Value x, mlir::Value y) {
     return mlir::arith::MulIOp::create(b, loc, x, y);
   }
+  /// min(tile, extent - first): the valid rows of a tile from `first` on.
+  mlir::Value validRows(int64_t tile, mlir::Value extent, mlir::Value first) {
+    return mlir::arith::MinUIOp::create(
+        b, loc, index(tile), mlir::arith::SubIOp::create(b, loc, extent, first));
+  }
+  /// first + count - 1: the last index of a non-empty range.
+  mlir::Value lastOf(mlir::Value first, mlir::Value count) {
+    return mlir::arith::SubIOp::create(b, loc, add(first, count), index(1));
+  }
 
   /// Runs `body` with the builder at `nested`'s insertion point, restoring
   /// it afterwards.

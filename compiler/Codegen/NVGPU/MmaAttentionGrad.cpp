@@ -66,6 +66,17 @@ public:
   void queryBlock(ValueRange ids, Value dq);
 
 private:
+  /// The thread's place in the fragment layouts and the inputs' sources.
+  void setUp() {
+    lanes = sync.laneGeometry(threadId);
+    localRow[0] = add(lanes.warpRow, lanes.group);
+    localRow[1] = add(localRow[0], index(8));
+    columnBase = mul(lanes.inGroup, index(2));
+    qSource = stager.makeSource(operand(0));
+    kSource = stager.makeSource(operand(1));
+    vSource = stager.makeSource(operand(2));
+    doutSource = stager.makeSource(operand(5));
+  }
   Value operand(int64_t i) { return x.operands[i]; }
   /// The tile at `offset` of stage `stage` (null: the only one).
   Value tile(int64_t offset, const attnc::MmaTileLayout &tileLayout,
@@ -78,13 +89,6 @@ private:
                  : index(offset);
   }
   Value f32Array(int64_t offset, int64_t n, Value stage = Value());
-  Value valid(int64_t tile, Value extent, Value first) {
-    return arith::MinUIOp::create(b, loc, index(tile),
-                                  arith::SubIOp::create(b, loc, extent, first));
-  }
-  Value last(Value first, Value count) {
-    return arith::SubIOp::create(b, loc, add(first, count), index(1));
-  }
   Value less(Value a, Value c) {
     return arith::CmpIOp::create(b, loc, P::ult, a, c);
   }
@@ -126,7 +130,7 @@ private:
               Value mayBlock, Fn at);
   SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
   /// Stores the warp's fragment accumulator rows (rows `row(h)`, valid
-  /// when `valid(h)`) into out[batch, head, first + row, :].
+  /// when `validRows(h)`) into out[batch, head, first + row, :].
   void storeRows(ArrayRef<Value> acc, int64_t width, Value out, Value batch,
                  Value head, Value first, Value rows);
 
@@ -265,7 +269,7 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
 /// `stage`.
 void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                                    Value stage) {
-  Value rows = valid(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
   stager.stage(qSource, tile(layout.qOffset, layout.q, stage), batch, head, q0,
                rows);
   stager.stage(doutSource, tile(layout.doutOffset, layout.dout, stage), batch,
@@ -299,9 +303,9 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
                                               Value head, Value q0, Value k0,
                                               Value cols, Value stage,
                                               Value dqAccum) {
-  Value rows = valid(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
   attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
+      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
   return llvm::to_vector(ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] {
@@ -334,17 +338,10 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
 
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
                              Value dqAccum) {
-  lanes = sync.laneGeometry(threadId);
-  localRow[0] = add(lanes.warpRow, lanes.group);
-  localRow[1] = add(localRow[0], index(8));
-  columnBase = mul(lanes.inGroup, index(2));
+  setUp();
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
-  Value cols = valid(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
-  qSource = stager.makeSource(operand(0));
-  kSource = stager.makeSource(operand(1));
-  vSource = stager.makeSource(operand(2));
-  doutSource = stager.makeSource(operand(5));
+  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   kTile = tile(layout.kOffset, layout.k);
   vTile = tile(layout.vOffset, layout.v);
   dsTile = tile(layout.dsTOffset, layout.dsT);
@@ -356,7 +353,7 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   // t / perHead.
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
-      b, loc, op, k0, last(k0, cols),
+      b, loc, op, k0, lastOf(k0, cols),
       memref::DimOp::create(b, loc, operand(0), 2), blockM);
   Value span = arith::SubIOp::create(
       b, loc, arith::MaxUIOp::create(b, loc, queries.end, queries.begin),
@@ -407,7 +404,7 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
 /// Copies the k and v rows of the key tile at `k0` into stage `stage`.
 void MmaGradKernel::stageKeyTile(Value batch, Value kvHead, Value k0,
                                  Value stage) {
-  Value cols = valid(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   stager.stage(kSource, tile(layout.kOffset, layout.k, stage), batch, kvHead,
                k0, cols);
   stager.stage(vSource, tile(layout.vOffset, layout.v, stage), batch, kvHead,
@@ -420,9 +417,9 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                                                 Value head, Value q0,
                                                 Value rows, Value k0,
                                                 Value stage) {
-  Value cols = valid(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, last(q0, rows), k0, last(k0, cols)});
+      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
   return llvm::to_vector(ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] {
@@ -451,19 +448,12 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
 }
 
 void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
-  lanes = sync.laneGeometry(threadId);
-  localRow[0] = add(lanes.warpRow, lanes.group);
-  localRow[1] = add(localRow[0], index(8));
-  columnBase = mul(lanes.inGroup, index(2));
+  setUp();
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
-  Value rows = valid(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
   Value kvHead =
       arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
-  qSource = stager.makeSource(operand(0));
-  kSource = stager.makeSource(operand(1));
-  vSource = stager.makeSource(operand(2));
-  doutSource = stager.makeSource(operand(5));
   qTile = tile(layout.qOffset, layout.q);
   doutTile = tile(layout.doutOffset, layout.dout);
   lseArray = f32Array(layout.lseOffset, blockM);
@@ -472,7 +462,7 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
 
   Value seqK = memref::DimOp::create(b, loc, operand(1), 2);
   attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, last(q0, rows), seqK, blockN);
+      attnc::keyLoopBounds(b, loc, op, q0, lastOf(q0, rows), seqK, blockN);
   ifThen(less(keys.begin, keys.end),
          [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
   NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout
