@@ -383,11 +383,14 @@ def markdown(env, settings, names, table):
     return "\n".join(lines) + "\n"
 
 
-def write_reports(out_dir, env, settings, names, table, suffix):
+def write_reports(out_dir, env, settings, names, table, suffix,
+                  render=None):
+    """Writes DATE-GPU{suffix}.md (by `render`, default this benchmark's
+    markdown) and .json under `out_dir`."""
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", env["gpu"]).strip("-")
     stem = os.path.join(out_dir, f"{env['date']}-{gpu}{suffix}")
     os.makedirs(out_dir, exist_ok=True)
-    text = markdown(env, settings, names, table)
+    text = (render or markdown)(env, settings, names, table)
     with open(stem + ".md", "w") as f:
         f.write(text)
     with open(stem + ".json", "w") as f:

@@ -37,10 +37,8 @@ usage: python3 bench/attention_backward.py [--quick] [--out DIR]
 """
 
 import argparse
-import json
 import math
 import os
-import re
 import sys
 from functools import lru_cache
 
@@ -351,20 +349,6 @@ def markdown(env, settings, names, table):
     return "\n".join(lines) + "\n"
 
 
-def write_reports(out_dir, env, settings, names, table, suffix):
-    gpu = re.sub(r"[^A-Za-z0-9]+", "-", env["gpu"]).strip("-")
-    stem = os.path.join(out_dir, f"{env['date']}-{gpu}-backward{suffix}")
-    os.makedirs(out_dir, exist_ok=True)
-    text = markdown(env, settings, names, table)
-    with open(stem + ".md", "w") as f:
-        f.write(text)
-    with open(stem + ".json", "w") as f:
-        json.dump(dict(env, settings=settings, results=[
-            dict(case.as_dict(), implementation=n, **results[n])
-            for case, results in table for n in names]), f, indent=2)
-    return stem, text
-
-
 def progress(case, name, result):
     if result["status"] == "ok":
         detail = ", ".join(
@@ -424,8 +408,9 @@ def main():
         table.append((case, results))
         del sets, reference
         torch.cuda.empty_cache()
-        stem, text = write_reports(args.out, env, settings, names, table,
-                                   "-quick" if args.quick else "")
+        stem, text = forward_bench.write_reports(
+            args.out, env, settings, names, table,
+            "-backward" + ("-quick" if args.quick else ""), markdown)
     print()
     print(text)
     print(f"wrote {stem}.md and {stem}.json")

@@ -85,8 +85,8 @@ func::FuncOp BackwardBuilder::createFunction() {
   b.setInsertionPointAfter(forward);
   auto type = FunctionType::get(forward.getContext(), inputs,
                                 forward.getArgumentTypes());
-  auto func = func::FuncOp::create(
-      b, forward.getLoc(), (forward.getName() + "_bwd").str(), type);
+  auto func = func::FuncOp::create(b, forward.getLoc(),
+                                   (forward.getName() + "_bwd").str(), type);
   func->setAttr(attn::kGradientOfAttrName, FlatSymbolRefAttr::get(forward));
   func.addEntryBlock();
   return func;
@@ -146,9 +146,8 @@ LogicalResult BackwardBuilder::finish() {
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   func::ReturnOp::create(b, forward.getLoc(), gradients);
   if (deterministic)
-    backward.walk([&](attn::AttentionGradOp grad) {
-      grad.setDeterministic(true);
-    });
+    backward.walk(
+        [&](attn::AttentionGradOp grad) { grad.setDeterministic(true); });
   unsigned numArgs = forward.getNumArguments();
   for (auto [i, value] : llvm::enumerate(returned))
     if (isa<OpResult>(value))
@@ -163,9 +162,8 @@ LogicalResult BackwardBuilder::finish() {
 FailureOr<func::FuncOp> BackwardBuilder::build() {
   backward = createFunction();
   Block &body = backward.getBody().front();
-  forwardToBackward.map(forward.getArguments(),
-                        body.getArguments().take_front(
-                            forward.getNumArguments()));
+  forwardToBackward.map(forward.getArguments(), body.getArguments().take_front(
+                                                    forward.getNumArguments()));
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   for (Operation &op : forward.getBody().front().without_terminator())
     clonedOps.push_back(b.clone(op, forwardToBackward));
@@ -190,7 +188,8 @@ struct AttnDeriveBackwardPass
   void runOnOperation() override {
     SmallVector<func::FuncOp> marked;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && (allFunctions || func->hasAttr(attn::kBackwardAttrName)))
+      if (func.isPublic() &&
+          (allFunctions || func->hasAttr(attn::kBackwardAttrName)))
         marked.push_back(func);
     SymbolTable symbols(getOperation());
     for (func::FuncOp func : marked) {

@@ -22,7 +22,6 @@
 
 #include <cmath>
 
-
 namespace attnc {
 #define GEN_PASS_DEF_ATTNDIFFERENTIATESCORE
 #include "compiler/Passes.h.inc"
@@ -92,9 +91,9 @@ Value TangentBuilder::unaryDerivative(Opcode opcode, Value x, Value result) {
   case Opcode::Log1p:
     return div(one, add(one, x));
   case Opcode::Erf:
-    return mul(constant(type, kTwoOverSqrtPi),
-               math::ExpOp::create(b, loc, arith::NegFOp::create(
-                                               b, loc, mul(x, x))));
+    return mul(
+        constant(type, kTwoOverSqrtPi),
+        math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, mul(x, x))));
   case Opcode::Sin:
     return math::CosOp::create(b, loc, x);
   case Opcode::Cos:
@@ -131,11 +130,11 @@ Value TangentBuilder::smoothTangent(Operation &op, Opcode opcode, ValueRange x,
   case Opcode::MulF:
     return sum(scaled(x[1], t[0]), scaled(x[0], t[1]));
   case Opcode::DivF: // (t0 - result t1) / x1
-    return div(orZero(sum(t[0], t[1] ? arith::NegFOp::create(
-                                           b, loc, mul(result, t[1]))
-                                     : Value()),
-                      x[0].getType()),
-               x[1]);
+    return div(
+        orZero(sum(t[0], t[1] ? arith::NegFOp::create(b, loc, mul(result, t[1]))
+                              : Value()),
+               x[0].getType()),
+        x[1]);
   case Opcode::RemF: // x0 - trunc(x0 / x1) x1; trunc(x0 / x1) = (x0 - r) / x1
     return sum(t[0], t[1] ? arith::NegFOp::create(
                                 b, loc, mul(div(sub(x[0], result), x[1]), t[1]))
@@ -224,10 +223,10 @@ LogicalResult TangentBuilder::apply(Operation &op, IRMapping &mapping) {
   case GradRule::NoTangent:
     return success();
   case GradRule::Select:
-    tangents[result] = arith::SelectOp::create(
-        b, loc, clone->getOperand(0),
-        orZero(operandTangents[1], result.getType()),
-        orZero(operandTangents[2], result.getType()));
+    tangents[result] =
+        arith::SelectOp::create(b, loc, clone->getOperand(0),
+                                orZero(operandTangents[1], result.getType()),
+                                orZero(operandTangents[2], result.getType()));
     return success();
   case GradRule::Blocked:
     return op.emitOpError()

@@ -43,8 +43,8 @@ template <typename Kernel>
 Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
                     ValueRange operands) {
   SmallVector<NamedAttribute> attrs;
-  for (StringRef name : {"scale", "causal", "window_left", "window_right",
-                         "tiles"})
+  for (StringRef name :
+       {"scale", "causal", "window_left", "window_right", "tiles"})
     if (Attribute attr = op->getAttr(name))
       attrs.push_back(b.getNamedAttr(name, attr));
   auto kernel = Kernel::create(b, op.getLoc(), results, operands, attrs);
@@ -69,9 +69,8 @@ struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
     auto delta = attn::AttentionGradDeltaOp::create(
         rewriter, loc, rowType, accType, op.getOut(), op.getDout(),
         IntegerAttr());
-    SmallVector<Value> operands = {op.getQ(),   op.getK(),
-                                   op.getV(),   op.getLse(),
-                                   delta.getDelta(), op.getDout()};
+    SmallVector<Value> operands = {op.getQ(),   op.getK(),        op.getV(),
+                                   op.getLse(), delta.getDelta(), op.getDout()};
     SmallVector<Type> kvTypes = {op.getK().getType(), op.getV().getType()};
     bool deterministic = op.getDeterministic();
     if (!deterministic) {

@@ -99,9 +99,10 @@ LogicalResult checkGraph(func::FuncOp func) {
 SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
   auto forwardName =
       func->getAttrOfType<FlatSymbolRefAttr>(attn::kGradientOfAttrName);
-  auto forward = forwardName ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                                   func, forwardName)
-                             : func::FuncOp();
+  auto forward = forwardName
+                     ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                           func, forwardName)
+                     : func::FuncOp();
   SmallVector<ArrayAttr> shapes;
   if (!forward || !forward->hasAttr(attnrt::kNumInputsAttr))
     return shapes;
@@ -114,9 +115,8 @@ SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
 class ProgramBuilder {
 public:
   ProgramBuilder(func::FuncOp func, ModuleOp kernels)
-      : func(func), kernels(kernels),
-        symbols(func, forwardValueShapes(func)), kernelTable(kernels),
-        b(func) {}
+      : func(func), kernels(kernels), symbols(func, forwardValueShapes(func)),
+        kernelTable(kernels), b(func) {}
 
   LogicalResult build();
 
@@ -188,9 +188,9 @@ void ProgramBuilder::nameValues() {
     bool direct = def && !outputOf.count(value);
     if (direct)
       outputOf[value] = i;
-    std::string role =
-        gradients ? "d" + inputNames[func.getArgument(i)]
-                  : (direct ? roleOf(value, def) : StringRef()).str();
+    std::string role = gradients
+                           ? "d" + inputNames[func.getArgument(i)]
+                           : (direct ? roleOf(value, def) : StringRef()).str();
     resultNames.push_back(give(role, "result" + std::to_string(i)));
   }
 }

@@ -86,8 +86,8 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createAttnDeriveBackward({options.backwardAll,
-                                       options.deterministic}));
+  pm.addPass(
+      createAttnDeriveBackward({options.backwardAll, options.deterministic}));
   pm.addPass(createAttnDifferentiateScore());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -176,8 +176,7 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       *this, "tensor-cores", llvm::cl::desc("auto or mma-sync"),
       llvm::cl::init("auto")};
 };
-struct FrontendPipelineOptions
-    : PassPipelineOptions<FrontendPipelineOptions> {
+struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
                            llvm::cl::desc("Derive @f_bwd for every public "
                                           "function"),
@@ -196,8 +195,7 @@ void attnc::registerAttncPassesAndPipelines() {
       "Canonicalize and CSE a verified attn module and derive the backward "
       "functions it asks for (what `attnc --emit=mlir` prints)",
       [](OpPassManager &pm, const FrontendPipelineOptions &options) {
-        buildFrontendPipeline(pm, {options.backwardAll,
-                                   options.deterministic});
+        buildFrontendPipeline(pm, {options.backwardAll, options.deterministic});
       });
   PassPipelineRegistration<TargetOptions>(
       "attnc-programs",

@@ -159,10 +159,10 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
                                       qType.getDimSize(2), vType.getDimSize(3)};
   if (outType.getShape() != ArrayRef<int64_t>(expectedOut))
     return op->emitOpError()
-           << "expected " << outName << " shape [" << dimString(expectedOut[0]) << ", "
-           << expectedOut[1] << ", " << dimString(expectedOut[2]) << ", "
-           << expectedOut[3] << "] ([batch, q heads, q seq, v head_dim]), got "
-           << outType;
+           << "expected " << outName << " shape [" << dimString(expectedOut[0])
+           << ", " << expectedOut[1] << ", " << dimString(expectedOut[2])
+           << ", " << expectedOut[3]
+           << "] ([batch, q heads, q seq, v head_dim]), got " << outType;
   return success();
 }
 
@@ -318,8 +318,8 @@ static LogicalResult verifyScoringAttrs(AttentionScoringOpInterface op,
                                   "window_left", op.getWindowLeft()},
                               {"window_right", op.getWindowRight()}}) {
     if (window && *window < 0)
-      return op.emitOpError() << "expected " << name
-                              << " to be non-negative, got " << *window;
+      return op.emitOpError()
+             << "expected " << name << " to be non-negative, got " << *window;
   }
   return verifyTensorCores(op);
 }
@@ -889,11 +889,11 @@ AttentionOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
     return emitOpError() << "expected the out cotangent to be "
                          << getOut().getType() << ", got " << dout.getType();
   auto grad = AttentionGradOp::create(
-      builder, getLoc(), TypeRange{getQ().getType(), getK().getType(),
-                                   getV().getType()},
-      getQ(), getK(), getV(), getOut(), getLse(), dout,
-      /*deterministic=*/false, getScaleAttr(), getCausal(),
-      getWindowLeftAttr(), getWindowRightAttr(), /*tiles=*/TilesAttr());
+      builder, getLoc(),
+      TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
+      getK(), getV(), getOut(), getLse(), dout,
+      /*deterministic=*/false, getScaleAttr(), getCausal(), getWindowLeftAttr(),
+      getWindowRightAttr(), /*tiles=*/TilesAttr());
   IRMapping mapping;
   getMask().cloneInto(&grad.getMask(), mapping);
   getScore().cloneInto(&grad.getScore(), mapping);

@@ -352,15 +352,15 @@ Status Evaluator::runAttention(const pkg::OpSpec &op) {
 }
 
 Status Evaluator::runGradDelta(const pkg::OpSpec &op) {
-  return runOnShapes(
-      op, {kOut, kOut}, {kRows, kQ},
-      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
-        // No key/value heads take part: as many as query heads keep the
-        // shape valid. The accumulator stays zero.
-        AttentionShape shape = attentionShapeOf(dims);
-        shape.headsKV = shape.headsQ;
-        return attentionGradDelta(shape, x[0], x[1], out[0].data());
-      });
+  return runOnShapes(op, {kOut, kOut}, {kRows, kQ},
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                       // No key/value heads take part: as many as query heads
+                       // keep the shape valid. The accumulator stays zero.
+                       AttentionShape shape = attentionShapeOf(dims);
+                       shape.headsKV = shape.headsQ;
+                       return attentionGradDelta(shape, x[0], x[1],
+                                                 out[0].data());
+                     });
 }
 
 Status Evaluator::runGradKV(const pkg::OpSpec &op) {
@@ -370,23 +370,23 @@ Status Evaluator::runGradKV(const pkg::OpSpec &op) {
     operandPatterns.push_back(kQ);
     results.push_back(kQ);
   }
-  return runOnShapes(
-      op, operandPatterns, results,
-      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
-        return attentionGradKV(
-            *op.attention, attentionShapeOf(dims), x[0], x[1], x[2], x[3],
-            x[4], x[5], accumulates ? x[6] : nullptr, out[0].data(),
-            out[1].data(), accumulates ? out[2].data() : nullptr);
-      });
+  return runOnShapes(op, operandPatterns, results,
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                       return attentionGradKV(
+                           *op.attention, attentionShapeOf(dims), x[0], x[1],
+                           x[2], x[3], x[4], x[5], accumulates ? x[6] : nullptr,
+                           out[0].data(), out[1].data(),
+                           accumulates ? out[2].data() : nullptr);
+                     });
 }
 
 Status Evaluator::runGradQ(const pkg::OpSpec &op) {
-  return runOnShapes(
-      op, kGradOperands, {kQ},
-      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
-        return attentionGradQ(*op.attention, attentionShapeOf(dims), x[0],
-                              x[1], x[2], x[3], x[4], x[5], out[0].data());
-      });
+  return runOnShapes(op, kGradOperands, {kQ},
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                       return attentionGradQ(
+                           *op.attention, attentionShapeOf(dims), x[0], x[1],
+                           x[2], x[3], x[4], x[5], out[0].data());
+                     });
 }
 
 Status Evaluator::runCast(const pkg::OpSpec &op) {

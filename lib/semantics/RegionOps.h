@@ -38,7 +38,7 @@ bool isFloat(ScalarType type);
 /// What an op computes; several ops may share one (index_cast and extsi
 /// both sign-extend).
 enum class Opcode : uint8_t {
-#define REGION_OP(name, opcode, signature, operands, width, interval, grad)  \
+#define REGION_OP(name, opcode, signature, operands, width, interval, grad)    \
   opcode,
 #define REGION_OP_ALIAS(...)
 #include "lib/semantics/RegionOps.def"

@@ -469,8 +469,7 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
     Tensor &saved = inputs[f.inputs.size() + j];
     const std::vector<double> &values = computed->at(f.outputs[j].name);
     for (int64_t e = 0; e < saved.numElements; ++e)
-      storeElementFromDouble(saved.host.data(), saved.sig->dtype, e,
-                             values[e]);
+      storeElementFromDouble(saved.host.data(), saved.sig->dtype, e, values[e]);
   }
   std::printf("saved values: the fp64 reference of %s\n", f.name.c_str());
   return Status::ok();
@@ -584,7 +583,8 @@ Status runFunction(const Options &options) {
       return s;
   }
   if (options.repeat)
-    if (Status s = checkRepeatable(*runtime, runOnce, *outputs, *options.repeat);
+    if (Status s =
+            checkRepeatable(*runtime, runOnce, *outputs, *options.repeat);
         !s)
       return s;
   if (!options.bench) {

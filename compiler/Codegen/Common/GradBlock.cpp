@@ -137,11 +137,10 @@ Value GradBlockBuilder::allowed(Value mayBlock, ValueRange indices) {
 PairGradient GradBlockBuilder::pairGradient(Value i, Value j,
                                             ValueRange indices,
                                             Value mayBlock) {
-  return attnc::pairGradient(b, loc, op, scoreGrad,
-                             dot(t.q, i, t.k, j, headDim),
-                             dot(t.dout, i, t.v, j, headDimV),
-                             load(t.lse, {i}), load(t.delta, {i}), indices,
-                             allowed(mayBlock, indices));
+  return attnc::pairGradient(
+      b, loc, op, scoreGrad, dot(t.q, i, t.k, j, headDim),
+      dot(t.dout, i, t.v, j, headDimV), load(t.lse, {i}), load(t.delta, {i}),
+      indices, allowed(mayBlock, indices));
 }
 
 /// out[prefix..., first + r, d] = tile[r, d] for r < count, converted.
@@ -176,8 +175,7 @@ void GradBlockBuilder::addKeyRowSums(Value rows, Value cols) {
 /// dq_i += sum_j dS[i, j] k_j into the accumulator, atomically: other key
 /// blocks add to the same rows concurrently.
 void GradBlockBuilder::addQueryRowSums(Value batch, Value head, Value q0,
-                                       Value rows, Value cols,
-                                       Value dqAccum) {
+                                       Value rows, Value cols, Value dqAccum) {
   forEachElement(rows, headDim, [&](Value i, Value d) {
     Value sum = sumOver(cols, [&](Value j) {
       return fmul(load(t.ds, {i, j}), load(t.k, {j, d}));
@@ -203,9 +201,8 @@ void GradBlockBuilder::queryTileOfKeyBlock(Value batch, Value head, Value q0,
     barrier();
     forEachRow(cols, [&](Value j) {
       loopTo(rows, [&](Value i) {
-        PairGradient g =
-            pairGradient(i, j, {batch, head, add(q0, i), add(k0, j)},
-                         tile.mayBlock);
+        PairGradient g = pairGradient(
+            i, j, {batch, head, add(q0, i), add(k0, j)}, tile.mayBlock);
         store(g.p, t.p, {i, j});
         store(g.dsRaw, t.ds, {i, j});
       });
@@ -248,8 +245,7 @@ void GradBlockBuilder::queryBlock(ValueRange ids, Value dq) {
   Value q0 = mul(ids[0], index(blockM));
   Value rows = validRows(blockM, dim(operand(0), 2), q0);
   Value qLast = lastOf(q0, rows);
-  Value kvHead =
-      arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
+  Value kvHead = arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   Value seqK = dim(operand(1), 2);
   stageQueryRows(batch, head, q0, rows);
   zero(t.dq, rows, headDim);
@@ -361,8 +357,7 @@ PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
     live = arith::AndIOp::create(b, loc, live, allowed);
   Value p = arith::SelectOp::create(
       b, loc, live,
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse)),
-      zero);
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse)), zero);
   Value ds = arith::MulFOp::create(b, loc, p,
                                    arith::SubFOp::create(b, loc, dp, delta));
   Value factor = scale;
@@ -381,10 +376,17 @@ attnc::gradTileShapes(attn::AttentionScoringOpInterface op, int64_t pad) {
   int64_t blockN = op.getTiles()->getBlockN();
   int64_t headDim = op.getQ().getType().getDimSize(3) + pad;
   int64_t headDimV = op.getV().getType().getDimSize(3) + pad;
-  return {{blockM, headDim},     {blockM, headDimV}, {blockM},
-          {blockM},              {blockN, headDim},  {blockN, headDimV},
-          {blockM, headDim},     {blockN, headDim},  {blockN, headDimV},
-          {blockM, blockN + pad}, {blockM, blockN + pad}};
+  return {{blockM, headDim},
+          {blockM, headDimV},
+          {blockM},
+          {blockM},
+          {blockN, headDim},
+          {blockN, headDimV},
+          {blockM, headDim},
+          {blockN, headDim},
+          {blockN, headDimV},
+          {blockM, blockN + pad},
+          {blockM, blockN + pad}};
 }
 
 attnc::GradTiles
@@ -399,15 +401,15 @@ attnc::makeGradTiles(attn::AttentionScoringOpInterface op, int64_t pad,
 int64_t attnc::gradKernelThreads(Operation *op) {
   if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
     return *delta.getBlockSize();
-  attn::TilesAttr tiles = *cast<attn::AttentionScoringOpInterface>(op).getTiles();
+  attn::TilesAttr tiles =
+      *cast<attn::AttentionScoringOpInterface>(op).getTiles();
   return isa<attn::AttentionGradKVOp>(op) ? tiles.getBlockN()
                                           : tiles.getBlockM();
 }
 
-SmallVector<Value, 3>
-attnc::gradDeltaGrid(OpBuilder &b, Location loc,
-                     attn::AttentionGradDeltaOp op,
-                     const KernelBuffers &buffers) {
+SmallVector<Value, 3> attnc::gradDeltaGrid(OpBuilder &b, Location loc,
+                                           attn::AttentionGradDeltaOp op,
+                                           const KernelBuffers &buffers) {
   Value out = buffers.operands[0];
   return rowGrid(b, loc, memref::DimOp::create(b, loc, out, 2),
                  *op.getBlockSize(), op.getOut().getType().getDimSize(1),
@@ -447,9 +449,8 @@ void attnc::emitGradKVBlock(OpBuilder &b, Location loc,
 
 void attnc::emitGradQBlock(OpBuilder &b, Location loc,
                            attn::AttentionGradQOp op,
-                           const KernelBuffers &buffers,
-                           const GradTiles &tiles, ValueRange ids,
-                           Value threadId) {
+                           const KernelBuffers &buffers, const GradTiles &tiles,
+                           ValueRange ids, Value threadId) {
   GradBlockBuilder(b, loc, op, op.getScoreGrad(), buffers, tiles, threadId)
       .queryBlock(ids, buffers.results[0]);
 }

@@ -46,10 +46,10 @@ PairGradient pairGradient(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::ValueRange indices, mlir::Value allowed);
 
 /// The grid of each kernel: x, y and z extents.
-llvm::SmallVector<mlir::Value, 3> gradDeltaGrid(mlir::OpBuilder &b,
-                                                mlir::Location loc,
-                                                mlir::attn::AttentionGradDeltaOp op,
-                                                const KernelBuffers &buffers);
+llvm::SmallVector<mlir::Value, 3>
+gradDeltaGrid(mlir::OpBuilder &b, mlir::Location loc,
+              mlir::attn::AttentionGradDeltaOp op,
+              const KernelBuffers &buffers);
 llvm::SmallVector<mlir::Value, 3>
 gradKernelGrid(mlir::OpBuilder &b, mlir::Location loc,
                mlir::attn::AttentionScoringOpInterface op,
@@ -69,10 +69,9 @@ struct GradTiles {
 llvm::SmallVector<llvm::SmallVector<int64_t, 2>, 11>
 gradTileShapes(mlir::attn::AttentionScoringOpInterface op, int64_t pad);
 /// The tiles from `make(shape)`, one call per shape in order.
-GradTiles makeGradTiles(mlir::attn::AttentionScoringOpInterface op,
-                        int64_t pad,
-                        llvm::function_ref<mlir::Value(llvm::ArrayRef<int64_t>)>
-                            make);
+GradTiles
+makeGradTiles(mlir::attn::AttentionScoringOpInterface op, int64_t pad,
+              llvm::function_ref<mlir::Value(llvm::ArrayRef<int64_t>)> make);
 
 /// Threads per GPU block of each kernel: one per key row, query row or row.
 int64_t gradKernelThreads(mlir::Operation *op);

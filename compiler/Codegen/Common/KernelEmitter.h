@@ -40,7 +40,8 @@ protected:
   /// min(tile, extent - first): the valid rows of a tile from `first` on.
   mlir::Value validRows(int64_t tile, mlir::Value extent, mlir::Value first) {
     return mlir::arith::MinUIOp::create(
-        b, loc, index(tile), mlir::arith::SubIOp::create(b, loc, extent, first));
+        b, loc, index(tile),
+        mlir::arith::SubIOp::create(b, loc, extent, first));
   }
   /// first + count - 1: the last index of a non-empty range.
   mlir::Value lastOf(mlir::Value first, mlir::Value count) {

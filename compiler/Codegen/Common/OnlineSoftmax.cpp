@@ -86,8 +86,9 @@ attnc::RowResult attnc::finishRow(OpBuilder &b, Location loc, SoftmaxRow row) {
   return {inverse, lse};
 }
 
-Value attnc::maskScore(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
-                       Value score, ValueRange indices, Value inBounds) {
+Value attnc::maskScore(OpBuilder &b, Location loc,
+                       attn::AttentionScoringOpInterface op, Value score,
+                       ValueRange indices, Value inBounds) {
   Value allowed = inBounds;
   if (hasMask(op)) {
     Value masked = emitElementMask(b, loc, op, indices[0], indices[1],

@@ -96,8 +96,9 @@ RowResult finishRow(mlir::OpBuilder &b, mlir::Location loc, SoftmaxRow row);
 /// `inBounds` holds (null: always), -inf elsewhere. `indices` are (b, h,
 /// q_idx, k_idx).
 mlir::Value maskScore(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::attn::AttentionScoringOpInterface op, mlir::Value score,
-                      mlir::ValueRange indices, mlir::Value inBounds);
+                      mlir::attn::AttentionScoringOpInterface op,
+                      mlir::Value score, mlir::ValueRange indices,
+                      mlir::Value inBounds);
 
 } // namespace attnc
 

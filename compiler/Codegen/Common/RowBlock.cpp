@@ -41,8 +41,8 @@ namespace {
 class RowBlockBuilder : attnc::BlockEmitter {
 public:
   RowBlockBuilder(OpBuilder &b, Location loc, attn::AttentionOp op,
-                  const attnc::AttentionBuffers &x,
-                  const attnc::BlockTiles &t, Value threadId)
+                  const attnc::AttentionBuffers &x, const attnc::BlockTiles &t,
+                  Value threadId)
       : BlockEmitter(b, loc, threadId, op.getTiles()->getBlockM()), op(op),
         x(x), t(t), model(op) {
     attn::TilesAttr tiles = *op.getTiles();

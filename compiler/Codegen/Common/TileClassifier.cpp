@@ -384,8 +384,9 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 } // namespace
 
 attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
-                                     attn::AttentionScoringOpInterface op, Value qFirst,
-                                     Value qLast, Value seqK, int64_t blockN) {
+                                     attn::AttentionScoringOpInterface op,
+                                     Value qFirst, Value qLast, Value seqK,
+                                     int64_t blockN) {
   Emitter e(b, loc);
   Value zero = indexConstant(b, loc, 0);
   KeyRange range{zero, seqK};
@@ -415,14 +416,13 @@ attnc::KeyRange attnc::queryLoopBounds(OpBuilder &b, Location loc,
   if (op.getCausal())
     first = kFirst;
   if (std::optional<int64_t> right = op.getWindowRight()) {
-    Value lowered =
-        e.max(zero, e.sub(kFirst, indexConstant(b, loc, *right)));
+    Value lowered = e.max(zero, e.sub(kFirst, indexConstant(b, loc, *right)));
     first = first ? e.max(first, lowered) : lowered;
   }
   if (first) {
     Value tile = indexConstant(b, loc, blockM);
-    range.begin = e.min(
-        seqQ, e.mul(arith::DivUIOp::create(b, loc, first, tile), tile));
+    range.begin =
+        e.min(seqQ, e.mul(arith::DivUIOp::create(b, loc, first, tile), tile));
   }
   if (std::optional<int64_t> left = op.getWindowLeft())
     range.end = e.min(seqQ, e.add(kLast, indexConstant(b, loc, *left + 1)));
@@ -434,7 +434,8 @@ bool attnc::hasMask(attn::AttentionScoringOpInterface op) {
          !op.getMask().empty();
 }
 
-TileClass attnc::classifyTile(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
+TileClass attnc::classifyTile(OpBuilder &b, Location loc,
+                              attn::AttentionScoringOpInterface op,
                               const TileBox &box) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);
@@ -474,8 +475,9 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   return mapping.lookup(block.getTerminator()->getOperand(0));
 }
 
-Value attnc::emitElementMask(OpBuilder &b, Location loc, attn::AttentionScoringOpInterface op,
-                             Value batch, Value head, Value qIdx, Value kIdx) {
+Value attnc::emitElementMask(OpBuilder &b, Location loc,
+                             attn::AttentionScoringOpInterface op, Value batch,
+                             Value head, Value qIdx, Value kIdx) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);
   Value allowed;

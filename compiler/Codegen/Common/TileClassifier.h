@@ -53,8 +53,9 @@ struct KeyRange {
   mlir::Value begin, end;
 };
 KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::attn::AttentionScoringOpInterface op, mlir::Value qFirst,
-                       mlir::Value qLast, mlir::Value seqK, int64_t blockN);
+                       mlir::attn::AttentionScoringOpInterface op,
+                       mlir::Value qFirst, mlir::Value qLast, mlir::Value seqK,
+                       int64_t blockN);
 
 /// The query range [begin, end) that the shorthands leave for keys
 /// [kFirst, kLast] among `seqQ` query rows, begin aligned down to `blockM`:
@@ -71,15 +72,16 @@ bool hasMask(mlir::attn::AttentionScoringOpInterface op);
 /// Emits, at the builder's insertion point, the classification of `box`
 /// under the combined mask of `op` (shorthands and region).
 TileClass classifyTile(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::attn::AttentionScoringOpInterface op, const TileBox &box);
+                       mlir::attn::AttentionScoringOpInterface op,
+                       const TileBox &box);
 
 /// Emits the per-element mask of `op` for query row `qIdx` and key `kIdx`
 /// (index values): the conjunction of the shorthands and the inlined mask
 /// region. `op` must have a mask.
 mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::attn::AttentionScoringOpInterface op, mlir::Value batch,
-                            mlir::Value head, mlir::Value qIdx,
-                            mlir::Value kIdx);
+                            mlir::attn::AttentionScoringOpInterface op,
+                            mlir::Value batch, mlir::Value head,
+                            mlir::Value qIdx, mlir::Value kIdx);
 
 /// Clones the single block of `region` at the builder's insertion point with
 /// its arguments replaced by `args` and returns the value it yields.

@@ -164,22 +164,22 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
                                "attn-kernel-config";
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
                             op.getV().getType().getDimSize(3));
-  bool fitsSync = target.hasMmaSync &&
-                  attn::elementFitsMma(op.getQ().getType().getElementType()) &&
-                  attn::headDimFitsMma(MmaKind::Sync,
-                                       op.getQ().getType().getDimSize(3)) &&
-                  attn::headDimFitsMma(MmaKind::Sync,
-                                       op.getV().getType().getDimSize(3));
+  bool fitsSync =
+      target.hasMmaSync &&
+      attn::elementFitsMma(op.getQ().getType().getElementType()) &&
+      attn::headDimFitsMma(MmaKind::Sync, op.getQ().getType().getDimSize(3)) &&
+      attn::headDimFitsMma(MmaKind::Sync, op.getV().getType().getDimSize(3));
   if (target.isGpu() && !mma)
     mma = fitsSync ? MmaKind::Sync : MmaKind::None;
-  int64_t tile = !target.isGpu()          ? 64
-                 : mma == MmaKind::Sync   ? (widest <= 128 ? 64 : 32)
-                 : widest <= 64           ? 64
-                 : widest <= 128          ? 32
-                                          : 16;
+  int64_t tile = !target.isGpu()        ? 64
+                 : mma == MmaKind::Sync ? (widest <= 128 ? 64 : 32)
+                 : widest <= 64         ? 64
+                 : widest <= 128        ? 32
+                                        : 16;
   int64_t blockM = pinned ? pinned->getBlockM() : tile;
   int64_t blockN = pinned ? pinned->getBlockN() : tile;
-  if (mma == MmaKind::Sync && (!target.isGpu() || !fitsSync || blockM != blockN))
+  if (mma == MmaKind::Sync &&
+      (!target.isGpu() || !fitsSync || blockM != blockN))
     return op.emitOpError()
            << "mma_sync gradient kernels need a GPU target, f16 or bf16 "
               "inputs with head dims that are multiples of 16, and square "

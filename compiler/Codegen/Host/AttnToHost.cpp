@@ -92,17 +92,17 @@ struct GradDeltaToHost : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   void lower(attn::AttentionGradDeltaOp op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    buildGrid(rewriter, loc,
-              getAsOpFoldResult(attnc::gradDeltaGrid(rewriter, loc, op, buffers)),
-              [&](ValueRange ids) {
-                attnc::emitGradDeltaBlock(rewriter, loc, op, buffers, ids,
-                                          /*threadId=*/Value());
-              });
+    buildGrid(
+        rewriter, loc,
+        getAsOpFoldResult(attnc::gradDeltaGrid(rewriter, loc, op, buffers)),
+        [&](ValueRange ids) {
+          attnc::emitGradDeltaBlock(rewriter, loc, op, buffers, ids,
+                                    /*threadId=*/Value());
+        });
   }
 };
 
-template <typename Op>
-struct GradTilesToHost : attnc::KernelOpLowering<Op> {
+template <typename Op> struct GradTilesToHost : attnc::KernelOpLowering<Op> {
   using Emit = void (*)(OpBuilder &, Location, Op, const attnc::KernelBuffers &,
                         const attnc::GradTiles &, ValueRange, Value);
 

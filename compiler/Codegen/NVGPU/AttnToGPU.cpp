@@ -206,8 +206,7 @@ struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   void lower(attn::AttentionGradDeltaOp op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    buildLaunch(rewriter, loc,
-                attnc::gradDeltaGrid(rewriter, loc, op, buffers),
+    buildLaunch(rewriter, loc, attnc::gradDeltaGrid(rewriter, loc, op, buffers),
                 attnc::gradKernelThreads(op), 0, [&](gpu::LaunchOp launch) {
                   gpu::KernelDim3 block = launch.getBlockIds();
                   attnc::emitGradDeltaBlock(rewriter, loc, op, buffers,
@@ -223,8 +222,7 @@ bool usesTensorCores(attn::AttentionScoringOpInterface op) {
 
 /// Key/value and query gradient kernels: on mma.sync (MmaAttentionGrad.h)
 /// or in their scalar form, with f32 tiles in shared memory.
-template <typename Op>
-struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
+template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
   using Emit = void (*)(OpBuilder &, Location, Op, const attnc::KernelBuffers &,
                         const attnc::GradTiles &, ValueRange, Value);
   using EmitMma = void (*)(OpBuilder &, Location, Op,
@@ -245,8 +243,7 @@ struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
     buildLaunch(
         rewriter, loc, attnc::gradKernelGrid(rewriter, loc, op, buffers),
         mma ? attnc::mmaGradThreads(op) : attnc::gradKernelThreads(op),
-        mma ? mmaLayout.bytes : gradSharedBytes(op),
-        [&](gpu::LaunchOp launch) {
+        mma ? mmaLayout.bytes : gradSharedBytes(op), [&](gpu::LaunchOp launch) {
           Value shared = dynamicSharedMemory(rewriter, loc);
           gpu::KernelDim3 block = launch.getBlockIds();
           SmallVector<Value, 3> ids = {block.x, block.y, block.z};
@@ -254,20 +251,19 @@ struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
           if (mma)
             return emitMma(rewriter, loc, op, buffers, mmaLayout, shared,
                            thread, ids);
-          emit(rewriter, loc, op, buffers, scalarGradTiles(rewriter, loc, op, shared),
-               ids, thread);
+          emit(rewriter, loc, op, buffers,
+               scalarGradTiles(rewriter, loc, op, shared), ids, thread);
         });
   }
 
   static attnc::GradTiles scalarGradTiles(OpBuilder &b, Location loc, Op op,
                                           Value shared) {
     int64_t offset = 0;
-    return attnc::makeGradTiles(
-        op, kGradTilePad, [&](ArrayRef<int64_t> shape) {
-          Value view = sharedView(b, loc, shared, offset, shape);
-          offset += shape.size() == 1 ? shape[0] * 4 : shape[0] * shape[1] * 4;
-          return view;
-        });
+    return attnc::makeGradTiles(op, kGradTilePad, [&](ArrayRef<int64_t> shape) {
+      Value view = sharedView(b, loc, shared, offset, shape);
+      offset += shape.size() == 1 ? shape[0] * 4 : shape[0] * shape[1] * 4;
+      return view;
+    });
   }
 
   Emit emit;

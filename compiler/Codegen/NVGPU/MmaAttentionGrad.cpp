@@ -52,8 +52,7 @@ public:
                 Value threadId)
       : KernelEmitter(b, loc), op(op), scoreGrad(scoreGrad), x(x),
         layout(layout), shared(shared), threadId(threadId),
-        element(op.getQ().getType().getElementType()),
-        sync(b, loc, element),
+        element(op.getQ().getType().getElementType()), sync(b, loc, element),
         stager(b, loc, threadId, attnc::mmaGradThreads(op)) {
     blockM = op.getTiles()->getBlockM();
     blockN = op.getTiles()->getBlockN();
@@ -134,6 +133,18 @@ private:
   void storeRows(ArrayRef<Value> acc, int64_t width, Value out, Value batch,
                  Value head, Value first, Value rows);
 
+  /// compute(tileClass) where the tile `box` may hold allowed pairs (the
+  /// classifier's verdict is uniform over the block, so barriers inside are
+  /// safe), else `state` unchanged.
+  template <typename Fn>
+  SmallVector<Value> ifTileMayAllow(ValueRange state, const attnc::TileBox &box,
+                                    Fn compute) {
+    attnc::TileClass tileClass = attnc::classifyTile(b, loc, op, box);
+    return llvm::to_vector(ifElse(
+        tileClass.mayAllow, ValueRange(state).getTypes(),
+        [&] { return compute(tileClass); },
+        [&] { return SmallVector<Value>(state.begin(), state.end()); }));
+  }
   void stageQueryTile(Value batch, Value head, Value q0, Value stage);
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
                                  Value q0, Value k0, Value cols, Value stage,
@@ -142,8 +153,7 @@ private:
                     Value rows, Value dqAccum);
   void stageKeyTile(Value batch, Value kvHead, Value k0, Value stage);
   SmallVector<Value> queryTileStep(ValueRange state, Value batch, Value head,
-                                   Value q0, Value rows, Value k0,
-                                   Value stage);
+                                   Value q0, Value rows, Value k0, Value stage);
 
   attn::AttentionScoringOpInterface op;
   Region &scoreGrad;
@@ -168,8 +178,8 @@ Value MmaGradKernel::f32Array(int64_t offset, int64_t n, Value stage) {
                                    nullptr, workgroup);
   Value bytes = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
   auto type = MemRefType::get({n}, b.getF32Type(), nullptr, workgroup);
-  return memref::ViewOp::create(b, loc, type, bytes,
-                                stageOffset(offset, stage), ValueRange{});
+  return memref::ViewOp::create(b, loc, type, bytes, stageOffset(offset, stage),
+                                ValueRange{});
 }
 
 SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
@@ -250,8 +260,8 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
   }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> dq(headDim / 8 * 4, f32Const(0.0));
-  sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes),
-                  kTile, headDim, lanes, dq);
+  sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes), kTile,
+                  headDim, lanes, dq);
   for (int64_t h = 0; h < 2; ++h)
     ifThen(less(localRow[h], rows), [&] {
       for (int64_t n = 0; n < headDim / 8; ++n)
@@ -269,7 +279,8 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
 /// `stage`.
 void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                                    Value stage) {
-  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  Value rows =
+      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
   stager.stage(qSource, tile(layout.qOffset, layout.q, stage), batch, head, q0,
                rows);
   stager.stage(doutSource, tile(layout.doutOffset, layout.dout, stage), batch,
@@ -303,12 +314,11 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
                                               Value head, Value q0, Value k0,
                                               Value cols, Value stage,
                                               Value dqAccum) {
-  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
-  attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
-  return llvm::to_vector(ifElse(
-      tileClass.mayAllow, ValueRange(state).getTypes(),
-      [&] {
+  Value rows =
+      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  return ifTileMayAllow(
+      state, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)},
+      [&](attnc::TileClass tileClass) {
         qTile = tile(layout.qOffset, layout.q, stage);
         doutTile = tile(layout.doutOffset, layout.dout, stage);
         lseArray = f32Array(layout.lseOffset, blockM, stage);
@@ -332,8 +342,7 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         if (dqAccum)
           addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
         return next;
-      },
-      [&] { return SmallVector<Value>(state.begin(), state.end()); }));
+      });
 }
 
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
@@ -341,7 +350,8 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   setUp();
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
-  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  Value cols =
+      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   kTile = tile(layout.kOffset, layout.k);
   vTile = tile(layout.vOffset, layout.v);
   dsTile = tile(layout.dsTOffset, layout.dsT);
@@ -372,8 +382,8 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   });
   NVVM::CpAsyncCommitGroupOp::create(b, loc); // with k and v
   SmallVector<Value> init((headDim + headDimV) / 8 * 4, f32Const(0.0));
-  SmallVector<Value> final = carry(
-      index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
+  SmallVector<Value> final =
+      carry(index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
         Value next = add(t, index(1));
         ifThen(less(next, tiles), [&] {
           auto [head, q0] = tileAt(next);
@@ -381,8 +391,8 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
         });
         waitForAllButLatest();
         auto [head, q0] = tileAt(t);
-        SmallVector<Value> result = keyTileStep(state, batch, head, q0, k0,
-                                                cols, stageOf(t), dqAccum);
+        SmallVector<Value> result =
+            keyTileStep(state, batch, head, q0, k0, cols, stageOf(t), dqAccum);
         gpu::BarrierOp::create(b, loc); // the stage and dSᵀ are free again
         return result;
       });
@@ -404,7 +414,8 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
 /// Copies the k and v rows of the key tile at `k0` into stage `stage`.
 void MmaGradKernel::stageKeyTile(Value batch, Value kvHead, Value k0,
                                  Value stage) {
-  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  Value cols =
+      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
   stager.stage(kSource, tile(layout.kOffset, layout.k, stage), batch, kvHead,
                k0, cols);
   stager.stage(vSource, tile(layout.vOffset, layout.v, stage), batch, kvHead,
@@ -417,12 +428,11 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                                                 Value head, Value q0,
                                                 Value rows, Value k0,
                                                 Value stage) {
-  Value cols = validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
-  attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
-  return llvm::to_vector(ifElse(
-      tileClass.mayAllow, ValueRange(state).getTypes(),
-      [&] {
+  Value cols =
+      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  return ifTileMayAllow(
+      state, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)},
+      [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
         auto s = sync.scores(qTile, kTile, blockN, headDim, lanes);
@@ -437,23 +447,23 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
           Value row = localRow[r / 2];
           return Element{{batch, head, add(q0, row), add(k0, column)},
                          both(less(column, cols), less(row, rows)),
-                         rowLse[r / 2], rowDelta[r / 2]};
+                         rowLse[r / 2],
+                         rowDelta[r / 2]};
         });
         SmallVector<Value> next(state.begin(), state.end());
         sync.accumulate(sync.probabilityFragments(g.ds), kTile, headDim, lanes,
                         next);
         return next;
-      },
-      [&] { return SmallVector<Value>(state.begin(), state.end()); }));
+      });
 }
 
 void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
   setUp();
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
-  Value rows = validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
-  Value kvHead =
-      arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
+  Value rows =
+      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  Value kvHead = arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   qTile = tile(layout.qOffset, layout.q);
   doutTile = tile(layout.doutOffset, layout.dout);
   lseArray = f32Array(layout.lseOffset, blockM);
@@ -467,22 +477,22 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
          [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
   NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout
   SmallVector<Value> init(headDim / 8 * 4, f32Const(0.0));
-  SmallVector<Value> final = carry(
-      keys.begin, keys.end, index(blockN), init,
-      [&](Value k0, ValueRange state) {
-        Value t = arith::DivUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
-            index(blockN));
-        Value next = add(k0, index(blockN));
-        ifThen(less(next, keys.end), [&] {
-          stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
-        });
-        waitForAllButLatest();
-        SmallVector<Value> result =
-            queryTileStep(state, batch, head, q0, rows, k0, stageOf(t));
-        gpu::BarrierOp::create(b, loc); // the stage is free again
-        return result;
-      });
+  SmallVector<Value> final =
+      carry(keys.begin, keys.end, index(blockN), init,
+            [&](Value k0, ValueRange state) {
+              Value t = arith::DivUIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
+                  index(blockN));
+              Value next = add(k0, index(blockN));
+              ifThen(less(next, keys.end), [&] {
+                stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
+              });
+              waitForAllButLatest();
+              SmallVector<Value> result =
+                  queryTileStep(state, batch, head, q0, rows, k0, stageOf(t));
+              gpu::BarrierOp::create(b, loc); // the stage is free again
+              return result;
+            });
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   storeRows(final, headDim, dq, batch, head, q0, rows);
 }

@@ -187,8 +187,8 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
   auto numInputs = program->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr);
-  if (auto forward = program->getAttrOfType<FlatSymbolRefAttr>(
-          attn::kGradientOfAttrName))
+  if (auto forward =
+          program->getAttrOfType<FlatSymbolRefAttr>(attn::kGradientOfAttrName))
     fn.gradientOf = forward.getValue().str();
   for (BlockArgument arg : program.getArguments())
     (arg.getArgNumber() < numInputs.getInt() ? fn.inputs : fn.outputs)
