@@ -111,4 +111,67 @@ TEST_F(CompilerVJPTest, CastNeedsOneCotangentPerResult) {
       << diagnostics;
 }
 
+constexpr const char *kSoftcapAttention = R"mlir(
+  func.func @f(%q: tensor<1x4x8x16xbf16>, %k: tensor<1x2x8x16xbf16>,
+               %v: tensor<1x2x8x16xbf16>, %do: tensor<1x4x8x16xbf16>,
+               %dl: tensor<1x4x8xf32>) -> tensor<1x4x8x16xbf16> {
+    %o, %l = attn.attention %q, %k, %v {causal, scale = 0.25 : f32}
+        : tensor<1x4x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>
+        -> tensor<1x4x8x16xbf16>, tensor<1x4x8xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %t = math.tanh %s : f32
+        attn.yield %t : f32
+      }
+    return %o : tensor<1x4x8x16xbf16>
+  }
+)mlir";
+
+/// The gradient of attention is one attn.attention_grad over the op's
+/// operands and results and the out cotangent, with its attributes and
+/// regions; lse is saved, not differentiated.
+TEST_F(CompilerVJPTest, AttentionBuildsAttentionGrad) {
+  context.loadDialect<math::MathDialect>();
+  parse(kSoftcapAttention);
+  auto attention = cast<attn::AttentionOp>(op);
+  EXPECT_TRUE(attention.isDifferentiableResult(0));
+  EXPECT_FALSE(attention.isDifferentiableResult(1));
+  Value dout = function.getArgument(3);
+  FailureOr<SmallVector<Value>> grads = vjp(ValueRange{dout, Value()});
+  ASSERT_TRUE(succeeded(grads));
+  ASSERT_EQ(grads->size(), 3u);
+  auto grad = (*grads)[0].getDefiningOp<attn::AttentionGradOp>();
+  ASSERT_TRUE(grad);
+  EXPECT_EQ((*grads)[1].getDefiningOp(), grad.getOperation());
+  EXPECT_EQ(grad.getOut(), attention.getOut());
+  EXPECT_EQ(grad.getLse(), attention.getLse());
+  EXPECT_EQ(grad.getDout(), dout);
+  EXPECT_TRUE(grad.getCausal());
+  EXPECT_EQ(grad.getEffectiveScale(), 0.25f);
+  EXPECT_FALSE(grad.getScore().empty());
+  EXPECT_TRUE(grad.getScoreGrad().empty()); // attn-differentiate-score's job
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST_F(CompilerVJPTest, AttentionWithoutCotangentGivesNone) {
+  context.loadDialect<math::MathDialect>();
+  parse(kSoftcapAttention);
+  FailureOr<SmallVector<Value>> grads = vjp(ValueRange{Value(), Value()});
+  ASSERT_TRUE(succeeded(grads));
+  ASSERT_EQ(grads->size(), 3u);
+  EXPECT_TRUE(llvm::all_of(*grads, [](Value v) { return !v; }));
+}
+
+/// A cotangent of lse is refused at the op rather than ignored.
+TEST_F(CompilerVJPTest, AttentionRefusesAnLseCotangent) {
+  context.loadDialect<math::MathDialect>();
+  parse(kSoftcapAttention);
+  FailureOr<SmallVector<Value>> grads =
+      vjp(ValueRange{function.getArgument(3), function.getArgument(4)});
+  EXPECT_TRUE(failed(grads));
+  EXPECT_NE(diagnostics.find("cannot differentiate through lse"),
+            std::string::npos)
+      << diagnostics;
+}
+
 } // namespace
