@@ -339,7 +339,7 @@ PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
                                  attn::AttentionScoringOpInterface op,
                                  Region &scoreGrad, Value raw, Value dp,
                                  Value lse, Value delta, ValueRange indices,
-                                 Value allowed) {
+                                 Value allowed, bool guarded) {
   using P = arith::CmpFPredicate;
   auto f32 = [&](double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
@@ -351,22 +351,26 @@ PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
   Value s = op.getScore().empty() ? scaled
                                   : attnc::inlineRegion(b, op.getScore(), args);
   Value zero = f32(0.0);
-  Value live = arith::CmpFOp::create(
-      b, loc, P::OGT, lse, f32(-std::numeric_limits<double>::infinity()));
-  if (allowed)
-    live = arith::AndIOp::create(b, loc, live, allowed);
-  Value p = arith::SelectOp::create(
-      b, loc, live,
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse)), zero);
+  Value p = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse));
+  if (guarded) {
+    Value live = arith::CmpFOp::create(
+        b, loc, P::OGT, lse, f32(-std::numeric_limits<double>::infinity()));
+    if (allowed)
+      live = arith::AndIOp::create(b, loc, live, allowed);
+    p = arith::SelectOp::create(b, loc, live, p, zero);
+  }
   Value ds = arith::MulFOp::create(b, loc, p,
                                    arith::SubFOp::create(b, loc, dp, delta));
   Value factor = scale;
   if (!scoreGrad.empty())
     factor = arith::MulFOp::create(b, loc, factor,
                                    attnc::inlineRegion(b, scoreGrad, args));
-  Value none = arith::CmpFOp::create(b, loc, P::OEQ, p, zero);
-  Value dsRaw = arith::SelectOp::create(
-      b, loc, none, zero, arith::MulFOp::create(b, loc, ds, factor));
+  Value dsRaw = arith::MulFOp::create(b, loc, ds, factor);
+  // A pair with P = 0 contributes nothing, even where the score's
+  // derivative is infinite.
+  if (guarded || !scoreGrad.empty())
+    dsRaw = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, P::OEQ, p, zero), zero, dsRaw);
   return {p, dsRaw};
 }
 

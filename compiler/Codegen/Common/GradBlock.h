@@ -38,12 +38,15 @@ struct PairGradient {
   mlir::Value p, dsRaw;
 };
 /// `raw` is q·k, `dp` dout·v, `indices` (b, h, q_idx, k_idx); every target
-/// computes a pair with this one function.
+/// computes a pair with this one function. Unguarded, for pairs of a tile
+/// that is in bounds and wholly allowed (so every row has a key and a
+/// finite lse), the checks of `allowed` and of lse are left out.
 PairGradient pairGradient(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::attn::AttentionScoringOpInterface op,
                           mlir::Region &scoreGrad, mlir::Value raw,
                           mlir::Value dp, mlir::Value lse, mlir::Value delta,
-                          mlir::ValueRange indices, mlir::Value allowed);
+                          mlir::ValueRange indices, mlir::Value allowed,
+                          bool guarded = true);
 
 /// The grid of each kernel: x, y and z extents.
 llvm::SmallVector<mlir::Value, 3>

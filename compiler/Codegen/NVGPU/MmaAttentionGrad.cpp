@@ -124,9 +124,11 @@ private:
     SmallVector<Value, 4> indices;
     Value inBounds, lse, delta;
   };
+  /// `partial`: the tile reaches past the rows or keys; with `mayBlock`
+  /// (the mask may block a pair), it takes the guarded per-element path.
   template <typename Fn>
   Pairs pairs(ArrayRef<SmallVector<Value>> s, ArrayRef<SmallVector<Value>> dp,
-              Value mayBlock, Fn at);
+              Value partial, Value mayBlock, Fn at);
   SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
   /// Stores the warp's fragment accumulator rows (rows `row(h)`, valid
   /// when `validRows(h)`) into out[batch, head, first + row, :].
@@ -207,20 +209,38 @@ SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
 template <typename Fn>
 MmaGradKernel::Pairs MmaGradKernel::pairs(ArrayRef<SmallVector<Value>> s,
                                           ArrayRef<SmallVector<Value>> dp,
-                                          Value mayBlock, Fn at) {
-  SmallVector<Element> elements;
-  for (int64_t j = 0; j < static_cast<int64_t>(s.size()); ++j)
-    for (int64_t r = 0; r < 4; ++r)
-      elements.push_back(at(j, r));
-  SmallVector<Value> allowed = allowedFlags(elements, mayBlock);
+                                          Value partial, Value mayBlock,
+                                          Fn at) {
+  auto compute = [&](bool guarded) {
+    SmallVector<Element> elements;
+    for (int64_t j = 0; j < static_cast<int64_t>(s.size()); ++j)
+      for (int64_t r = 0; r < 4; ++r)
+        elements.push_back(at(j, r));
+    SmallVector<Value> allowed =
+        guarded ? allowedFlags(elements, mayBlock)
+                : SmallVector<Value>(elements.size(), Value());
+    SmallVector<Value> p, ds;
+    for (auto [i, e] : llvm::enumerate(elements)) {
+      attnc::PairGradient g = attnc::pairGradient(
+          b, loc, op, scoreGrad, s[i / 4][i % 4], dp[i / 4][i % 4], e.lse,
+          e.delta, e.indices, allowed[i], guarded);
+      p.push_back(g.p);
+      ds.push_back(g.dsRaw);
+    }
+    llvm::append_range(p, ds);
+    return p;
+  };
+  // Interior tiles of an unmasked region skip every bound and mask check.
+  if (attnc::hasMask(op))
+    partial = arith::OrIOp::create(b, loc, partial, mayBlock);
+  int64_t n = static_cast<int64_t>(s.size()) * 4;
+  SmallVector<Type> types(2 * n, b.getF32Type());
+  SmallVector<Value> both = llvm::to_vector(
+      ifElse(partial, types, [&] { return compute(true); },
+             [&] { return compute(false); }));
   Pairs result;
-  for (auto [i, e] : llvm::enumerate(elements)) {
-    attnc::PairGradient g = attnc::pairGradient(
-        b, loc, op, scoreGrad, s[i / 4][i % 4], dp[i / 4][i % 4], e.lse,
-        e.delta, e.indices, allowed[i]);
-    result.p.push_back(g.p);
-    result.ds.push_back(g.dsRaw);
-  }
+  result.p.assign(both.begin(), both.begin() + n);
+  result.ds.assign(both.begin() + n, both.end());
   return result;
 }
 
@@ -325,7 +345,10 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
         auto sT = sync.scores(kTile, qTile, blockM, headDim, lanes);
         auto dpT = sync.scores(vTile, doutTile, blockM, headDimV, lanes);
-        Pairs g = pairs(sT, dpT, tileClass.mayBlock, [&](int64_t j, int64_t r) {
+        Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
+                                             less(rows, index(blockM)));
+        Pairs g = pairs(sT, dpT, partial, tileClass.mayBlock, [&](int64_t j,
+                                                                  int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value key = localRow[r / 2];
           return Element{{batch, head, add(q0, column), add(k0, key)},
@@ -442,7 +465,10 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
           rowLse[h] = memref::LoadOp::create(b, loc, lseArray, localRow[h]);
           rowDelta[h] = memref::LoadOp::create(b, loc, deltaArray, localRow[h]);
         }
-        Pairs g = pairs(s, dp, tileClass.mayBlock, [&](int64_t j, int64_t r) {
+        Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
+                                             less(rows, index(blockM)));
+        Pairs g = pairs(s, dp, partial, tileClass.mayBlock, [&](int64_t j,
+                                                                int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value row = localRow[r / 2];
           return Element{{batch, head, add(q0, row), add(k0, column)},
