@@ -130,8 +130,9 @@ private:
   Pairs pairs(ArrayRef<SmallVector<Value>> s, ArrayRef<SmallVector<Value>> dp,
               Value partial, Value mayBlock, Fn at);
   SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
-  /// Stores the warp's fragment accumulator rows (rows `row(h)`, valid
-  /// when `validRows(h)`) into out[batch, head, first + row, :].
+  /// Stores the thread's part of the warp's fragment accumulator (its rows
+  /// localRow[0] and localRow[1], those below `rows`) into
+  /// out[batch, head, first + row, :], converted to out's type.
   void storeRows(ArrayRef<Value> acc, int64_t width, Value out, Value batch,
                  Value head, Value first, Value rows);
 
