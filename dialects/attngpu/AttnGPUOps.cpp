@@ -245,3 +245,21 @@ LogicalResult MBarrierOp::verify() {
                          << offset.getZExtValue();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Global reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult RedAddOp::verify() {
+  MemRefType type = getMemref().getType();
+  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
+    return emitOpError() << "expected " << type.getRank()
+                         << " indices for the memref, got "
+                         << getIndices().size();
+  // Vector reductions exist for the global state space only.
+  Attribute space = type.getMemorySpace();
+  auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
+  if (space && !(gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Global))
+    return emitOpError() << "expected a memref in global memory, got " << type;
+  return success();
+}

@@ -333,4 +333,30 @@ def AttnGPU_Exp2Op : AttnGPU_Op<"ex2", [Pure]> {
   let assemblyFormat = "$x attr-dict";
 }
 
+def AttnGPU_RedAddOp : AttnGPU_Op<"red_add"> {
+  let summary = "adds a vector of f32 to global memory in one reduction";
+  let description = [{
+    `red.global.add.v2.f32` / `.v4.f32` (sm_90): adds the elements of
+    `value` to the element of `memref` at `indices` and the next ones along
+    the innermost dim, atomically per element, without returning the old
+    values. Those elements must be contiguous and the first one aligned to
+    the vector's size: the backward kernels use it for their own f32 dq
+    accumulator, a dense buffer, at even (v2) column offsets. One vector
+    reduction instead of one per element halves the reductions and the L2
+    traffic of their addresses.
+
+    ```mlir
+    attngpu.red_add %pair, %acc[%b, %h, %row, %col]
+        : vector<2xf32>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[2, 4], [F32]>:$value,
+                       MemRefOf<[F32]>:$memref, Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $memref `[` $indices `]` attr-dict `:` type($value) `,`
+    type($memref)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_TD

@@ -16,7 +16,7 @@
 // KERNELS:           attnrt.launch @attnc_kernels::@f_attention0 grid(%{{.*}}, %{{.*}}, %{{.*}}) (%{{.*}}, %{{.*}}, %{{.*}}, %[[T0]], %{{.*}})
 // KERNELS:           attnrt.launch @attnc_kernels::@f_cast1 grid(%{{.*}}, %{{.*}}, %{{.*}}) (%[[T0]], %{{.*}})
 // KERNELS-NEXT:      attnrt.dealloc %[[T0]]
-// KERNELS:         gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+// KERNELS:         gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx81">] {
 // KERNELS:           gpu.func @f_attention0({{.*}}) kernel attributes {attngpu.dynamic_shared_memory_bytes = 47104 : i64, known_block_size = array<i32: 256, 1, 1>} {
 // KERNELS-NOT:         attngpu.shared_tile
 // KERNELS:             nvvm.mma.sync

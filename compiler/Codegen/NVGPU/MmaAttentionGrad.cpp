@@ -12,7 +12,8 @@
 //   Pᵀ, dSᵀ per element                 (pairGradient, P from lse)
 //   dV += Pᵀ dout, dK += dSᵀ Q           (Pᵀ, dSᵀ repacked as A fragments)
 //   dq: dSᵀ to shared, then per warp 16 query rows of dS K (dS read back
-//       transposed by ldmatrix), added atomically into the f32 accumulator
+//       transposed by ldmatrix), added into the f32 accumulator by v2
+//       reductions (attngpu.red_add)
 //
 // attention_grad_q: a block of query rows, a warp per 16, dQ in registers:
 //   S = Q Kᵀ, dP = dout Vᵀ, dS per element, dQ += dS K.
@@ -31,9 +32,11 @@
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "compiler/Codegen/NVGPU/MmaFragments.h"
+#include "dialects/attngpu/AttnGPUOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -283,15 +286,19 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
   SmallVector<Value> dq(headDim / 8 * 4, f32Const(0.0));
   sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes), kTile,
                   headDim, lanes, dq);
+  // A lane's two columns of a fragment are adjacent: one v2 reduction.
+  auto pairType = VectorType::get({2}, b.getF32Type());
   for (int64_t h = 0; h < 2; ++h)
     ifThen(less(localRow[h], rows), [&] {
       for (int64_t n = 0; n < headDim / 8; ++n)
-        for (int64_t c = 0; c < 2; ++c)
-          memref::AtomicRMWOp::create(
-              b, loc, arith::AtomicRMWKind::addf, dq[n * 4 + 2 * h + c],
-              dqAccum,
-              ValueRange{batch, head, add(q0, localRow[h]),
-                         add(columnBase, index(n * 8 + c))});
+        attngpu::RedAddOp::create(
+            b, loc,
+            vector::FromElementsOp::create(
+                b, loc, pairType,
+                ValueRange{dq[n * 4 + 2 * h], dq[n * 4 + 2 * h + 1]}),
+            dqAccum,
+            ValueRange{batch, head, add(q0, localRow[h]),
+                       add(columnBase, index(n * 8))});
     });
 }
 

@@ -182,8 +182,10 @@ struct AttnOutlineGPUKernelsPass
         return signalPassFailure();
     MLIRContext *ctx = module.getContext();
     OpBuilder b(kernels);
+    // PTX 8.1: the vector reductions of the backward kernels
+    // (attngpu.red_add) need it; CUDA 12.1 drivers and later accept it.
     auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80");
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx81");
     auto gpuModule = gpu::GPUModuleOp::create(
         b, kernels.getLoc(), attnrt::kKernelModuleName, b.getArrayAttr({target}));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

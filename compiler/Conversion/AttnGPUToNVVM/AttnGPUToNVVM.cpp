@@ -508,6 +508,46 @@ void lowerExp2(Exp2Op op, Exp2Op::Adaptor adaptor,
       LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
+/// The address of element `indices` of a global memref, as an i64: its
+/// aligned pointer plus (offset + sum of index x stride) elements.
+Value globalElementAddress(OpBuilder &b, Location loc, Value memref,
+                           ValueRange indices) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value linear = metadata.getOffset();
+  for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, index, stride));
+  auto elementBytes = arith::ConstantIndexOp::create(
+      b, loc,
+      cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8);
+  Value bytes = arith::MulIOp::create(b, loc, linear, elementBytes);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, bytes));
+}
+
+/// red.global.add.vN.f32: one relaxed reduction of N f32 at the address.
+void lowerRedAdd(RedAddOp op, RedAddOp::Adaptor adaptor,
+                 ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  int64_t lanes = op.getValue().getType().getNumElements();
+  PtxStatement asmOperands;
+  std::string address = asmOperands.addInput(
+      globalElementAddress(rewriter, loc, adaptor.getMemref(),
+                           adaptor.getIndices()),
+      "l");
+  std::string values;
+  for (int64_t i = 0; i < lanes; ++i) {
+    Value lane = vector::ExtractOp::create(rewriter, loc, adaptor.getValue(),
+                                           ArrayRef<int64_t>{i});
+    values += (i ? ", " : "") + asmOperands.addInput(lane, "f");
+  }
+  asmOperands.emit(rewriter, loc,
+                   "red.global.add.v" + std::to_string(lanes) + ".f32 [" +
+                       address + "], {" + values + "};");
+  rewriter.eraseOp(op);
+}
+
 struct ConvertAttnGPUToNVVMPass
     : attnc::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
   void runOnOperation() override {
@@ -545,7 +585,8 @@ struct ConvertAttnGPUToNVVMPass
         Lowering<MBarrierArriveExpectTxOp, lowerArriveExpectTx>,
         Lowering<MBarrierWaitOp, lowerWait>,
         Lowering<FenceProxyAsyncOp, lowerFenceProxyAsync>,
-        Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>>(
+        Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>,
+        Lowering<RedAddOp, lowerRedAdd>>(
         converter, ctx);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<AttnGPUDialect>();

@@ -8,7 +8,7 @@
 // before waiting for this one's; Sᵀ = K Qᵀ and dPᵀ = V doutᵀ by ldmatrix and
 // m16n8k16 mma.sync; dV and dK by Pᵀ and dSᵀ repacked as A fragments
 // against ldmatrix.trans of dout and Q; dS read back transposed from
-// shared memory for dq, added atomically into the f32 accumulator.
+// shared memory for dq, added into the f32 accumulator by v2 reductions.
 
 // CHECK-LABEL: func.func @grad_kv(
 // CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c64 : index
@@ -24,7 +24,7 @@
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               gpu.barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
-// CHECK:               memref.atomic_rmw addf
+// CHECK:               attngpu.red_add {{.*}} : vector<2xf32>
 // CHECK:             gpu.barrier
 // CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16

@@ -23,7 +23,7 @@
 // CHECK:           %[[N2:.*]] = memref.dim %[[Y2]], %{{.*}} : memref<?xf32>
 // CHECK:           %[[BLOCKS2:.*]] = arith.ceildivui %[[N2]], %{{.*}} : index
 // CHECK-NEXT:      attnrt.launch @attnc_kernels::@k grid(%[[BLOCKS2]], %{{.*}}, %{{.*}}) (%[[Y2]], %[[X2]])
-// CHECK:         gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+// CHECK:         gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx81">] {
 // CHECK-NEXT:      gpu.func @k(%[[A:[a-z0-9]+]]: memref<?xf32>, %[[B:[a-z0-9]+]]: memref<?xf32>) kernel
 // CHECK-SAME:        attributes {attngpu.dynamic_shared_memory_bytes = 512 : i64, known_block_size = array<i32: 32, 1, 1>} {
 // CHECK-DAG:         %[[BX:.*]] = gpu.block_id  x
@@ -41,7 +41,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NOT:     module @attnc_kernels
-// CHIP: gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">]
+// CHIP: gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">]
 func.func @first(%x: memref<?xf32> {attnrt.name = "x", attnrt.shape = ["N"]},
                  %y: memref<?xf32> {attnrt.name = "y", attnrt.shape = ["N"]}) attributes {attnrt.num_inputs = 1 : i64} {
   attnrt.launch @attnc_kernels::@k(%x, %y) : memref<?xf32>, memref<?xf32>

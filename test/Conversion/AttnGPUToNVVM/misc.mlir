@@ -114,3 +114,23 @@ gpu.module @tma_load_global_map {
     return
   }
 }
+
+// -----
+
+// red_add: the element's address from the memref's aligned pointer, offset
+// and strides, then one red.global.add.v2.f32 of the two lanes.
+gpu.module @red_add {
+  // CHECK-LABEL: func.func @red_add(
+  func.func @red_add(%acc: memref<?x64xf32, strided<[?, 1], offset: ?>>, %v: vector<2xf32>, %i: index, %j: index) {
+    // CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata
+    // CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %[[STRIDES]]#0 : index
+    // CHECK: %[[C4:.*]] = arith.constant 4 : index
+    // CHECK: memref.extract_aligned_pointer_as_index
+    // CHECK: %[[X:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+    // CHECK: %[[Y:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+    // CHECK: llvm.inline_asm has_side_effects "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f" %{{.*}}, %[[X]], %[[Y]] : (i64, f32, f32) -> ()
+    // CHECK-NOT: attngpu.red_add
+    attngpu.red_add %v, %acc[%i, %j] : vector<2xf32>, memref<?x64xf32, strided<[?, 1], offset: ?>>
+    return
+  }
+}

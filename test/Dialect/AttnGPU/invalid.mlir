@@ -714,3 +714,30 @@ func.func @ex2_f16(%x: f16) {
   %y = "attngpu.ex2"(%x) : (f16) -> f16
   return
 }
+
+// -----
+
+// attngpu.red_add: one index per dim of the memref.
+func.func @red_add_indices(%acc: memref<4x64xf32>, %v: vector<2xf32>, %i: index) {
+  // expected-error @below {{'attngpu.red_add' op expected 2 indices for the memref, got 1}}
+  attngpu.red_add %v, %acc[%i] : vector<2xf32>, memref<4x64xf32>
+  return
+}
+
+// -----
+
+// Vector reductions exist for global memory only.
+func.func @red_add_shared(%acc: memref<4x64xf32, #gpu.address_space<workgroup>>, %v: vector<2xf32>, %i: index) {
+  // expected-error @below {{'attngpu.red_add' op expected a memref in global memory, got 'memref<4x64xf32, #gpu.address_space<workgroup>>'}}
+  attngpu.red_add %v, %acc[%i, %i] : vector<2xf32>, memref<4x64xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Two or four f32 (ODS constraint).
+func.func @red_add_width(%acc: memref<4x64xf32>, %v: vector<3xf32>, %i: index) {
+  // expected-error @below {{'attngpu.red_add' op operand #0 must be vector of 32-bit float values of length 2/4, but got 'vector<3xf32>'}}
+  attngpu.red_add %v, %acc[%i, %i] : vector<3xf32>, memref<4x64xf32>
+  return
+}

@@ -179,3 +179,14 @@ func.func @tma_map_in_global(%map: !llvm.ptr<1>, %b: !attngpu.mbarrier,
   attngpu.tma.load %map[%i, %i], %b to %t : !llvm.ptr<1>, memref<64x64xf16, #gpu.address_space<workgroup>>
   return
 }
+
+// A vector reduction into a global memref of any layout.
+// CHECK-LABEL: func @red_add(
+func.func @red_add(%acc: memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                   %v: vector<2xf32>, %w: vector<4xf32>, %i: index) {
+  // CHECK: attngpu.red_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : vector<2xf32>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+  attngpu.red_add %v, %acc[%i, %i, %i, %i] : vector<2xf32>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+  // CHECK: attngpu.red_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : vector<4xf32>
+  attngpu.red_add %w, %acc[%i, %i, %i, %i] : vector<4xf32>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+  return
+}

@@ -4,14 +4,14 @@
 // RUN: attn-run %t.attnpkg --list | FileCheck %s --check-prefix=LIST
 // RUN: attnc %s --target=sm_90a --tensor-cores=mma-sync -o %t.sync.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=SYNC
 
-// PTX 8.0 for sm_90a, one kernel per op of a function (<function>_<kind><i>),
+// PTX 8.1 for sm_90a, one kernel per op of a function (<function>_<kind><i>),
 // taking MLIR's expanded memref arguments. bf16 runs on tensor cores: by default wgmma on 128-byte
 // swizzled shared memory (cp.async into it, a proxy fence, descriptors, the
 // dynamic shared memory aligned to 1024 bytes), or with the mma.sync
 // kernel's tiles pinned, ldmatrix and mma.sync m16n8k16; f32 on the scalar
 // kernel. exp2 comes from libdevice.
 
-// PTX:      .version 8.0
+// PTX:      .version 8.1
 // PTX:      .target sm_90a
 // PTX:      .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .visible .entry causal_bf16_attention0(
