@@ -127,11 +127,12 @@ private:
     SmallVector<Value, 4> indices;
     Value inBounds, lse, delta;
   };
-  /// `partial`: the tile reaches past the rows or keys; with `mayBlock`
-  /// (the mask may block a pair), it takes the guarded per-element path.
+  /// A tile with fewer than block_m `rows` or block_n `cols`, or whose
+  /// mask may block a pair (`mayBlock`), takes the guarded per-element
+  /// path.
   template <typename Fn>
   Pairs pairs(ArrayRef<SmallVector<Value>> s, ArrayRef<SmallVector<Value>> dp,
-              Value partial, Value mayBlock, Fn at);
+              Value rows, Value cols, Value mayBlock, Fn at);
   SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
   /// Stores the thread's part of the warp's fragment accumulator (its rows
   /// localRow[0] and localRow[1], those below `rows`) into
@@ -213,8 +214,8 @@ SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
 template <typename Fn>
 MmaGradKernel::Pairs MmaGradKernel::pairs(ArrayRef<SmallVector<Value>> s,
                                           ArrayRef<SmallVector<Value>> dp,
-                                          Value partial, Value mayBlock,
-                                          Fn at) {
+                                          Value rows, Value cols,
+                                          Value mayBlock, Fn at) {
   auto compute = [&](bool guarded) {
     SmallVector<Element> elements;
     for (int64_t j = 0; j < static_cast<int64_t>(s.size()); ++j)
@@ -235,6 +236,8 @@ MmaGradKernel::Pairs MmaGradKernel::pairs(ArrayRef<SmallVector<Value>> s,
     return p;
   };
   // Interior tiles of an unmasked region skip every bound and mask check.
+  Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
+                                       less(rows, index(blockM)));
   if (attnc::hasMask(op))
     partial = arith::OrIOp::create(b, loc, partial, mayBlock);
   int64_t n = static_cast<int64_t>(s.size()) * 4;
@@ -353,9 +356,7 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
         auto sT = sync.scores(kTile, qTile, blockM, headDim, lanes);
         auto dpT = sync.scores(vTile, doutTile, blockM, headDimV, lanes);
-        Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
-                                             less(rows, index(blockM)));
-        Pairs g = pairs(sT, dpT, partial, tileClass.mayBlock, [&](int64_t j,
+        Pairs g = pairs(sT, dpT, rows, cols, tileClass.mayBlock, [&](int64_t j,
                                                                   int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value key = localRow[r / 2];
@@ -473,9 +474,7 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
           rowLse[h] = memref::LoadOp::create(b, loc, lseArray, localRow[h]);
           rowDelta[h] = memref::LoadOp::create(b, loc, deltaArray, localRow[h]);
         }
-        Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
-                                             less(rows, index(blockM)));
-        Pairs g = pairs(s, dp, partial, tileClass.mayBlock, [&](int64_t j,
+        Pairs g = pairs(s, dp, rows, cols, tileClass.mayBlock, [&](int64_t j,
                                                                 int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value row = localRow[r / 2];
