@@ -184,6 +184,8 @@ LogicalResult WgmmaMmaAsyncOp::verify() {
                          << ")";
   if (!fromDescriptor && getAOffsets())
     return emitOpError() << "a_offsets apply only to A from a descriptor";
+  if (!fromDescriptor && getTransposeA())
+    return emitOpError() << "transpose_a applies only to A from a descriptor";
   if (!fromDescriptor && static_cast<int64_t>(getAFragments().size()) != steps)
     return emitOpError() << "expected one A fragment per step (" << steps
                          << "), got " << getAFragments().size();

@@ -137,8 +137,9 @@ def AttnGPU_WgmmaMmaAsyncOp : AttnGPU_Op<"wgmma.mma_async",
     without it). Step `i` reads:
 
     - A from shared memory at `a_descriptor` advanced by `a_offsets[i]`
-      bytes, or from registers: `a_fragments[i]`, the four 32-bit registers
-      of the m64 x k16 A fragment (pairs of 16-bit elements);
+      bytes, K-major, or MN-major with `transpose_a`; or from registers:
+      `a_fragments[i]`, the four 32-bit registers of the m64 x k16 A
+      fragment (pairs of 16-bit elements);
     - B at `b_descriptor` advanced by `b_offsets[i]` bytes, K-major, or
       MN-major with `transpose_b`.
 
@@ -161,7 +162,8 @@ def AttnGPU_WgmmaMmaAsyncOp : AttnGPU_Op<"wgmma.mma_async",
                        Optional<VectorOfRankAndType<[1], [F32]>>:$accumulator,
                        I64Attr:$n, TypeAttr:$element_type,
                        OptionalAttr<DenseI64ArrayAttr>:$a_offsets,
-                       DenseI64ArrayAttr:$b_offsets, UnitAttr:$transpose_b);
+                       DenseI64ArrayAttr:$b_offsets, UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     (`a_desc` `(` $a_descriptor^ `)`)?

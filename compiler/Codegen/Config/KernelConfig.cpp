@@ -146,47 +146,88 @@ LogicalResult configureAttention(attn::AttentionOp op,
   return success();
 }
 
+/// Whether `op`'s inputs fit the gradient kernels of `mma` on `target`.
+/// wgmma has a key/value kernel only, for head dims of 64 and 128: its
+/// warpgroups keep dK and dV of 64 keys in registers.
+bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
+                 const attnc::TargetDescription &target) {
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  bool fitsSync = target.hasMmaSync &&
+                  attn::elementFitsMma(op.getQ().getType().getElementType()) &&
+                  attn::headDimFitsMma(MmaKind::Sync, headDim) &&
+                  attn::headDimFitsMma(MmaKind::Sync, headDimV);
+  if (mma != MmaKind::Warpgroup)
+    return fitsSync;
+  return fitsSync && target.hasWgmma &&
+         isa<attn::AttentionGradKVOp>(op.getOperation()) &&
+         attn::headDimFitsMma(mma, headDim) &&
+         attn::headDimFitsMma(mma, headDimV) &&
+         std::max(headDim, headDimV) <= 128;
+}
+
 /// The gradient kernels take their tiles from the op (attn.attention_grad
-/// may pin them) or square ones: key blocks of block_n keys over query
+/// may pin them) or the kernel's own: key blocks of block_n keys over query
 /// tiles of block_m rows (attention_grad_kv), query blocks of block_m rows
-/// over key tiles of block_n keys (attention_grad_q). On a GPU, mma.sync
-/// where the inputs fit it, with 64 x 64 tiles (4 warps) up to head dim
-/// 128 and 32 x 32 above (dK and dV stay in registers); else the scalar
-/// kernel, whose f32 tiles of both sides live in shared memory: 64 rows up
-/// to head dim 64, 32 up to 128, 16 above. No wgmma form yet.
-LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
-                                  const attnc::TargetDescription &target) {
-  std::optional<attn::TilesAttr> pinned = op.getTiles();
-  std::optional<MmaKind> mma = pinned ? pinned->getMma() : std::nullopt;
-  if (mma == MmaKind::Warpgroup)
-    return op.emitOpError() << "has no wgmma kernel yet; pin mma = mma_sync "
-                               "or none, or leave the tiles to "
-                               "attn-kernel-config";
+/// over key tiles of block_n keys (attention_grad_q). On a GPU: the wgmma
+/// key/value kernel where it fits, 64 queries x 128 keys (a warpgroup per
+/// 64 keys); else mma.sync, square tiles of 64 (4 warps) up to head dim 128
+/// and 32 above (dK and dV stay in registers); else the scalar kernel,
+/// whose f32 tiles of both sides live in shared memory: 64 rows up to head
+/// dim 64, 32 up to 128, 16 above.
+Tiles defaultGradTiles(attn::AttentionScoringOpInterface op, MmaKind mma,
+                       const attnc::TargetDescription &target) {
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
                             op.getV().getType().getDimSize(3));
-  bool fitsSync =
-      target.hasMmaSync &&
-      attn::elementFitsMma(op.getQ().getType().getElementType()) &&
-      attn::headDimFitsMma(MmaKind::Sync, op.getQ().getType().getDimSize(3)) &&
-      attn::headDimFitsMma(MmaKind::Sync, op.getV().getType().getDimSize(3));
-  if (target.isGpu() && !mma)
-    mma = fitsSync ? MmaKind::Sync : MmaKind::None;
+  if (mma == MmaKind::Warpgroup)
+    return {64, 128, mma};
   int64_t tile = !target.isGpu()        ? 64
                  : mma == MmaKind::Sync ? (widest <= 128 ? 64 : 32)
                  : widest <= 64         ? 64
                  : widest <= 128        ? 32
                                         : 16;
-  int64_t blockM = pinned ? pinned->getBlockM() : tile;
-  int64_t blockN = pinned ? pinned->getBlockN() : tile;
-  if (mma == MmaKind::Sync &&
-      (!target.isGpu() || !fitsSync || blockM != blockN))
+  return {tile, tile, mma};
+}
+
+/// Pinned tiles must fit their kernel: mma.sync square ones, wgmma 64
+/// queries by a warpgroup (64 keys) or two.
+LogicalResult checkGradTiles(attn::AttentionScoringOpInterface op, Tiles tiles,
+                             const attnc::TargetDescription &target) {
+  if (tiles.mma == MmaKind::Warpgroup &&
+      (!target.isGpu() || !gradFitsMma(op, tiles.mma, target) ||
+       tiles.blockM != 64))
+    return op.emitOpError()
+           << "wgmma gradient kernels need a target with wgmma, the key/value "
+              "kernel, f16 or bf16 inputs with head dims of 64 or 128, and "
+              "tiles of 64 queries by 64 or 128 keys; got "
+           << tiles.blockM << "x" << tiles.blockN;
+  if (tiles.mma == MmaKind::Sync &&
+      (!target.isGpu() || !gradFitsMma(op, tiles.mma, target) ||
+       tiles.blockM != tiles.blockN))
     return op.emitOpError()
            << "mma_sync gradient kernels need a GPU target, f16 or bf16 "
               "inputs with head dims that are multiples of 16, and square "
               "tiles; got "
-           << blockM << "x" << blockN;
-  op->setAttr("tiles",
-              attn::TilesAttr::get(op->getContext(), blockM, blockN, mma));
+           << tiles.blockM << "x" << tiles.blockN;
+  return success();
+}
+
+LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
+                                  const attnc::TargetDescription &target) {
+  std::optional<attn::TilesAttr> pinned = op.getTiles();
+  std::optional<MmaKind> mma = pinned ? pinned->getMma() : std::nullopt;
+  if (target.isGpu() && !mma)
+    mma = gradFitsMma(op, MmaKind::Warpgroup, target) && !target.onlyMmaSync
+              ? MmaKind::Warpgroup
+          : gradFitsMma(op, MmaKind::Sync, target) ? MmaKind::Sync
+                                                   : MmaKind::None;
+  Tiles tiles = defaultGradTiles(op, mma.value_or(MmaKind::None), target);
+  if (pinned)
+    tiles = {pinned->getBlockM(), pinned->getBlockN(), tiles.mma};
+  if (failed(checkGradTiles(op, tiles, target)))
+    return failure();
+  op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
+                                            tiles.blockN, mma));
   return success();
 }
 

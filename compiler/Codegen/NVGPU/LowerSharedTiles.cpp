@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace attnc {
@@ -118,6 +119,17 @@ LogicalResult rewriteSwizzledUse(OpOperand &use, Value physical,
         if (use.get() == store.getValueToStore())
           return failure();
         store.getMemrefMutable().assign(physical);
+        store.getIndicesMutable().assign(
+            swizzle(b, loc, store.getIndices(), rows));
+        return success();
+      })
+      .Case([&](vector::StoreOp store) {
+        // Vectors of up to 8 elements from a multiple of their length stay
+        // within one 16-byte chunk.
+        int64_t length = store.getVectorType().getNumElements();
+        if (use.get() == store.getValueToStore() || 8 % length != 0)
+          return failure();
+        store.getBaseMutable().assign(physical);
         store.getIndicesMutable().assign(
             swizzle(b, loc, store.getIndices(), rows));
         return success();

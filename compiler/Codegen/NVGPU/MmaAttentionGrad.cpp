@@ -4,16 +4,22 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// FlashAttention-2's backward on mma.sync. attention_grad_kv: a block of
-// keys, a warp per 16 of them, dK and dV in registers across the query
-// tiles of every head of the group:
+// FlashAttention-2's backward on mma.sync, and its key/value kernel on
+// wgmma. attention_grad_kv: a block of keys, a warp per 16 of them, dK and
+// dV in registers across the query tiles of every head of the group:
 //
 //   Sᵀ = K Qᵀ, dPᵀ = V doutᵀ            (scores, keys as rows)
 //   Pᵀ, dSᵀ per element                 (pairGradient, P from lse)
 //   dV += Pᵀ dout, dK += dSᵀ Q           (Pᵀ, dSᵀ repacked as A fragments)
-//   dq: dSᵀ to shared, then per warp 16 query rows of dS K (dS read back
-//       transposed by ldmatrix), added into the f32 accumulator by v2
+//   dq: dSᵀ to shared, then dS K added into the f32 accumulator by v2
 //       reductions (attngpu.red_add)
+//
+// On mma.sync each warp computes 16 query rows of dS K over all the
+// block's keys, dS read back transposed by ldmatrix. On wgmma a warpgroup
+// owns 64 keys (the A rows of its products, swizzled tiles), issues dK and
+// dV behind the per-element work and, while they run, its share of the
+// columns of dS K for all 64 query rows over all the block's keys (A = dSᵀ
+// read transposed): each dq element is added once per key block.
 //
 // attention_grad_q: a block of query rows, a warp per 16, dQ in registers:
 //   S = Q Kᵀ, dP = dout Vᵀ, dS per element, dQ += dS K.
@@ -37,6 +43,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -56,7 +63,9 @@ public:
       : KernelEmitter(b, loc), op(op), scoreGrad(scoreGrad), x(x),
         layout(layout), shared(shared), threadId(threadId),
         element(op.getQ().getType().getElementType()), sync(b, loc, element),
+        wgmma(b, loc, element),
         stager(b, loc, threadId, attnc::mmaGradThreads(op)) {
+    isWarpgroup = op.getTiles()->getMma() == attn::MmaKind::Warpgroup;
     blockM = op.getTiles()->getBlockM();
     blockN = op.getTiles()->getBlockN();
     headDim = op.getQ().getType().getDimSize(3);
@@ -71,6 +80,7 @@ private:
   /// The thread's place in the fragment layouts and the inputs' sources.
   void setUp() {
     lanes = sync.laneGeometry(threadId);
+    warpgroup = arith::DivUIOp::create(b, loc, lanes.warp, index(4));
     localRow[0] = add(lanes.warpRow, lanes.group);
     localRow[1] = add(localRow[0], index(8));
     columnBase = mul(lanes.inGroup, index(2));
@@ -108,10 +118,13 @@ private:
     return SmallVector<Value>(forOp.getResults());
   }
   /// Commits this iteration's copies (maybe none), waits for all but
-  /// them, and makes the landed tiles visible to the block.
+  /// them, and makes the landed tiles visible to the block (and to wgmma,
+  /// which reads shared memory through the async proxy).
   void waitForAllButLatest() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
+    if (isWarpgroup)
+      attngpu::FenceProxyAsyncOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
   }
   Value stageOf(Value tileNumber) {
@@ -156,6 +169,12 @@ private:
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
                                  Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
+  using Fragments = SmallVector<SmallVector<Value>>;
+  std::pair<Fragments, Fragments> transposedScores();
+  void storeTransposedDs(ArrayRef<Value> dsFlat);
+  SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value &columnFirst);
+  /// The dq columns of a wgmma warpgroup: an equal share of the head dim.
+  int64_t dqColumns() const { return headDim / (blockN / 64); }
   void addQueryRows(ArrayRef<Value> dsFlat, Value batch, Value head, Value q0,
                     Value rows, Value dqAccum);
   void stageKeyTile(Value batch, Value kvHead, Value k0, Value stage);
@@ -169,8 +188,11 @@ private:
   Value shared, threadId;
   Type element;
   attnc::SyncMma sync;
+  attnc::WarpgroupMma wgmma;
   attnc::TileStager stager;
   attnc::LaneGeometry lanes;
+  bool isWarpgroup;
+  Value warpgroup; // lanes.warp / 4
   int64_t blockM, blockN, headDim, headDimV, threads;
   // The thread's two fragment rows within the tile, its first column.
   Value localRow[2], columnBase;
@@ -274,35 +296,92 @@ void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
 // attention_grad_kv
 //===----------------------------------------------------------------------===//
 
-/// dq += dS K of the tile: dSᵀ through shared memory, then warp w's 16
-/// query rows, added atomically (other key blocks add to the same rows).
+/// Sᵀ = K Qᵀ and dPᵀ = V doutᵀ of the staged tiles, as fragments of 8
+/// queries (4 f32 each) of the thread's key rows.
+std::pair<MmaGradKernel::Fragments, MmaGradKernel::Fragments>
+MmaGradKernel::transposedScores() {
+  if (!isWarpgroup)
+    return {sync.scores(kTile, qTile, blockM, headDim, lanes),
+            sync.scores(vTile, doutTile, blockM, headDimV, lanes)};
+  SmallVector<attnc::WgmmaProduct, 2> products = {
+      wgmma.scores(kTile, blockN, qTile, blockM, headDim, warpgroup),
+      wgmma.scores(vTile, blockN, doutTile, blockM, headDimV, warpgroup)};
+  std::pair<Fragments, Fragments> result;
+  Fragments *sides[2] = {&result.first, &result.second};
+  for (auto [side, values] :
+       llvm::zip_equal(sides, wgmma.issue(products, /*inFlight=*/0)))
+    for (size_t j = 0; j < values.size(); j += 4)
+      side->push_back(SmallVector<Value>(ArrayRef<Value>(values).slice(j, 4)));
+  return result;
+}
+
+/// Stores the thread's dSᵀ elements into the shared tile, a lane's two
+/// adjacent queries of a fragment row as one pair, and makes them visible
+/// to the block (and to wgmma).
+void MmaGradKernel::storeTransposedDs(ArrayRef<Value> dsFlat) {
+  auto pairType = VectorType::get({2}, element);
+  for (size_t i = 0; i < dsFlat.size(); i += 2) {
+    int64_t j = i / 4, r = i % 4;
+    Value pair = vector::FromElementsOp::create(
+        b, loc, pairType,
+        ValueRange{arith::TruncFOp::create(b, loc, element, dsFlat[i]),
+                   arith::TruncFOp::create(b, loc, element, dsFlat[i + 1])});
+    vector::StoreOp::create(
+        b, loc, pair, dsTile,
+        ValueRange{localRow[r / 2], add(columnBase, index(j * 8))});
+  }
+  if (isWarpgroup)
+    attngpu::FenceProxyAsyncOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// dS K for query rows from `rowBase` and columns from `columnFirst` on
+/// (both set here), as accumulator fragments: on mma.sync the warp's 16
+/// rows, every column; on wgmma every row and the warpgroup's share of the
+/// columns, waited for (and with it the dK and dV products issued before).
+/// Both over all the block's keys.
+SmallVector<Value> MmaGradKernel::queryRowsOfDsK(Value &rowBase,
+                                                 Value &columnFirst) {
+  if (!isWarpgroup) {
+    SmallVector<Value> dq(headDim / 8 * 4, f32Const(0.0));
+    sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes),
+                    kTile, headDim, lanes, dq);
+    rowBase = lanes.warpRow;
+    columnFirst = index(0);
+    return dq;
+  }
+  rowBase =
+      mul(arith::RemUIOp::create(b, loc, lanes.warp, index(4)), index(16));
+  columnFirst = mul(warpgroup, index(dqColumns()));
+  SmallVector<attnc::WgmmaProduct, 1> product = {wgmma.transposedA(
+      dsTile, kTile, blockN, index(0), blockN, columnFirst, dqColumns())};
+  return wgmma.issue(product, /*inFlight=*/0)[0];
+}
+
+/// dq += dS K of the tile, added atomically (other key blocks add to the
+/// same rows).
 void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
                                  Value head, Value q0, Value rows,
                                  Value dqAccum) {
-  for (auto [i, ds] : llvm::enumerate(dsFlat)) {
-    int64_t j = i / 4, r = i % 4;
-    memref::StoreOp::create(
-        b, loc, arith::TruncFOp::create(b, loc, element, ds), dsTile,
-        ValueRange{localRow[r / 2], add(columnBase, index(j * 8 + r % 2))});
-  }
-  gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> dq(headDim / 8 * 4, f32Const(0.0));
-  sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes), kTile,
-                  headDim, lanes, dq);
+  storeTransposedDs(dsFlat);
+  Value rowBase, columnFirst;
+  SmallVector<Value> dq = queryRowsOfDsK(rowBase, columnFirst);
   // A lane's two columns of a fragment are adjacent: one v2 reduction.
   auto pairType = VectorType::get({2}, b.getF32Type());
-  for (int64_t h = 0; h < 2; ++h)
-    ifThen(less(localRow[h], rows), [&] {
-      for (int64_t n = 0; n < headDim / 8; ++n)
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = add(rowBase, add(lanes.group, index(8 * h)));
+    ifThen(less(row, rows), [&] {
+      for (size_t n = 0; n < dq.size() / 4; ++n)
         attngpu::RedAddOp::create(
             b, loc,
             vector::FromElementsOp::create(
                 b, loc, pairType,
                 ValueRange{dq[n * 4 + 2 * h], dq[n * 4 + 2 * h + 1]}),
             dqAccum,
-            ValueRange{batch, head, add(q0, localRow[h]),
-                       add(columnBase, index(n * 8))});
+            ValueRange{batch, head, add(q0, row),
+                       add(columnFirst, add(columnBase, index(n * 8)))});
     });
+  }
 }
 
 /// Copies the q and dout rows of query tile `q0` of `head`, and their lse
@@ -354,8 +433,7 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         doutTile = tile(layout.doutOffset, layout.dout, stage);
         lseArray = f32Array(layout.lseOffset, blockM, stage);
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
-        auto sT = sync.scores(kTile, qTile, blockM, headDim, lanes);
-        auto dpT = sync.scores(vTile, doutTile, blockM, headDimV, lanes);
+        auto [sT, dpT] = transposedScores();
         Pairs g = pairs(sT, dpT, rows, cols, tileClass.mayBlock, [&](int64_t j,
                                                                   int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
@@ -367,12 +445,32 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         });
         SmallVector<Value> next(state.begin(), state.end());
         int64_t dkSize = headDim / 8 * 4;
-        sync.accumulate(sync.probabilityFragments(g.ds), qTile, headDim, lanes,
-                        MutableArrayRef<Value>(next).take_front(dkSize));
-        sync.accumulate(sync.probabilityFragments(g.p), doutTile, headDimV,
-                        lanes, MutableArrayRef<Value>(next).drop_front(dkSize));
+        MutableArrayRef<Value> dk =
+            MutableArrayRef<Value>(next).take_front(dkSize);
+        MutableArrayRef<Value> dv =
+            MutableArrayRef<Value>(next).drop_front(dkSize);
+        if (!isWarpgroup) {
+          sync.accumulate(sync.probabilityFragments(g.ds), qTile, headDim,
+                          lanes, dk);
+          sync.accumulate(sync.probabilityFragments(g.p), doutTile, headDimV,
+                          lanes, dv);
+          if (dqAccum)
+            addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
+          return next;
+        }
+        // dK and dV run while dq is computed; waited for with it.
+        SmallVector<attnc::WgmmaProduct, 2> products = {
+            wgmma.output(dk, wgmma.probabilityFragments(g.ds), qTile, blockM,
+                         headDim),
+            wgmma.output(dv, wgmma.probabilityFragments(g.p), doutTile, blockM,
+                         headDimV)};
+        SmallVector<SmallVector<Value>> inFlight =
+            wgmma.issue(products, /*inFlight=*/2);
         if (dqAccum)
           addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
+        // One wait per product: each passes exactly one product's result.
+        llvm::copy(wgmma.wait(inFlight[0], {}), dk.begin());
+        llvm::copy(wgmma.wait(inFlight[1], {}), dv.begin());
         return next;
       });
 }
@@ -538,17 +636,20 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
   int64_t blockN = op.getTiles()->getBlockN();
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
+  bool swizzled = op.getTiles()->getMma() == attn::MmaKind::Warpgroup;
   MmaGradLayout layout;
-  layout.q = {blockM, headDim, false};
-  layout.dout = {blockM, headDimV, false};
-  layout.k = {blockN, headDim, false};
-  layout.v = {blockN, headDimV, false};
-  layout.dsT = {blockN, blockM, false};
+  layout.q = {blockM, headDim, swizzled};
+  layout.dout = {blockM, headDimV, swizzled};
+  layout.k = {blockN, headDim, swizzled};
+  layout.v = {blockN, headDimV, swizzled};
+  layout.dsT = {blockN, blockM, swizzled};
   int64_t offset = 0;
-  // 128-byte aligned tiles: ldmatrix and cp.async need 16.
+  // ldmatrix and cp.async need 16-byte aligned rows; the 128-byte swizzle
+  // repeats every 1024 bytes.
+  int64_t alignment = swizzled ? 1024 : 128;
   auto place = [&](int64_t bytes) {
     int64_t at = offset;
-    offset = (offset + bytes + 127) / 128 * 128;
+    offset = llvm::alignTo(offset + bytes, alignment);
     return at;
   };
   auto placeQuerySide = [&] {
@@ -580,7 +681,9 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
 }
 
 int64_t attnc::mmaGradThreads(attn::AttentionScoringOpInterface op) {
-  return op.getTiles()->getBlockM() / 16 * 32;
+  attn::TilesAttr tiles = *op.getTiles();
+  bool ownsKeys = isa<attn::AttentionGradKVOp>(op.getOperation());
+  return (ownsKeys ? tiles.getBlockN() : tiles.getBlockM()) / 16 * 32;
 }
 
 void attnc::emitMmaGradKV(OpBuilder &b, Location loc,

@@ -6,7 +6,9 @@
 //
 // The key/value and query gradient kernels on mma.sync (f16/bf16): warps of
 // 16 rows, every product m16n8k16 with operands through ldmatrix from
-// padded shared tiles. Square tiles: block_m = block_n = 16 x warps.
+// padded shared tiles, square tiles: block_m = block_n = 16 x warps. The
+// key/value kernel also on wgmma: a warpgroup per 64 keys, query tiles of
+// 64, swizzled shared tiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +36,8 @@ struct MmaGradLayout {
 
 MmaGradLayout getMmaGradLayout(mlir::attn::AttentionScoringOpInterface op);
 
-/// 32 threads per 16 rows of a tile.
+/// 32 threads per 16 rows of the block's own side (keys of the key/value
+/// kernel, queries of the query kernel).
 int64_t mmaGradThreads(mlir::attn::AttentionScoringOpInterface op);
 
 /// Emits block `ids` (x, y, z of GradBlock's grid) of each kernel.

@@ -125,6 +125,31 @@ attnc::WgmmaProduct attnc::WarpgroupMma::output(ArrayRef<Value> o,
   return product;
 }
 
+attnc::WgmmaProduct attnc::WarpgroupMma::transposedA(Value aTile, Value bTile,
+                                                     int64_t rows, Value kFirst,
+                                                     int64_t k, Value n0,
+                                                     int64_t n) {
+  WgmmaProduct product;
+  product.n = n;
+  // Both MN-major: core matrices of 8 rows of 128 bytes, a panel of
+  // `rows` rows per 64 elements of m (one) or n. Columns within a panel
+  // are a byte offset into its rows: the swizzle is a function of the
+  // address, and the tiles start at multiples of its 1024-byte period.
+  Value firstByte = mul(kFirst, index(128));
+  Value panel = arith::DivUIOp::create(b, loc, n0, index(64));
+  Value inPanel = arith::RemUIOp::create(b, loc, n0, index(64));
+  Value columnByte = add(mul(panel, index(rows * 128)), mul(inPanel, index(2)));
+  product.aDescriptor = descriptor(aTile, firstByte, rows * 128, 1024);
+  product.bDescriptor =
+      descriptor(bTile, add(firstByte, columnByte), rows * 128, 1024);
+  for (int64_t kk = 0; kk < k / 16; ++kk) {
+    product.aOffsets.push_back(kk * 16 * 128);
+    product.bOffsets.push_back(kk * 16 * 128);
+  }
+  product.transposeA = product.transposeB = true;
+  return product;
+}
+
 Value attnc::WarpgroupMma::toVector(ValueRange values) {
   return vector::FromElementsOp::create(
       b, loc, VectorType::get({static_cast<int64_t>(values.size())},
@@ -157,11 +182,11 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
   for (auto [i, product] : llvm::enumerate(products)) {
     results.push_back(attngpu::WgmmaMmaAsyncOp::create(
         b, loc, VectorType::get({product.n / 2}, b.getF32Type()),
-        product.aDescriptor, fragments[i], product.bDescriptor,
-        accumulators[i], product.n, element,
+        product.aDescriptor, fragments[i], product.bDescriptor, accumulators[i],
+        product.n, element,
         product.aDescriptor ? b.getDenseI64ArrayAttr(product.aOffsets)
                             : DenseI64ArrayAttr(),
-        product.bOffsets, product.transposeB));
+        product.bOffsets, product.transposeA, product.transposeB));
     attngpu::WgmmaCommitGroupOp::create(b, loc);
   }
   size_t done = results.size() - inFlight;

@@ -78,7 +78,7 @@ struct WgmmaProduct {
   llvm::SmallVector<AFragment> aFragments;
   mlir::Value bDescriptor;
   llvm::SmallVector<int64_t> bOffsets;
-  bool transposeB = false;
+  bool transposeA = false, transposeB = false;
 };
 
 class WarpgroupMma : public FragmentEmitter {
@@ -103,6 +103,15 @@ public:
   WgmmaProduct output(llvm::ArrayRef<mlir::Value> o,
                       llvm::ArrayRef<AFragment> p, mlir::Value vTile,
                       int64_t keys, int64_t headDimV);
+
+  /// D = Aᵀ B[:, n0 : n0 + n], both read from row `kFirst` of `rows`-row
+  /// tiles for `k` rows, 16 (2048 bytes) per step: A k-major (aTile[k][m],
+  /// its 64 m one panel) read transposed, B MN-major (bTile[k][n], a panel
+  /// per 64 n; `n0` a multiple of 8). The backward pass's dQ = dS K from
+  /// the dSᵀ it wrote.
+  WgmmaProduct transposedA(mlir::Value aTile, mlir::Value bTile, int64_t rows,
+                           mlir::Value kFirst, int64_t k, mlir::Value n0,
+                           int64_t n);
 
   /// Issues `products` after one fence, each its own commit group, and
   /// waits until at most `inFlight` groups are outstanding. Returns each

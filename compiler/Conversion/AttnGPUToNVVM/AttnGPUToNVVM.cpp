@@ -215,7 +215,7 @@ void WgmmaAsm::addSteps(WgmmaMmaAsyncOp product, size_t index,
              std::to_string(product.getN()) + "k16.f32." + type + "." + type +
              " " + d + ", " + aText + ", " + bText + ", " +
              (accumulate ? "accumulate" : "overwrite") + ", 1, 1, " +
-             (aDescriptor ? "0, " : "") +
+             (aDescriptor ? (product.getTransposeA() ? "1, " : "0, ") : "") +
              (product.getTransposeB() ? "1" : "0") + ";\n";
   }
 }

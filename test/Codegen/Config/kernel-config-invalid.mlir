@@ -2,6 +2,7 @@
 // RUN: attn-opt %t/target.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_100}))'
 // RUN: attn-opt %t/tensor-cores.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=wmma}))'
 // RUN: attn-opt %t/host.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=host}))'
+// RUN: attn-opt %t/gpu.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a}))'
 
 // "wgmma tiles need a target with wgmma" cannot be reached: sm_90a, the
 // only GPU target, has wgmma.
@@ -43,12 +44,12 @@ func.func @wgmma(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
 
 // -----
 
-// Gradient kernels have no wgmma form yet.
-func.func @grad_wgmma(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_q' op has no wgmma kernel yet; pin mma = mma_sync or none, or leave the tiles to attn-kernel-config}}
-  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+// wgmma gradient kernels need a GPU.
+func.func @grad_wgmma_host(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, the key/value kernel, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 queries by 64 or 128 keys; got 64x128}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
-      -> tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
   return
 }
 
@@ -60,5 +61,38 @@ func.func @grad_mma_sync_host(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) 
   %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
       -> tensor<1x2x8x64xbf16>
+  return
+}
+
+//--- gpu.mlir
+// The query kernel has no wgmma form (the key/value kernel's dq is the
+// wgmma path).
+func.func @grad_q_wgmma(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_q' op wgmma gradient kernels need a target with wgmma, the key/value kernel, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 queries by 64 or 128 keys; got 64x64}}
+  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>
+  return
+}
+
+// -----
+
+// Its warpgroups keep dK and dV of head dims up to 128 in registers.
+func.func @grad_kv_wgmma_wide(%q: tensor<1x2x8x256xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, the key/value kernel, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 queries by 64 or 128 keys; got 64x128}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+      : tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x256xbf16>
+      -> tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>
+  return
+}
+
+// -----
+
+// 64 queries per tile: the query rows of dq's M.
+func.func @grad_kv_wgmma_rows(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, the key/value kernel, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 queries by 64 or 128 keys; got 128x128}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
   return
 }

@@ -187,3 +187,38 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A vector store of a pair (or up to 8 elements) stays within one 16-byte
+// chunk: its (row, col) is swizzled like a store's.
+// CHECK-LABEL: gpu.func @vector_store(
+// CHECK-SAME:    %[[I:[a-z0-9]+]]: index, %[[J:[a-z0-9]+]]: index, %[[PAIR:[a-z0-9]+]]: vector<2xbf16>
+// CHECK:         %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         arith.xori
+// CHECK:         %[[COL:.*]] = arith.addi
+// CHECK:         %[[ROW:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK-NEXT:    vector.store %[[PAIR]], %[[VIEW]][%[[ROW]], %[[COL]]] : memref<64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+gpu.module @kernels {
+  gpu.func @vector_store(%i: index, %j: index, %pair: vector<2xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %t = attngpu.shared_tile %smem[%c0] {swizzle_bytes = 128} : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    vector.store %pair, %t[%i, %j] : memref<64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A vector that may cross a chunk cannot be swizzled as one.
+gpu.module @kernels {
+  gpu.func @vector_store_wide(%i: index, %j: index, %v: vector<16xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %t = attngpu.shared_tile %smem[%c0] {swizzle_bytes = 128} : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    // expected-error @below {{cannot address a 128-byte swizzled shared tile through vector.store}}
+    vector.store %v, %t[%i, %j] : memref<64x64xbf16, #gpu.address_space<workgroup>>, vector<16xbf16>
+    gpu.return
+  }
+}

@@ -63,6 +63,20 @@ gpu.module @mma_a_descriptor_accumulate {
 
 // -----
 
+// A MN-major (transpose_a): the tnspA immediate is 1.
+gpu.module @mma_a_descriptor_transposed {
+  // CHECK-LABEL: func.func @mma_a_descriptor_transposed(
+  // CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc0, desc1, overwrite, 1, 1, 1, 1;\0A}"
+  func.func @mma_a_descriptor_transposed(%da: i64, %db: i64) -> vector<4xf32> {
+    %r = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db)
+        {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>, transpose_a, transpose_b}
+        -> vector<4xf32>
+    return %r : vector<4xf32>
+  }
+}
+
+// -----
+
 // A from registers, two steps, onto an accumulator, B transposed: each step
 // names its fragment's four registers `{$a, $b, $c, $d}`, only B has a
 // descriptor (one per step), and the register form has no tnspA immediate.

@@ -424,6 +424,16 @@ func.func @mma_a_offsets_with_registers(%d: i64, %p: vector<4xi32>) {
 
 // -----
 
+// Only a shared-memory A has a layout to transpose.
+func.func @mma_transpose_a_with_registers(%d: i64, %p: vector<4xi32>) {
+  // expected-error @below {{'attngpu.wgmma.mma_async' op transpose_a applies only to A from a descriptor}}
+  %r = attngpu.wgmma.mma_async a_regs(%p : vector<4xi32>) b_desc(%d)
+      {n = 128, element_type = bf16, b_offsets = array<i64: 0>, transpose_a} -> vector<64xf32>
+  return
+}
+
+// -----
+
 // A in registers needs one fragment per step.
 func.func @mma_fragments_count(%d: i64, %p: vector<4xi32>) {
   // expected-error @below {{'attngpu.wgmma.mma_async' op expected one A fragment per step (2), got 1}}

@@ -88,21 +88,21 @@ func.func @wgmma_issue(%da: i64, %db: i64, %acc: vector<64xf32>, %p0: vector<4xi
 }
 
 // The other combinations of the optional parts of a product: A from a
-// descriptor onto an accumulator with B transposed, A in registers without
+// descriptor onto an accumulator with both transposed, A in registers without
 // an accumulator; the smallest (n = 8) and largest (n = 256) products; the
 // largest pending count.
 // CHECK-LABEL: func @wgmma_product_forms(
 // CHECK-SAME: %[[DA:[a-zA-Z0-9_]+]]: i64, %[[DB:[a-zA-Z0-9_]+]]: i64, %[[ACC:[a-zA-Z0-9_]+]]: vector<4xf32>, %[[P:[a-zA-Z0-9_]+]]: vector<4xi32>)
 func.func @wgmma_product_forms(%da: i64, %db: i64, %acc: vector<4xf32>, %p: vector<4xi32>)
     -> (vector<4xf32>, vector<128xf32>) {
-  // CHECK: %[[A:.*]] = attngpu.wgmma.mma_async a_desc(%[[DA]]) b_desc(%[[DB]]) acc(%[[ACC]] : vector<4xf32>) {a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, element_type = f16, n = 8 : i64, transpose_b} -> vector<4xf32>{{$}}
+  // CHECK: %[[A:.*]] = attngpu.wgmma.mma_async a_desc(%[[DA]]) b_desc(%[[DB]]) acc(%[[ACC]] : vector<4xf32>) {a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, element_type = f16, n = 8 : i64, transpose_a, transpose_b} -> vector<4xf32>{{$}}
   // CHECK: %[[B:.*]] = attngpu.wgmma.mma_async a_regs(%[[P]] : vector<4xi32>) b_desc(%[[DB]]) {b_offsets = array<i64: 0>, element_type = bf16, n = 256 : i64} -> vector<128xf32>{{$}}
   // CHECK: attngpu.wgmma.commit_group
   // CHECK-NEXT: attngpu.wgmma.wait_group 7{{$}}
   // CHECK-NEXT: %[[W:.*]]:2 = attngpu.wgmma.wait_group 0{{ ?}}(%[[A]], %[[B]]) : vector<4xf32>, vector<128xf32>{{$}}
   // CHECK: return %[[W]]#0, %[[W]]#1
   %a = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db) acc(%acc : vector<4xf32>)
-      {n = 8, element_type = f16, a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, transpose_b}
+      {n = 8, element_type = f16, a_offsets = array<i64: 16>, b_offsets = array<i64: 4096>, transpose_a, transpose_b}
       -> vector<4xf32>
   %b = attngpu.wgmma.mma_async a_regs(%p : vector<4xi32>) b_desc(%db)
       {n = 256, element_type = bf16, b_offsets = array<i64: 0>} -> vector<128xf32>

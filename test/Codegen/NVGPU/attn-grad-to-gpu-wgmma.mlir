@@ -1,0 +1,70 @@
+// RUN: attn-opt %s --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
+
+// The key/value gradient kernel on wgmma (pinned wgmma tiles: 64 queries x
+// 128 keys, head dim 64): a gpu.launch of ceil(Nk / 128) x Hkv x B blocks
+// of two warpgroups, swizzled tiles at multiples of 1024 bytes. Per query
+// tile: the landed copies fenced for the async proxy before the barrier;
+// Sᵀ = K Qᵀ and dPᵀ = V doutᵀ as two products of the warpgroup's 64 key
+// rows (A from its rows of K and V); dK and dV from Pᵀ and dSᵀ in
+// registers against Q and dout MN-major, left in flight while dSᵀ goes to
+// shared memory in pairs; dq = dS K over all 128 keys for the
+// warpgroup's 32 columns (A = dSᵀ read transposed, B = K from the
+// warpgroup's column offset), waited for, and added by v2 reductions; dK
+// and dV waited for one product at a time.
+
+// CHECK-LABEL: func.func @grad_kv(
+// CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c86016_i32
+// CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK-NEXT:        nvvm.cp.async.wait.group 1
+// CHECK-NEXT:        attngpu.fence_proxy_async
+// CHECK-NEXT:        gpu.barrier
+// CHECK:               %[[ROWS:.*]] = arith.muli %{{.*}}, %c8192 : index
+// CHECK:               %[[KD:.*]] = attngpu.wgmma.descriptor %[[K:.*]][%[[ROWS]]] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:               %[[QD:.*]] = attngpu.wgmma.descriptor %{{.*}}[%c0] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:               attngpu.wgmma.fence
+// CHECK-NEXT:          %[[ST:.*]] = attngpu.wgmma.mma_async a_desc(%[[KD]]) b_desc(%[[QD]]) {a_offsets = array<i64: 0, 32, 64, 96>, b_offsets = array<i64: 0, 32, 64, 96>, element_type = bf16, n = 64 : i64} -> vector<32xf32>
+// CHECK:               %[[DPT:.*]] = attngpu.wgmma.mma_async
+// CHECK:               attngpu.wgmma.wait_group 0(%[[ST]], %[[DPT]]) : vector<32xf32>, vector<32xf32>
+// CHECK:               math.exp
+// CHECK:               attngpu.wgmma.fence
+// CHECK-NEXT:          %[[DK:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = bf16, n = 64 : i64, transpose_b} -> vector<32xf32>
+// CHECK-NEXT:          attngpu.wgmma.commit_group
+// CHECK-NEXT:          %[[DV:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {{.*}}transpose_b} -> vector<32xf32>
+// CHECK-NEXT:          attngpu.wgmma.commit_group
+// CHECK-NEXT:          attngpu.wgmma.wait_group 2
+// CHECK-COUNT-16:      vector.store %{{.*}}, %[[DST:.*]][%{{.*}}, %{{.*}}] : memref<128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NEXT:          attngpu.fence_proxy_async
+// CHECK-NEXT:          gpu.barrier
+// CHECK:               %[[COLUMNS:.*]] = arith.muli %{{.*}}, %c32 : index
+// CHECK:               %[[COLUMN_BYTES:.*]] = arith.muli %{{.*}}, %c2 : index
+// CHECK:               %[[DSD:.*]] = attngpu.wgmma.descriptor %[[DST]][%c0] {leading_bytes = 16384 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
+// CHECK:               %[[KN:.*]] = attngpu.wgmma.descriptor %[[K]][%{{.*}}] {leading_bytes = 16384 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
+// CHECK:               %[[DQ:.*]] = attngpu.wgmma.mma_async a_desc(%[[DSD]]) b_desc(%[[KN]]) {a_offsets = array<i64: 0, 2048, 4096, 6144, 8192, 10240, 12288, 14336>, b_offsets = array<i64: 0, 2048, 4096, 6144, 8192, 10240, 12288, 14336>, element_type = bf16, n = 32 : i64, transpose_a, transpose_b} -> vector<16xf32>
+// CHECK:               attngpu.wgmma.wait_group 0(%[[DQ]]) : vector<16xf32>
+// CHECK-COUNT-4:       attngpu.red_add {{.*}} : vector<2xf32>
+// CHECK:               attngpu.wgmma.wait_group 0(%[[DK]]) : vector<32xf32>
+// CHECK:               attngpu.wgmma.wait_group 0(%[[DV]]) : vector<32xf32>
+// CHECK:             gpu.barrier
+// CHECK:           nvvm.cp.async.wait.group 0
+func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                   %v: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
+                   %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                   %acc: memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>, %dk: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                   %dv: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %sum: memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %1 = bufferization.to_tensor %k : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %2 = bufferization.to_tensor %v : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %3 = bufferization.to_tensor %l : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %4 = bufferization.to_tensor %d : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %5 = bufferization.to_tensor %do : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %6 = bufferization.to_tensor %acc : memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xf32>
+  %dk_t, %dv_t, %sum_t = attn.attention_grad_kv %0, %1, %2, %3, %4, %5, %6 {causal, tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+      : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?xf32>, tensor<1x4x?xf32>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xf32>
+      -> tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?x64xf32>
+  bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  bufferization.materialize_in_destination %sum_t in writable %sum : (tensor<1x4x?x64xf32>, memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}
