@@ -26,8 +26,9 @@
 //
 // The walked tiles go through two stages of shared memory: the next one is
 // copied with cp.async (element copies where strides do not allow it)
-// while this one is used, a block barrier after each tile freeing its
-// stage. The pieces are those of the forward kernel (MmaFragments.h,
+// while this one is used. One block barrier per tile, once its copies
+// landed, also frees the previous tile's stage (and dSᵀ) for the next
+// copies. The pieces are those of the forward kernel (MmaFragments.h,
 // TileStager) and the per-element gradient of the host and scalar kernels
 // (GradBlock.h).
 //
@@ -117,12 +118,14 @@ private:
         });
     return SmallVector<Value>(forOp.getResults());
   }
-  /// Commits this iteration's copies (maybe none), waits for all but
+  /// Commits the copies issued since the last wait (maybe none), waits for
   /// them, and makes the landed tiles visible to the block (and to wgmma,
-  /// which reads shared memory through the async proxy).
-  void waitForAllButLatest() {
+  /// which reads shared memory through the async proxy). Past the barrier
+  /// every thread is also done with the previous tile: its stage is free
+  /// for the next copies.
+  void waitForCopies() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     if (isWarpgroup)
       attngpu::FenceProxyAsyncOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
@@ -514,17 +517,15 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   SmallVector<Value> init((headDim + headDimV) / 8 * 4, f32Const(0.0));
   SmallVector<Value> final =
       carry(index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
+        waitForCopies();
         Value next = add(t, index(1));
         ifThen(less(next, tiles), [&] {
           auto [head, q0] = tileAt(next);
           stageQueryTile(batch, head, q0, stageOf(next));
         });
-        waitForAllButLatest();
         auto [head, q0] = tileAt(t);
-        SmallVector<Value> result =
-            keyTileStep(state, batch, head, q0, k0, cols, stageOf(t), dqAccum);
-        gpu::BarrierOp::create(b, loc); // the stage and dSᵀ are free again
-        return result;
+        return keyTileStep(state, batch, head, q0, k0, cols, stageOf(t),
+                           dqAccum);
       });
   // A block without query tiles never waited for its key copies.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
@@ -614,15 +615,13 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
               Value t = arith::DivUIOp::create(
                   b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
                   index(blockN));
+              waitForCopies();
               Value next = add(k0, index(blockN));
               ifThen(less(next, keys.end), [&] {
                 stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
               });
-              waitForAllButLatest();
-              SmallVector<Value> result =
-                  queryTileStep(state, batch, head, q0, rows, k0, stageOf(t));
-              gpu::BarrierOp::create(b, loc); // the stage is free again
-              return result;
+              return queryTileStep(state, batch, head, q0, rows, k0,
+                                   stageOf(t));
             });
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   storeRows(final, headDim, dq, batch, head, q0, rows);
