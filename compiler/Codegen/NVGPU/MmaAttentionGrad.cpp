@@ -169,6 +169,9 @@ private:
         [&] { return SmallVector<Value>(state.begin(), state.end()); }));
   }
   void stageQueryTile(Value batch, Value head, Value q0, Value stage);
+  void accumulateKeyGradients(const Pairs &g, MutableArrayRef<Value> dk,
+                              MutableArrayRef<Value> dv,
+                              function_ref<void()> addDq);
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
                                  Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
@@ -448,34 +451,41 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         });
         SmallVector<Value> next(state.begin(), state.end());
         int64_t dkSize = headDim / 8 * 4;
-        MutableArrayRef<Value> dk =
-            MutableArrayRef<Value>(next).take_front(dkSize);
-        MutableArrayRef<Value> dv =
-            MutableArrayRef<Value>(next).drop_front(dkSize);
-        if (!isWarpgroup) {
-          sync.accumulate(sync.probabilityFragments(g.ds), qTile, headDim,
-                          lanes, dk);
-          sync.accumulate(sync.probabilityFragments(g.p), doutTile, headDimV,
-                          lanes, dv);
-          if (dqAccum)
-            addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
-          return next;
-        }
-        // dK and dV run while dq is computed; waited for with it.
-        SmallVector<attnc::WgmmaProduct, 2> products = {
-            wgmma.output(dk, wgmma.probabilityFragments(g.ds), qTile, blockM,
-                         headDim),
-            wgmma.output(dv, wgmma.probabilityFragments(g.p), doutTile, blockM,
-                         headDimV)};
-        SmallVector<SmallVector<Value>> inFlight =
-            wgmma.issue(products, /*inFlight=*/2);
-        if (dqAccum)
-          addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
-        // One wait per product: each passes exactly one product's result.
-        llvm::copy(wgmma.wait(inFlight[0], {}), dk.begin());
-        llvm::copy(wgmma.wait(inFlight[1], {}), dv.begin());
+        accumulateKeyGradients(
+            g, MutableArrayRef<Value>(next).take_front(dkSize),
+            MutableArrayRef<Value>(next).drop_front(dkSize), [&] {
+              if (dqAccum)
+                addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
+            });
         return next;
       });
+}
+
+/// dK += dSᵀ Q and dV += Pᵀ dout, and `addDq`: on wgmma while dK and dV
+/// run, which are waited for after it.
+void MmaGradKernel::accumulateKeyGradients(const Pairs &g,
+                                           MutableArrayRef<Value> dk,
+                                           MutableArrayRef<Value> dv,
+                                           function_ref<void()> addDq) {
+  if (!isWarpgroup) {
+    sync.accumulate(sync.probabilityFragments(g.ds), qTile, headDim, lanes,
+                    dk);
+    sync.accumulate(sync.probabilityFragments(g.p), doutTile, headDimV, lanes,
+                    dv);
+    addDq();
+    return;
+  }
+  SmallVector<attnc::WgmmaProduct, 2> products = {
+      wgmma.output(dk, wgmma.probabilityFragments(g.ds), qTile, blockM,
+                   headDim),
+      wgmma.output(dv, wgmma.probabilityFragments(g.p), doutTile, blockM,
+                   headDimV)};
+  SmallVector<SmallVector<Value>> inFlight =
+      wgmma.issue(products, /*inFlight=*/2);
+  addDq();
+  // One wait per product: each passes exactly one product's result.
+  llvm::copy(wgmma.wait(inFlight[0], {}), dk.begin());
+  llvm::copy(wgmma.wait(inFlight[1], {}), dv.begin());
 }
 
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
