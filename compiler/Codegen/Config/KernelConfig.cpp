@@ -147,8 +147,8 @@ LogicalResult configureAttention(attn::AttentionOp op,
 }
 
 /// Whether `op`'s inputs fit the gradient kernels of `mma` on `target`.
-/// wgmma has a key/value kernel only, for head dims of 64 and 128: its
-/// warpgroups keep dK and dV of 64 keys in registers.
+/// wgmma takes head dims of 64 and 128: the key/value kernel's warpgroups
+/// keep dK and dV of 64 keys in registers.
 bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                  const attnc::TargetDescription &target) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
@@ -159,9 +159,7 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                   attn::headDimFitsMma(MmaKind::Sync, headDimV);
   if (mma != MmaKind::Warpgroup)
     return fitsSync;
-  return fitsSync && target.hasWgmma &&
-         isa<attn::AttentionGradKVOp>(op.getOperation()) &&
-         attn::headDimFitsMma(mma, headDim) &&
+  return fitsSync && target.hasWgmma && attn::headDimFitsMma(mma, headDim) &&
          attn::headDimFitsMma(mma, headDimV) &&
          std::max(headDim, headDimV) <= 128;
 }
@@ -169,10 +167,13 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
 /// The gradient kernels take their tiles from the op (attn.attention_grad
 /// may pin them) or the kernel's own: key blocks of block_n keys over query
 /// tiles of block_m rows (attention_grad_kv), query blocks of block_m rows
-/// over key tiles of block_n keys (attention_grad_q). On a GPU: the wgmma
-/// key/value kernel where it fits, 64 queries x 128 keys (a warpgroup per
-/// 64 keys); else mma.sync, square tiles of 64 (4 warps) up to head dim 128
-/// and 32 above (dK and dV stay in registers); else the scalar kernel,
+/// over key tiles of block_n keys (attention_grad_q). On a GPU: wgmma
+/// where it fits, 64 queries x 128 keys for the key/value kernel (a
+/// warpgroup per 64 keys, dq split between them by columns) and 128
+/// queries x 64 keys for the query kernel (a warpgroup per 64 queries; S
+/// and dP of 64 keys beside dQ in registers); else mma.sync, square tiles
+/// of 64 (4 warps) up to head dim 128 and 32 above (dK and dV stay in
+/// registers); else the scalar kernel,
 /// whose f32 tiles of both sides live in shared memory: 64 rows up to head
 /// dim 64, 32 up to 128, 16 above.
 Tiles defaultGradTiles(attn::AttentionScoringOpInterface op, MmaKind mma,
@@ -180,7 +181,9 @@ Tiles defaultGradTiles(attn::AttentionScoringOpInterface op, MmaKind mma,
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
                             op.getV().getType().getDimSize(3));
   if (mma == MmaKind::Warpgroup)
-    return {64, 128, mma};
+    return isa<attn::AttentionGradKVOp>(op.getOperation())
+               ? Tiles{64, 128, mma}
+               : Tiles{128, 64, mma};
   int64_t tile = !target.isGpu()        ? 64
                  : mma == MmaKind::Sync ? (widest <= 128 ? 64 : 32)
                  : widest <= 64         ? 64
@@ -189,17 +192,24 @@ Tiles defaultGradTiles(attn::AttentionScoringOpInterface op, MmaKind mma,
   return {tile, tile, mma};
 }
 
-/// Pinned tiles must fit their kernel: mma.sync square ones, wgmma 64
-/// queries by a warpgroup (64 keys) or two.
+/// Pinned tiles must fit their kernel: mma.sync square ones; wgmma a
+/// warpgroup (64 rows) or two of the block's own side, and 64 queries per
+/// walked tile of the key/value kernel (the M of its dq product).
 LogicalResult checkGradTiles(attn::AttentionScoringOpInterface op, Tiles tiles,
                              const attnc::TargetDescription &target) {
+  bool keyValue = isa<attn::AttentionGradKVOp>(op.getOperation());
+  auto oneOrTwoWarpgroups = [](int64_t rows) {
+    return rows == 64 || rows == 128;
+  };
   if (tiles.mma == MmaKind::Warpgroup &&
       (!target.isGpu() || !gradFitsMma(op, tiles.mma, target) ||
-       tiles.blockM != 64))
+       !oneOrTwoWarpgroups(tiles.blockM) || !oneOrTwoWarpgroups(tiles.blockN) ||
+       (keyValue && tiles.blockM != 64)))
     return op.emitOpError()
-           << "wgmma gradient kernels need a target with wgmma, the key/value "
-              "kernel, f16 or bf16 inputs with head dims of 64 or 128, and "
-              "tiles of 64 queries by 64 or 128 keys; got "
+           << "wgmma gradient kernels need a target with wgmma, f16 or bf16 "
+              "inputs with head dims of 64 or 128, and tiles of 64 (key/value "
+              "kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; "
+              "got "
            << tiles.blockM << "x" << tiles.blockN;
   if (tiles.mma == MmaKind::Sync &&
       (!target.isGpu() || !gradFitsMma(op, tiles.mma, target) ||

@@ -22,7 +22,9 @@
 // read transposed): each dq element is added once per key block.
 //
 // attention_grad_q: a block of query rows, a warp per 16, dQ in registers:
-//   S = Q Kᵀ, dP = dout Vᵀ, dS per element, dQ += dS K.
+//   S = Q Kᵀ, dP = dout Vᵀ, dS per element, dQ += dS K
+// on either kind; on wgmma these are the forward's products (a warpgroup
+// per 64 query rows, dS from registers as the forward's P).
 //
 // The walked tiles go through two stages of shared memory: the next one is
 // copied with cp.async (element copies where strides do not allow it)
@@ -176,7 +178,9 @@ private:
                                  Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
   using Fragments = SmallVector<SmallVector<Value>>;
-  std::pair<Fragments, Fragments> transposedScores();
+  std::pair<Fragments, Fragments> rowScores(Value own, Value ownDp,
+                                            int64_t ownRows, Value walked,
+                                            Value walkedDp, int64_t walkedRows);
   void storeTransposedDs(ArrayRef<Value> dsFlat);
   SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value &columnFirst);
   /// The dq columns of a wgmma warpgroup: an equal share of the head dim.
@@ -302,16 +306,19 @@ void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
 // attention_grad_kv
 //===----------------------------------------------------------------------===//
 
-/// Sᵀ = K Qᵀ and dPᵀ = V doutᵀ of the staged tiles, as fragments of 8
-/// queries (4 f32 each) of the thread's key rows.
+/// The scores and their gradients' dP of the staged tiles, as fragments
+/// of 8 columns (4 f32 each) of the thread's rows: `own` rows (K and V in
+/// the key/value kernel, Sᵀ = K Qᵀ and dPᵀ = V doutᵀ; Q and dout in the
+/// query kernel) against `walked` rows (the other two).
 std::pair<MmaGradKernel::Fragments, MmaGradKernel::Fragments>
-MmaGradKernel::transposedScores() {
+MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
+                         Value walkedDp, int64_t walkedRows) {
   if (!isWarpgroup)
-    return {sync.scores(kTile, qTile, blockM, headDim, lanes),
-            sync.scores(vTile, doutTile, blockM, headDimV, lanes)};
+    return {sync.scores(own, walked, walkedRows, headDim, lanes),
+            sync.scores(ownDp, walkedDp, walkedRows, headDimV, lanes)};
   SmallVector<attnc::WgmmaProduct, 2> products = {
-      wgmma.scores(kTile, blockN, qTile, blockM, headDim, warpgroup),
-      wgmma.scores(vTile, blockN, doutTile, blockM, headDimV, warpgroup)};
+      wgmma.scores(own, ownRows, walked, walkedRows, headDim, warpgroup),
+      wgmma.scores(ownDp, ownRows, walkedDp, walkedRows, headDimV, warpgroup)};
   std::pair<Fragments, Fragments> result;
   Fragments *sides[2] = {&result.first, &result.second};
   for (auto [side, values] :
@@ -439,7 +446,8 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         doutTile = tile(layout.doutOffset, layout.dout, stage);
         lseArray = f32Array(layout.lseOffset, blockM, stage);
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
-        auto [sT, dpT] = transposedScores();
+        auto [sT, dpT] =
+            rowScores(kTile, vTile, blockN, qTile, doutTile, blockM);
         Pairs g = pairs(sT, dpT, rows, cols, tileClass.mayBlock, [&](int64_t j,
                                                                   int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
@@ -576,8 +584,7 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
       [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
-        auto s = sync.scores(qTile, kTile, blockN, headDim, lanes);
-        auto dp = sync.scores(doutTile, vTile, blockN, headDimV, lanes);
+        auto [s, dp] = rowScores(qTile, doutTile, blockM, kTile, vTile, blockN);
         Value rowLse[2], rowDelta[2];
         for (int64_t h = 0; h < 2; ++h) {
           rowLse[h] = memref::LoadOp::create(b, loc, lseArray, localRow[h]);
@@ -593,9 +600,14 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                          rowDelta[r / 2]};
         });
         SmallVector<Value> next(state.begin(), state.end());
-        sync.accumulate(sync.probabilityFragments(g.ds), kTile, headDim, lanes,
-                        next);
-        return next;
+        if (!isWarpgroup) {
+          sync.accumulate(sync.probabilityFragments(g.ds), kTile, headDim,
+                          lanes, next);
+          return next;
+        }
+        SmallVector<attnc::WgmmaProduct, 1> product = {wgmma.output(
+            next, wgmma.probabilityFragments(g.ds), kTile, blockN, headDim)};
+        return wgmma.issue(product, /*inFlight=*/0)[0];
       });
 }
 

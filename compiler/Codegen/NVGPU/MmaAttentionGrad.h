@@ -6,9 +6,10 @@
 //
 // The key/value and query gradient kernels on mma.sync (f16/bf16): warps of
 // 16 rows, every product m16n8k16 with operands through ldmatrix from
-// padded shared tiles, square tiles: block_m = block_n = 16 x warps. The
-// key/value kernel also on wgmma: a warpgroup per 64 keys, query tiles of
-// 64, swizzled shared tiles.
+// padded shared tiles, square tiles: block_m = block_n = 16 x warps. Both
+// also on wgmma with swizzled shared tiles: the key/value kernel with a
+// warpgroup per 64 keys and query tiles of 64, the query kernel with a
+// warpgroup per 64 query rows.
 //
 //===----------------------------------------------------------------------===//
 

@@ -248,12 +248,12 @@ func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
 
 // -----
 
-// Gradient kernels: 64 x 64 tiles on the host; on a GPU the wgmma
-// key/value kernel for 16-bit inputs up to head dim 128 (64 queries x 128
-// keys), the mma.sync query kernel (64 x 64 up to head dim 128), else the
-// scalar ones (f32: 32 x 32 at head dim 128, whose f32 tiles live in
-// shared memory); the delta kernel takes rows per block. Without wgmma
-// the key/value kernel is mma.sync's.
+// Gradient kernels: 64 x 64 tiles on the host; on a GPU the wgmma kernels
+// for 16-bit inputs up to head dim 128 (key/value: 64 queries x 128 keys;
+// query: 128 queries x 64 keys), else the scalar ones (f32: 32 x 32 at
+// head dim 128, whose f32 tiles live in shared memory); the delta kernel
+// takes rows per block. Without wgmma both are mma.sync's (64 x 64 up to
+// head dim 128).
 // HOST-LABEL: func.func @gradient_kernels
 // HOST:         attn.attention_grad_delta {{.*}}{block_size = 256 : i64}
 // HOST:         attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64>}
@@ -261,10 +261,11 @@ func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
 // GPU-LABEL:  func.func @gradient_kernels
 // GPU:          attn.attention_grad_delta {{.*}}{block_size = 128 : i64}
 // GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
-// GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
 // SYNC-LABEL: func.func @gradient_kernels
 // SYNC:         attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// SYNC:         attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // PIPE-LABEL: func.func @gradient_kernels
 func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32>, %l: tensor<1x2x8xf32>)
     -> (tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>) {

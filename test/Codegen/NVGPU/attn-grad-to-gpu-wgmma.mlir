@@ -1,4 +1,4 @@
-// RUN: attn-opt %s --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: attn-opt %s -split-input-file --convert-attn-to-gpu --canonicalize --cse | FileCheck %s
 
 // The key/value gradient kernel on wgmma (pinned wgmma tiles: 64 queries x
 // 128 keys, head dim 64): a gpu.launch of ceil(Nk / 128) x Hkv x B blocks
@@ -68,5 +68,47 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
   bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
   bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
   bufferization.materialize_in_destination %sum_t in writable %sum : (tensor<1x4x?x64xf32>, memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// The query gradient kernel on wgmma (pinned 128 queries x 64 keys): two
+// warpgroups of 64 query rows over the key tiles, the forward's products:
+// S = Q Kᵀ and dP = dout Vᵀ (A from the warpgroup's rows of Q and dout),
+// the per-element gradient, dQ += dS K with dS in registers against K
+// MN-major, waited for within the tile.
+
+// CHECK-LABEL: func.func @grad_q(
+// CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c67584_i32
+// CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK-NEXT:        nvvm.cp.async.wait.group 0
+// CHECK-NEXT:        attngpu.fence_proxy_async
+// CHECK-NEXT:        gpu.barrier
+// CHECK:               %[[ROWS:.*]] = arith.muli %{{.*}}, %c8192 : index
+// CHECK:               %[[QD:.*]] = attngpu.wgmma.descriptor %{{.*}}[%[[ROWS]]] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:               %[[KD:.*]] = attngpu.wgmma.descriptor %{{.*}}[%c0] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:               %[[S:.*]] = attngpu.wgmma.mma_async a_desc(%[[QD]]) b_desc(%[[KD]]) {a_offsets = array<i64: 0, 32, 64, 96>, b_offsets = array<i64: 0, 32, 64, 96>, element_type = bf16, n = 64 : i64} -> vector<32xf32>
+// CHECK:               %[[DP:.*]] = attngpu.wgmma.mma_async
+// CHECK:               attngpu.wgmma.wait_group 0(%[[S]], %[[DP]]) : vector<32xf32>, vector<32xf32>
+// CHECK:               math.exp
+// CHECK:               %[[DQ:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = bf16, n = 64 : i64, transpose_b} -> vector<32xf32>
+// CHECK-NEXT:          attngpu.wgmma.commit_group
+// CHECK-NEXT:          attngpu.wgmma.wait_group 0(%[[DQ]]) : vector<32xf32>
+func.func @grad_q(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %v: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
+                  %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %dq: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %1 = bufferization.to_tensor %k : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %2 = bufferization.to_tensor %v : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %3 = bufferization.to_tensor %l : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %4 = bufferization.to_tensor %d : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %5 = bufferization.to_tensor %do : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %dq_t = attn.attention_grad_q %0, %1, %2, %3, %4, %5 {causal, tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+      : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?xf32>, tensor<1x4x?xf32>, tensor<1x4x?x64xbf16>
+      -> tensor<1x4x?x64xbf16>
+  bufferization.materialize_in_destination %dq_t in writable %dq : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
   return
 }
