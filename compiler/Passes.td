@@ -71,9 +71,10 @@ def AttnExpandAttentionGrad
     * out), and a zeroed f32 dq accumulator), then `attn.attention_grad_kv`
     (dk and dv per key block, recomputing P from lse). dq comes either from
     atomic f32 accumulation inside the key/value kernel followed by an
-    `attn.cast` to q's type (the default, fastest), or, for ops marked
+    `attn.cast` to q's type (the default), or, for ops marked
     `deterministic`, from `attn.attention_grad_q`, a kernel per query block
-    that sums dq without atomics (bitwise reproducible).
+    that sums dq without atomics (bitwise reproducible; on the H200 also
+    the faster program at head dim 128, see bench/NOTES.md).
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
