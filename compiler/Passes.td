@@ -71,11 +71,18 @@ def AttnExpandAttentionGrad
     * out), and a zeroed f32 dq accumulator), then `attn.attention_grad_kv`
     (dk and dv per key block, recomputing P from lse). dq comes either from
     atomic f32 accumulation inside the key/value kernel followed by an
-    `attn.cast` to q's type (the default), or, for ops marked
-    `deterministic`, from `attn.attention_grad_q`, a kernel per query block
-    that sums dq without atomics (bitwise reproducible; on the H200 also
-    the faster program at head dim 128, see bench/NOTES.md).
+    `attn.cast` to q's type, or from `attn.attention_grad_q`, a kernel per
+    query block that sums dq without atomics (bitwise reproducible). Ops
+    marked `deterministic` take the second; so do f16/bf16 ops with head
+    dims of 128 and more on a GPU target, where it is the faster program
+    (the key/value kernel's dq reductions cost more than the query
+    kernel's extra products; measured on the H200, bench/NOTES.md).
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Code generation target (host or sm_90a), which decides the "
+           "faster dq program">,
+  ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 

@@ -13,7 +13,8 @@
 //                                            %acc
 //   %dq = attn.cast %sum : f32 to q's type
 //
-// or (deterministic dq)
+// or (dq by its own kernel: deterministic, and faster for wide heads on a
+// GPU)
 //
 //   %delta, %unused = attn.attention_grad_delta %out, %dout
 //   %dk, %dv = attn.attention_grad_kv %q, %k, %v, %lse, %delta, %dout
@@ -24,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/Config/TargetDescription.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -55,8 +57,22 @@ Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
   return kernel;
 }
 
+/// Whether dq gets its own kernel: asked for, or the faster program on
+/// `target`. On the H200 the tensor-core kernels' dq reductions cost more
+/// than the query kernel's three extra products from head dim 128 on
+/// (bench/NOTES.md); the scalar kernels are faster with atomics.
+bool dqByOwnKernel(attn::AttentionGradOp op,
+                   const attnc::TargetDescription &target) {
+  RankedTensorType qType = op.getQ().getType();
+  return op.getDeterministic() ||
+         (target.hasMmaSync && attn::elementFitsMma(qType.getElementType()) &&
+          qType.getDimSize(3) >= 128);
+}
+
 struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ExpandAttentionGrad(MLIRContext *context,
+                      const attnc::TargetDescription &target)
+      : OpConversionPattern(context), target(target) {}
 
   LogicalResult
   matchAndRewrite(attn::AttentionGradOp op, OpAdaptor,
@@ -72,15 +88,15 @@ struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
     SmallVector<Value> operands = {op.getQ(),   op.getK(),        op.getV(),
                                    op.getLse(), delta.getDelta(), op.getDout()};
     SmallVector<Type> kvTypes = {op.getK().getType(), op.getV().getType()};
-    bool deterministic = op.getDeterministic();
-    if (!deterministic) {
+    bool ownKernel = dqByOwnKernel(op, target);
+    if (!ownKernel) {
       kvTypes.push_back(accType);
       operands.push_back(delta.getDqAccum());
     }
     auto kv =
         createKernel<attn::AttentionGradKVOp>(rewriter, op, kvTypes, operands);
     Value dq =
-        deterministic
+        ownKernel
             ? createKernel<attn::AttentionGradQOp>(
                   rewriter, op, qType, ValueRange(operands).take_front(6))
                   .getDq()
@@ -90,11 +106,21 @@ struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
     rewriter.replaceOp(op, {dq, kv.getDk(), kv.getDv()});
     return success();
   }
+
+  attnc::TargetDescription target;
 };
 
 struct AttnExpandAttentionGradPass
     : attnc::impl::AttnExpandAttentionGradBase<AttnExpandAttentionGradPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    FailureOr<attnc::TargetDescription> targetDescription =
+        attnc::TargetDescription::get(target, "auto", [&] {
+          return getOperation().emitError();
+        });
+    if (failed(targetDescription))
+      return signalPassFailure();
     WalkResult underived = getOperation().walk([](attn::AttentionGradOp op) {
       if (op.getScore().empty() || !op.getScoreGrad().empty())
         return WalkResult::advance();
@@ -108,7 +134,7 @@ struct AttnExpandAttentionGradPass
     target.addIllegalOp<attn::AttentionGradOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandAttentionGrad>(&getContext());
+    patterns.add<ExpandAttentionGrad>(&getContext(), *targetDescription);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

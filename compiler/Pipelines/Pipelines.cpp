@@ -95,7 +95,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
 
 void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
                                  const std::string &tensorCores) {
-  pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad());
+  pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({target}));
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(

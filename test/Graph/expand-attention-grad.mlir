@@ -1,4 +1,5 @@
 // RUN: attn-opt %s -split-input-file -attn-expand-attention-grad | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-expand-attention-grad='target=sm_90a' | FileCheck %s --check-prefix=GPU
 
 // Fast dq: the delta kernel zeroes an f32 accumulator that the key/value
 // kernel adds into in place; a cast gives dq its type. Attributes and
@@ -50,4 +51,36 @@ func.func @deterministic(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>)
       : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
   return %dq, %dk, %dv : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// Which program is faster depends on the target: for f16/bf16 heads of 128
+// and more a GPU gets dq from its own kernel (no atomics), the host keeps
+// the atomic program; narrower heads and f32 (scalar kernels) keep it on
+// both.
+
+// CHECK-LABEL: func.func @wide_heads
+// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xf32>
+// CHECK:         attn.cast
+// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
+// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
+// GPU-LABEL:   func.func @wide_heads
+// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>{{$}}
+// GPU:           attn.attention_grad_q
+// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
+// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
+// GPU-NOT:       attn.attention_grad_q
+func.func @wide_heads(%q: tensor<1x2x8x128xbf16>, %n: tensor<1x2x8x64xbf16>, %f: tensor<1x2x8x128xf32>,
+                      %l: tensor<1x2x8xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8xf32>, tensor<1x2x8x128xbf16>
+      -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>
+  %ndq, %ndk, %ndv = attn.attention_grad %n, %n, %n, %n, %l, %n
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
+      -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
+  %fdq, %fdk, %fdv = attn.attention_grad %f, %f, %f, %f, %l, %f
+      : tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8xf32>, tensor<1x2x8x128xf32>
+      -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
+  return
 }
