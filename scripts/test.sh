@@ -9,6 +9,11 @@ build="${BUILD_DIR:-$root/build}"
 bash "$root/scripts/install-deps.sh"
 BUILD_DIR="$build" bash "$root/scripts/configure.sh"
 ninja -C "$build"
+# The default target builds every tool (check-attnc below would build the
+# ones it needs anyway, hiding a tool left out of it).
+for tool in attnc attn-opt attn-run; do
+  [ -x "$build/bin/$tool" ] || { echo "ninja's default target did not build $tool"; exit 1; }
+done
 
 status=0
 echo "== lit (check-attnc)"
