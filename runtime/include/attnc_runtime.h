@@ -53,6 +53,13 @@ ATTNC_RT_EXPORT const char *attnc_status_message(attnc_status status);
 ATTNC_RT_EXPORT void attnc_status_free(attnc_status status);
 
 /*===----------------------------------------------------------------------===
+ * Version
+ *===----------------------------------------------------------------------===*/
+
+/** The runtime's version, "MAJOR.MINOR.PATCH" (static storage). */
+ATTNC_RT_EXPORT const char *attnc_version(void);
+
+/*===----------------------------------------------------------------------===
  * Tensors
  *===----------------------------------------------------------------------===*/
 

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/runtime/Runtime.h"
+#include "attnc_runtime.h"
 #include "lib/dtype/DType.h"
 #include "lib/reference/Program.h"
 #include "lib/support/Extents.h"
@@ -57,6 +58,7 @@ const char *const kUsage =
     "                  run's outputs are bitwise identical to the first's\n"
     "  --bench         time warm runs; print the median and minimum\n"
     "  --iters N       timed runs of --bench (default 20)\n"
+    "  --version       print the version of attn-run's runtime\n"
     "  --help          print this help\n";
 
 /// Runs before the timed ones, so that first-touch costs are not timed.
@@ -99,7 +101,7 @@ StatusOr<int64_t> parseExtent(const std::string &text,
   return static_cast<int64_t>(*value);
 }
 
-/// Parses the command line; nullopt means --help was printed.
+/// Parses the command line; nullopt means --help or --version was printed.
 StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
   static const std::set<std::string> kValueOptions = {
       "--fn", "--device", "--shape", "--seed", "--iters", "--repeat"};
@@ -124,6 +126,10 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
 
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
+      return std::optional<Options>();
+    }
+    if (arg == "--version") {
+      std::printf("attn-run %s\n", attnc_version());
       return std::optional<Options>();
     }
     if (arg == "--list") {

@@ -91,6 +91,11 @@ protected:
 
 TEST(RuntimeCHeaderTest, IsPlainC) { EXPECT_EQ(attncTestCHeader(), 1); }
 
+// The shared library reports the version of the project it was built from.
+TEST(RuntimeCApiVersionTest, IsTheProjectVersion) {
+  EXPECT_STREQ(attnc_version(), ATTNC_PROJECT_VERSION);
+}
+
 TEST_F(RuntimeCApiTest, ListsFunctions) {
   ASSERT_EQ(attnc_package_function_count(package_), 4u);
   EXPECT_STREQ(attnc_package_function_name(package_, 0), "attention");
