@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <set>
 
@@ -322,6 +323,19 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
 
 /// The kernel function of `op`: its operands read from argument buffers,
 /// each kept result written into one.
+/// `name` as the start of a symbol every target accepts (PTX and ELF
+/// identifiers): letters, digits and underscores, not starting with a
+/// digit. Only a readable stem: the kernel table makes the whole name
+/// unique, and the function's own name stays the package's key.
+static std::string symbolStem(StringRef name) {
+  std::string stem;
+  for (char c : name)
+    stem += llvm::isAlnum(c) ? c : '_';
+  if (stem.empty() || llvm::isDigit(stem.front()))
+    stem.insert(stem.begin(), '_');
+  return stem;
+}
+
 func::FuncOp ProgramBuilder::outline(Operation *op,
                                      ArrayRef<Value> operandBuffers,
                                      ArrayRef<Value> resultBuffers) {
@@ -331,10 +345,9 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   for (auto [result, buffer] : llvm::zip(op->getResults(), resultBuffers))
     if (buffer)
       types.push_back(bufferType(result.getType()));
-  std::string name = (func.getName() + "_" +
-                      cast<attn::KernelOpInterface>(op).getKernelKind() +
-                      std::to_string(nextKernel++))
-                         .str();
+  std::string name = symbolStem(func.getName()) + "_" +
+                     cast<attn::KernelOpInterface>(op).getKernelKind().str() +
+                     std::to_string(nextKernel++);
   OpBuilder k = OpBuilder::atBlockEnd(kernels.getBody());
   auto kernel = func::FuncOp::create(
       k, op->getLoc(), name, FunctionType::get(b.getContext(), types, {}));
