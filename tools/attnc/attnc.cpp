@@ -21,12 +21,15 @@
 #include "lib/package/Package.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
@@ -118,10 +121,15 @@ int reportIoError(const llvm::Twine &message) {
   return 1;
 }
 
+/// Runs the pipeline `build` makes, with the MLIR pass-manager options of
+/// the command line (--mlir-print-ir-after-all, --mlir-timing, ...).
 LogicalResult runPipeline(ModuleOp module,
                           function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
   build(pm);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   return pm.run(module);
 }
 
@@ -334,6 +342,13 @@ int main(int argc, char **argv) {
     os << "attnc " << ATTNC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
        << ")\n";
   });
+  // Passes by name, for --mlir-print-ir-before/after=PASS.
+  registerTransformsPasses();
+  attnc::registerAttncPassesAndPipelines();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerMLIRContextCLOptions();
+  registerAsmPrinterCLOptions();
   llvm::cl::HideUnrelatedOptions(attncCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
