@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <iterator>
@@ -1245,7 +1246,8 @@ bool writeAll(int fd, const std::vector<uint8_t> &bytes) {
 }
 
 /// Writes through to an existing destination that is not a plain file (a
-/// symlink, a FIFO, a device): replacing it by rename would destroy it.
+/// FIFO, a device, a dangling symlink): replacing it by rename would
+/// destroy it.
 Status writeInPlace(const std::vector<uint8_t> &bytes,
                     const std::string &path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -1262,11 +1264,20 @@ Status writeInPlace(const std::vector<uint8_t> &bytes,
   return Status::ok();
 }
 
-/// Writes a new or plain-file destination through a temporary file in the
-/// same directory and a rename, so a failure never leaves a partial package.
-Status writeAtomically(const std::vector<uint8_t> &bytes,
-                       const std::string &path) {
+} // namespace
+
+Status writeFileAtomically(const std::vector<uint8_t> &bytes,
+                           const std::string &path) {
   struct stat info;
+  if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
+    // Replace the file the link leads to; the link stays.
+    if (char *resolved = ::realpath(path.c_str(), nullptr)) {
+      std::string target = resolved;
+      ::free(resolved);
+      return writeFileAtomically(bytes, target);
+    }
+    return writeInPlace(bytes, path);
+  }
   if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
     return writeInPlace(bytes, path);
   static std::atomic<uint64_t> counter{0};
@@ -1295,6 +1306,8 @@ Status writeAtomically(const std::vector<uint8_t> &bytes,
     return fail("cannot rename " + temp + " to " + path);
   return Status::ok();
 }
+
+namespace {
 
 StatusOr<std::vector<uint8_t>> readAll(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -1504,7 +1517,7 @@ Status writeFile(const Package &package, const std::string &path) {
     StatusOr<std::vector<uint8_t>> bytes = serialize(package);
     if (!bytes)
       return bytes.status().withContext(path);
-    return writeAtomically(*bytes, path).withContext(path);
+    return writeFileAtomically(*bytes, path).withContext(path);
   });
 }
 

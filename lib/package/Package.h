@@ -339,9 +339,16 @@ std::string manifestJson(const Package &package);
 
 /// Encodes a verified package into the file format above.
 StatusOr<std::vector<uint8_t>> serialize(const Package &package);
-/// Writes atomically: a temporary file in the same directory, then rename, so
-/// a failed write never leaves a partial package behind.
+/// Writes atomically (writeFileAtomically), so a failed write never leaves
+/// a partial package behind.
 Status writeFile(const Package &package, const std::string &path);
+/// Writes `bytes` to `path` through a temporary file next to the
+/// destination and a rename, so that a failure or a kill leaves either the
+/// previous file or the new one, never a partial one. A symlink stays a
+/// symlink: the file it leads to is replaced. Destinations that are not
+/// plain files (devices, FIFOs) are written in place.
+Status writeFileAtomically(const std::vector<uint8_t> &bytes,
+                           const std::string &path);
 
 /// Decodes and verifies. `origin` (a path or "<memory>") starts every message.
 /// Truncated, corrupted (checksum), foreign (magic) or future-version input

@@ -296,13 +296,20 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
   return output;
 }
 
-/// Writes `output` to -o, creating the file only now that everything
-/// succeeded.
+/// Writes `output` to -o, only now that everything succeeded, and
+/// atomically: a kill leaves the previous file or the new one.
 int writeOutput(const Output &output) {
   if (!output.bytes.empty() && outputPath == "-" &&
       llvm::sys::Process::StandardOutIsDisplayed())
     return reportIoError("refusing to write binary output to the terminal; "
                          "give an output file with -o");
+  if (outputPath != "-") {
+    std::vector<uint8_t> bytes(output.text.begin(), output.text.end());
+    bytes.insert(bytes.end(), output.bytes.begin(), output.bytes.end());
+    attnc::Status written = pkg::writeFileAtomically(bytes, outputPath);
+    return written ? 0
+                   : reportIoError(written.withContext(outputPath).message());
+  }
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> file =
       openOutputFile(outputPath, &errorMessage);

@@ -1289,15 +1289,36 @@ TEST_F(LibPackageFile, FailedWritesLeaveNothingBehind) {
 }
 
 TEST_F(LibPackageFile, WritesThroughSymlinks) {
-  // Replacing a symlink (or a device such as /dev/null) by rename would
-  // destroy it: such destinations are written in place.
+  // The link stays a link; the file it leads to is replaced by rename (a
+  // new inode), never truncated and rewritten in place.
   std::ofstream(dir + "/target.attnpkg") << "old";
   ASSERT_EQ(symlink("target.attnpkg", (dir + "/link.attnpkg").c_str()), 0);
+  struct stat before, info;
+  ASSERT_EQ(stat((dir + "/target.attnpkg").c_str(), &before), 0);
   ASSERT_TRUE(writeFile(makePackage(), dir + "/link.attnpkg"));
-  struct stat info;
   ASSERT_EQ(lstat((dir + "/link.attnpkg").c_str(), &info), 0);
   EXPECT_TRUE(S_ISLNK(info.st_mode));
+  ASSERT_EQ(stat((dir + "/target.attnpkg").c_str(), &info), 0);
+  EXPECT_NE(info.st_ino, before.st_ino);
   EXPECT_TRUE(readFile(dir + "/target.attnpkg").isOk());
+  EXPECT_EQ(list(dir),
+            (std::set<std::string>{"target.attnpkg", "link.attnpkg"}));
+}
+
+TEST_F(LibPackageFile, WritesDevicesInPlace) {
+  // /dev/null cannot be replaced by rename: it is written through.
+  EXPECT_TRUE(writeFileAtomically({1, 2, 3}, "/dev/null"));
+}
+
+TEST_F(LibPackageFile, ReplacesPlainFilesByRename) {
+  std::ofstream(dir + "/out.txt") << "previous";
+  struct stat before, after;
+  ASSERT_EQ(stat((dir + "/out.txt").c_str(), &before), 0);
+  ASSERT_TRUE(writeFileAtomically({'n', 'e', 'w'}, dir + "/out.txt"));
+  ASSERT_EQ(stat((dir + "/out.txt").c_str(), &after), 0);
+  EXPECT_NE(after.st_ino, before.st_ino);
+  EXPECT_EQ(readText(dir + "/out.txt"), "new");
+  EXPECT_EQ(list(dir), (std::set<std::string>{"out.txt"}));
 }
 
 TEST_F(LibPackageFile, UnwritableDirectory) {
