@@ -1309,10 +1309,23 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
 
 namespace {
 
+/// The bytes of the regular file `path`. Anything else is refused before
+/// a byte is read: a FIFO would block (hence O_NONBLOCK, which a regular
+/// file ignores) and a device such as /dev/zero would never end.
 StatusOr<std::vector<uint8_t>> readAll(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Status::error("cannot open: " + errnoMessage(errno));
+  struct stat info;
+  if (::fstat(fd, &info) != 0) {
+    int error = errno;
+    ::close(fd);
+    return Status::error("cannot stat: " + errnoMessage(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::error("not a regular file");
+  }
   std::vector<uint8_t> bytes;
   uint8_t buffer[1 << 16];
   for (;;) {

@@ -1262,6 +1262,21 @@ TEST_F(LibPackageFile, ReadFileNamesThePath) {
                   dir + "/junk.attnpkg: not an attnc package");
 }
 
+TEST_F(LibPackageFile, ReadsOnlyRegularFiles) {
+  // A FIFO would block the reader and /dev/zero never ends: both are
+  // refused before a byte is read, as is a directory.
+  std::string fifo = dir + "/pipe.attnpkg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string &path : {fifo, std::string("/dev/zero"), dir}) {
+    StatusOr<Package> package = readFile(path);
+    ASSERT_FALSE(package.isOk()) << path;
+    EXPECT_CONTAINS(package.status().message(), path);
+  }
+  EXPECT_CONTAINS(readFile(fifo).status().message(), "not a regular file");
+  EXPECT_CONTAINS(readFile("/dev/zero").status().message(),
+                  "not a regular file");
+}
+
 TEST_F(LibPackageFile, FailedWritesLeaveNothingBehind) {
   Package package = makePackage();
   // The directory does not exist.
