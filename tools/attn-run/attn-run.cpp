@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <new>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -614,7 +615,15 @@ int main(int argc, char **argv) {
   if (!*options)
     return 0;
   const Options &opts = **options;
-  Status status = opts.list ? listFunctions(opts.package) : runFunction(opts);
+  // Host allocations of inputs, outputs and the fp64 reference may fail;
+  // say so instead of aborting.
+  Status status = [&] {
+    try {
+      return opts.list ? listFunctions(opts.package) : runFunction(opts);
+    } catch (const std::bad_alloc &) {
+      return Status::error("out of host memory");
+    }
+  }();
   if (!status) {
     std::fprintf(stderr, "attn-run: error: %s\n", status.message().c_str());
     return 1;
