@@ -13,6 +13,8 @@
 
 #include "attnc/runtime/Runtime.h"
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -158,14 +160,23 @@ Status fromDLPack(const DLTensor *tensor, attnc_tensor *out) {
   return Status::ok();
 }
 
+/// `tensor` as a TensorRef. Its rank is checked against the signature's
+/// `expectedRank` before its shape and strides are read: C gives no other
+/// bound on those arrays. `role` ("inputs[0]") and `name` ("input q") name
+/// it in messages.
 StatusOr<TensorRef> toTensorRef(const attnc_tensor &tensor,
-                                const std::string &role) {
+                                const std::string &role,
+                                const std::string &name,
+                                size_t expectedRank) {
   if (tensor.dtype < ATTNC_DTYPE_F32 || tensor.dtype > ATTNC_DTYPE_F8E5M2)
     return Status::error(role + " has unknown dtype code " +
                          std::to_string(tensor.dtype));
   if (tensor.rank < 0)
     return Status::error(role + " has negative rank " +
                          std::to_string(tensor.rank));
+  if (static_cast<size_t>(tensor.rank) != expectedRank)
+    return Status::error(name + " has rank " + std::to_string(tensor.rank) +
+                         ", expected " + std::to_string(expectedRank));
   if (tensor.rank > 0 && !tensor.shape)
     return Status::error(role + " has a null shape");
   TensorRef ref;
@@ -177,16 +188,22 @@ StatusOr<TensorRef> toTensorRef(const attnc_tensor &tensor,
   return ref;
 }
 
-/// Converts `count` C tensors, naming them `role[i]` in messages.
-StatusOr<std::vector<TensorRef>> toTensorRefs(const attnc_tensor *tensors,
-                                              size_t count, const char *role) {
+/// Converts `count` C tensors for `sigs`, naming them `role[i]` (inputs,
+/// outputs) in messages. A count that differs from the signature's is left
+/// to Function::call to report, and no tensor is read past the signature.
+StatusOr<std::vector<TensorRef>>
+toTensorRefs(const attnc_tensor *tensors, size_t count, const char *role,
+             const std::vector<pkg::TensorSig> &sigs) {
   if (count != 0 && !tensors)
     return Status::error(std::string(role) + " is null but its count is " +
                          std::to_string(count));
   std::vector<TensorRef> refs;
-  for (size_t i = 0; i < count; ++i) {
+  std::string singular(role, std::strlen(role) - 1); // "input", "output"
+  for (size_t i = 0; i < std::min(count, sigs.size()); ++i) {
     auto ref = toTensorRef(tensors[i],
-                           std::string(role) + "[" + std::to_string(i) + "]");
+                           std::string(role) + "[" + std::to_string(i) + "]",
+                           singular + " " + sigs[i].name,
+                           sigs[i].shape.size());
     if (!ref)
       return ref.status();
     refs.push_back(std::move(*ref));
@@ -229,12 +246,16 @@ Status callFunction(const attnc_function *function, const attnc_tensor *inputs,
                     size_t nOutputs, void *stream) {
   if (!function)
     return nullArgument("attnc_function_call", "function");
-  auto in = toTensorRefs(inputs, nInputs, "inputs");
+  const pkg::Function &signature = function->function.signature();
+  auto in = toTensorRefs(inputs, nInputs, "inputs", signature.inputs);
   if (!in)
     return in.status();
-  auto out = toTensorRefs(outputs, nOutputs, "outputs");
+  auto out = toTensorRefs(outputs, nOutputs, "outputs", signature.outputs);
   if (!out)
     return out.status();
+  // Tensors past the signature were not read; their count is the error.
+  in->resize(nInputs);
+  out->resize(nOutputs);
   return function->function.call(*in, *out, stream);
 }
 

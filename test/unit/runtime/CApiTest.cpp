@@ -197,6 +197,18 @@ TEST_F(RuntimeCApiTest, ValidatesTensors) {
             "input k has dtype bf16, expected f32");
   EXPECT_EQ(withTensor(4, [](attnc_tensor &x) { x.rank = -1; }),
             "outputs[1] has negative rank -1");
+  // A rank beyond the caller's shape array is refused before the array is
+  // read (C gives no other bound on it).
+  EXPECT_EQ(withTensor(0, [](attnc_tensor &x) { x.rank = 1000000; }),
+            "input q has rank 1000000, expected 4");
+  EXPECT_EQ(withTensor(3, [](attnc_tensor &x) { x.rank = 2; }),
+            "output out has rank 2, expected 4");
+  // Extra tensors are not read: their count is the error.
+  std::vector<attnc_tensor> extra = t;
+  extra.insert(extra.begin() + 3, attnc_tensor{});
+  EXPECT_EQ(takeMessage(attnc_function_call(function_, extra.data(), 4,
+                                            extra.data() + 4, 2, nullptr)),
+            "function 'attention' takes 3 inputs, got 4");
   EXPECT_EQ(withTensor(3, [](attnc_tensor &x) { x.shape = nullptr; }),
             "outputs[0] has a null shape");
   int64_t badStrides[4] = {64, -16, 16, 1};
