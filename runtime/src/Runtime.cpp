@@ -19,6 +19,7 @@
 #include "lib/support/Extents.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace attnc;
 using namespace attnc::rt;
@@ -186,6 +187,65 @@ static Status checkTensors(const std::vector<TensorRef> &tensors,
   return Status::ok();
 }
 
+/// Whether distinct indices of `arg` may address the same element: dims of
+/// more than one element, by increasing stride, must each step past the
+/// whole extent of the ones before (a stride of 0 never does).
+static bool selfOverlapping(const KernelArg &arg) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // (stride, extent)
+  for (size_t i = 0; i < arg.shape.size(); ++i)
+    if (arg.shape[i] > 1)
+      dims.push_back({arg.strides[i], arg.shape[i]});
+  std::sort(dims.begin(), dims.end());
+  int64_t covered = 1; // elements one step of the next dim must clear
+  for (auto [stride, extent] : dims) {
+    if (stride < covered)
+      return true;
+    if (__builtin_mul_overflow(stride, extent, &covered))
+      covered = std::numeric_limits<int64_t>::max();
+  }
+  return false;
+}
+
+/// Outputs are written, so each must address every element once and none
+/// may share memory with another output or an input (kernels read inputs
+/// while writing outputs). `values` holds the checked inputs, then outputs.
+static Status checkOutputsDisjoint(const pkg::Function &fn,
+                                   const std::vector<KernelArg> &values) {
+  auto bytesOf = [&](size_t i) -> std::pair<uintptr_t, uintptr_t> {
+    const pkg::TensorSig &sig = i < fn.inputs.size()
+                                    ? fn.inputs[i]
+                                    : fn.outputs[i - fn.inputs.size()];
+    std::optional<int64_t> count = elementCount(values[i].shape);
+    if (!count || *count == 0 || !values[i].data)
+      return {0, 0};
+    auto begin = reinterpret_cast<uintptr_t>(values[i].data);
+    return {begin, begin + static_cast<uintptr_t>(
+                               *spanBytes(values[i], pkg::dtypeSize(sig.dtype)))};
+  };
+  auto nameOf = [&](size_t i) {
+    return i < fn.inputs.size()
+               ? "input " + fn.inputs[i].name
+               : "output " + fn.outputs[i - fn.inputs.size()].name;
+  };
+  size_t first = fn.inputs.size(), end = first + fn.outputs.size();
+  for (size_t o = first; o < end; ++o) {
+    auto [begin, finish] = bytesOf(o);
+    if (begin == finish)
+      continue;
+    if (selfOverlapping(values[o]))
+      return Status::error(nameOf(o) +
+                           " has strides that address an element more than "
+                           "once (a stride of 0, or overlapping dims)");
+    for (size_t other = 0; other < o; ++other) { // inputs, earlier outputs
+      auto [otherBegin, otherFinish] = bytesOf(other);
+      if (begin < otherFinish && otherBegin < finish)
+        return Status::error(nameOf(o) + " overlaps " + nameOf(other) +
+                             " in memory");
+    }
+  }
+  return Status::ok();
+}
+
 Function::Function(std::shared_ptr<const detail::LoadedPackage> package,
                    const pkg::Function *function,
                    const detail::FunctionPlan *plan)
@@ -235,6 +295,8 @@ Status Function::call(const std::vector<TensorRef> &inputs,
   if (Status s = checkTensors(outputs, fn.outputs, "output", device, symbols,
                               values.data() + fn.inputs.size());
       !s)
+    return s;
+  if (Status s = checkOutputsDisjoint(fn, values); !s)
     return s;
   if (Status s = device.checkStream(stream); !s)
     return s;

@@ -421,6 +421,33 @@ TEST_F(RuntimeTest, RejectsMismatchedTensors) {
                       }),
             "input q dim 1 has negative stride -1");
 
+  // Outputs are written: each element once, in memory of their own.
+  auto withOutput = [&](size_t i, auto change) {
+    std::vector<rt::TensorRef> changed = out;
+    change(changed[i]);
+    return callError(in, changed);
+  };
+  EXPECT_EQ(withOutput(0,
+                       [](rt::TensorRef &t) {
+                         t.strides = {64, 16, 0, 1};
+                       }),
+            "output out has strides that address an element more than once "
+            "(a stride of 0, or overlapping dims)");
+  EXPECT_EQ(withOutput(0,
+                       [](rt::TensorRef &t) {
+                         t.strides = {64, 16, 2, 1};
+                       }),
+            "output out has strides that address an element more than once "
+            "(a stride of 0, or overlapping dims)");
+  EXPECT_EQ(withOutput(1, [&](rt::TensorRef &t) { t.data = out[0].data; }),
+            "output lse overlaps output out in memory");
+  EXPECT_EQ(withOutput(0, [&](rt::TensorRef &t) { t.data = in[0].data; }),
+            "output out overlaps input q in memory");
+  // Inputs may share memory and broadcast with a stride of 0.
+  std::vector<rt::TensorRef> shared = in;
+  shared[2].data = shared[1].data;
+  EXPECT_TRUE(function(package_, "attention").call(shared, out, nullptr));
+
   std::vector<rt::TensorRef> badOut = out;
   badOut[1].shape[2] = 5;
   EXPECT_EQ(callError(in, badOut),
