@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A host kernel's blob is written to a private temporary file, dlopen'ed and
-// unlinked at once, so nothing is left behind even if the process dies. Its
+// A host kernel's blob is dlopen'ed from an anonymous memory file
+// (memfd_create), so no file ever exists that a killed process could leave
+// behind; where that is not available, from a private temporary file that
+// is unlinked as soon as it is mapped. Its
 // entry (see pkg::Kernel for the ABI) receives one MLIR strided memref
 // descriptor per argument and runs a range of linear block ids; the device
 // splits the grid into chunks and runs them on its thread pool.
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
 
@@ -60,6 +63,10 @@ class SharedObject {
 public:
   static StatusOr<std::shared_ptr<const SharedObject>>
   open(const pkg::Blob &blob);
+  /// dlopen of the blob through a memory file or a temporary one; the
+  /// handle, or null with `error` set.
+  static void *loadFromMemory(const pkg::Blob &blob, std::string &error);
+  static void *loadFromTempFile(const pkg::Blob &blob, std::string &error);
   ~SharedObject() { dlclose(handle_); }
   SharedObject(const SharedObject &) = delete;
   SharedObject &operator=(const SharedObject &) = delete;
@@ -82,14 +89,48 @@ SharedObject::open(const pkg::Blob &blob) {
     return Status::error("blob '" + blob.name +
                          "' is not an ELF shared library");
 
+  std::string error;
+  void *handle = loadFromMemory(blob, error);
+  if (!handle && error.empty()) // no memory files here
+    handle = loadFromTempFile(blob, error);
+  if (!handle)
+    return Status::error(error);
+  return std::shared_ptr<const SharedObject>(
+      new SharedObject(handle, blob.name));
+}
+
+/// Empty `error` with a null handle: memory files are not available
+/// (memfd_create or /proc/self/fd missing), try a temporary file.
+void *SharedObject::loadFromMemory(const pkg::Blob &blob, std::string &error) {
+  int fd = ::memfd_create(("attnc-host-" + blob.name).c_str(), MFD_CLOEXEC);
+  if (fd < 0)
+    return nullptr;
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *handle = nullptr;
+  if (!writeAll(fd, blob.data))
+    error = "cannot write blob '" + blob.name + "' to memory: " + errnoText();
+  else if (::access(path.c_str(), F_OK) == 0 &&
+           !(handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+    const char *dlError = dlerror();
+    error = "cannot load blob '" + blob.name +
+            "': " + (dlError ? dlError : "unknown dlopen error");
+  }
+  ::close(fd); // the mapping keeps the memory
+  return handle;
+}
+
+void *SharedObject::loadFromTempFile(const pkg::Blob &blob,
+                                     std::string &error) {
   const char *tmpDir = std::getenv("TMPDIR");
   std::string path =
       std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") + "/attnc-host-XXXXXX";
   // O_CLOEXEC: a child forked meanwhile must not inherit the descriptor.
   int fd = ::mkostemp(path.data(), O_CLOEXEC);
-  if (fd < 0)
-    return Status::error("cannot create a temporary file for blob '" +
-                         blob.name + "' (" + path + "): " + errnoText());
+  if (fd < 0) {
+    error = "cannot create a temporary file for blob '" + blob.name + "' (" +
+            path + "): " + errnoText();
+    return nullptr;
+  }
   bool written = writeAll(fd, blob.data);
   std::string writeError = written ? "" : errnoText();
   if (::close(fd) != 0 && written) {
@@ -102,13 +143,12 @@ SharedObject::open(const pkg::Blob &blob) {
   // dlopen has mapped the file (or failed): the name is no longer needed.
   ::unlink(path.c_str());
   if (!written)
-    return Status::error("cannot write blob '" + blob.name + "' to " + path +
-                         ": " + writeError);
-  if (!handle)
-    return Status::error("cannot load blob '" + blob.name +
-                         "': " + (dlError ? dlError : "unknown dlopen error"));
-  return std::shared_ptr<const SharedObject>(
-      new SharedObject(handle, blob.name));
+    error = "cannot write blob '" + blob.name + "' to " + path + ": " +
+            writeError;
+  else if (!handle)
+    error = "cannot load blob '" + blob.name +
+            "': " + (dlError ? dlError : "unknown dlopen error");
+  return handle;
 }
 
 StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {

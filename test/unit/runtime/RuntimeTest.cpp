@@ -182,6 +182,23 @@ TEST_F(RuntimeTest, LoadsFromFile) {
   std::remove(path.c_str());
 }
 
+TEST_F(RuntimeTest, LoadsHostCodeWithoutATemporaryFile) {
+  // Host blobs load from memory files: an unusable TMPDIR does not matter,
+  // and a killed process can leave nothing behind in it.
+  const char *saved = std::getenv("TMPDIR");
+  std::string previous = saved ? saved : "";
+  setenv("TMPDIR", "/nonexistent/attnc-tmpdir", 1);
+  auto loaded = load(package_);
+  if (saved)
+    setenv("TMPDIR", previous.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  test::AttentionData data(1, 4, 4, 0);
+  EXPECT_TRUE(function(package_, "attention")
+                  .call(inputs(data), outputs(data), nullptr));
+}
+
 TEST_F(RuntimeTest, RejectsCorruptFile) {
   std::string path = test::uniqueTempPath("runtime-test-corrupt");
   auto bytes = pkg::serialize(package_);
