@@ -314,12 +314,20 @@ static LogicalResult verifyScoringAttrs(AttentionScoringOpInterface op,
                                         FloatAttr scale) {
   if (failed(verifyScale(op, scale)))
     return failure();
+  // Indices of real tensors stay below 2^62 (2^62 rows of 2-byte elements
+  // exceed any address space), so q_idx +- window never overflows int64 in
+  // the kernels or the reference when the window is at most 2^62.
+  constexpr int64_t kMaxWindow = int64_t(1) << 62;
   for (auto [name, window] : {std::pair<StringRef, std::optional<int64_t>>{
                                   "window_left", op.getWindowLeft()},
                               {"window_right", op.getWindowRight()}}) {
     if (window && *window < 0)
       return op.emitOpError()
              << "expected " << name << " to be non-negative, got " << *window;
+    if (window && *window > kMaxWindow)
+      return op.emitOpError()
+             << "expected " << name << " to be at most 2^62 (" << kMaxWindow
+             << "), got " << *window << "; leave it out for no bound";
   }
   return verifyTensorCores(op);
 }

@@ -549,6 +549,17 @@ func.func @attention_negative_window_left(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
+// Windows are at most 2^62, so that q_idx +- window cannot overflow.
+func.func @attention_huge_window_right(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op expected window_right to be at most 2^62 (4611686018427387904), got 9223372036854775807; leave it out for no bound}}
+  %out, %lse = attn.attention %q, %q, %q {window_left = 2, window_right = 9223372036854775807}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
 // window_right must be non-negative.
 func.func @attention_negative_window_right(%q: tensor<1x4x64x32xf32>) {
   // expected-error @below {{'attn.attention' op expected window_right to be non-negative, got -9223372036854775808}}
