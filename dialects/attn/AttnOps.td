@@ -52,6 +52,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     - `window_right` is absent, or `j - i <= window_right`;
     - the `mask` region is absent, or yields true for `(b, h, i, j)`.
 
+    Windows are in `[0, 2^62]`: `i +- window` never overflows.
+
     Indices are raw positions (top-left aligned when `Nq != Nk`). The shorthand
     attributes mean exactly the mask regions they abbreviate; they exist so the
     compiler can bound the key loop without analysing a region.
