@@ -211,37 +211,35 @@ static bool selfOverlapping(const KernelArg &arg) {
 /// while writing outputs). `values` holds the checked inputs, then outputs.
 static Status checkOutputsDisjoint(const pkg::Function &fn,
                                    const std::vector<KernelArg> &values) {
-  auto bytesOf = [&](size_t i) -> std::pair<uintptr_t, uintptr_t> {
-    const pkg::TensorSig &sig = i < fn.inputs.size()
-                                    ? fn.inputs[i]
-                                    : fn.outputs[i - fn.inputs.size()];
+  size_t first = fn.inputs.size(), end = first + fn.outputs.size();
+  // Each tensor's bytes [begin, finish), once; empty for empty tensors.
+  std::vector<std::pair<uintptr_t, uintptr_t>> bytes(end, {0, 0});
+  for (size_t i = 0; i < end; ++i) {
+    const pkg::TensorSig &sig =
+        i < first ? fn.inputs[i] : fn.outputs[i - first];
     std::optional<int64_t> count = elementCount(values[i].shape);
     if (!count || *count == 0 || !values[i].data)
-      return {0, 0};
+      continue;
     auto begin = reinterpret_cast<uintptr_t>(values[i].data);
-    return {begin, begin + static_cast<uintptr_t>(
-                               *spanBytes(values[i], pkg::dtypeSize(sig.dtype)))};
-  };
+    bytes[i] = {begin, begin + static_cast<uintptr_t>(*spanBytes(
+                                   values[i], pkg::dtypeSize(sig.dtype)))};
+  }
   auto nameOf = [&](size_t i) {
-    return i < fn.inputs.size()
-               ? "input " + fn.inputs[i].name
-               : "output " + fn.outputs[i - fn.inputs.size()].name;
+    return i < first ? "input " + fn.inputs[i].name
+                     : "output " + fn.outputs[i - first].name;
   };
-  size_t first = fn.inputs.size(), end = first + fn.outputs.size();
   for (size_t o = first; o < end; ++o) {
-    auto [begin, finish] = bytesOf(o);
+    auto [begin, finish] = bytes[o];
     if (begin == finish)
       continue;
     if (selfOverlapping(values[o]))
       return Status::error(nameOf(o) +
                            " has strides that address an element more than "
                            "once (a stride of 0, or overlapping dims)");
-    for (size_t other = 0; other < o; ++other) { // inputs, earlier outputs
-      auto [otherBegin, otherFinish] = bytesOf(other);
-      if (begin < otherFinish && otherBegin < finish)
+    for (size_t other = 0; other < o; ++other) // inputs, earlier outputs
+      if (begin < bytes[other].second && bytes[other].first < finish)
         return Status::error(nameOf(o) + " overlaps " + nameOf(other) +
                              " in memory");
-    }
   }
   return Status::ok();
 }

@@ -93,6 +93,13 @@ private:
     doutSource = stager.makeSource(operand(5));
   }
   Value operand(int64_t i) { return x.operands[i]; }
+  /// The valid query rows of the tile at `q0`, keys of the tile at `k0`.
+  Value queryRowsFrom(Value q0) {
+    return validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+  }
+  Value keysFrom(Value k0) {
+    return validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+  }
   /// The tile at `offset` of stage `stage` (null: the only one).
   Value tile(int64_t offset, const attnc::MmaTileLayout &tileLayout,
              Value stage = Value()) {
@@ -158,13 +165,16 @@ private:
   void storeRows(ArrayRef<Value> acc, int64_t width, Value out, Value batch,
                  Value head, Value first, Value rows);
 
-  /// compute(tileClass) where the tile `box` may hold allowed pairs (the
-  /// classifier's verdict is uniform over the block, so barriers inside are
-  /// safe), else `state` unchanged.
+  /// compute(tileClass) where the tile of `rows` query rows from `q0` and
+  /// `cols` keys from `k0` may hold allowed pairs (the classifier's verdict
+  /// is uniform over the block, so barriers inside are safe), else `state`
+  /// unchanged.
   template <typename Fn>
-  SmallVector<Value> ifTileMayAllow(ValueRange state, const attnc::TileBox &box,
+  SmallVector<Value> ifTileMayAllow(ValueRange state, Value batch, Value head,
+                                    Value q0, Value rows, Value k0, Value cols,
                                     Fn compute) {
-    attnc::TileClass tileClass = attnc::classifyTile(b, loc, op, box);
+    attnc::TileClass tileClass = attnc::classifyTile(
+        b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
     return llvm::to_vector(ifElse(
         tileClass.mayAllow, ValueRange(state).getTypes(),
         [&] { return compute(tileClass); },
@@ -403,7 +413,7 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
 void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                                    Value stage) {
   Value rows =
-      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+      queryRowsFrom(q0);
   stager.stage(qSource, tile(layout.qOffset, layout.q, stage), batch, head, q0,
                rows);
   stager.stage(doutSource, tile(layout.doutOffset, layout.dout, stage), batch,
@@ -438,10 +448,9 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
                                               Value cols, Value stage,
                                               Value dqAccum) {
   Value rows =
-      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+      queryRowsFrom(q0);
   return ifTileMayAllow(
-      state, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)},
-      [&](attnc::TileClass tileClass) {
+      state, batch, head, q0, rows, k0, cols, [&](attnc::TileClass tileClass) {
         qTile = tile(layout.qOffset, layout.q, stage);
         doutTile = tile(layout.doutOffset, layout.dout, stage);
         lseArray = f32Array(layout.lseOffset, blockM, stage);
@@ -502,7 +511,7 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
   Value cols =
-      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+      keysFrom(k0);
   kTile = tile(layout.kOffset, layout.k);
   vTile = tile(layout.vOffset, layout.v);
   dsTile = tile(layout.dsTOffset, layout.dsT);
@@ -564,7 +573,7 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
 void MmaGradKernel::stageKeyTile(Value batch, Value kvHead, Value k0,
                                  Value stage) {
   Value cols =
-      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+      keysFrom(k0);
   stager.stage(kSource, tile(layout.kOffset, layout.k, stage), batch, kvHead,
                k0, cols);
   stager.stage(vSource, tile(layout.vOffset, layout.v, stage), batch, kvHead,
@@ -578,10 +587,9 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                                                 Value rows, Value k0,
                                                 Value stage) {
   Value cols =
-      validRows(blockN, memref::DimOp::create(b, loc, operand(1), 2), k0);
+      keysFrom(k0);
   return ifTileMayAllow(
-      state, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)},
-      [&](attnc::TileClass tileClass) {
+      state, batch, head, q0, rows, k0, cols, [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
         auto [s, dp] = rowScores(qTile, doutTile, blockM, kTile, vTile, blockN);
@@ -616,7 +624,7 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
   Value rows =
-      validRows(blockM, memref::DimOp::create(b, loc, operand(0), 2), q0);
+      queryRowsFrom(q0);
   Value kvHead = arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   qTile = tile(layout.qOffset, layout.q);
   doutTile = tile(layout.doutOffset, layout.dout);
