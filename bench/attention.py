@@ -215,8 +215,8 @@ def fits(fn, entry, case, shapes):
     spec = attention_spec(entry)
     if (len(fn.signature.inputs) != 3 or not spec
             or bool(spec.get("causal")) != case.causal
-            or any(key in spec for key in ("window_left", "window_right",
-                                           "mask", "score"))
+            or any(key in spec for key in ("bottom_right", "window_left",
+                                           "window_right", "mask", "score"))
             or not math.isclose(spec.get("scale", 0), case.d ** -0.5,
                                 rel_tol=1e-6)):
         return False

@@ -45,8 +45,8 @@ template <typename Kernel>
 Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
                     ValueRange operands) {
   SmallVector<NamedAttribute> attrs;
-  for (StringRef name :
-       {"scale", "causal", "window_left", "window_right", "tiles"})
+  for (StringRef name : {"scale", "causal", "bottom_right", "window_left",
+                         "window_right", "tiles"})
     if (Attribute attr = op->getAttr(name))
       attrs.push_back(b.getNamedAttr(name, attr));
   auto kernel = Kernel::create(b, op.getLoc(), results, operands, attrs);

@@ -75,6 +75,9 @@ def Attn_AttentionScoringOpInterface
       "::mlir::TypedValue<::mlir::RankedTensorType>", "getV">,
     InterfaceMethod<"Whether key j is allowed only for j <= i.", "bool",
       "getCausal">,
+    InterfaceMethod<"Whether causal and windows align with the last key "
+      "(row i's diagonal is key i + Nk - Nq) rather than the first.", "bool",
+      "getBottomRight">,
     InterfaceMethod<"The left window bound, if any.",
       "::std::optional<uint64_t>", "getWindowLeft">,
     InterfaceMethod<"The right window bound, if any.",

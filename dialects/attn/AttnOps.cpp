@@ -329,6 +329,10 @@ static LogicalResult verifyScoringAttrs(AttentionScoringOpInterface op,
              << "expected " << name << " to be at most 2^62 (" << kMaxWindow
              << "), got " << *window << "; leave it out for no bound";
   }
+  if (op.getBottomRight() && !op.getCausal() && !op.getWindowLeft() &&
+      !op.getWindowRight())
+    return op.emitOpError() << "bottom_right aligns causal and windows; it "
+                               "needs causal, window_left or window_right";
   return verifyTensorCores(op);
 }
 
@@ -604,6 +608,9 @@ struct MaskToCausal : OpRewritePattern<AttentionOp> {
                        cmp.getLhs() == qIdx && cmp.getRhs() == kIdx);
     if (!keyLeQuery)
       return rewriter.notifyMatchFailure(op, "mask is not k_idx <= q_idx");
+    if (op.getBottomRight())
+      return rewriter.notifyMatchFailure(
+          op, "causal would align with the last key, the region does not");
     rewriter.modifyOpInPlace(op, [&] {
       op.setCausal(true);
       clearRegion(rewriter, op.getMask());
@@ -900,8 +907,8 @@ AttentionOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
       builder, getLoc(),
       TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
       getK(), getV(), getOut(), getLse(), dout,
-      /*deterministic=*/false, getScaleAttr(), getCausal(), getWindowLeftAttr(),
-      getWindowRightAttr(), /*tiles=*/TilesAttr());
+      /*deterministic=*/false, getScaleAttr(), getCausal(), getBottomRight(),
+      getWindowLeftAttr(), getWindowRightAttr(), /*tiles=*/TilesAttr());
   IRMapping mapping;
   getMask().cloneInto(&grad.getMask(), mapping);
   getScore().cloneInto(&grad.getScore(), mapping);

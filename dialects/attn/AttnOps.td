@@ -20,6 +20,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 /// The attributes every op with attention's scoring carries.
 defvar AttentionScoringAttrs = (ins OptionalAttr<F32Attr>:$scale,
                                     UnitAttr:$causal,
+                                    UnitAttr:$bottom_right,
                                     OptionalAttr<I64Attr>:$window_left,
                                     OptionalAttr<I64Attr>:$window_right,
                                     OptionalAttr<Attn_TilesAttr>:$tiles);
@@ -45,18 +46,23 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     with the element type of `q`, and `lse` is `[B, Hq, Nq]` in f32. A row with
     no allowed key gets `out = 0` and `lse = -inf`.
 
-    `scale` defaults to `1 / sqrt(D)`. Key `j` is allowed for row `i` when all
-    of these hold:
-    - `causal` is absent, or `j <= i`;
-    - `window_left` is absent, or `i - j <= window_left`;
-    - `window_right` is absent, or `j - i <= window_right`;
+    `scale` defaults to `1 / sqrt(D)`. With `r = i` (top-left alignment, the
+    default) or `r = i + Nk - Nq` (`bottom_right`), key `j` is allowed for row
+    `i` when all of these hold:
+    - `causal` is absent, or `j <= r`;
+    - `window_left` is absent, or `r - j <= window_left`;
+    - `window_right` is absent, or `j - r <= window_right`;
     - the `mask` region is absent, or yields true for `(b, h, i, j)`.
 
     Windows are in `[0, 2^62]`: `i +- window` never overflows.
 
-    Indices are raw positions (top-left aligned when `Nq != Nk`). The shorthand
-    attributes mean exactly the mask regions they abbreviate; they exist so the
-    compiler can bound the key loop without analysing a region.
+    `bottom_right` aligns the shorthands' diagonal with the last key, as
+    FlashAttention 2.1 and later do: the last query row sees every key, which
+    is what decoding with a key/value cache and chunked prefill need (with
+    `Nq > Nk`, the first `Nq - Nk` rows see no key). It needs `causal` or a
+    window. The `mask` and `score` regions always take raw positions. The
+    shorthand attributes mean exactly the mask regions they abbreviate; they
+    exist so the compiler can bound the key loop without analysing a region.
 
     The `mask` region (FlexAttention's `mask_mod`) takes `(b, h, q_idx, k_idx)`
     as `index` values and yields an `i1`. The `score` region (`score_mod`) takes

@@ -683,6 +683,8 @@ Json encode(const Region &region) {
 void encodeInto(const AttentionSpec &spec, Json &json) {
   json["scale"] = encodeNumber(spec.scale);
   json["causal"] = spec.causal;
+  if (spec.bottomRight)
+    json["bottom_right"] = true;
   if (spec.windowLeft)
     json["window_left"] = *spec.windowLeft;
   if (spec.windowRight)
@@ -1041,6 +1043,7 @@ Status decode(const Json &json, const std::string &path, Region &out) {
 Status decodeFields(ObjectReader &r, AttentionSpec &out) {
   return all([&] { return r.required("scale", out.scale); },
              [&] { return r.required("causal", out.causal); },
+             [&] { return r.optional("bottom_right", out.bottomRight); },
              [&] { return r.optional("window_left", out.windowLeft); },
              [&] { return r.optional("window_right", out.windowRight); },
              [&] { return r.optional("mask", out.mask); },

@@ -183,13 +183,17 @@ struct Region {
 ///                restricted to allowed (i, j)) * v[b,h/g,j,:]
 /// with g = Hq / Hkv; lse[b,h,i] = natural-log sum-exp of the allowed scores.
 /// A row with no allowed key has out = 0 and lse = -inf.
+/// The shorthands compare k_idx with r = q_idx, or with r = q_idx + Nk - Nq
+/// when bottomRight.
 /// JSON (inside an OpSpec): "scale": 0.125, "causal": true,
-///       "window_left": 128, "window_right": 0, "mask": {...}, "score": {...}.
+///       "bottom_right": true (only when set), "window_left": 128,
+///       "window_right": 0, "mask": {...}, "score": {...}.
 struct AttentionSpec {
   double scale = 1.0;
-  bool causal = false;                // allowed only if k_idx <= q_idx
-  std::optional<int64_t> windowLeft;  // allowed only if q_idx - k_idx <= left
-  std::optional<int64_t> windowRight; // allowed only if k_idx - q_idx <= right
+  bool causal = false;                // allowed only if k_idx <= r
+  bool bottomRight = false;           // r = q_idx + Nk - Nq, else q_idx
+  std::optional<int64_t> windowLeft;  // allowed only if r - k_idx <= left
+  std::optional<int64_t> windowRight; // allowed only if k_idx - r <= right
   std::optional<Region> mask;         // allowed only if it yields true
   std::optional<Region> score;        // replaces the scaled score
 };

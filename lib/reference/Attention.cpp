@@ -135,7 +135,7 @@ Status attentionForward(const pkg::AttentionSpec &spec,
         !st)
       return st;
     StatusOr<detail::PairRules> rules =
-        detail::PairRules::create(spec, /*differentiable=*/false);
+        detail::PairRules::create(spec, s, /*differentiable=*/false);
     if (!rules)
       return rules.status();
     const Problem problem{shape, q, k, v, out, lse, std::move(*rules)};

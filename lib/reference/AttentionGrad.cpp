@@ -175,7 +175,7 @@ Status computeGrad(const pkg::AttentionSpec &spec, const AttentionShape &shape,
   if (Status st = detail::checkArrays(arrays); !st)
     return st;
   StatusOr<detail::PairRules> rules =
-      detail::PairRules::create(spec, /*differentiable=*/true);
+      detail::PairRules::create(spec, shape, /*differentiable=*/true);
   if (!rules)
     return rules.status();
   const GradProblem problem{shape, a, std::move(*rules)};

@@ -89,13 +89,16 @@ std::string position(const PairIndex &pair) {
          " k_idx=" + std::to_string(pair.j);
 }
 
-PairRules::PairRules(const pkg::AttentionSpec &spec)
-    : scaleFactor(spec.scale), causal(spec.causal), windowLeft(spec.windowLeft),
-      windowRight(spec.windowRight) {}
+PairRules::PairRules(const pkg::AttentionSpec &spec,
+                     const AttentionShape &shape)
+    : scaleFactor(spec.scale), causal(spec.causal),
+      diagonal(spec.bottomRight ? shape.seqK - shape.seqQ : 0),
+      windowLeft(spec.windowLeft), windowRight(spec.windowRight) {}
 
 StatusOr<PairRules> PairRules::create(const pkg::AttentionSpec &spec,
+                                      const AttentionShape &shape,
                                       bool differentiable) {
-  PairRules rules(spec);
+  PairRules rules(spec, shape);
   if (Status s = prepareRegion(spec.mask, "mask", 4, /*yieldsFloat=*/false,
                                rules.mask);
       !s)
@@ -111,9 +114,9 @@ StatusOr<PairRules> PairRules::create(const pkg::AttentionSpec &spec,
 }
 
 Status PairRules::isAllowed(const PairIndex &pair, bool &allowed) const {
-  const int64_t i = pair.i, j = pair.j;
-  allowed = !(causal && j > i) && !(windowLeft && i - j > *windowLeft) &&
-            !(windowRight && j - i > *windowRight);
+  const int64_t i = pair.i, j = pair.j, r = i + diagonal;
+  allowed = !(causal && j > r) && !(windowLeft && r - j > *windowLeft) &&
+            !(windowRight && j - r > *windowRight);
   if (!allowed || !mask)
     return Status::ok();
   StatusOr<RegionValue> value = mask->evaluate({0, pair.b, pair.h, i, j});

@@ -69,8 +69,10 @@ public:
   /// Checks the mask region (4 arguments, yields i1) and the score region
   /// (5 arguments, yields a float); with `differentiable`, also that the
   /// score region has a derivative in its score. Messages start with
-  /// "mask region" or "score region".
+  /// "mask region" or "score region". `shape` places a bottom-right
+  /// diagonal.
   static StatusOr<PairRules> create(const pkg::AttentionSpec &spec,
+                                    const AttentionShape &shape,
                                     bool differentiable);
 
   double scale() const { return scaleFactor; }
@@ -85,10 +87,11 @@ public:
                PairScore &result) const;
 
 private:
-  PairRules(const pkg::AttentionSpec &spec);
+  PairRules(const pkg::AttentionSpec &spec, const AttentionShape &shape);
 
   double scaleFactor;
   bool causal;
+  int64_t diagonal; // the shorthands compare k_idx with q_idx + diagonal
   std::optional<int64_t> windowLeft, windowRight;
   std::optional<RegionEvaluator> mask, scoreRegion;
 };

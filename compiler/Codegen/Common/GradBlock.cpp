@@ -106,6 +106,7 @@ private:
   attnc::GradTiles t;
   int64_t blockM, blockN, headDim, headDimV;
   arith::FastMathFlagsAttr dotFlags;
+  Value diagonal; // the mask's diagonalOffset, set by keyBlock or queryBlock
 };
 
 /// Stages q, dout, lse and delta of rows [q0, q0 + rows) of (batch, head).
@@ -126,8 +127,8 @@ Value GradBlockBuilder::allowed(Value mayBlock, ValueRange indices) {
   return ifElse(
       mayBlock, b.getI1Type(),
       [&] {
-        return attnc::emitElementMask(b, loc, op, indices[0], indices[1],
-                                      indices[2], indices[3]);
+        return attnc::emitElementMask(b, loc, op, diagonal, indices[0],
+                                      indices[1], indices[2], indices[3]);
       },
       [&] {
         return arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
@@ -192,7 +193,8 @@ void GradBlockBuilder::queryTileOfKeyBlock(Value batch, Value head, Value q0,
                                            Value dqAccum) {
   Value rows = validRows(blockM, dim(operand(0), 2), q0);
   attnc::TileClass tile = attnc::classifyTile(
-      b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
+      b, loc, op,
+      {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols), diagonal});
   // The classification is uniform over the block, so GPU barriers inside
   // this branch are reached by every thread or none.
   ifThen(tile.mayAllow, [&] {
@@ -219,13 +221,15 @@ void GradBlockBuilder::keyBlock(ValueRange ids, Value dk, Value dv,
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
   Value cols = validRows(blockN, dim(operand(1), 2), k0);
+  diagonal =
+      attnc::diagonalOffset(b, loc, op, dim(operand(0), 2), dim(operand(1), 2));
   stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);
   stageRows(operand(2), t.v, batch, kvHead, k0, cols, headDimV);
   zero(t.dk, cols, headDim);
   zero(t.dv, cols, headDimV);
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
-      b, loc, op, k0, lastOf(k0, cols), dim(operand(0), 2), blockM);
+      b, loc, op, k0, lastOf(k0, cols), dim(operand(0), 2), diagonal, blockM);
   // The group's query heads all add into this block's dk and dv.
   loopTo(index(group), [&](Value member) {
     Value head = add(mul(kvHead, index(group)), member);
@@ -247,14 +251,15 @@ void GradBlockBuilder::queryBlock(ValueRange ids, Value dq) {
   Value qLast = lastOf(q0, rows);
   Value kvHead = arith::DivUIOp::create(b, loc, head, index(op.getGroupSize()));
   Value seqK = dim(operand(1), 2);
+  diagonal = attnc::diagonalOffset(b, loc, op, dim(operand(0), 2), seqK);
   stageQueryRows(batch, head, q0, rows);
   zero(t.dq, rows, headDim);
   attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, diagonal, blockN);
   loop(keys.begin, keys.end, index(blockN), [&](Value k0) {
     Value cols = validRows(blockN, seqK, k0);
     attnc::TileClass tile = attnc::classifyTile(
-        b, loc, op, {batch, head, q0, qLast, k0, lastOf(k0, cols)});
+        b, loc, op, {batch, head, q0, qLast, k0, lastOf(k0, cols), diagonal});
     ifThen(tile.mayAllow, [&] {
       barrier(); // the previous key tile is no longer read
       stageRows(operand(1), t.k, batch, kvHead, k0, cols, headDim);

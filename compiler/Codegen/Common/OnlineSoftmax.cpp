@@ -87,11 +87,11 @@ attnc::RowResult attnc::finishRow(OpBuilder &b, Location loc, SoftmaxRow row) {
 }
 
 Value attnc::maskScore(OpBuilder &b, Location loc,
-                       attn::AttentionScoringOpInterface op, Value score,
-                       ValueRange indices, Value inBounds) {
+                       attn::AttentionScoringOpInterface op, Value diagonal,
+                       Value score, ValueRange indices, Value inBounds) {
   Value allowed = inBounds;
   if (hasMask(op)) {
-    Value masked = emitElementMask(b, loc, op, indices[0], indices[1],
+    Value masked = emitElementMask(b, loc, op, diagonal, indices[0], indices[1],
                                    indices[2], indices[3]);
     allowed =
         allowed ? arith::AndIOp::create(b, loc, allowed, masked).getResult()

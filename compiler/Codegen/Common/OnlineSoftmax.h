@@ -94,11 +94,11 @@ RowResult finishRow(mlir::OpBuilder &b, mlir::Location loc, SoftmaxRow row);
 
 /// `score` where the mask of the attention allows (q_idx, k_idx) and
 /// `inBounds` holds (null: always), -inf elsewhere. `indices` are (b, h,
-/// q_idx, k_idx).
+/// q_idx, k_idx); `diagonal` is the mask's diagonalOffset.
 mlir::Value maskScore(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::attn::AttentionScoringOpInterface op,
-                      mlir::Value score, mlir::ValueRange indices,
-                      mlir::Value inBounds);
+                      mlir::Value diagonal, mlir::Value score,
+                      mlir::ValueRange indices, mlir::Value inBounds);
 
 } // namespace attnc
 

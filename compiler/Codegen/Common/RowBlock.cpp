@@ -88,7 +88,7 @@ private:
   int64_t blockM, blockN, headDim, headDimV;
   arith::FastMathFlagsAttr dotFlags;
   // Set by emit().
-  Value seqK, headKV, q0, rows, qLast;
+  Value seqK, headKV, q0, rows, qLast, diagonal;
 };
 
 /// The scores of one row held in the block's f32 score tile.
@@ -132,8 +132,9 @@ private:
 
 void RowBlockBuilder::emit(const attnc::BlockIds &ids) {
   attnc::BlockGeometry block = attnc::blockGeometry(b, loc, op, x, ids);
-  std::tie(seqK, headKV, q0, rows, qLast) =
-      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast);
+  std::tie(seqK, headKV, q0, rows, qLast, diagonal) =
+      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast,
+               block.diagonal);
 
   stageRows(x.q, t.q, ids.batch, ids.head, q0, rows, headDim);
   barrier();
@@ -145,7 +146,7 @@ void RowBlockBuilder::emit(const attnc::BlockIds &ids) {
   });
 
   attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, diagonal, blockN);
   loop(keys.begin, keys.end, index(blockN),
        [&](Value k0) { keyTile(ids, k0); });
   epilogue(ids);
@@ -156,7 +157,7 @@ void RowBlockBuilder::keyTile(const attnc::BlockIds &ids, Value k0) {
                                       arith::SubIOp::create(b, loc, seqK, k0));
   Value kLast = arith::SubIOp::create(b, loc, add(k0, cols), index(1));
   attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast});
+      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast, diagonal});
   // The classification is uniform over the block, so GPU barriers inside
   // this branch are reached by every thread or none.
   ifThen(tileClass.mayAllow, [&] {
@@ -193,7 +194,7 @@ void RowBlockBuilder::rowScores(const attnc::BlockIds &ids, Value i, Value k0,
   ifThen(mayBlock, [&] {
     loopTo(cols, [&](Value j) {
       Value masked =
-          attnc::maskScore(b, loc, op, load(t.s, {i, j}),
+          attnc::maskScore(b, loc, op, diagonal, load(t.s, {i, j}),
                            {ids.batch, ids.head, qIdx, add(k0, j)}, Value());
       store(masked, t.s, {i, j});
     });
@@ -272,6 +273,7 @@ attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
                                   arith::SubIOp::create(b, loc, seqQ, g.q0));
   g.qLast = arith::SubIOp::create(
       b, loc, arith::AddIOp::create(b, loc, g.q0, g.rows), index(1));
+  g.diagonal = attnc::diagonalOffset(b, loc, op, seqQ, g.seqK);
   return g;
 }
 

@@ -53,9 +53,9 @@ llvm::SmallVector<mlir::Value, 3> attentionGrid(mlir::OpBuilder &b,
 
 /// Where block `ids` sits: its query rows [q0, q0 + rows) (fewer than
 /// block_m in the last block) and the last of them, the number of keys and
-/// the key/value head its query head reads.
+/// the key/value head its query head reads, and the mask's diagonalOffset.
 struct BlockGeometry {
-  mlir::Value seqK, headKV, q0, rows, qLast;
+  mlir::Value seqK, headKV, q0, rows, qLast, diagonal;
 };
 BlockGeometry blockGeometry(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::attn::AttentionOp op,

@@ -381,16 +381,31 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// `index` shifted to the shorthands' diagonal: unchanged without one.
+Value onDiagonal(Emitter &e, Value index, Value diagonal) {
+  return diagonal ? e.add(index, diagonal) : index;
+}
+
 } // namespace
+
+Value attnc::diagonalOffset(OpBuilder &b, Location loc,
+                            attn::AttentionScoringOpInterface op, Value seqQ,
+                            Value seqK) {
+  if (!op.getBottomRight())
+    return Value();
+  return arith::SubIOp::create(b, loc, seqK, seqQ);
+}
 
 attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
                                      attn::AttentionScoringOpInterface op,
                                      Value qFirst, Value qLast, Value seqK,
-                                     int64_t blockN) {
+                                     Value diagonal, int64_t blockN) {
   Emitter e(b, loc);
   Value zero = indexConstant(b, loc, 0);
   KeyRange range{zero, seqK};
-  Value pastLast = e.add(qLast, indexConstant(b, loc, 1));
+  qFirst = onDiagonal(e, qFirst, diagonal);
+  Value pastLast =
+      e.add(onDiagonal(e, qLast, diagonal), indexConstant(b, loc, 1));
   if (op.getCausal())
     range.end = e.min(range.end, pastLast);
   if (std::optional<int64_t> right = op.getWindowRight())
@@ -401,22 +416,28 @@ attnc::KeyRange attnc::keyLoopBounds(OpBuilder &b, Location loc,
     Value tile = indexConstant(b, loc, blockN);
     range.begin = e.mul(arith::DivUIOp::create(b, loc, first, tile), tile);
   }
+  // Rows above a bottom-right diagonal that starts left of key 0 see no key.
+  if (diagonal)
+    range.end = e.max(range.end, range.begin);
   return range;
 }
 
 attnc::KeyRange attnc::queryLoopBounds(OpBuilder &b, Location loc,
                                        attn::AttentionScoringOpInterface op,
                                        Value kFirst, Value kLast, Value seqQ,
-                                       int64_t blockM) {
+                                       Value diagonal, int64_t blockM) {
   Emitter e(b, loc);
   Value zero = indexConstant(b, loc, 0);
   KeyRange range{zero, seqQ};
-  // causal: i >= j; window_right: i >= j - right; window_left: i <= j + left.
+  // With r = i + diagonal: causal: r >= j; window_right: r >= j - right;
+  // window_left: r <= j + left.
+  auto toRow = [&](Value r) { return diagonal ? e.sub(r, diagonal) : r; };
   Value first;
   if (op.getCausal())
-    first = kFirst;
+    first = diagonal ? e.max(zero, toRow(kFirst)) : kFirst;
   if (std::optional<int64_t> right = op.getWindowRight()) {
-    Value lowered = e.max(zero, e.sub(kFirst, indexConstant(b, loc, *right)));
+    Value lowered =
+        e.max(zero, toRow(e.sub(kFirst, indexConstant(b, loc, *right))));
     first = first ? e.max(first, lowered) : lowered;
   }
   if (first) {
@@ -425,7 +446,10 @@ attnc::KeyRange attnc::queryLoopBounds(OpBuilder &b, Location loc,
         e.min(seqQ, e.mul(arith::DivUIOp::create(b, loc, first, tile), tile));
   }
   if (std::optional<int64_t> left = op.getWindowLeft())
-    range.end = e.min(seqQ, e.add(kLast, indexConstant(b, loc, *left + 1)));
+    range.end =
+        e.min(seqQ, toRow(e.add(kLast, indexConstant(b, loc, *left + 1))));
+  if (diagonal)
+    range.end = e.max(range.end, range.begin);
   return range;
 }
 
@@ -441,19 +465,20 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
   Emitter e(b, loc);
   Interval rows{box.qFirst, box.qLast};
   Interval keys{box.kFirst, box.kLast};
+  // The shorthands compare keys with rows shifted to their diagonal.
+  Value qFirst = onDiagonal(e, box.qFirst, box.diagonal);
+  Value qLast = onDiagonal(e, box.qLast, box.diagonal);
   Truth all = {e.boolConst(true), e.boolConst(false)};
   if (op.getCausal())
-    all = e.conjoin(all, e.compare(P::sle, keys, rows));
+    all = e.conjoin(all, e.compare(P::sle, keys, {qFirst, qLast}));
   if (std::optional<int64_t> left = op.getWindowLeft()) {
-    // q - k over the tile spans [qFirst - kLast, qLast - kFirst].
-    Interval distance{e.sub(box.qFirst, box.kLast),
-                      e.sub(box.qLast, box.kFirst)};
+    // r - k over the tile spans [qFirst - kLast, qLast - kFirst].
+    Interval distance{e.sub(qFirst, box.kLast), e.sub(qLast, box.kFirst)};
     Value bound = indexConstant(b, loc, *left);
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }
   if (std::optional<int64_t> right = op.getWindowRight()) {
-    Interval distance{e.sub(box.kFirst, box.qLast),
-                      e.sub(box.kLast, box.qFirst)};
+    Interval distance{e.sub(box.kFirst, qLast), e.sub(box.kLast, qFirst)};
     Value bound = indexConstant(b, loc, *right);
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }
@@ -476,20 +501,22 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
 }
 
 Value attnc::emitElementMask(OpBuilder &b, Location loc,
-                             attn::AttentionScoringOpInterface op, Value batch,
-                             Value head, Value qIdx, Value kIdx) {
+                             attn::AttentionScoringOpInterface op,
+                             Value diagonal, Value batch, Value head,
+                             Value qIdx, Value kIdx) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);
+  Value row = onDiagonal(e, qIdx, diagonal);
   Value allowed;
   auto conjoin = [&](Value term) {
     allowed = allowed ? e.both(allowed, term) : term;
   };
   if (op.getCausal())
-    conjoin(e.cmp(P::sle, kIdx, qIdx));
+    conjoin(e.cmp(P::sle, kIdx, row));
   if (std::optional<int64_t> left = op.getWindowLeft())
-    conjoin(e.cmp(P::sle, e.sub(qIdx, kIdx), indexConstant(b, loc, *left)));
+    conjoin(e.cmp(P::sle, e.sub(row, kIdx), indexConstant(b, loc, *left)));
   if (std::optional<int64_t> right = op.getWindowRight())
-    conjoin(e.cmp(P::sle, e.sub(kIdx, qIdx), indexConstant(b, loc, *right)));
+    conjoin(e.cmp(P::sle, e.sub(kIdx, row), indexConstant(b, loc, *right)));
   if (!op.getMask().empty())
     conjoin(inlineRegion(b, op.getMask(), {batch, head, qIdx, kIdx}));
   return allowed;

@@ -33,11 +33,19 @@ class AttentionScoringOpInterface;
 
 namespace attnc {
 
+/// The shorthands' diagonal: key `i + offset` is the last key that causal
+/// allows query row i. Null (offset 0) unless `op` is `bottom_right`, where it
+/// is `seqK - seqQ`. Every function below takes it.
+mlir::Value diagonalOffset(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::attn::AttentionScoringOpInterface op,
+                           mlir::Value seqQ, mlir::Value seqK);
+
 /// The index box of one tile; all values are `index`.
 struct TileBox {
   mlir::Value batch, head;
   mlir::Value qFirst, qLast;
   mlir::Value kFirst, kLast;
+  mlir::Value diagonal; // diagonalOffset
 };
 
 /// What the mask can do on a tile: two i1 values.
@@ -55,7 +63,7 @@ struct KeyRange {
 KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::attn::AttentionScoringOpInterface op,
                        mlir::Value qFirst, mlir::Value qLast, mlir::Value seqK,
-                       int64_t blockN);
+                       mlir::Value diagonal, int64_t blockN);
 
 /// The query range [begin, end) that the shorthands leave for keys
 /// [kFirst, kLast] among `seqQ` query rows, begin aligned down to `blockM`:
@@ -64,7 +72,8 @@ KeyRange keyLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
 KeyRange queryLoopBounds(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::attn::AttentionScoringOpInterface op,
                          mlir::Value kFirst, mlir::Value kLast,
-                         mlir::Value seqQ, int64_t blockM);
+                         mlir::Value seqQ, mlir::Value diagonal,
+                         int64_t blockM);
 
 /// Whether `op` has any mask: a shorthand or a mask region.
 bool hasMask(mlir::attn::AttentionScoringOpInterface op);
@@ -80,8 +89,9 @@ TileClass classifyTile(mlir::OpBuilder &b, mlir::Location loc,
 /// region. `op` must have a mask.
 mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::attn::AttentionScoringOpInterface op,
-                            mlir::Value batch, mlir::Value head,
-                            mlir::Value qIdx, mlir::Value kIdx);
+                            mlir::Value diagonal, mlir::Value batch,
+                            mlir::Value head, mlir::Value qIdx,
+                            mlir::Value kIdx);
 
 /// Clones the single block of `region` at the builder's insertion point with
 /// its arguments replaced by `args` and returns the value it yields.

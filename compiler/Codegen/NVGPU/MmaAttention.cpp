@@ -147,7 +147,7 @@ private:
   attnc::TileStager stager;
   attnc::LaneGeometry lanes;
   // The block: its rows, the thread's two rows and first column.
-  Value seqK, headKV, q0, rows, qLast, columnBase;
+  Value seqK, headKV, q0, rows, qLast, diagonal, columnBase;
   Value localRow[2], qIdx[2];
   attnc::GlobalSource qSource, kSource, vSource;
   Value qTile, kBegin, kEnd, allAsync;
@@ -244,8 +244,9 @@ Value MmaAttentionKernel::columnsFrom(Value k0) {
 void MmaAttentionKernel::setUpBlock() {
   lanes = sync.laneGeometry(threadId);
   attnc::BlockGeometry block = attnc::blockGeometry(b, loc, op, x, ids);
-  std::tie(seqK, headKV, q0, rows, qLast) =
-      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast);
+  std::tie(seqK, headKV, q0, rows, qLast, diagonal) =
+      std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast,
+               block.diagonal);
   qSource = stager.makeSource(x.q);
   kSource = stager.makeSource(x.k);
   vSource = stager.makeSource(x.v);
@@ -350,7 +351,7 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value k0, ValueRange state) {
   Value kLast =
       arith::SubIOp::create(b, loc, add(k0, columnsFrom(k0)), index(1));
   attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast});
+      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast, diagonal});
   ValueRange next = ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] { return computeTile(state, k0, tileNumber, tileClass); },
@@ -390,8 +391,9 @@ MmaAttentionKernel::scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
           for (int64_t r = 0; r < 4; ++r) {
             Value inBounds =
                 arith::CmpIOp::create(b, loc, P::ult, keyOf(j, r), cols);
-            masked.push_back(attnc::maskScore(b, loc, op, scores[j * 4 + r],
-                                              indices(j, r), inBounds));
+            masked.push_back(attnc::maskScore(b, loc, op, diagonal,
+                                              scores[j * 4 + r], indices(j, r),
+                                              inBounds));
           }
         return masked;
       },
@@ -551,7 +553,7 @@ void MmaAttentionKernel::emit() {
     initBarriers();
   setUpBlock();
   attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, blockN);
+      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, diagonal, blockN);
   kBegin = keys.begin;
   kEnd = keys.end;
   SmallVector<Value> init = initialState();

@@ -91,6 +91,9 @@ private:
     kSource = stager.makeSource(operand(1));
     vSource = stager.makeSource(operand(2));
     doutSource = stager.makeSource(operand(5));
+    diagonal = attnc::diagonalOffset(
+        b, loc, op, memref::DimOp::create(b, loc, operand(0), 2),
+        memref::DimOp::create(b, loc, operand(1), 2));
   }
   Value operand(int64_t i) { return x.operands[i]; }
   /// The valid query rows of the tile at `q0`, keys of the tile at `k0`.
@@ -174,7 +177,8 @@ private:
                                     Value q0, Value rows, Value k0, Value cols,
                                     Fn compute) {
     attnc::TileClass tileClass = attnc::classifyTile(
-        b, loc, op, {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols)});
+        b, loc, op,
+        {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols), diagonal});
     return llvm::to_vector(ifElse(
         tileClass.mayAllow, ValueRange(state).getTypes(),
         [&] { return compute(tileClass); },
@@ -216,6 +220,7 @@ private:
   int64_t blockM, blockN, headDim, headDimV, threads;
   // The thread's two fragment rows within the tile, its first column.
   Value localRow[2], columnBase;
+  Value diagonal; // the mask's diagonalOffset
   Value qTile, doutTile, kTile, vTile, dsTile, lseArray, deltaArray;
   attnc::GlobalSource qSource, doutSource, kSource, vSource;
 };
@@ -245,9 +250,9 @@ SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
         SmallVector<Value> flags;
         for (const Element &e : elements)
           flags.push_back(both(
-              e.inBounds,
-              attnc::emitElementMask(b, loc, op, e.indices[0], e.indices[1],
-                                     e.indices[2], e.indices[3])));
+              e.inBounds, attnc::emitElementMask(b, loc, op, diagonal,
+                                                 e.indices[0], e.indices[1],
+                                                 e.indices[2], e.indices[3])));
         return flags;
       },
       [&] { return inBounds; }));
@@ -524,7 +529,7 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   int64_t group = op.getGroupSize();
   attnc::KeyRange queries = attnc::queryLoopBounds(
       b, loc, op, k0, lastOf(k0, cols),
-      memref::DimOp::create(b, loc, operand(0), 2), blockM);
+      memref::DimOp::create(b, loc, operand(0), 2), diagonal, blockM);
   Value span = arith::SubIOp::create(
       b, loc, arith::MaxUIOp::create(b, loc, queries.end, queries.begin),
       queries.begin);
@@ -633,8 +638,8 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
   stageQueryTile(batch, head, q0, Value());
 
   Value seqK = memref::DimOp::create(b, loc, operand(1), 2);
-  attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, lastOf(q0, rows), seqK, blockN);
+  attnc::KeyRange keys = attnc::keyLoopBounds(b, loc, op, q0, lastOf(q0, rows),
+                                              seqK, diagonal, blockN);
   ifThen(less(keys.begin, keys.end),
          [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
   NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout

@@ -91,6 +91,7 @@ pkg::AttentionSpec describeScoring(attn::AttentionScoringOpInterface op) {
   pkg::AttentionSpec a;
   a.scale = op.getEffectiveScale();
   a.causal = op.getCausal();
+  a.bottomRight = op.getBottomRight();
   a.windowLeft = op.getWindowLeft();
   a.windowRight = op.getWindowRight();
   if (!op.getMask().empty())

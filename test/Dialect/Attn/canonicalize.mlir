@@ -226,6 +226,26 @@ func.func @mask_sge_swapped_to_causal(%q: tensor<1x4x64x32xf32>)
 
 // -----
 
+// With bottom_right, causal would move the region's diagonal: it stays.
+// CHECK-LABEL: func @mask_stays_under_bottom_right(
+func.func @mask_stays_under_bottom_right(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x128x32xf32>)
+    -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {bottom_right, window_left = 16 : i64} :
+  // CHECK-SAME: mask {
+  // CHECK: arith.cmpi sle
+  %out, %lse = attn.attention %q, %k, %k {bottom_right, window_left = 16}
+      : tensor<1x4x64x32xf32>, tensor<1x4x128x32xf32>, tensor<1x4x128x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %allowed = arith.cmpi sle, %ki, %qi : index
+      attn.yield %allowed : i1
+    }
+  return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+}
+
+// -----
+
 // k_idx <= q_idx (unsigned) becomes causal.
 // CHECK-LABEL: func @mask_ule_to_causal(
 func.func @mask_ule_to_causal(%q: tensor<1x4x64x32xf32>)

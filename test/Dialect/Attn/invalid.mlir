@@ -549,6 +549,17 @@ func.func @attention_negative_window_left(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
+// bottom_right moves the shorthands' diagonal; alone it means nothing.
+func.func @attention_bottom_right_alone(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @below {{'attn.attention' op bottom_right aligns causal and windows; it needs causal, window_left or window_right}}
+  %out, %lse = attn.attention %q, %q, %q {bottom_right}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
 // Windows are at most 2^62, so that q_idx +- window cannot overflow.
 func.func @attention_huge_window_right(%q: tensor<1x4x64x32xf32>) {
   // expected-error @below {{'attn.attention' op expected window_right to be at most 2^62 (4611686018427387904), got 9223372036854775807; leave it out for no bound}}

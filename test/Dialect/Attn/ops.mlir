@@ -51,6 +51,17 @@ func.func @attention_causal(%q: tensor<1x4x64x32xbf16>, %k: tensor<1x4x64x32xbf1
 
 // Sliding window on both sides; window_right = 0 is kept (it is not the
 // default), and the i64 type is printed.
+// CHECK-LABEL: func @attention_bottom_right(
+func.func @attention_bottom_right(%q: tensor<1x4x1x32xf16>, %k: tensor<1x4x?x32xf16>,
+                                  %v: tensor<1x4x?x32xf16>)
+    -> (tensor<1x4x1x32xf16>, tensor<1x4x1xf32>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {bottom_right, causal, window_left = 1024 : i64} :
+  %out, %lse = attn.attention %q, %k, %v {causal, bottom_right, window_left = 1024}
+      : tensor<1x4x1x32xf16>, tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>
+      -> tensor<1x4x1x32xf16>, tensor<1x4x1xf32>
+  return %out, %lse : tensor<1x4x1x32xf16>, tensor<1x4x1xf32>
+}
+
 // CHECK-LABEL: func @attention_window(
 func.func @attention_window(%q: tensor<1x4x64x32xf16>, %k: tensor<1x4x64x32xf16>,
                             %v: tensor<1x4x64x32xf16>)

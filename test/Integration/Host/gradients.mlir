@@ -18,6 +18,8 @@
 // RUN: attn-run %t.attnpkg --fn causal_gqa_bwd --shape B=1 --shape Nq=1000 --shape Nk=1000 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn window_mqa_bwd --shape B=2 --shape Nq=77 --shape Nk=150 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn window_mqa_bwd --shape B=1 --shape Nq=7 --shape Nk=1 --check | FileCheck %s --check-prefix=QKV
+// RUN: attn-run %t.attnpkg --fn bottom_right_bwd --shape B=2 --shape Nq=40 --shape Nk=150 --check | FileCheck %s --check-prefix=QKV
+// RUN: attn-run %t.attnpkg --fn bottom_right_bwd --shape B=1 --shape Nq=150 --shape Nk=70 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn prefix_lm_bwd --shape Nq=200 --shape Nk=200 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn documents_bwd --shape B=1 --shape Nq=300 --shape Nk=300 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.attnpkg --fn holes_bwd --shape B=2 --shape Nq=70 --shape Nk=90 --check | FileCheck %s --check-prefix=QKV
@@ -28,6 +30,7 @@
 //
 // RUN: attnc %s --deterministic-grad -o %t.det.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=DETERMINISTIC
 // RUN: attn-run %t.det.attnpkg --fn causal_gqa_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --check --repeat 10 | FileCheck %s --check-prefixes=QKV,REPEAT
+// RUN: attn-run %t.det.attnpkg --fn bottom_right_bwd --shape B=2 --shape Nq=40 --shape Nk=150 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.det.attnpkg --fn holes_bwd --shape B=2 --shape Nq=70 --shape Nk=90 --check | FileCheck %s --check-prefix=QKV
 // RUN: attn-run %t.det.attnpkg --fn softcap_bwd --shape B=2 --shape Nq=100 --shape Nk=64 --check | FileCheck %s --check-prefix=QKV
 
@@ -67,6 +70,17 @@ func.func @causal_gqa(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>,
 }
 
 // MQA, head dim 96 with Dv = 64, a two-sided window, Nq != Nk.
+// Causal and a window aligned with the last key (chunked prefill): with
+// Nq > Nk the first rows see no key and get zero gradients.
+func.func @bottom_right(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>,
+                        %v: tensor<?x2x?x64xbf16>)
+    -> (tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) attributes {attn.backward} {
+  %out, %lse = attn.attention %q, %k, %v {causal, bottom_right, window_left = 50}
+      : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  return %out, %lse : tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+}
+
 func.func @window_mqa(%q: tensor<?x4x?x96xf16>, %k: tensor<?x1x?x96xf16>,
                       %v: tensor<?x1x?x64xf16>)
     -> (tensor<?x4x?x64xf16>, tensor<?x4x?xf32>) attributes {attn.backward} {

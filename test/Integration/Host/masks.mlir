@@ -11,6 +11,13 @@
 // RUN: attn-run %t.attnpkg --fn causal --shape Nq=1 --shape Nk=1 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn causal --shape Nq=7 --shape Nk=7 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn causal --shape Nq=100 --shape Nk=37 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal_bottom_right --shape Nq=1 --shape Nk=1000 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal_bottom_right --shape Nq=100 --shape Nk=333 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal_bottom_right --shape Nq=300 --shape Nk=77 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn causal_bottom_right --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window_causal_bottom_right --shape Nq=50 --shape Nk=333 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window_both_bottom_right --shape Nq=300 --shape Nk=250 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn window_both_bottom_right --shape Nq=20 --shape Nk=250 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn window --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn window_causal --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn window_both --shape Nq=300 --shape Nk=250 --check | FileCheck %s
@@ -33,6 +40,26 @@ func.func @none(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
 
 func.func @causal(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
   %o, %l = attn.attention %q, %k, %v {causal, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+// Aligned with the last key: decoding with a cache (Nq < Nk) and rows that
+// see no key (Nq > Nk).
+func.func @causal_bottom_right(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, bottom_right, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @window_causal_bottom_right(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, bottom_right, window_left = 40 : i64, tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+  return %o, %l : !t, !lse
+}
+
+func.func @window_both_bottom_right(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {bottom_right, window_left = 50 : i64, window_right = 20 : i64, tiles = #attn.tiles<block_m = 16, block_n = 32>}
       : !t, !t, !t -> !t, !lse
   return %o, %l : !t, !lse
 }

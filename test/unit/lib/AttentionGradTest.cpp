@@ -128,6 +128,17 @@ TEST(LibAttentionGrad, Causal) {
   expectGradientsMatch(p, spec);
 }
 
+TEST(LibAttentionGrad, BottomRightCausal) {
+  pkg::AttentionSpec spec = specWithScale(0.4);
+  spec.causal = true;
+  spec.bottomRight = true;
+  Problem wide({1, 2, 1, 3, 8, 4, 5});
+  expectGradientsMatch(wide, spec);
+  spec.windowLeft = 3;
+  Problem tall({1, 2, 2, 8, 5, 4, 4}); // rows 0-2 see no key
+  expectGradientsMatch(tall, spec);
+}
+
 TEST(LibAttentionGrad, SlidingWindow) {
   Problem p({1, 2, 1, 9, 9, 4, 6});
   pkg::AttentionSpec spec = specWithScale(0.5);

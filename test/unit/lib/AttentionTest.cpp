@@ -245,6 +245,42 @@ TEST(LibAttention, SlidingWindow) {
       kIdentity);
 }
 
+TEST(LibAttention, BottomRightAlignsTheDiagonalWithTheLastKey) {
+  pkg::AttentionSpec spec = specWithScale(0.5);
+  spec.causal = true;
+  spec.bottomRight = true;
+  // Fewer queries than keys (decoding with a cache): row i sees i + 5 keys.
+  Problem wide({1, 2, 1, 4, 9, 4, 4});
+  expectMatchesNaive(
+      wide, spec,
+      [](int64_t, int64_t, int64_t i, int64_t j) { return j <= i + 5; },
+      kIdentity);
+  // More queries than keys: the first 5 rows see no key.
+  Problem tall({1, 2, 1, 9, 4, 4, 4});
+  expectMatchesNaive(
+      tall, spec,
+      [](int64_t, int64_t, int64_t i, int64_t j) { return j <= i - 5; },
+      kIdentity);
+  EXPECT_EQ(tall.lseAt(0, 0, 4), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(tall.outAt(0, 0, 4, 0), 0.0);
+  // Windows shift with the diagonal.
+  spec.windowLeft = 2;
+  expectMatchesNaive(
+      wide, spec,
+      [](int64_t, int64_t, int64_t i, int64_t j) {
+        return j <= i + 5 && i + 5 - j <= 2;
+      },
+      kIdentity);
+  spec.causal = false;
+  spec.windowRight = 1;
+  expectMatchesNaive(
+      wide, spec,
+      [](int64_t, int64_t, int64_t i, int64_t j) {
+        return i + 5 - j <= 2 && j - (i + 5) <= 1;
+      },
+      kIdentity);
+}
+
 TEST(LibAttention, PrefixLmMaskRegion) {
   Problem p({2, 2, 2, 10, 10, 4, 4});
   pkg::AttentionSpec spec = specWithScale(0.5);
