@@ -86,6 +86,29 @@ def AttnExpandAttentionGrad
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnSplitKeys : Pass<"attn-split-keys", "::mlir::func::FuncOp"> {
+  let summary = "Split the keys of attention on few query rows (decoding)";
+  let description = [{
+    Rewrites `attn.attention` into `attn.attention_split`, which attends S
+    ranges of keys in separate blocks, and `attn.attention_combine`, which
+    merges them by their lse (flash-decoding). A block per (query block,
+    head, batch) leaves a GPU idle when there are few query rows; ranges
+    give it S times the blocks. With `key-ranges=0` the pass chooses: on a
+    GPU target with tensor cores, f16/bf16 attention with a static query
+    length of at most 64 gets 32 ranges (fewer when a static key length
+    gives a range under 256 keys); everything else stays whole.
+    `key-ranges=N` asks for N ranges for every attention op (1: none).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Code generation target (host or sm_90a), which decides when "
+           "splitting pays">,
+    Option<"keyRanges", "key-ranges", "int64_t", /*default=*/"0",
+           "Key ranges per attention op: 0 chooses per op, 1 never splits">,
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnFormPrograms : Pass<"attn-form-programs", "::mlir::ModuleOp"> {
   let summary = "Turn each public function into a program of kernels";
   let description = [{

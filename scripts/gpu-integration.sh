@@ -32,7 +32,8 @@ for model in "$root"/test/Integration/Host/*.mlir; do
   name="$(basename "$model" .mlir)"
   # bf16, and without pinned tiles so that the GPU's own tensor-core tiles
   # (and the tile skipping of mask regions at those sizes) are tested.
-  sed -E 's/(x[0-9]+)xf32>/\1xbf16>/g; s/, tiles = #attn.tiles<[^>]*>//; s/ \{tiles = #attn.tiles<[^>]*>\}//' \
+  # (Rank-4 tensors only: lse of a static query length stays f32.)
+  sed -E 's/(tensor<[^x>]+x[^x>]+x[^x>]+x[0-9]+)xf32>/\1xbf16>/g; s/, tiles = #attn.tiles<[^>]*>//; s/ \{tiles = #attn.tiles<[^>]*>\}//' \
     "$model" >"$variants/$name-bf16.mlir"
   # name, model, attnc flags
   for variant in "$name:$model:" "$name-bf16:$variants/$name-bf16.mlir:" \
@@ -65,6 +66,8 @@ done
 "$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
 "$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-backward.attnpkg"
+"$attnc" "$root/bench/decode.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-decode.attnpkg"
 # Autograd through attnc packages (test/python/gpu/autograd_check.py).
 "$attnc" "$root/test/python/gpu/autograd_model.mlir" --target=sm_90a \
   -o "$bundle/packages/autograd_model.attnpkg"

@@ -94,8 +94,10 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
 }
 
 void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
-                                 const std::string &tensorCores) {
+                                 const std::string &tensorCores,
+                                 int64_t keyRanges) {
   pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({target}));
+  pm.addNestedPass<func::FuncOp>(createAttnSplitKeys({target, keyRanges}));
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
@@ -175,6 +177,10 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
   Option<std::string> tensorCores{
       *this, "tensor-cores", llvm::cl::desc("auto or mma-sync"),
       llvm::cl::init("auto")};
+  Option<int64_t> keyRanges{
+      *this, "key-ranges",
+      llvm::cl::desc("Key ranges per attention op: 0 chooses, 1 never splits"),
+      llvm::cl::init(0)};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
@@ -202,7 +208,8 @@ void attnc::registerAttncPassesAndPipelines() {
       "Form programs of kernels, plan their buffers and configure the "
       "kernels for a target",
       [](OpPassManager &pm, const TargetOptions &options) {
-        buildProgramPipeline(pm, options.target, options.tensorCores);
+        buildProgramPipeline(pm, options.target, options.tensorCores,
+                             options.keyRanges);
       });
   PassPipelineRegistration<>(
       "attnc-host-kernels",

@@ -47,7 +47,8 @@ struct FrontendOptions {
 void buildFrontendPipeline(mlir::OpPassManager &pm,
                            const FrontendOptions &options = {});
 void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
-                          const std::string &tensorCores = "auto");
+                          const std::string &tensorCores = "auto",
+                          int64_t keyRanges = 0);
 void buildHostKernelPipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuKernelPipeline(mlir::OpPassManager &pm, const std::string &chip);

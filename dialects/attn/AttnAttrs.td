@@ -34,6 +34,11 @@ def Attn_MmaKind : I32EnumAttr<"MmaKind",
   let genSpecializedAttr = 0;
 }
 
+// An optional flag that prints as `true` or `false`.
+def Attn_OptionalFlag : OptionalParameter<"std::optional<bool>"> {
+  let printer = [{ $_printer << (*$_self ? "true" : "false") }];
+}
+
 def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
   let mnemonic = "tiles";
   let summary = "tile sizes and tensor-core kind of an attention kernel";
@@ -43,16 +48,22 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     instructions the kernel is built on: `none` (a scalar kernel, one thread
     per query row), `mma_sync` (a warp per 16 query rows, mma.sync m16n8k16)
     or `wgmma` (warpgroups of 64 query rows, wgmma m64nNk16; sm_90a); host
-    kernels leave it out. The kernel-config step (`attn-kernel-config`)
-    chooses what the attribute leaves open for the target; tests pin it.
+    kernels leave it out. `pack_group = true` (mma_sync, query length 1)
+    makes a block's rows the query heads of one key/value group instead of
+    query rows of one head, so the group reads its keys and values once
+    (decoding with grouped-query attention). The kernel-config step
+    (`attn-kernel-config`) chooses what the attribute leaves open for the
+    target; tests pin it.
 
     ```mlir
     {tiles = #attn.tiles<block_m = 64, block_n = 32>}
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+    {tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>}
     ```
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
-                        OptionalParameter<"std::optional<MmaKind>">:$mma);
+                        OptionalParameter<"std::optional<MmaKind>">:$mma,
+                        Attn_OptionalFlag:$pack_group);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

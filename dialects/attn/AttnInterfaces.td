@@ -95,6 +95,9 @@ def Attn_AttentionScoringOpInterface
         int64_t headDim = $_op.getQ().getType().getDimSize(3);
         return 1.0f / std::sqrt(static_cast<float>(headDim));
       }]>,
+    InterfaceMethod<"The number of ranges the keys are split into, each "
+      "attended by its own blocks (attn.attention_split); 1 otherwise.",
+      "int64_t", "getKeySplits", (ins), [{}], [{ return 1; }]>,
     InterfaceMethod<"The number of query heads that share one k/v head.",
       "int64_t", "getGroupSize", (ins), [{}], [{
         return $_op.getQ().getType().getDimSize(1) /

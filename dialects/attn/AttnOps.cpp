@@ -95,20 +95,27 @@ static LogicalResult verifyDimsMatch(Operation *op, StringRef what,
                            << " and " << b;
 }
 
-/// Rules shared by attn.attention and attn.linear_attention for q [B, Hq, Nq,
-/// D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv] and out [B, Hq, Nq, Dv].
-static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
-                                            Value v, Value out,
-                                            StringRef outName = "out") {
-  static constexpr StringLiteral layout = "([batch, heads, seq, head_dim])";
+static constexpr StringLiteral kAttentionLayout =
+    "([batch, heads, seq, head_dim])";
+
+/// The shape [B, Hq, Nq, Dv] of attention's out for q and v.
+static SmallVector<int64_t> attentionOutShape(Value q, Value v) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  return {qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2),
+          vType.getDimSize(3)};
+}
+
+/// Rules shared by the attention ops for q [B, Hq, Nq, D], k [B, Hkv, Nk, D]
+/// and v [B, Hkv, Nk, Dv].
+static LogicalResult verifyQueryKeyValue(Operation *op, Value q, Value k,
+                                         Value v) {
   auto qType = cast<RankedTensorType>(q.getType());
   auto kType = cast<RankedTensorType>(k.getType());
   auto vType = cast<RankedTensorType>(v.getType());
-  auto outType = cast<RankedTensorType>(out.getType());
-  if (failed(verifyTensor(op, "q", qType, 4, layout)) ||
-      failed(verifyTensor(op, "k", kType, 4, layout)) ||
-      failed(verifyTensor(op, "v", vType, 4, layout)) ||
-      failed(verifyTensor(op, outName, outType, 4, layout)))
+  if (failed(verifyTensor(op, "q", qType, 4, kAttentionLayout)) ||
+      failed(verifyTensor(op, "k", kType, 4, kAttentionLayout)) ||
+      failed(verifyTensor(op, "v", vType, 4, kAttentionLayout)))
     return failure();
 
   Type elementType = qType.getElementType();
@@ -116,9 +123,8 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
     return op->emitOpError()
            << "expected q element type to be f32, f16 or bf16, got "
            << elementType;
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"k", kType},
-                            {"v", vType},
-                            {outName, outType}}) {
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"k", kType}, {"v", vType}}) {
     if (type.getElementType() != elementType)
       return op->emitOpError()
              << "expected " << name << " element type " << type.getElementType()
@@ -154,14 +160,29 @@ static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
     return op->emitOpError()
            << "expected the q head count (" << headsQ
            << ") to be a multiple of the k/v head count (" << headsKV << ")";
+  return success();
+}
 
-  SmallVector<int64_t> expectedOut = {qType.getDimSize(0), headsQ,
-                                      qType.getDimSize(2), vType.getDimSize(3)};
+/// verifyQueryKeyValue, and out [B, Hq, Nq, Dv] of q's element type.
+static LogicalResult verifyQueryKeyValueOut(Operation *op, Value q, Value k,
+                                            Value v, Value out,
+                                            StringRef outName = "out") {
+  if (failed(verifyQueryKeyValue(op, q, k, v)))
+    return failure();
+  auto outType = cast<RankedTensorType>(out.getType());
+  if (failed(verifyTensor(op, outName, outType, 4, kAttentionLayout)))
+    return failure();
+  Type elementType = cast<RankedTensorType>(q.getType()).getElementType();
+  if (outType.getElementType() != elementType)
+    return op->emitOpError() << "expected " << outName << " element type "
+                             << outType.getElementType()
+                             << " to match q element type " << elementType;
+  SmallVector<int64_t> expectedOut = attentionOutShape(q, v);
   if (outType.getShape() != ArrayRef<int64_t>(expectedOut))
     return op->emitOpError()
            << "expected " << outName << " shape [" << dimString(expectedOut[0])
-           << ", " << expectedOut[1] << ", " << dimString(expectedOut[2])
-           << ", " << expectedOut[3]
+           << ", " << dimString(expectedOut[1]) << ", "
+           << dimString(expectedOut[2]) << ", " << expectedOut[3]
            << "] ([batch, q heads, q seq, v head_dim]), got " << outType;
   return success();
 }
@@ -196,7 +217,10 @@ static constexpr int64_t kMaxTile = 256;
 
 LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 int64_t blockM, int64_t blockN,
-                                std::optional<MmaKind> mma) {
+                                std::optional<MmaKind> mma,
+                                std::optional<bool> packGroup) {
+  if (packGroup.value_or(false) && mma != MmaKind::Sync)
+    return emitError() << "pack_group needs mma = mma_sync";
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
@@ -266,6 +290,14 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
              << "tensor-core tiles (mma = " << stringifyMmaKind(*mma)
              << ") need head dims that are multiples of " << multiple
              << " up to " << limit << ", got " << dim << " for " << name;
+  if (tiles->getPackGroup().value_or(false) &&
+      (op.getQ().getType().getDimSize(2) != 1 ||
+       tiles->getBlockM() < op.getGroupSize() ||
+       !isa<AttentionOp, AttentionSplitOp>(op.getOperation())))
+    return op.emitOpError()
+           << "pack_group tiles need a forward attention op with a query "
+              "length of 1 and block_m of at least the "
+           << op.getGroupSize() << " query heads of a key/value group";
   return success();
 }
 
@@ -342,6 +374,77 @@ LogicalResult AttentionOp::verify() {
       failed(verifyRowStats(op, "lse", getLse(), getQ())))
     return failure();
   return verifyScoringAttrs(*this, getScaleAttr());
+}
+
+/// Checks that `outPart` and `lsePart` are the f32 per-range results
+/// [S, B, Hq, Nq, Dv] and [S, B, Hq, Nq] of attention on q and v, with the
+/// same static S >= 1.
+static LogicalResult verifyKeyRanges(Operation *op, Value q, Value v,
+                                     Value outPart, Value lsePart) {
+  auto outType = cast<RankedTensorType>(outPart.getType());
+  auto lseType = cast<RankedTensorType>(lsePart.getType());
+  int64_t splits = outType.getRank() > 0 ? outType.getDimSize(0) : 0;
+  SmallVector<int64_t> out = attentionOutShape(q, v);
+  out.insert(out.begin(), splits);
+  SmallVector<int64_t> rows(ArrayRef<int64_t>(out).take_front(4));
+  auto describe = [](ArrayRef<int64_t> shape) {
+    std::string text;
+    for (int64_t extent : shape)
+      text += (text.empty() ? "" : "x") + dimString(extent);
+    return text;
+  };
+  if (ShapedType::isDynamic(splits) || splits < 1 ||
+      outType.getShape() != ArrayRef<int64_t>(out) ||
+      lseType.getShape() != ArrayRef<int64_t>(rows) ||
+      !outType.getElementType().isF32() || !lseType.getElementType().isF32())
+    return op->emitOpError()
+           << "expected per-range results tensor<" << describe(out)
+           << "xf32> and tensor<" << describe(rows)
+           << "xf32> ([ranges, batch, q heads, q seq(, v head_dim)]) with a "
+              "static number of ranges, got "
+           << outType << " and " << lseType;
+  return success();
+}
+
+LogicalResult AttentionSplitOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyQueryKeyValue(op, getQ(), getK(), getV())) ||
+      failed(verifyKeyRanges(op, getQ(), getV(), getOutPart(), getLsePart())))
+    return failure();
+  return verifyScoringAttrs(*this, getScaleAttr());
+}
+
+int64_t AttentionSplitOp::getKeySplits() {
+  return getOutPart().getType().getDimSize(0);
+}
+
+LogicalResult AttentionCombineOp::verify() {
+  auto outType = getOut().getType();
+  if (!isAttentionElementType(outType.getElementType()) ||
+      outType.getRank() != 4)
+    return emitOpError() << "expected out to be a rank-4 tensor of f32, f16 "
+                            "or bf16 ([batch, q heads, q seq, v head_dim]), "
+                            "got "
+                         << outType;
+  if (failed(verifyRowStats(*this, "lse", getLse(), getOut())))
+    return failure();
+  auto outPart = getOutPart().getType();
+  auto lsePart = getLsePart().getType();
+  SmallVector<int64_t> expected(outType.getShape());
+  int64_t splits = outPart.getRank() > 0 ? outPart.getDimSize(0) : 0;
+  expected.insert(expected.begin(), splits);
+  SmallVector<int64_t> expectedRows(ArrayRef<int64_t>(expected).take_front(4));
+  if (ShapedType::isDynamic(splits) || splits < 1 ||
+      outPart.getShape() != ArrayRef<int64_t>(expected) ||
+      lsePart.getShape() != ArrayRef<int64_t>(expectedRows) ||
+      !outPart.getElementType().isF32() || !lsePart.getElementType().isF32())
+    return emitOpError() << "expected out_part and lse_part to be f32 with a "
+                            "static leading number of ranges and out's and "
+                            "lse's shapes after it, got "
+                         << outPart << " and " << lsePart;
+  if (std::optional<int64_t> block = getBlockSize(); block && *block < 1)
+    return emitOpError() << "expected a positive block_size, got " << *block;
+  return success();
 }
 
 LogicalResult AttentionGradOp::verify() {
@@ -531,6 +634,10 @@ LogicalResult AttentionOp::verifyRegions() {
   return verifyScoringRegions(*this, nullptr, false);
 }
 
+LogicalResult AttentionSplitOp::verifyRegions() {
+  return verifyScoringRegions(*this, nullptr, false);
+}
+
 LogicalResult AttentionGradOp::verifyRegions() {
   return verifyScoringRegions(*this, &getScoreGrad(), false);
 }
@@ -714,7 +821,8 @@ enum AttentionDim : int64_t {
   kQueryHeads,
   kKeyHeads,
   kHeadDim,
-  kHeadDimV
+  kHeadDimV,
+  kKeyRanges
 };
 } // namespace
 
@@ -750,6 +858,47 @@ StringRef mlir::attn::attentionDimName(int64_t dimClass) {
 }
 
 bool AttentionOp::hasKernelConfig() { return getTiles().has_value(); }
+
+StringRef AttentionSplitOp::getKernelKind() { return "attention_split"; }
+
+SmallVector<StringRef> AttentionSplitOp::getValueRoles() {
+  return {"q", "k", "v", "out_part", "lse_part"};
+}
+
+SmallVector<SmallVector<int64_t>> AttentionSplitOp::getDimClasses() {
+  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDim},
+          {kBatch, kKeyHeads, kKeySeq, kHeadDimV},
+          {kKeyRanges, kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kKeyRanges, kBatch, kQueryHeads, kQuerySeq}};
+}
+
+StringRef AttentionSplitOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+bool AttentionSplitOp::hasKernelConfig() { return getTiles().has_value(); }
+
+StringRef AttentionCombineOp::getKernelKind() { return "attention_combine"; }
+
+SmallVector<StringRef> AttentionCombineOp::getValueRoles() {
+  return {"out_part", "lse_part", "out", "lse"};
+}
+
+SmallVector<SmallVector<int64_t>> AttentionCombineOp::getDimClasses() {
+  return {{kKeyRanges, kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kKeyRanges, kBatch, kQueryHeads, kQuerySeq},
+          {kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+          {kBatch, kQueryHeads, kQuerySeq}};
+}
+
+StringRef AttentionCombineOp::getDimClassName(int64_t dimClass) {
+  return attentionDimName(dimClass);
+}
+
+bool AttentionCombineOp::hasKernelConfig() {
+  return getBlockSize().has_value();
+}
 
 StringRef AttentionGradDeltaOp::getKernelKind() {
   return "attention_grad_delta";

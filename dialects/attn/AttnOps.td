@@ -112,6 +112,77 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
 }
 
 //===----------------------------------------------------------------------===//
+// Split-key attention: the kernels attn-split-keys makes of attn.attention
+//===----------------------------------------------------------------------===//
+
+def Attn_AttentionSplitOp : Attn_Op<"attention_split", [Pure,
+    IsolatedFromAbove,
+    DeclareOpInterfaceMethods<Attn_AttentionScoringOpInterface,
+                              ["getKeySplits"]>,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "attention over separate ranges of keys (flash-decoding)";
+  let description = [{
+    The first kernel of split-key attention: `S` blocks of keys, `S` the
+    leading dim of the results, are attended separately, so that few query
+    rows against many keys still fill the GPU. `out_part[s]` and
+    `lse_part[s]` are the `out` and `lse` of `attn.attention` (same
+    operands, attributes and regions) restricted to the keys of range `s`,
+    in f32: `[S, B, Hq, Nq, Dv]` and `[S, B, Hq, Nq]`. A range holds
+    `ceil(Nk / S)` keys rounded up to the kernel's key tile; a range with
+    no allowed key gives `out_part = 0` and `lse_part = -inf`.
+    `attn.attention_combine` merges the ranges.
+
+    ```mlir
+    %po, %pl = attn.attention_split %q, %k, %v {causal, bottom_right}
+        : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+        -> tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32>
+    ```
+  }];
+
+  let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                            AnyRankedTensor:$v), AttentionScoringAttrs);
+  let results = (outs AnyRankedTensor:$out_part, AnyRankedTensor:$lse_part);
+  let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score);
+
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v)
+    `->` type($out_part) `,` type($lse_part) (`mask` $mask^)?
+    (`score` $score^)?
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Attn_AttentionCombineOp : Attn_Op<"attention_combine", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "merges the key ranges of attn.attention_split";
+  let description = [{
+    The second kernel of split-key attention: per row,
+    `lse = log(sum_s exp(lse_part[s]))` and
+    `out = sum_s exp(lse_part[s] - lse) * out_part[s]`, rounded once to
+    `out`'s element type. A row no range allows gets `out = 0` and
+    `lse = -inf`, as `attn.attention` gives it. `block_size` is the number
+    of output elements per block.
+
+    ```mlir
+    %out, %lse = attn.attention_combine %po, %pl
+        : tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32>
+        -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$out_part, AnyRankedTensor:$lse_part,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $out_part `,` $lse_part attr-dict `:` type($out_part) `,` type($lse_part)
+    `->` type($out) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // attn.attention_grad and the kernels it expands into
 //===----------------------------------------------------------------------===//
 
@@ -370,7 +441,7 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
 //===----------------------------------------------------------------------===//
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["AttentionOp", "AttentionGradOp", "AttentionGradKVOp",
+    ParentOneOf<["AttentionOp", "AttentionSplitOp", "AttentionGradOp", "AttentionGradKVOp",
                  "AttentionGradQOp"]>]> {
   let summary = "yields the value of a mask or score region";
   let description = [{

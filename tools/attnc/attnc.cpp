@@ -111,6 +111,14 @@ llvm::cl::opt<bool> deterministicGrad(
                    "kernel per query block instead of atomic f32 sums"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<int64_t> keyRanges(
+    "key-ranges",
+    llvm::cl::desc("Split attention's keys into N ranges attended by separate "
+                   "blocks and merged by their lse (flash-decoding): 0 lets "
+                   "attnc choose (on a GPU, 32 for static query lengths up "
+                   "to 64), 1 never splits"),
+    llvm::cl::init(0), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<std::string>
     hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
             llvm::cl::init(attnc::HostLibraryOptions().cpu),
@@ -241,7 +249,8 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
   if (failed(runPipeline(module, [&](OpPassManager &pm) {
         attnc::buildProgramPipeline(
             pm, targetName,
-            tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto");
+            tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto",
+            keyRanges);
       })))
     return failure();
   std::vector<pkg::Function> functions;

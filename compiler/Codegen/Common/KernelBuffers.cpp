@@ -6,7 +6,7 @@
 
 #include "compiler/Codegen/Common/KernelBuffers.h"
 
-#include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/ElementKernel.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 

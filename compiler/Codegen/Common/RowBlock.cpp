@@ -40,7 +40,8 @@ namespace {
 
 class RowBlockBuilder : attnc::BlockEmitter {
 public:
-  RowBlockBuilder(OpBuilder &b, Location loc, attn::AttentionOp op,
+  RowBlockBuilder(OpBuilder &b, Location loc,
+                  attn::AttentionScoringOpInterface op,
                   const attnc::AttentionBuffers &x, const attnc::BlockTiles &t,
                   Value threadId)
       : BlockEmitter(b, loc, threadId, op.getTiles()->getBlockM()), op(op),
@@ -81,7 +82,7 @@ private:
   void updateAndAccumulate(Value i, Value cols);
   void epilogue(const attnc::BlockIds &ids);
 
-  attn::AttentionOp op;
+  attn::AttentionScoringOpInterface op;
   attnc::AttentionBuffers x;
   attnc::BlockTiles t;
   attnc::ScoreModel model;
@@ -145,8 +146,7 @@ void RowBlockBuilder::emit(const attnc::BlockIds &ids) {
     loopTo(index(headDimV), [&](Value d) { store(zero, t.acc, {i, d}); });
   });
 
-  attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, diagonal, blockN);
+  attnc::KeyRange keys = attnc::blockKeys(b, loc, op, block, ids);
   loop(keys.begin, keys.end, index(blockN),
        [&](Value k0) { keyTile(ids, k0); });
   epilogue(ids);
@@ -244,20 +244,145 @@ void RowBlockBuilder::epilogue(const attnc::BlockIds &ids) {
 
 } // namespace
 
+bool attnc::packsGroup(attn::AttentionScoringOpInterface op) {
+  std::optional<attn::TilesAttr> tiles = op.getTiles();
+  return tiles && tiles->getPackGroup().value_or(false);
+}
+
+/// The heads of the grid's y dim (per key range): query heads, or key/value
+/// heads when a block's rows pack a group.
+static int64_t blockHeads(attn::AttentionScoringOpInterface op) {
+  return attnc::packsGroup(op) ? op.getK().getType().getDimSize(1)
+                               : op.getQ().getType().getDimSize(1);
+}
+
 SmallVector<Value, 3> attnc::attentionGrid(OpBuilder &b, Location loc,
-                                           attn::AttentionOp op,
+                                           attn::AttentionScoringOpInterface op,
                                            const AttentionBuffers &buffers) {
   Value queryBlocks = arith::CeilDivUIOp::create(
       b, loc, memref::DimOp::create(b, loc, buffers.q, 2),
       arith::ConstantIndexOp::create(b, loc, op.getTiles()->getBlockM()));
   Value heads = arith::ConstantIndexOp::create(
-      b, loc, op.getQ().getType().getDimSize(1));
+      b, loc, blockHeads(op) * op.getKeySplits());
   Value batch = memref::DimOp::create(b, loc, buffers.q, 0);
   return {queryBlocks, heads, batch};
 }
 
+attnc::BlockIds attnc::attentionBlockIds(OpBuilder &b, Location loc,
+                                         attn::AttentionScoringOpInterface op,
+                                         Value qBlock, Value y, Value batch) {
+  if (op.getKeySplits() == 1)
+    return {qBlock, y, batch, Value()};
+  Value heads = arith::ConstantIndexOp::create(b, loc, blockHeads(op));
+  return {qBlock, arith::RemUIOp::create(b, loc, y, heads), batch,
+          arith::DivUIOp::create(b, loc, y, heads)};
+}
+
+/// Range `range` of per-range results `parts` ([S, ...]): a view without
+/// the leading dim.
+static Value rangeOf(OpBuilder &b, Location loc, Value parts, Value range) {
+  auto type = cast<MemRefType>(parts.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, parts);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[0] = range;
+  sizes[0] = b.getIndexAttr(1);
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, viewType, parts, offsets, sizes,
+                                   strides);
+}
+
+/// `buffer` ([B, Hq, 1, ...]) viewed as [B, Hkv, group, ...]: the query
+/// row dim dropped, the head dim split. Any strides allow it.
+static Value groupRows(OpBuilder &b, Location loc, Value buffer,
+                       int64_t group) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, buffer);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<int64_t> rowless(type.getShape());
+  rowless.erase(rowless.begin() + 2);
+  auto rowlessType = memref::SubViewOp::inferRankReducedResultType(
+      rowless, type, offsets, sizes, strides);
+  Value view = memref::SubViewOp::create(b, loc, rowlessType, buffer, offsets,
+                                         sizes, strides);
+  // [B, Hq, rest...] -> [B, Hq / group, group, rest...]
+  SmallVector<int64_t> shape = rowless;
+  shape[1] /= group;
+  shape.insert(shape.begin() + 2, group);
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
+  for (int64_t d = 3; d < rank; ++d)
+    reassociation.push_back({d});
+  // Dims past the group are the buffer's own past its query row dim.
+  SmallVector<OpFoldResult> outputShape = {sizes[0], b.getIndexAttr(shape[1]),
+                                           b.getIndexAttr(group)};
+  for (int64_t d = 3; d < rank; ++d)
+    outputShape.push_back(sizes[d]);
+  auto grouped = memref::ExpandShapeOp::computeExpandedType(
+      cast<MemRefType>(rowlessType), shape, reassociation);
+  return memref::ExpandShapeOp::create(b, loc, *grouped, view, reassociation,
+                                       outputShape);
+}
+
+attnc::AttentionBuffers
+attnc::blockBuffers(OpBuilder &b, Location loc,
+                    attn::AttentionScoringOpInterface op,
+                    const AttentionBuffers &buffers, const BlockIds &ids) {
+  AttentionBuffers selected = buffers;
+  auto select = [&](Value &buffer) {
+    if (buffer && ids.keyRange)
+      buffer = rangeOf(b, loc, buffer, ids.keyRange);
+  };
+  select(selected.out);
+  select(selected.lse);
+  if (packsGroup(op)) {
+    int64_t group = op.getGroupSize();
+    for (Value *buffer : {&selected.q, &selected.out, &selected.lse})
+      if (*buffer)
+        *buffer = groupRows(b, loc, *buffer, group);
+  }
+  return selected;
+}
+
+std::pair<Value, Value> attnc::rowPosition(OpBuilder &b, Location loc,
+                                           const BlockGeometry &block,
+                                           Value row) {
+  if (block.packed)
+    return {arith::AddIOp::create(b, loc, block.headFirst, row),
+            arith::ConstantIndexOp::create(b, loc, 0)};
+  return {block.headFirst, arith::AddIOp::create(b, loc, block.q0, row)};
+}
+
+attnc::KeyRange attnc::blockKeys(OpBuilder &b, Location loc,
+                                 attn::AttentionScoringOpInterface op,
+                                 const BlockGeometry &block,
+                                 const BlockIds &ids) {
+  int64_t blockN = op.getTiles()->getBlockN();
+  KeyRange keys = keyLoopBounds(b, loc, op, block.q0, block.qLast, block.seqK,
+                                block.diagonal, blockN);
+  if (!ids.keyRange)
+    return keys;
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // Whole tiles per range, so every range starts on a tile boundary.
+  Value tiles = arith::CeilDivUIOp::create(b, loc, block.seqK, index(blockN));
+  Value tilesPerRange =
+      arith::CeilDivUIOp::create(b, loc, tiles, index(op.getKeySplits()));
+  Value span = arith::MulIOp::create(b, loc, tilesPerRange, index(blockN));
+  Value first = arith::MulIOp::create(b, loc, ids.keyRange, span);
+  keys.begin = arith::MaxSIOp::create(b, loc, keys.begin, first);
+  keys.end = arith::MinSIOp::create(b, loc, keys.end,
+                                    arith::AddIOp::create(b, loc, first, span));
+  keys.end = arith::MaxSIOp::create(b, loc, keys.end, keys.begin);
+  return keys;
+}
+
 attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
-                                          attn::AttentionOp op,
+                                          attn::AttentionScoringOpInterface op,
                                           const AttentionBuffers &buffers,
                                           const BlockIds &ids) {
   auto index = [&](int64_t v) {
@@ -265,8 +390,21 @@ attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
   };
   Value blockM = index(op.getTiles()->getBlockM());
   BlockGeometry g;
-  Value seqQ = memref::DimOp::create(b, loc, buffers.q, 2);
   g.seqK = memref::DimOp::create(b, loc, buffers.k, 2);
+  if (packsGroup(op)) {
+    // The rows are the group's heads at the one query row.
+    int64_t group = op.getGroupSize();
+    g.packed = true;
+    g.headKV = ids.head;
+    g.headFirst = arith::MulIOp::create(b, loc, ids.head, index(group));
+    g.headLast = arith::AddIOp::create(b, loc, g.headFirst, index(group - 1));
+    g.q0 = g.qLast = index(0);
+    g.rows = index(group);
+    g.diagonal = attnc::diagonalOffset(b, loc, op, index(1), g.seqK);
+    return g;
+  }
+  Value seqQ = memref::DimOp::create(b, loc, buffers.q, 2);
+  g.headFirst = g.headLast = ids.head;
   g.headKV = arith::DivUIOp::create(b, loc, ids.head, index(op.getGroupSize()));
   g.q0 = arith::MulIOp::create(b, loc, ids.qBlock, blockM);
   g.rows = arith::MinUIOp::create(b, loc, blockM,
@@ -277,9 +415,12 @@ attnc::BlockGeometry attnc::blockGeometry(OpBuilder &b, Location loc,
   return g;
 }
 
-void attnc::emitRowBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
+void attnc::emitRowBlock(OpBuilder &b, Location loc,
+                         attn::AttentionScoringOpInterface op,
                          const AttentionBuffers &buffers,
                          const BlockTiles &tiles, const BlockIds &ids,
                          Value threadId) {
-  RowBlockBuilder(b, loc, op, buffers, tiles, threadId).emit(ids);
+  RowBlockBuilder(b, loc, op, blockBuffers(b, loc, op, buffers, ids), tiles,
+                  threadId)
+      .emit(ids);
 }

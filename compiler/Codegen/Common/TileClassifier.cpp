@@ -484,7 +484,8 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
   }
   if (!op.getMask().empty()) {
     RegionInterpreter interpreter(e);
-    Interval batch{box.batch, box.batch}, head{box.head, box.head};
+    Interval batch{box.batch, box.batch};
+    Interval head{box.head, box.headLast ? box.headLast : box.head};
     all = e.conjoin(all,
                     interpreter.run(op.getMask(), {batch, head, rows, keys}));
   }

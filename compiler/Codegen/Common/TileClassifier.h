@@ -46,6 +46,7 @@ struct TileBox {
   mlir::Value qFirst, qLast;
   mlir::Value kFirst, kLast;
   mlir::Value diagonal; // diagonalOffset
+  mlir::Value headLast; // the last head when rows span heads, else null
 };
 
 /// What the mask can do on a tile: two i1 values.

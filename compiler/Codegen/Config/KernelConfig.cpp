@@ -63,11 +63,26 @@ Tiles warpgroupTiles(int64_t headDim, int64_t headDimV) {
           MmaKind::Warpgroup};
 }
 
+/// Split-key attention on a static query length of at most 64 (decoding):
+/// mma.sync warps of 16 query rows, as few as hold the rows, over key tiles
+/// of 32; its blocks are many (a block per range, head and batch), so small
+/// ones (42 KB of shared memory at head dim 128: five per SM) keep the
+/// machine full and its tail short.
+std::optional<Tiles> keyRangeTiles(attn::AttentionScoringOpInterface op) {
+  int64_t seqQ = op.getQ().getType().getDimSize(2);
+  if (op.getKeySplits() == 1 || ShapedType::isDynamic(seqQ) || seqQ > 64)
+    return std::nullopt;
+  // With a query length of 1, the rows hold the group's heads (packsGroup).
+  int64_t rows = seqQ == 1 ? std::min<int64_t>(op.getGroupSize(), 64) : seqQ;
+  return Tiles{static_cast<int64_t>(llvm::alignTo(rows, 16)), 32,
+               MmaKind::Sync};
+}
+
 /// The tensor-core kernel `op` prefers on `target`: none for f32 inputs
 /// (tf32 would lose precision) or head dims that are not multiples of 16;
-/// wgmma for head dims that are multiples of 64 up to 256 (whole 128-byte
-/// swizzle panels); mma.sync for the rest.
-std::optional<Tiles> preferredMma(attn::AttentionOp op,
+/// keyRangeTiles for decoding; wgmma for head dims that are multiples of 64 up
+/// to 256 (whole 128-byte swizzle panels); mma.sync for the rest.
+std::optional<Tiles> preferredMma(attn::AttentionScoringOpInterface op,
                                   const attnc::TargetDescription &target) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);
@@ -79,6 +94,8 @@ std::optional<Tiles> preferredMma(attn::AttentionOp op,
       !attn::elementFitsMma(op.getQ().getType().getElementType()) ||
       !fits(MmaKind::Sync))
     return std::nullopt;
+  if (std::optional<Tiles> ranges = keyRangeTiles(op))
+    return ranges;
   if (target.hasWgmma && !target.onlyMmaSync && fits(MmaKind::Warpgroup))
     return warpgroupTiles(headDim, headDimV);
   return syncTiles(headDimV);
@@ -88,7 +105,7 @@ std::optional<Tiles> preferredMma(attn::AttentionOp op,
 /// kernel's when they are its tiles, mma.sync when they are that kernel's,
 /// wgmma when it is preferred and they fit it, else mma.sync when they fit
 /// it; none (the scalar kernel) otherwise.
-MmaKind mmaForTiles(attn::AttentionOp op,
+MmaKind mmaForTiles(attn::AttentionScoringOpInterface op,
                     const attnc::TargetDescription &target, int64_t blockM,
                     int64_t blockN) {
   std::optional<Tiles> preferred = preferredMma(op, target);
@@ -106,12 +123,17 @@ MmaKind mmaForTiles(attn::AttentionOp op,
 
 /// Tiles for an op without any: host 64 x 64 keeps a block's f32 tiles in
 /// L2 for head dims up to 256; the scalar GPU kernel keeps f32 tiles in
-/// shared memory, so wide heads take 32 x 32.
+/// shared memory, so wide heads take 32 x 32. Decoding's tiles already fit
+/// the query length.
 std::pair<int64_t, int64_t>
-defaultTiles(attn::AttentionOp op, const attnc::TargetDescription &target) {
+defaultTiles(attn::AttentionScoringOpInterface op,
+             const attnc::TargetDescription &target) {
   int64_t blockM = 64, blockN = 64;
   if (target.isGpu()) {
     if (std::optional<Tiles> mma = preferredMma(op, target)) {
+      if (mma == keyRangeTiles(op))
+        return {mma->blockM,
+                fitToExtent(mma->blockN, op.getK().getType().getDimSize(2))};
       blockM = mma->blockM;
       blockN = mma->blockN;
     } else if (op.getQ().getType().getDimSize(3) > 128) {
@@ -122,7 +144,19 @@ defaultTiles(attn::AttentionOp op, const attnc::TargetDescription &target) {
           fitToExtent(blockN, op.getK().getType().getDimSize(2))};
 }
 
-LogicalResult configureAttention(attn::AttentionOp op,
+/// Decoding with grouped-query attention on mma.sync: the query heads of a
+/// key/value group fill a block's rows, which then reads the group's keys
+/// and values once instead of once per head.
+std::optional<bool> packsGroup(attn::AttentionScoringOpInterface op,
+                               int64_t blockM, std::optional<MmaKind> mma) {
+  int64_t group = op.getGroupSize();
+  if (mma != MmaKind::Sync || group == 1 ||
+      op.getQ().getType().getDimSize(2) != 1 || group > 64)
+    return std::nullopt;
+  return true;
+}
+
+LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
                                  const attnc::TargetDescription &target) {
   std::optional<attn::TilesAttr> pinned = op.getTiles();
   auto [blockM, blockN] = pinned ? std::pair{pinned->getBlockM(),
@@ -141,8 +175,10 @@ LogicalResult configureAttention(attn::AttentionOp op,
     return op.emitOpError() << "wgmma tiles need a target with wgmma, not "
                             << target.name;
   }
-  op.setTilesAttr(
-      attn::TilesAttr::get(op.getContext(), blockM, blockN, mma));
+  std::optional<bool> packGroup =
+      pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
+  op->setAttr("tiles", attn::TilesAttr::get(op.getContext(), blockM, blockN,
+                                            mma, packGroup));
   return success();
 }
 
@@ -237,7 +273,8 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
   if (failed(checkGradTiles(op, tiles, target)))
     return failure();
   op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
-                                            tiles.blockN, mma));
+                                            tiles.blockN, mma,
+                                            /*pack_group=*/std::nullopt));
   return success();
 }
 
@@ -246,6 +283,14 @@ void configureGradDelta(attn::AttentionGradDeltaOp op,
                         const attnc::TargetDescription &target) {
   if (!op.getBlockSize())
     op.setBlockSize(target.isGpu() ? 128 : 256);
+}
+
+/// Output elements per block of a combine kernel: a thread per element on
+/// a GPU.
+void configureCombine(attn::AttentionCombineOp op,
+                      const attnc::TargetDescription &target) {
+  if (!op.getBlockSize())
+    op.setBlockSize(target.isGpu() ? 256 : 16384);
 }
 
 /// Elements per block of a cast kernel: host blocks are chunks of work for
@@ -267,8 +312,9 @@ struct AttnKernelConfigPass
     if (failed(description))
       return signalPassFailure();
     WalkResult result = getOperation().walk([&](Operation *op) {
-      if (auto attention = dyn_cast<attn::AttentionOp>(op))
-        return failed(configureAttention(attention, *description))
+      if (isa<attn::AttentionOp, attn::AttentionSplitOp>(op))
+        return failed(configureAttention(
+                   cast<attn::AttentionScoringOpInterface>(op), *description))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       if (isa<attn::AttentionGradKVOp, attn::AttentionGradQOp>(op))
@@ -278,6 +324,8 @@ struct AttnKernelConfigPass
                    : WalkResult::advance();
       if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
         configureGradDelta(delta, *description);
+      if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
+        configureCombine(combine, *description);
       if (auto castOp = dyn_cast<attn::CastOp>(op))
         configureCast(castOp, *description);
       return WalkResult::advance();

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
 #include "compiler/Codegen/Common/RowBlock.h"
@@ -47,22 +47,27 @@ void buildGrid(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> grid,
   body(forall.getInductionVars());
 }
 
-struct AttentionToHost : attnc::KernelOpLowering<attn::AttentionOp> {
-  using KernelOpLowering::KernelOpLowering;
+/// attn.attention, and attn.attention_split (its blocks see one key range
+/// each).
+template <typename Op> struct AttentionToHost : attnc::KernelOpLowering<Op> {
+  using attnc::KernelOpLowering<Op>::KernelOpLowering;
 
-  void lower(attn::AttentionOp op, const attnc::KernelBuffers &buffers,
+  void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     attnc::AttentionBuffers x(buffers);
     Location loc = op.getLoc();
     SmallVector<OpFoldResult> grid =
         getAsOpFoldResult(attnc::attentionGrid(rewriter, loc, op, x));
     buildGrid(rewriter, loc, grid, [&](ValueRange ivs) {
-      emitBlock(rewriter, loc, op, x, {ivs[0], ivs[1], ivs[2]});
+      emitBlock(
+          rewriter, loc, op, x,
+          attnc::attentionBlockIds(rewriter, loc, op, ivs[0], ivs[1], ivs[2]));
     });
   }
 
   /// One block: its f32 working tiles, then RowBlock's recurrence.
-  static void emitBlock(OpBuilder &b, Location loc, attn::AttentionOp op,
+  static void emitBlock(OpBuilder &b, Location loc,
+                        attn::AttentionScoringOpInterface op,
                         const attnc::AttentionBuffers &x,
                         const attnc::BlockIds &ids) {
     int64_t blockM = op.getTiles()->getBlockM();
@@ -131,16 +136,18 @@ template <typename Op> struct GradTilesToHost : attnc::KernelOpLowering<Op> {
   Emit emit;
 };
 
-struct CastToHost : attnc::CastLowering {
-  using CastLowering::CastLowering;
+/// attn.cast and attn.attention_combine: a thread runs a block's elements.
+template <typename Op,
+          attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
+struct ElementsToHost : attnc::ElementKernelLowering<Op, Work> {
+  using attnc::ElementKernelLowering<Op, Work>::ElementKernelLowering;
 
-  void lowerCast(attn::CastOp op, Value in, Value out,
-                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
+  void lowerElements(Location loc, const attnc::ElementWork &work,
+                     ConversionPatternRewriter &rewriter) const override {
+    attnc::ElementGrid grid = attnc::elementGrid(rewriter, loc, work);
     buildGrid(rewriter, loc, {grid.blocks}, [&](ValueRange ivs) {
-      auto [first, end] = attnc::castBlockRange(rewriter, loc, grid, ivs[0]);
-      attnc::emitCastLoop(rewriter, loc, op, in, out, first, end, 1);
+      auto [first, end] = attnc::elementBlockRange(rewriter, loc, grid, ivs[0]);
+      attnc::emitElementLoop(rewriter, loc, work, first, end, 1);
     });
   }
 };
@@ -150,7 +157,11 @@ struct ConvertAttnToHostPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     MLIRContext *context = &getContext();
-    patterns.add<AttentionToHost, CastToHost>(context);
+    patterns.add<AttentionToHost<attn::AttentionOp>,
+                 AttentionToHost<attn::AttentionSplitOp>,
+                 ElementsToHost<attn::CastOp, attnc::castWork>,
+                 ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>>(
+        context);
     patterns.add<GradDeltaToHost>(context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Codegen/Common/CastKernel.h"
+#include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
 #include "compiler/Codegen/Common/RowBlock.h"
@@ -42,8 +42,8 @@ using namespace mlir;
 
 namespace {
 
-/// The threads of a cast block.
-constexpr int64_t kCastThreads = 256;
+/// The most threads of an element kernel's block.
+constexpr int64_t kElementThreads = 256;
 
 /// How the scalar kernel lays out one block: a thread per query row, and
 /// the byte offsets of the f32 working tiles in dynamic shared memory. Rows
@@ -56,7 +56,7 @@ struct ScalarLayout {
   int64_t bytes;
 };
 
-ScalarLayout getScalarLayout(attn::AttentionOp op) {
+ScalarLayout getScalarLayout(attn::AttentionScoringOpInterface op) {
   int64_t blockM = op.getTiles()->getBlockM();
   int64_t blockN = op.getTiles()->getBlockN();
   int64_t headDim = op.getQ().getType().getDimSize(3);
@@ -93,7 +93,8 @@ Value sharedView(OpBuilder &b, Location loc, Value shared, int64_t offset,
 }
 
 /// The f32 tiles of the scalar kernel, as views of shared memory.
-attnc::BlockTiles scalarTiles(OpBuilder &b, Location loc, attn::AttentionOp op,
+attnc::BlockTiles scalarTiles(OpBuilder &b, Location loc,
+                              attn::AttentionScoringOpInterface op,
                               Value shared) {
   ScalarLayout layout = getScalarLayout(op);
   auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
@@ -139,11 +140,13 @@ Value dynamicSharedMemory(OpBuilder &b, Location loc) {
   return gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
 }
 
-struct AttentionToGPU : attnc::KernelOpLowering<attn::AttentionOp> {
+/// attn.attention, and attn.attention_split (its blocks see one key range
+/// each).
+template <typename Op> struct AttentionToGPU : attnc::KernelOpLowering<Op> {
   AttentionToGPU(MLIRContext *ctx, const attnc::TargetDescription &target)
-      : KernelOpLowering(ctx), target(target) {}
+      : attnc::KernelOpLowering<Op>(ctx), target(target) {}
 
-  void lower(attn::AttentionOp op, const attnc::KernelBuffers &buffers,
+  void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     attnc::AttentionBuffers x(buffers);
     Location loc = op.getLoc();
@@ -163,7 +166,8 @@ struct AttentionToGPU : attnc::KernelOpLowering<attn::AttentionOp> {
                   if (op.getCausal())
                     qBlock = reversed(rewriter, loc, qBlock,
                                       launch.getGridSize().x);
-                  attnc::BlockIds ids{qBlock, block.y, block.z};
+                  attnc::BlockIds ids = attnc::attentionBlockIds(
+                      rewriter, loc, op, qBlock, block.y, block.z);
                   Value shared = dynamicSharedMemory(rewriter, loc);
                   Value thread = launch.getThreadIds().x;
                   if (tensorCores)
@@ -271,24 +275,28 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
 };
 
 /// Thread t of block x converts elements x * block_size + t + 256 i.
-struct CastToGPU : attnc::CastLowering {
-  using CastLowering::CastLowering;
+/// attn.cast and attn.attention_combine: a block's threads take its
+/// elements in turn.
+template <typename Op,
+          attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
+struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
+  using attnc::ElementKernelLowering<Op, Work>::ElementKernelLowering;
 
-  void lowerCast(attn::CastOp op, Value in, Value out,
-                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+  void lowerElements(Location loc, const attnc::ElementWork &work,
+                     ConversionPatternRewriter &rewriter) const override {
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    int64_t threads = std::min(work.blockSize, kElementThreads);
     buildLaunch(
-        rewriter, loc, {attnc::castGrid(rewriter, loc, op, in).blocks, one, one},
-        kCastThreads, 0, [&](gpu::LaunchOp launch) {
+        rewriter, loc,
+        {attnc::elementGrid(rewriter, loc, work).blocks, one, one}, threads, 0,
+        [&](gpu::LaunchOp launch) {
           // Recomputed inside: a kernel body reads only its buffers.
-          attnc::CastGrid grid = attnc::castGrid(rewriter, loc, op, in);
-          auto [first, end] = attnc::castBlockRange(rewriter, loc, grid,
-                                                    launch.getBlockIds().x);
+          attnc::ElementGrid grid = attnc::elementGrid(rewriter, loc, work);
+          auto [first, end] = attnc::elementBlockRange(rewriter, loc, grid,
+                                                       launch.getBlockIds().x);
           Value start =
               arith::AddIOp::create(rewriter, loc, first, launch.getThreadIds().x);
-          attnc::emitCastLoop(rewriter, loc, op, in, out, start, end,
-                              kCastThreads);
+          attnc::emitElementLoop(rewriter, loc, work, start, end, threads);
         });
   }
 };
@@ -305,14 +313,13 @@ LogicalResult checkKernel(Operation *kernelOp,
   if (!tiles->getMma())
     return op->emitError() << "the kernel configuration is not set: run "
                               "attn-kernel-config for a GPU target first";
-  auto attention = dyn_cast<attn::AttentionOp>(kernelOp);
+  bool forward = isa<attn::AttentionOp, attn::AttentionSplitOp>(kernelOp);
   int64_t bytes =
-      !attention ? (usesTensorCores(op) ? attnc::getMmaGradLayout(op).bytes
-                                        : gradSharedBytes(op))
+      !forward ? (usesTensorCores(op) ? attnc::getMmaGradLayout(op).bytes
+                                      : gradSharedBytes(op))
       : *tiles->getMma() == attn::MmaKind::None
-          ? getScalarLayout(attention).bytes
-          : attnc::getMmaSharedLayout(attention, target.sharedMemoryPerBlock)
-                .bytes;
+          ? getScalarLayout(op).bytes
+          : attnc::getMmaSharedLayout(op, target.sharedMemoryPerBlock).bytes;
   if (bytes > target.sharedMemoryPerBlock)
     return op->emitError()
            << "tiles " << tiles->getBlockM() << "x" << tiles->getBlockN()
@@ -336,8 +343,12 @@ struct ConvertAttnToGPUPass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<AttentionToGPU>(&getContext(), *target);
-    patterns.add<CastToGPU, GradDeltaToGPU>(&getContext());
+    patterns.add<AttentionToGPU<attn::AttentionOp>,
+                 AttentionToGPU<attn::AttentionSplitOp>>(&getContext(),
+                                                         *target);
+    patterns.add<ElementsToGPU<attn::CastOp, attnc::castWork>,
+                 ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
+                 GradDeltaToGPU>(&getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
         &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);
     patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(

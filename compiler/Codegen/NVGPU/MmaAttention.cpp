@@ -93,7 +93,8 @@ private:
 
 class MmaAttentionKernel : attnc::KernelEmitter {
 public:
-  MmaAttentionKernel(OpBuilder &b, Location loc, attn::AttentionOp op,
+  MmaAttentionKernel(OpBuilder &b, Location loc,
+                     attn::AttentionScoringOpInterface op,
                      const attnc::AttentionBuffers &x,
                      const attnc::MmaSharedLayout &layout, Value shared,
                      Value threadId, const attnc::BlockIds &ids);
@@ -132,7 +133,7 @@ private:
   SmallVector<Value> flushPending(ValueRange state);
   void epilogue(ValueRange final);
 
-  attn::AttentionOp op;
+  attn::AttentionScoringOpInterface op;
   attnc::AttentionBuffers x;
   const attnc::MmaSharedLayout &layout;
   Value shared, threadId;
@@ -148,7 +149,10 @@ private:
   attnc::LaneGeometry lanes;
   // The block: its rows, the thread's two rows and first column.
   Value seqK, headKV, q0, rows, qLast, diagonal, columnBase;
-  Value localRow[2], qIdx[2];
+  // qIdx: the rows in the block's buffers; rowHead and rowQuery: the
+  // (head, query row) they stand for (the same but for packed groups).
+  Value localRow[2], qIdx[2], rowHead[2], rowQuery[2];
+  attnc::BlockGeometry geometry;
   attnc::GlobalSource qSource, kSource, vSource;
   Value qTile, kBegin, kEnd, allAsync;
   // Loop-carried state: m and the partial l of the two rows, then the O
@@ -161,7 +165,7 @@ private:
 };
 
 MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
-                                       attn::AttentionOp op,
+                                       attn::AttentionScoringOpInterface op,
                                        const attnc::AttentionBuffers &x,
                                        const attnc::MmaSharedLayout &layout,
                                        Value shared, Value threadId,
@@ -173,9 +177,8 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
       headDim(op.getQ().getType().getDimSize(3)),
       headDimV(op.getV().getType().getDimSize(3)),
       threads(attnc::mmaThreads(op)), keyFragments(blockN / 8),
-      outFragments(headDimV / 8),
-      element(op.getQ().getType().getElementType()), model(op),
-      wgmma(b, loc, element), sync(b, loc, element),
+      outFragments(headDimV / 8), element(op.getQ().getType().getElementType()),
+      model(op), wgmma(b, loc, element), sync(b, loc, element),
       stager(b, loc, threadId, threads) {
   stateP = stateO + 4 * outFragments;
   pRegisters = blockN / 16 * 4;
@@ -243,10 +246,14 @@ Value MmaAttentionKernel::columnsFrom(Value k0) {
 
 void MmaAttentionKernel::setUpBlock() {
   lanes = sync.laneGeometry(threadId);
-  attnc::BlockGeometry block = attnc::blockGeometry(b, loc, op, x, ids);
+  geometry = attnc::blockGeometry(b, loc, op, x, ids);
+  const attnc::BlockGeometry &block = geometry;
   std::tie(seqK, headKV, q0, rows, qLast, diagonal) =
       std::tie(block.seqK, block.headKV, block.q0, block.rows, block.qLast,
                block.diagonal);
+  attnc::KeyRange keys = attnc::blockKeys(b, loc, op, block, ids);
+  kBegin = keys.begin;
+  kEnd = keys.end;
   qSource = stager.makeSource(x.q);
   kSource = stager.makeSource(x.k);
   vSource = stager.makeSource(x.v);
@@ -259,8 +266,11 @@ void MmaAttentionKernel::setUpBlock() {
   // the key offset of its first column within an 8-key fragment.
   localRow[0] = add(lanes.warpRow, lanes.group);
   localRow[1] = add(localRow[0], index(8));
-  qIdx[0] = add(q0, localRow[0]);
-  qIdx[1] = add(q0, localRow[1]);
+  for (int64_t h = 0; h < 2; ++h) {
+    qIdx[h] = add(q0, localRow[h]);
+    std::tie(rowHead[h], rowQuery[h]) =
+        attnc::rowPosition(b, loc, geometry, localRow[h]);
+  }
   columnBase = mul(lanes.inGroup, index(2));
 }
 
@@ -351,7 +361,9 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value k0, ValueRange state) {
   Value kLast =
       arith::SubIOp::create(b, loc, add(k0, columnsFrom(k0)), index(1));
   attnc::TileClass tileClass = attnc::classifyTile(
-      b, loc, op, {ids.batch, ids.head, q0, qLast, k0, kLast, diagonal});
+      b, loc, op,
+      {ids.batch, geometry.headFirst, q0, qLast, k0, kLast, diagonal,
+       geometry.packed ? geometry.headLast : Value()});
   ValueRange next = ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] { return computeTile(state, k0, tileNumber, tileClass); },
@@ -372,7 +384,7 @@ SmallVector<Value>
 MmaAttentionKernel::scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
                                   Value cols, attnc::TileClass tileClass) {
   auto indices = [&](int64_t j, int64_t r) {
-    return SmallVector<Value>{ids.batch, ids.head, qIdx[r / 2],
+    return SmallVector<Value>{ids.batch, rowHead[r / 2], rowQuery[r / 2],
                               add(k0, keyOf(j, r))};
   };
   SmallVector<Value> scores;
@@ -552,10 +564,6 @@ void MmaAttentionKernel::emit() {
   if (warpgroup())
     initBarriers();
   setUpBlock();
-  attnc::KeyRange keys =
-      attnc::keyLoopBounds(b, loc, op, q0, qLast, seqK, diagonal, blockN);
-  kBegin = keys.begin;
-  kEnd = keys.end;
   SmallVector<Value> init = initialState();
   // Key and value tiles go through stages of shared memory: the copy of
   // the next tile (cp.async when the layout allows) runs while the current
@@ -586,9 +594,12 @@ void MmaAttentionKernel::emit() {
 
 } // namespace
 
-void attnc::emitMmaAttention(OpBuilder &b, Location loc, attn::AttentionOp op,
+void attnc::emitMmaAttention(OpBuilder &b, Location loc,
+                             attn::AttentionScoringOpInterface op,
                              const AttentionBuffers &buffers,
                              const MmaSharedLayout &layout, Value shared,
                              Value threadId, const BlockIds &ids) {
-  MmaAttentionKernel(b, loc, op, buffers, layout, shared, threadId, ids).emit();
+  MmaAttentionKernel(b, loc, op, blockBuffers(b, loc, op, buffers, ids), layout,
+                     shared, threadId, ids)
+      .emit();
 }

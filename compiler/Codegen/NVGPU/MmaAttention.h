@@ -13,7 +13,7 @@
 namespace attnc {
 
 /// Threads of the tensor-core kernel of `op`: a warp per 16 query rows.
-inline int64_t mmaThreads(mlir::attn::AttentionOp op) {
+inline int64_t mmaThreads(mlir::attn::AttentionScoringOpInterface op) {
   return op.getTiles()->getBlockM() / 16 * 32;
 }
 
@@ -21,7 +21,7 @@ inline int64_t mmaThreads(mlir::attn::AttentionOp op) {
 /// say mma_sync or wgmma) for thread `threadId`; `shared` is the dynamic
 /// shared memory, laid out as `layout` (1024-byte aligned for wgmma).
 void emitMmaAttention(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::attn::AttentionOp op,
+                      mlir::attn::AttentionScoringOpInterface op,
                       const AttentionBuffers &buffers,
                       const MmaSharedLayout &layout, mlir::Value shared,
                       mlir::Value threadId, const BlockIds &ids);

@@ -16,8 +16,9 @@
 
 using namespace mlir;
 
-attnc::MmaSharedLayout attnc::getMmaSharedLayout(attn::AttentionOp op,
-                                                 int64_t sharedMemoryLimit) {
+attnc::MmaSharedLayout
+attnc::getMmaSharedLayout(attn::AttentionScoringOpInterface op,
+                          int64_t sharedMemoryLimit) {
   attn::TilesAttr tiles = *op.getTiles();
   int64_t headDim = op.getQ().getType().getDimSize(3);
   int64_t headDimV = op.getV().getType().getDimSize(3);

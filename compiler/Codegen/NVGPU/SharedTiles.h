@@ -50,7 +50,7 @@ struct MmaSharedLayout {
 
 /// The layout of `op`'s tensor-core kernel (its tiles say which); at most
 /// `sharedMemoryLimit` bytes where a smaller v ring allows.
-MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionOp op,
+MmaSharedLayout getMmaSharedLayout(mlir::attn::AttentionScoringOpInterface op,
                                    int64_t sharedMemoryLimit);
 
 /// A [B, H, N, D] input and, when its layout allows 16-byte loads (unit

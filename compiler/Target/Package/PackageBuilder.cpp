@@ -127,11 +127,16 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
                 {"block_n", tiles->getBlockN()}};
       if (std::optional<attn::MmaKind> mma = tiles->getMma())
         config["mma"] = static_cast<int64_t>(*mma);
+      if (tiles->getPackGroup().value_or(false))
+        config["pack_group"] = 1;
     }
     return config;
   }
   if (auto cast = dyn_cast<attn::CastOp>(op))
     if (std::optional<int64_t> block = cast.getBlockSize())
+      return {{"block_size", *block}};
+  if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
+    if (std::optional<int64_t> block = combine.getBlockSize())
       return {{"block_size", *block}};
   return {};
 }
@@ -184,6 +189,31 @@ LogicalResult describeLaunch(attnrt::LaunchOp launch, pkg::Function &fn) {
   return success();
 }
 
+/// The ops a function computes are its semantics, which the fp64 reference
+/// checks end to end: an attention_split and the attention_combine of its
+/// results are the attention they split.
+void mergeKeyRanges(pkg::Function &fn) {
+  std::vector<pkg::OpSpec> merged;
+  for (pkg::OpSpec &op : fn.ops) {
+    if (op.kind == "attention_split")
+      continue;
+    if (op.kind == "attention_combine") {
+      auto split = llvm::find_if(fn.ops, [&](const pkg::OpSpec &other) {
+        return other.kind == "attention_split" && other.results == op.operands;
+      });
+      if (split != fn.ops.end()) {
+        pkg::OpSpec attention = *split;
+        attention.kind = "attention";
+        attention.results = op.results;
+        merged.push_back(std::move(attention));
+        continue;
+      }
+    }
+    merged.push_back(std::move(op));
+  }
+  fn.ops = std::move(merged);
+}
+
 FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
@@ -211,6 +241,7 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   });
   if (result.wasInterrupted())
     return failure();
+  mergeKeyRanges(fn);
   return fn;
 }
 

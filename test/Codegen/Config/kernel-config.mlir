@@ -282,3 +282,43 @@ func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32
       -> tensor<1x2x8x128xf32>
   return %dq, %dk, %dv : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>
 }
+
+// -----
+
+// Split-key attention on a static query length of at most 64 (decoding)
+// takes mma.sync warps of 16 query rows, as few as hold the rows, over 32
+// keys, even where wgmma applies; with one query row and grouped-query
+// attention the rows are the group's heads (pack_group); longer query
+// lengths take attention's tiles. The host keeps its own. Combine kernels:
+// a GPU thread per element.
+// HOST-LABEL: func.func @key_ranges
+// HOST:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 1, block_n = 64>}
+// HOST:         attn.attention_combine {{.*}}{block_size = 16384 : i64}
+// HOST:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64>}
+// GPU-LABEL:  func.func @key_ranges
+// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync>}
+// GPU:          attn.attention_combine {{.*}}{block_size = 256 : i64}
+// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 48, block_n = 32, mma = mma_sync>}
+// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+// PIPE-LABEL: func.func @key_ranges
+func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
+                      %q100: tensor<?x8x100x128xbf16>, %k: tensor<?x8x?x128xbf16>,
+                      %q32: tensor<?x32x1x128xbf16>)
+    -> (tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>) {
+  %po, %pl = attn.attention_split %q, %k, %k
+      : tensor<?x8x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<16x?x8x1x128xf32>, tensor<16x?x8x1xf32>
+  %o, %l = attn.attention_combine %po, %pl
+      : tensor<16x?x8x1x128xf32>, tensor<16x?x8x1xf32> -> tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>
+  %po40, %pl40 = attn.attention_split %q40, %k, %k
+      : tensor<?x8x40x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<4x?x8x40x128xf32>, tensor<4x?x8x40xf32>
+  %po100, %pl100 = attn.attention_split %q100, %k, %k
+      : tensor<?x8x100x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<4x?x8x100x128xf32>, tensor<4x?x8x100xf32>
+  %po32, %pl32 = attn.attention_split %q32, %k, %k
+      : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
+  return %o, %l : tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>
+}

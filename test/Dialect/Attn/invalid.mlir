@@ -1198,7 +1198,7 @@ func.func @attention_generic_score_in_mask_slot(%q: tensor<1x4x64x32xf32>) {
 // attn.yield only terminates the regions of attn.attention and its
 // gradient ops.
 func.func @yield_outside_attention(%x: f32) {
-  // expected-error @below {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_grad, attn.attention_grad_kv, attn.attention_grad_q'}}
+  // expected-error @below {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_split, attn.attention_grad, attn.attention_grad_kv, attn.attention_grad_q'}}
   attn.yield %x : f32
 }
 
@@ -1793,3 +1793,104 @@ func.func @grad_q_scale(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
   return
 }
 
+// -----
+
+// The number of key ranges must be static.
+func.func @split_dynamic_ranges(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x4x?x32xbf16>) {
+  // expected-error @below {{'attn.attention_split' op expected per-range results tensor<?x1x4x1x32xf32> and tensor<?x1x4x1xf32> ([ranges, batch, q heads, q seq(, v head_dim)]) with a static number of ranges, got 'tensor<?x1x4x1x32xf32>' and 'tensor<?x1x4x1xf32>'}}
+  %po, %pl = attn.attention_split %q, %k, %k
+      : tensor<1x4x1x32xbf16>, tensor<1x4x?x32xbf16>, tensor<1x4x?x32xbf16>
+      -> tensor<?x1x4x1x32xf32>, tensor<?x1x4x1xf32>
+  return
+}
+
+// -----
+
+// Per-range results are f32 of attention's shapes.
+func.func @split_wrong_parts(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x4x?x32xbf16>) {
+  // expected-error @below {{'attn.attention_split' op expected per-range results tensor<8x1x4x1x32xf32> and tensor<8x1x4x1xf32> ([ranges, batch, q heads, q seq(, v head_dim)]) with a static number of ranges, got 'tensor<8x1x4x1x32xbf16>' and 'tensor<8x1x4x1xf32>'}}
+  %po, %pl = attn.attention_split %q, %k, %k
+      : tensor<1x4x1x32xbf16>, tensor<1x4x?x32xbf16>, tensor<1x4x?x32xbf16>
+      -> tensor<8x1x4x1x32xbf16>, tensor<8x1x4x1xf32>
+  return
+}
+
+// -----
+
+// The split op checks q, k and v as attention does.
+func.func @split_heads(%q: tensor<1x3x1x32xbf16>, %k: tensor<1x2x?x32xbf16>) {
+  // expected-error @below {{'attn.attention_split' op expected the q head count (3) to be a multiple of the k/v head count (2)}}
+  %po, %pl = attn.attention_split %q, %k, %k
+      : tensor<1x3x1x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16>
+      -> tensor<8x1x3x1x32xf32>, tensor<8x1x3x1xf32>
+  return
+}
+
+// -----
+
+// The split op checks its attributes as attention does.
+func.func @split_bottom_right_alone(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x4x?x32xbf16>) {
+  // expected-error @below {{'attn.attention_split' op bottom_right aligns causal and windows; it needs causal, window_left or window_right}}
+  %po, %pl = attn.attention_split %q, %k, %k {bottom_right}
+      : tensor<1x4x1x32xbf16>, tensor<1x4x?x32xbf16>, tensor<1x4x?x32xbf16>
+      -> tensor<8x1x4x1x32xf32>, tensor<8x1x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @combine_out_type(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<8x1x4x1xf32>) {
+  // expected-error @below {{'attn.attention_combine' op expected out to be a rank-4 tensor of f32, f16 or bf16 ([batch, q heads, q seq, v head_dim]), got 'tensor<1x4x1x32xi8>'}}
+  %o, %l = attn.attention_combine %po, %pl
+      : tensor<8x1x4x1x32xf32>, tensor<8x1x4x1xf32> -> tensor<1x4x1x32xi8>, tensor<1x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @combine_lse(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<8x1x4x1xf32>) {
+  // expected-error @below {{'attn.attention_combine' op expected lse to be an f32 tensor of shape [1, 4, 1] ([batch, q heads, q seq]), got 'tensor<1x4x2xf32>'}}
+  %o, %l = attn.attention_combine %po, %pl
+      : tensor<8x1x4x1x32xf32>, tensor<8x1x4x1xf32> -> tensor<1x4x1x32xbf16>, tensor<1x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @combine_parts(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<4x1x4x1xf32>) {
+  // expected-error @below {{'attn.attention_combine' op expected out_part and lse_part to be f32 with a static leading number of ranges and out's and lse's shapes after it, got 'tensor<8x1x4x1x32xf32>' and 'tensor<4x1x4x1xf32>'}}
+  %o, %l = attn.attention_combine %po, %pl
+      : tensor<8x1x4x1x32xf32>, tensor<4x1x4x1xf32> -> tensor<1x4x1x32xbf16>, tensor<1x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @combine_block_size(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<8x1x4x1xf32>) {
+  // expected-error @below {{'attn.attention_combine' op expected a positive block_size, got 0}}
+  %o, %l = attn.attention_combine %po, %pl {block_size = 0}
+      : tensor<8x1x4x1x32xf32>, tensor<8x1x4x1xf32> -> tensor<1x4x1x32xbf16>, tensor<1x4x1xf32>
+  return
+}
+
+// -----
+
+// Packed groups are rows of mma.sync warps.
+func.func @pack_group_wgmma(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
+  // expected-error @below {{pack_group needs mma = mma_sync}}
+  %o, %l = attn.attention %q, %k, %k {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, pack_group = true>}
+      : tensor<1x32x1x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>
+      -> tensor<1x32x1x64xbf16>, tensor<1x32x1xf32>
+  return
+}
+
+// -----
+
+// A packed block's rows are a group's heads at the one query row.
+func.func @pack_group_rows(%q: tensor<1x32x2x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
+  // expected-error @below {{'attn.attention' op pack_group tiles need a forward attention op with a query length of 1 and block_m of at least the 4 query heads of a key/value group}}
+  %o, %l = attn.attention %q, %k, %k {tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+      : tensor<1x32x2x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>
+      -> tensor<1x32x2x64xbf16>, tensor<1x32x2xf32>
+  return
+}

@@ -62,6 +62,26 @@ func.func @attention_bottom_right(%q: tensor<1x4x1x32xf16>, %k: tensor<1x4x?x32x
   return %out, %lse : tensor<1x4x1x32xf16>, tensor<1x4x1xf32>
 }
 
+// CHECK-LABEL: func @attention_split_and_combine(
+func.func @attention_split_and_combine(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>) {
+  // CHECK: %[[PO:.+]], %[[PL:.+]] = attn.attention_split %{{.+}}, %{{.+}}, %{{.+}} {bottom_right, causal, tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>} : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32> mask {
+  %po, %pl = attn.attention_split %q, %k, %k {causal, bottom_right, tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>}
+      : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c7 = arith.constant 7 : index
+      %ok = arith.cmpi uge, %ki, %c7 : index
+      attn.yield %ok : i1
+    }
+  // CHECK: attn.attention_combine %[[PO]], %[[PL]] {block_size = 256 : i64} : tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32> -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  %o, %l = attn.attention_combine %po, %pl {block_size = 256}
+      : tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32>
+      -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  return %o, %l : tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+}
+
 // CHECK-LABEL: func @attention_window(
 func.func @attention_window(%q: tensor<1x4x64x32xf16>, %k: tensor<1x4x64x32xf16>,
                             %v: tensor<1x4x64x32xf16>)

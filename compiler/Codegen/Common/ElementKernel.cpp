@@ -1,0 +1,234 @@
+//===- ElementKernel.cpp - Kernels that work element by element -----------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/ElementKernel.h"
+
+#include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace {
+
+/// The extents of `buffer`'s dims.
+SmallVector<Value> extentsOf(OpBuilder &b, Location loc, Value buffer) {
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < cast<MemRefType>(buffer.getType()).getRank(); ++d)
+    extents.push_back(memref::DimOp::create(b, loc, buffer, d));
+  return extents;
+}
+
+/// Row-major position `linear` as a multi-index over `extents`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> extents) {
+  SmallVector<Value> indices(extents.size());
+  for (int64_t d = static_cast<int64_t>(extents.size()) - 1; d > 0; --d) {
+    indices[d] = arith::RemUIOp::create(b, loc, linear, extents[d]);
+    linear = arith::DivUIOp::create(b, loc, linear, extents[d]);
+  }
+  if (!extents.empty())
+    indices[0] = linear;
+  return indices;
+}
+
+/// `indices` + `delta` in the mixed radix of `extents`: each digit and
+/// delta are below their extent, so one conditional subtraction carries.
+SmallVector<Value> addMixedRadix(OpBuilder &b, Location loc, ValueRange indices,
+                                 ArrayRef<Value> delta,
+                                 ArrayRef<Value> extents) {
+  SmallVector<Value> sum(indices.size());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value carry = zero;
+  for (int64_t d = static_cast<int64_t>(indices.size()) - 1; d >= 0; --d) {
+    Value digit = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, indices[d], delta[d]), carry);
+    if (d == 0) {
+      sum[d] = digit;
+      break;
+    }
+    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                        digit, extents[d]);
+    sum[d] = arith::SelectOp::create(
+        b, loc, wraps, arith::SubIOp::create(b, loc, digit, extents[d]), digit);
+    carry = arith::SelectOp::create(
+        b, loc, wraps, arith::ConstantIndexOp::create(b, loc, 1), zero);
+  }
+  return sum;
+}
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// `value` (f32) rounded to `buffer`'s element type.
+Value fromF32(OpBuilder &b, Location loc, Value value, Value buffer) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  return element == value.getType()
+             ? value
+             : arith::TruncFOp::create(b, loc, element, value).getResult();
+}
+
+/// out[indices] = convert(in[indices] * scale).
+void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
+                     Value out, ValueRange indices) {
+  Type f32 = b.getF32Type();
+  Value value = memref::LoadOp::create(b, loc, in, indices);
+  if (value.getType() != f32)
+    value = arith::ExtFOp::create(b, loc, f32, value);
+  if (std::optional<APFloat> scale = op.getScale())
+    value = arith::MulFOp::create(b, loc, value,
+                                  f32Constant(b, loc, scale->convertToFloat()));
+  memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
+}
+
+/// sum over the key ranges s of term(s), from `init`.
+template <typename Fn>
+Value overRanges(OpBuilder &b, Location loc, int64_t ranges, Value init,
+                 Fn term) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(ranges), index(1), ValueRange{init},
+      [&](OpBuilder &nested, Location, Value s, ValueRange acc) {
+        scf::YieldOp::create(nested, loc, term(s, acc[0]));
+      });
+  return loop.getResult(0);
+}
+
+/// Element (b, h, i, d) of attn.attention_combine: with m the largest range
+/// lse and w_s = exp(lse_s - m), out = sum_s w_s out_s / sum_s w_s and
+/// lse = m + log(sum_s w_s); no allowed key in any range (m = -inf) gives
+/// out = 0 and lse = -inf, and a NaN lse poisons both.
+void emitCombineElement(OpBuilder &b, Location loc, int64_t ranges,
+                        Value outPart, Value lsePart, Value out, Value lse,
+                        ValueRange indices) {
+  ValueRange row = indices.take_front(3);
+  auto at = [&](Value s, ValueRange rest) {
+    SmallVector<Value> position = {s};
+    llvm::append_range(position, rest);
+    return position;
+  };
+  auto rangeLse = [&](Value s) {
+    return memref::LoadOp::create(b, loc, lsePart, at(s, row)).getResult();
+  };
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Value max = overRanges(
+      b, loc, ranges, f32Constant(b, loc, -kInf), [&](Value s, Value acc) {
+        return arith::MaximumFOp::create(b, loc, acc, rangeLse(s)).getResult();
+      });
+  Value anyKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, max,
+                                       f32Constant(b, loc, -kInf));
+  Value pivot =
+      arith::SelectOp::create(b, loc, anyKey, max, f32Constant(b, loc, 0));
+  auto weight = [&](Value s) {
+    return math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, rangeLse(s), pivot));
+  };
+  Value zero = f32Constant(b, loc, 0);
+  Value sum = overRanges(b, loc, ranges, zero, [&](Value s, Value acc) {
+    return arith::AddFOp::create(b, loc, acc, weight(s)).getResult();
+  });
+  if (out) {
+    Value weighted = overRanges(b, loc, ranges, zero, [&](Value s, Value acc) {
+      Value part = memref::LoadOp::create(b, loc, outPart, at(s, indices));
+      return math::FmaOp::create(b, loc, weight(s), part, acc).getResult();
+    });
+    Value value = arith::SelectOp::create(
+        b, loc, anyKey, arith::DivFOp::create(b, loc, weighted, sum), zero);
+    memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
+  }
+  if (!lse)
+    return;
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, indices[3],
+                            arith::ConstantIndexOp::create(b, loc, 0));
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &nested, Location) {
+    Value total = arith::AddFOp::create(nested, loc, pivot,
+                                        math::LogOp::create(nested, loc, sum));
+    Value value = arith::SelectOp::create(nested, loc, anyKey, total,
+                                          f32Constant(nested, loc, -kInf));
+    memref::StoreOp::create(nested, loc, value, lse, row);
+    scf::YieldOp::create(nested, loc);
+  });
+}
+
+} // namespace
+
+attnc::ElementWork attnc::castWork(attn::CastOp op,
+                                   const KernelBuffers &buffers) {
+  Value in = buffers.operands[0], out = buffers.results[0];
+  return {in, *op.getBlockSize(),
+          [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
+            emitCastElement(b, loc, op, in, out, indices);
+          }};
+}
+
+attnc::ElementWork attnc::combineWork(attn::AttentionCombineOp op,
+                                      const KernelBuffers &buffers) {
+  Value outPart = buffers.operands[0], lsePart = buffers.operands[1];
+  Value out = buffers.results[0], lse = buffers.results[1];
+  int64_t ranges = op.getOutPart().getType().getDimSize(0);
+  // The elements of out; when nothing keeps it, those of out_part, whose
+  // ranges then all write the same lse.
+  Value shape = out ? out : outPart;
+  return {shape, *op.getBlockSize(),
+          [=](OpBuilder &b, Location loc, ValueRange indices) {
+            emitCombineElement(b, loc, ranges, outPart, lsePart, out, lse,
+                               indices.take_back(4));
+          }};
+}
+
+attnc::ElementGrid attnc::elementGrid(OpBuilder &b, Location loc,
+                                      const ElementWork &work) {
+  ElementGrid grid;
+  grid.count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value extent : extentsOf(b, loc, work.shape))
+    grid.count = arith::MulIOp::create(b, loc, grid.count, extent);
+  grid.blockSize = arith::ConstantIndexOp::create(b, loc, work.blockSize);
+  grid.blocks = arith::CeilDivUIOp::create(b, loc, grid.count, grid.blockSize);
+  return grid;
+}
+
+std::pair<Value, Value> attnc::elementBlockRange(OpBuilder &b, Location loc,
+                                                 const ElementGrid &grid,
+                                                 Value block) {
+  Value first = arith::MulIOp::create(b, loc, block, grid.blockSize);
+  Value end = arith::MinUIOp::create(
+      b, loc, grid.count, arith::AddIOp::create(b, loc, first, grid.blockSize));
+  return {first, end};
+}
+
+void attnc::emitElementLoop(OpBuilder &b, Location loc, const ElementWork &work,
+                            Value begin, Value end, int64_t step) {
+  SmallVector<Value> extents = extentsOf(b, loc, work.shape);
+  Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
+  // The step as a multi-index; a step past the first dim leaves the
+  // tensor, where the loop ends anyway.
+  SmallVector<Value> delta = delinearize(b, loc, stepValue, extents);
+  auto loop = scf::ForOp::create(b, loc, begin, end, stepValue,
+                                 delinearize(b, loc, begin, extents));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  ValueRange indices = loop.getRegionIterArgs();
+  work.element(b, loc, indices);
+  scf::YieldOp::create(b, loc, addMixedRadix(b, loc, indices, delta, extents));
+}
+
+LogicalResult attnc::checkCastKernel(attn::CastOp op) {
+  for (Type type : {op.getIn().getType().getElementType(),
+                    op.getOut().getType().getElementType()})
+    if (!type.isF32() && !type.isF16() && !type.isBF16())
+      return op.emitOpError()
+             << "code generation converts between f32, f16 and bf16; " << type
+             << " is not supported yet";
+  return success();
+}

@@ -1,0 +1,87 @@
+//===- ElementKernel.h - Kernels that work element by element ---*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attn.cast and attn.attention_combine do independent work per element of
+// one buffer. Their kernels are a grid of blocks of `block_size`
+// consecutive elements in row-major order; the host runs a block's
+// elements in a loop, a GPU block spreads them over its threads. What each
+// element does is written once, here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_COMMON_ELEMENTKERNEL_H
+#define ATTNC_COMPILER_CODEGEN_COMMON_ELEMENTKERNEL_H
+
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace attnc {
+
+/// The work of an element kernel: `element(b, loc, indices)` does the work
+/// of the element at `indices` of buffer `shape`.
+struct ElementWork {
+  mlir::Value shape;
+  int64_t blockSize = 0;
+  std::function<void(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>
+      element;
+};
+
+/// attn.cast: out = convert(in * scale), per element of in. The product is
+/// computed in f32 and rounded once to the result type (nearest even).
+ElementWork castWork(mlir::attn::CastOp op, const KernelBuffers &buffers);
+
+/// attn.attention_combine: per element (b, h, i, d) of out, the key ranges
+/// merged by their lse; the d = 0 element also writes lse.
+ElementWork combineWork(mlir::attn::AttentionCombineOp op,
+                        const KernelBuffers &buffers);
+
+/// The grid of `work`: the element count and the number of blocks.
+struct ElementGrid {
+  mlir::Value count, blockSize, blocks;
+};
+ElementGrid elementGrid(mlir::OpBuilder &b, mlir::Location loc,
+                        const ElementWork &work);
+
+/// The row-major positions [first, end) of block `block` of `grid`.
+std::pair<mlir::Value, mlir::Value> elementBlockRange(mlir::OpBuilder &b,
+                                                      mlir::Location loc,
+                                                      const ElementGrid &grid,
+                                                      mlir::Value block);
+
+/// The work of the elements at row-major positions begin, begin + step,
+/// ... below `end`. The multi-index is computed once and then stepped, so
+/// the loop does no division.
+void emitElementLoop(mlir::OpBuilder &b, mlir::Location loc,
+                     const ElementWork &work, mlir::Value begin,
+                     mlir::Value end, int64_t step);
+
+/// A target lowering of the element kernel of `Op` (which has a work
+/// function above): `lowerElements` builds its grid and loops.
+template <typename Op, ElementWork (*Work)(Op, const KernelBuffers &)>
+class ElementKernelLowering : public KernelOpLowering<Op> {
+public:
+  using KernelOpLowering<Op>::KernelOpLowering;
+
+protected:
+  void lower(Op op, const KernelBuffers &buffers,
+             mlir::ConversionPatternRewriter &rewriter) const final {
+    lowerElements(op.getLoc(), Work(op, buffers), rewriter);
+  }
+  virtual void
+  lowerElements(mlir::Location loc, const ElementWork &work,
+                mlir::ConversionPatternRewriter &rewriter) const = 0;
+};
+
+/// Whether code generation can build `op`'s kernel (element types it
+/// converts between), with a diagnostic on the op when not.
+mlir::LogicalResult checkCastKernel(mlir::attn::CastOp op);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_COMMON_ELEMENTKERNEL_H
