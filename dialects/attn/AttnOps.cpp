@@ -564,6 +564,12 @@ static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
   if (!checked)
     return op->emitOpError() << "in the " << regionName
                              << " region: " << checked.message();
+  APInt divisor;
+  if (attnc::sem::isIntegerDivision(info->opcode) &&
+      matchPattern(op->getOperand(1), m_ConstantInt(&divisor)) &&
+      divisor.isZero())
+    return op->emitOpError()
+           << "in the " << regionName << " region divides by zero";
   return success();
 }
 

@@ -193,6 +193,20 @@ const std::vector<RegionOpInfo> &regionOps() {
   return rows;
 }
 
+bool isIntegerDivision(Opcode opcode) {
+  switch (opcode) {
+  case Opcode::DivSI:
+  case Opcode::DivUI:
+  case Opcode::RemSI:
+  case Opcode::RemUI:
+  case Opcode::FloorDivSI:
+  case Opcode::CeilDivSI:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const RegionOpInfo *findRegionOp(std::string_view name) {
   for (const RegionOpInfo &op : regionOps())
     if (op.name == name)

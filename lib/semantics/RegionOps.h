@@ -117,6 +117,12 @@ const RegionOpInfo *findRegionOp(std::string_view name);
 /// Every row, in table order.
 const std::vector<RegionOpInfo> &regionOps();
 
+/// Whether `opcode` is an integer division or remainder, whose divisor 0
+/// (and, signed, the smallest value over -1) is undefined behaviour: the
+/// verifier rejects a constant 0 divisor, kernels guard the rest so a
+/// region cannot trap, and the fp64 reference reports it.
+bool isIntegerDivision(Opcode opcode);
+
 /// arith.cmpi predicates, in arith's order.
 enum class IntPredicate : uint8_t {
   Eq,

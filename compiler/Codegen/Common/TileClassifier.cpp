@@ -492,12 +492,61 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
   return {all.mayTrue, all.mayFalse};
 }
 
+/// Integer division `op` (cloned, at the builder's insertion point) with a
+/// divisor that cannot trap: 1 where it is 0, or -1 under the smallest
+/// dividend (signed). MLIR leaves both undefined and the host traps on
+/// them; the fp64 reference reports them, and a kernel must not crash.
+static void guardDivisor(OpBuilder &b, Operation *op) {
+  using P = arith::CmpIPredicate;
+  Location loc = op->getLoc();
+  Value dividend = op->getOperand(0), divisor = op->getOperand(1);
+  Type type = divisor.getType();
+  auto constant = [&](const APInt &value) {
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getIntegerAttr(type, value))
+        .getResult();
+  };
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  Value one = constant(APInt(width, 1));
+  Value trap =
+      arith::CmpIOp::create(b, loc, P::eq, divisor, constant(APInt(width, 0)));
+  if (!isa<arith::DivUIOp, arith::RemUIOp>(op)) {
+    Value overflow = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, P::eq, dividend,
+                              constant(APInt::getSignedMinValue(width))),
+        arith::CmpIOp::create(b, loc, P::eq, divisor,
+                              constant(APInt::getAllOnes(width))));
+    trap = arith::OrIOp::create(b, loc, trap, overflow);
+  }
+  op->setOperand(1, arith::SelectOp::create(b, loc, trap, one, divisor));
+}
+
+/// Whether integer division `op` may trap: its divisor is not a constant
+/// other than 0 and -1.
+static bool mayTrap(Operation &op) {
+  const attnc::sem::RegionOpInfo *info =
+      attnc::sem::findRegionOp(op.getName().getStringRef());
+  APInt divisor;
+  return info && attnc::sem::isIntegerDivision(info->opcode) &&
+         (!matchPattern(op.getOperand(1), m_ConstantInt(&divisor)) ||
+          divisor.isZero() || divisor.isAllOnes());
+}
+
 Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   Block &block = region.front();
   IRMapping mapping;
   mapping.map(block.getArguments(), args);
-  for (Operation &op : block.without_terminator())
+  for (Operation &op : block.without_terminator()) {
+    if (mayTrap(op)) {
+      Operation *clone = b.clone(op, mapping);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(clone);
+      guardDivisor(b, clone);
+      continue;
+    }
     b.clone(op, mapping);
+  }
   return mapping.lookup(block.getTerminator()->getOperand(0));
 }
 

@@ -1894,3 +1894,21 @@ func.func @pack_group_rows(%q: tensor<1x32x2x64xbf16>, %k: tensor<1x8x?x64xbf16>
       -> tensor<1x32x2x64xbf16>, tensor<1x32x2xf32>
   return
 }
+
+// -----
+
+// A constant zero divisor is undefined behaviour on every input.
+func.func @mask_divides_by_zero(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c0 = arith.constant 0 : index
+      // expected-error @below {{'arith.divui' op in the mask region divides by zero}}
+      %r = arith.divui %ki, %c0 : index
+      %ok = arith.cmpi eq, %r, %qi : index
+      attn.yield %ok : i1
+    }
+  return
+}
