@@ -21,9 +21,12 @@ using attnc::TileClass;
 
 namespace {
 
-/// The range [lo, hi] an integer value takes over a tile.
+/// The range [lo, hi] an integer value takes over a tile, unless
+/// `overflow` (an i1; null: never) holds: then some value on the way wrapped
+/// around and the bounds say nothing.
 struct Interval {
   Value lo, hi;
+  Value overflow;
 };
 
 /// Whether an i1 value can be true, and whether it can be false, over a tile.
@@ -48,6 +51,31 @@ public:
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+
+  /// Either flag (null: false).
+  Value anyOf(Value x, Value y) { return !x ? y : !y ? x : either(x, y); }
+
+  /// x + y, x - y and x * y (64-bit), or'ing into `overflow` whether the
+  /// signed result wrapped.
+  Value addChecked(Value x, Value y, Value &overflow) {
+    Value r = add(x, y);
+    overflow = anyOf(overflow, isNegative(bitAnd(bitXor(x, r), bitXor(y, r))));
+    return r;
+  }
+  Value subChecked(Value x, Value y, Value &overflow) {
+    Value r = sub(x, y);
+    overflow = anyOf(overflow, isNegative(bitAnd(bitXor(x, y), bitXor(x, r))));
+    return r;
+  }
+  Value mulChecked(Value x, Value y, Value &overflow) {
+    Type i64 = b.getI64Type();
+    auto wide = arith::MulSIExtendedOp::create(b, loc, toI64(x), toI64(y));
+    Value sign = arith::ShRSIOp::create(
+        b, loc, wide.getLow(), arith::ConstantIntOp::create(b, loc, i64, 63));
+    overflow =
+        anyOf(overflow, cmp(arith::CmpIPredicate::ne, wide.getHigh(), sign));
+    return mul(x, y);
+  }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value select(Value c, Value x, Value y) {
@@ -55,6 +83,13 @@ public:
   }
 
   Truth unknown() { return {boolConst(true), boolConst(true)}; }
+
+  /// `t`, or unknown where `overflow` holds.
+  Truth unlessOverflow(Truth t, Value overflow) {
+    if (!overflow)
+      return t;
+    return {either(t.mayTrue, overflow), either(t.mayFalse, overflow)};
+  }
 
   /// The truth of `x pred y` for x in `a` and y in `c`.
   Truth compare(arith::CmpIPredicate pred, Interval a, Interval c) {
@@ -120,11 +155,28 @@ public:
 
   OpBuilder &b;
   Location loc;
+
+private:
+  Value toI64(Value x) {
+    return x.getType().isIndex()
+               ? arith::IndexCastOp::create(b, loc, b.getI64Type(), x)
+                     .getResult()
+               : x;
+  }
+  Value bitXor(Value x, Value y) {
+    return arith::XOrIOp::create(b, loc, toI64(x), toI64(y));
+  }
+  Value bitAnd(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value isNegative(Value x) {
+    return cmp(arith::CmpIPredicate::slt, x,
+               arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+  }
 };
 
 /// Interprets a mask region over the intervals of its index arguments.
-/// Integer rules are exact for `index` and i64 values (indices are far from
-/// overflow); values of other types are unknown.
+/// Integer rules hold for `index` and i64 values, checked at run time for
+/// signed overflow (a region may wrap on purpose, hashing indices); values
+/// of other types are unknown.
 class RegionInterpreter {
 public:
   RegionInterpreter(Emitter &e) : e(e) {}
@@ -235,20 +287,29 @@ private:
   void arithmetic(Operation *op, attnc::sem::IntervalRule rule) {
     using R = attnc::sem::IntervalRule;
     binary(op, [&](Interval x, Interval y) {
+      Value overflow = e.anyOf(x.overflow, y.overflow);
       switch (rule) {
-      case R::Add:
-        return Interval{e.add(x.lo, y.lo), e.add(x.hi, y.hi)};
-      case R::Sub:
-        return Interval{e.sub(x.lo, y.hi), e.sub(x.hi, y.lo)};
+      case R::Add: {
+        Value lo = e.addChecked(x.lo, y.lo, overflow);
+        return Interval{lo, e.addChecked(x.hi, y.hi, overflow), overflow};
+      }
+      case R::Sub: {
+        Value lo = e.subChecked(x.lo, y.hi, overflow);
+        return Interval{lo, e.subChecked(x.hi, y.lo, overflow), overflow};
+      }
       case R::Max:
-        return Interval{e.max(x.lo, y.lo), e.max(x.hi, y.hi)};
+        return Interval{e.max(x.lo, y.lo), e.max(x.hi, y.hi), overflow};
       case R::Min:
-        return Interval{e.min(x.lo, y.lo), e.min(x.hi, y.hi)};
+        return Interval{e.min(x.lo, y.lo), e.min(x.hi, y.hi), overflow};
       default: {
-        Value p0 = e.mul(x.lo, y.lo), p1 = e.mul(x.lo, y.hi);
-        Value p2 = e.mul(x.hi, y.lo), p3 = e.mul(x.hi, y.hi);
+        // Every product of the box lies between the corner products, none
+        // of which wrapped.
+        Value p0 = e.mulChecked(x.lo, y.lo, overflow);
+        Value p1 = e.mulChecked(x.lo, y.hi, overflow);
+        Value p2 = e.mulChecked(x.hi, y.lo, overflow);
+        Value p3 = e.mulChecked(x.hi, y.hi, overflow);
         return Interval{e.min(e.min(p0, p1), e.min(p2, p3)),
-                        e.max(e.max(p0, p1), e.max(p2, p3))};
+                        e.max(e.max(p0, p1), e.max(p2, p3)), overflow};
       }
       }
     });
@@ -278,7 +339,8 @@ private:
   void monotoneDivision(Operation *op) {
     if (std::optional<Division> d = division(op))
       ints[op->getResult(0)] = {reapply(op, {d->x.lo, d->c.copy}),
-                                reapply(op, {d->x.hi, d->c.copy})};
+                                reapply(op, {d->x.hi, d->c.copy}),
+                                d->x.overflow};
   }
 
   /// Unsigned division agrees with the signed one on non-negative values;
@@ -296,7 +358,8 @@ private:
         e.b.getIntegerAttr(type, std::numeric_limits<int64_t>::max()));
     ints[op->getResult(0)] = {
         e.select(d->nonNegative, reapply(op, {d->x.lo, d->c.copy}), min),
-        e.select(d->nonNegative, reapply(op, {d->x.hi, d->c.copy}), max)};
+        e.select(d->nonNegative, reapply(op, {d->x.hi, d->c.copy}), max),
+        d->x.overflow};
   }
 
   /// For x >= 0: x mod c stays in [lo mod c, hi mod c] when lo and hi share
@@ -320,7 +383,7 @@ private:
     Value negTop = e.sub(zero, top);
     ints[op->getResult(0)] = {
         e.select(exact, loRem, e.select(nonNegative, zero, negTop)),
-        e.select(exact, hiRem, top)};
+        e.select(exact, hiRem, top), x.overflow};
   }
 
   /// Between index and i64 these casts keep every value (only such values
@@ -329,14 +392,17 @@ private:
     std::optional<Interval> x = interval(op->getOperand(0));
     if (!x || !isExactInteger(op->getResult(0).getType()))
       return;
-    ints[op->getResult(0)] = {reapply(op, {x->lo}), reapply(op, {x->hi})};
+    ints[op->getResult(0)] = {reapply(op, {x->lo}), reapply(op, {x->hi}),
+                              x->overflow};
   }
 
   void compare(arith::CmpIOp c) {
     std::optional<Interval> x = interval(c.getLhs());
     std::optional<Interval> y = interval(c.getRhs());
     if (x && y)
-      bools[c.getResult()] = e.compare(c.getPredicate(), *x, *y);
+      bools[c.getResult()] =
+          e.unlessOverflow(e.compare(c.getPredicate(), *x, *y),
+                           e.anyOf(x->overflow, y->overflow));
   }
 
   void logic(Operation *op, attnc::sem::IntervalRule rule) {
@@ -369,7 +435,8 @@ private:
     std::optional<Interval> x = interval(s.getTrueValue());
     std::optional<Interval> y = interval(s.getFalseValue());
     if (x && y && isExactInteger(s.getType()))
-      ints[s.getResult()] = {e.min(x->lo, y->lo), e.max(x->hi, y->hi)};
+      ints[s.getResult()] = {e.min(x->lo, y->lo), e.max(x->hi, y->hi),
+                             e.anyOf(x->overflow, y->overflow)};
   }
 
   Emitter &e;

@@ -185,6 +185,44 @@ module @attnc_kernels {
 
 // -----
 
+// Interval bounds that may wrap carry a run-time overflow flag (from
+// arith.mulsi_extended for products): where it holds, the tile's
+// classification is unknown (mask math on every element), never a verdict
+// read off wrapped bounds. A divisor that is not a constant is guarded so
+// that a zero cannot trap.
+
+// CHECK-LABEL: func.func @wrapping_mask(
+// CHECK:         arith.mulsi_extended
+// CHECK:         scf.if
+// CHECK:           %[[ZERO:.*]] = arith.cmpi eq, %[[DIVISOR:.*]], %{{.*}} : index
+// CHECK:           %[[SAFE:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[DIVISOR]] : index
+// CHECK:           arith.divui %{{.*}}, %[[SAFE]] : index
+module @attnc_kernels {
+  func.func @wrapping_mask(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                           %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+      mask {
+      ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+        %m = arith.constant 4611686018427387904 : index
+        %c1 = arith.constant 1 : index
+        %x = arith.muli %qi, %m : index
+        %small = arith.cmpi slt, %x, %c1 : index
+        %d = arith.addi %qi, %c1 : index
+        %r = arith.divui %ki, %d : index
+        %c9 = arith.constant 9 : index
+        %near = arith.cmpi ult, %r, %c9 : index
+        %ok = arith.andi %small, %near : i1
+        attn.yield %ok : i1
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A score region is inlined per score on the scaled score, and log2(e)
 // applies after it, so the region sees natural units; the exponent's fma
 // factor is then 1.

@@ -24,6 +24,8 @@
 // RUN: attn-run %t.attnpkg --fn prefix_lm --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn document --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn causal_region --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn wrapping --shape Nq=300 --shape Nk=300 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn hashed --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 
 // CHECK: seed:
 // CHECK: out: rel_err {{.*}} ok
@@ -118,6 +120,42 @@ func.func @causal_region(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
       %c1 = arith.constant 1 : index
       %next = arith.addi %qi, %c1 : index
       %ok = arith.cmpi ult, %ki, %next : index
+      attn.yield %ok : i1
+    }
+  return %o, %l : !t, !lse
+}
+
+// Index arithmetic that wraps: q_idx * 2^62 < 1 holds unless q_idx mod 4 is
+// 1, so those rows see no key. Bounds computed from wrapped corner
+// products would call every tile full; the classifier sees the overflow
+// and leaves such tiles partial.
+func.func @wrapping(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %m = arith.constant 4611686018427387904 : index
+      %c1 = arith.constant 1 : index
+      %x = arith.muli %qi, %m : index
+      %ok = arith.cmpi slt, %x, %c1 : index
+      attn.yield %ok : i1
+    }
+  return %o, %l : !t, !lse
+}
+
+// A hashed mask, wrapping on purpose: (q_idx * C + k_idx) mod 7 < 4.
+func.func @hashed(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v {tiles = #attn.tiles<block_m = 16, block_n = 32>}
+      : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %m = arith.constant 6364136223846793005 : index
+      %c7 = arith.constant 7 : index
+      %c4 = arith.constant 4 : index
+      %x = arith.muli %qi, %m : index
+      %y = arith.addi %x, %ki : index
+      %r = arith.remui %y, %c7 : index
+      %ok = arith.cmpi ult, %r, %c4 : index
       attn.yield %ok : i1
     }
   return %o, %l : !t, !lse
