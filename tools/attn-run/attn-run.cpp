@@ -8,7 +8,8 @@
 // attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
 //          [--check] [--repeat N] [--bench [--iters N]]
 //
-// Inputs are fresh normal(0, 1) values rounded to each input's dtype, from a
+// Inputs are fresh, approximately normal(0, 1) values (the same for a seed on
+// every platform) rounded to each input's dtype, from a
 // seed that is always printed, uploaded to buffers of the device; outputs are
 // poisoned on the device before every run. --check evaluates the function's
 // ops (its manifest semantics) in fp64 on the rounded inputs, downloads the
@@ -22,6 +23,7 @@
 #include "lib/dtype/DType.h"
 #include "lib/reference/Program.h"
 #include "lib/support/Extents.h"
+#include "lib/support/Random.h"
 
 #include <algorithm>
 #include <cctype>
@@ -51,8 +53,9 @@ const char *const kUsage =
     "  --shape SPEC    SYMBOL=VALUE binds a symbolic dim (N=1000);\n"
     "                  TENSOR=AxBxC gives a tensor's full shape "
     "(q=2x8x1000x64)\n"
-    "  --seed S        seed of the random inputs (default: random; always "
-    "printed)\n"
+    "  --seed S        seed of the random inputs, which it fixes on every "
+    "platform\n"
+    "                  (default: random; always printed)\n"
     "  --check         compare every output with the fp64 reference of the\n"
     "                  function's ops\n"
     "  --repeat N      run N times on the same inputs and fail unless every\n"
@@ -431,8 +434,8 @@ Status listFunctions(const std::string &path) {
 }
 
 /// Prints the seed (`seed`, or a random one) and the bound symbols, then
-/// fills the inputs with normal(0, 1) values from that seed, rounded to
-/// their dtypes.
+/// fills the inputs with approximately normal(0, 1) values from that seed
+/// (PortableNormal: the same on every platform), rounded to their dtypes.
 void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
                 const rt::SymbolBindings &bindings) {
   if (!seed)
@@ -443,12 +446,11 @@ void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
     symbolText += " " + symbol + "=" + std::to_string(extent);
   if (!symbolText.empty())
     std::printf("symbols:%s\n", symbolText.c_str());
-  std::mt19937_64 rng(*seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
+  PortableNormal normal(*seed);
   for (Tensor &tensor : inputs)
     for (int64_t i = 0; i < tensor.numElements; ++i)
       storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
-                             normal(rng));
+                             normal.next());
 }
 
 /// For a gradient function (pkg::Function::gradientOf), replaces the random
