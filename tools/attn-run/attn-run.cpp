@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// attn-run PACKAGE --list
+// attn-run PACKAGE --list | --info
 // attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
 //          [--check] [--repeat N] [--bench [--iters N]]
 //
@@ -43,11 +43,14 @@ using namespace attnc;
 namespace {
 
 const char *const kUsage =
-    "usage: attn-run PACKAGE --list\n"
+    "usage: attn-run PACKAGE --list | --info\n"
     "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
     "                [--seed S] [--check] [--repeat N] [--bench [--iters N]]\n"
     "\n"
     "  --list          print the package's function names, one per line\n"
+    "  --info          describe the package: per function its signature,\n"
+    "                  ops, buffers and kernels (targets, launch, tiles,\n"
+    "                  resources)\n"
     "  --fn NAME       run function NAME once on random inputs\n"
     "  --device DEV    host (default) or cuda:N\n"
     "  --shape SPEC    SYMBOL=VALUE binds a symbolic dim (N=1000);\n"
@@ -71,6 +74,7 @@ constexpr int kWarmupRuns = 2;
 struct Options {
   std::string package;
   bool list = false;
+  bool info = false;
   std::string function;
   std::string device = "host";
   std::vector<std::string> shapes;
@@ -138,6 +142,8 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
     }
     if (arg == "--list") {
       options.list = true;
+    } else if (arg == "--info") {
+      options.info = true;
     } else if (arg == "--check") {
       options.check = true;
     } else if (arg == "--bench") {
@@ -177,8 +183,9 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
   }
   if (options.package.empty())
     return Status::error("no package given");
-  if (options.list == !options.function.empty())
-    return Status::error("give exactly one of --list and --fn NAME");
+  if (int(options.list) + int(options.info) + int(!options.function.empty()) !=
+      1)
+    return Status::error("give exactly one of --list, --info and --fn NAME");
   if (options.iters && !options.bench)
     return Status::error("--iters needs --bench");
   return std::optional<Options>(options);
@@ -424,6 +431,86 @@ Status check(const std::vector<Tensor> &outputs,
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// "bf16 [B, 16, Nq, 128]".
+std::string describeTensor(const pkg::TensorSig &sig) {
+  std::string text = std::string(pkg::dtypeName(sig.dtype)) + " [";
+  for (size_t i = 0; i < sig.shape.size(); ++i)
+    text += (i ? ", " : "") + (sig.shape[i].isStatic()
+                                   ? std::to_string(sig.shape[i].extent)
+                                   : sig.shape[i].symbol);
+  return text + "]";
+}
+
+/// "key=value ..." of a kernel's tiles or resources.
+std::string describeMap(const std::map<std::string, int64_t> &map) {
+  std::string text;
+  for (const auto &[key, value] : map)
+    text += " " + key + "=" + std::to_string(value);
+  return text.empty() ? " -" : text;
+}
+
+void describeFunction(const pkg::Function &fn) {
+  std::printf("function %s\n", fn.name.c_str());
+  if (fn.gradientOf)
+    std::printf("  gradient of: %s\n", fn.gradientOf->c_str());
+  for (const pkg::TensorSig &in : fn.inputs)
+    std::printf("  input %s: %s\n", in.name.c_str(),
+                describeTensor(in).c_str());
+  for (const pkg::TensorSig &out : fn.outputs)
+    std::printf("  output %s: %s\n", out.name.c_str(),
+                describeTensor(out).c_str());
+  for (const pkg::Buffer &buffer : fn.buffers)
+    std::printf("  buffer %s: %s, slot %lld\n", buffer.tensor.name.c_str(),
+                describeTensor(buffer.tensor).c_str(),
+                static_cast<long long>(buffer.slot));
+  for (const pkg::OpSpec &op : fn.ops) {
+    std::string attrs;
+    if (op.attention) {
+      const pkg::AttentionSpec &a = *op.attention;
+      attrs = " scale=" + std::to_string(a.scale);
+      attrs += a.causal ? " causal" : "";
+      attrs += a.bottomRight ? " bottom_right" : "";
+      attrs +=
+          a.windowLeft ? " window_left=" + std::to_string(*a.windowLeft) : "";
+      attrs += a.windowRight ? " window_right=" + std::to_string(*a.windowRight)
+                             : "";
+      attrs += a.mask ? " mask-region" : "";
+      attrs += a.score ? " score-region" : "";
+    }
+    std::printf("  op %s%s\n", op.kind.c_str(), attrs.c_str());
+  }
+  for (const pkg::Kernel &k : fn.kernels)
+    std::printf(
+        "  kernel %s (%s): block %lldx%lldx%lld, dynamic shared "
+        "memory %lld bytes; tiles%s; resources%s\n",
+        k.name.c_str(), k.target.c_str(), static_cast<long long>(k.block[0]),
+        static_cast<long long>(k.block[1]), static_cast<long long>(k.block[2]),
+        static_cast<long long>(k.dynamicSharedMemoryBytes),
+        describeMap(k.config).c_str(), describeMap(k.resources).c_str());
+}
+
+/// What --info prints: the package's producer and targets, then each
+/// function.
+Status describePackage(const std::string &path) {
+  auto package = pkg::readFile(path);
+  if (!package)
+    return package.status();
+  std::set<std::string> targets;
+  for (const pkg::Function &fn : package->functions)
+    for (const std::string &target : fn.targets())
+      targets.insert(target);
+  std::string targetText;
+  for (const std::string &target : targets)
+    targetText += (targetText.empty() ? "" : ", ") + target;
+  std::printf("package %s (%s, schema %lld): %zu functions, targets %s\n",
+              path.c_str(), package->producer.c_str(),
+              static_cast<long long>(package->schemaVersion),
+              package->functions.size(), targetText.c_str());
+  for (const pkg::Function &fn : package->functions)
+    describeFunction(fn);
+  return Status::ok();
+}
+
 Status listFunctions(const std::string &path) {
   auto package = pkg::readFile(path);
   if (!package)
@@ -621,7 +708,9 @@ int main(int argc, char **argv) {
   // say so instead of aborting.
   Status status = [&] {
     try {
-      return opts.list ? listFunctions(opts.package) : runFunction(opts);
+      return opts.list   ? listFunctions(opts.package)
+             : opts.info ? describePackage(opts.package)
+                         : runFunction(opts);
     } catch (const std::bad_alloc &) {
       return Status::error("out of host memory");
     }
