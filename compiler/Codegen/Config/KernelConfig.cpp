@@ -67,10 +67,12 @@ Tiles warpgroupTiles(int64_t headDim, int64_t headDimV) {
 /// mma.sync warps of 16 query rows, as few as hold the rows, over key tiles
 /// of 32; its blocks are many (a block per range, head and batch), so small
 /// ones (42 KB of shared memory at head dim 128: five per SM) keep the
-/// machine full and its tail short.
+/// machine full and its tail short. Whole attention on fewer than 16 query
+/// rows takes them too (fitted tiles would have no tensor-core kind).
 std::optional<Tiles> keyRangeTiles(attn::AttentionScoringOpInterface op) {
   int64_t seqQ = op.getQ().getType().getDimSize(2);
-  if (op.getKeySplits() == 1 || ShapedType::isDynamic(seqQ) || seqQ > 64)
+  int64_t limit = op.getKeySplits() == 1 ? 15 : 64;
+  if (ShapedType::isDynamic(seqQ) || seqQ > limit)
     return std::nullopt;
   // With a query length of 1, the rows hold the group's heads (packsGroup).
   int64_t rows = seqQ == 1 ? std::min<int64_t>(op.getGroupSize(), 64) : seqQ;

@@ -84,7 +84,9 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // Short static lengths shrink the tile to the next power of two; wide f32
 // heads take 32 x 32 GPU tiles (the scalar kernel's f32 tiles live in
 // shared memory). Tiles fitted to the lengths choose their tensor-core
-// kind as pinned ones do: 128 x 128 is still a wgmma tile, 8 x 32 none.
+// kind as pinned ones do: 128 x 128 is still a wgmma tile. Fewer than 16
+// rows of 16-bit inputs take an mma.sync warp of 16 rows over 32 keys
+// instead of a tile no tensor-core kernel has.
 // HOST-LABEL: func.func @short
 // HOST:         tiles = #attn.tiles<block_m = 8, block_n = 32>}
 // GPU-LABEL:  func.func @short
@@ -97,8 +99,8 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // SYNC-LABEL: func.func @fitted_wgmma
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
-// GPU-LABEL:  func.func @fitted_none
-// GPU:          tiles = #attn.tiles<block_m = 8, block_n = 32, mma = none>}
+// GPU-LABEL:  func.func @fitted_short
+// GPU:          tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync>}
 // A length between the preferred tile and the next power of two keeps the
 // preferred tile (150 rows: 192, not 256, which no wgmma kernel has).
 // HOST-LABEL: func.func @fitted_capped
@@ -123,7 +125,7 @@ func.func @fitted_wgmma(%q: tensor<1x4x100x64xbf16>) -> tensor<1x4x100x64xbf16> 
       -> tensor<1x4x100x64xbf16>, tensor<1x4x100xf32>
   return %o : tensor<1x4x100x64xbf16>
 }
-func.func @fitted_none(%q: tensor<1x4x7x64xbf16>, %k: tensor<1x4x20x64xbf16>) -> tensor<1x4x7x64xbf16> {
+func.func @fitted_short(%q: tensor<1x4x7x64xbf16>, %k: tensor<1x4x20x64xbf16>) -> tensor<1x4x7x64xbf16> {
   %o, %l = attn.attention %q, %k, %k
       : tensor<1x4x7x64xbf16>, tensor<1x4x20x64xbf16>, tensor<1x4x20x64xbf16>
       -> tensor<1x4x7x64xbf16>, tensor<1x4x7xf32>
@@ -289,8 +291,9 @@ func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32
 // takes mma.sync warps of 16 query rows, as few as hold the rows, over 32
 // keys, even where wgmma applies; with one query row and grouped-query
 // attention the rows are the group's heads (pack_group); longer query
-// lengths take attention's tiles. The host keeps its own. Combine kernels:
-// a GPU thread per element.
+// lengths take attention's tiles. Whole attention on fewer than 16 query
+// rows takes the same tiles. The host keeps its own. Combine kernels: a GPU
+// thread per element.
 // HOST-LABEL: func.func @key_ranges
 // HOST:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 1, block_n = 64>}
 // HOST:         attn.attention_combine {{.*}}{block_size = 16384 : i64}
@@ -301,10 +304,13 @@ func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32
 // GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 48, block_n = 32, mma = mma_sync>}
 // GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+// GPU:          attn.attention {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+// GPU:          attn.attention {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 128, mma = mma_sync>}
 // PIPE-LABEL: func.func @key_ranges
 func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
                       %q100: tensor<?x8x100x128xbf16>, %k: tensor<?x8x?x128xbf16>,
-                      %q32: tensor<?x32x1x128xbf16>)
+                      %q32: tensor<?x32x1x128xbf16>, %q16: tensor<1x8x16x128xbf16>,
+                      %k16: tensor<1x8x512x128xbf16>)
     -> (tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>) {
   %po, %pl = attn.attention_split %q, %k, %k
       : tensor<?x8x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
@@ -320,5 +326,12 @@ func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
   %po32, %pl32 = attn.attention_split %q32, %k, %k
       : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
       -> tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
+  // Whole attention: decoding packs its group; 16 rows fit mma.sync anyway.
+  %wo, %wl = attn.attention %q32, %k, %k
+      : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
+      -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  %so, %sl = attn.attention %q16, %k16, %k16
+      : tensor<1x8x16x128xbf16>, tensor<1x8x512x128xbf16>, tensor<1x8x512x128xbf16>
+      -> tensor<1x8x16x128xbf16>, tensor<1x8x16xf32>
   return %o, %l : tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>
 }

@@ -21,6 +21,10 @@
 // RUN: attn-run %t.attnpkg --fn decode --shape B=2 --shape Nk=1000 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn regions_bf16 --shape Nk=777 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn decode_head_bias --shape B=2 --shape Nk=1500 --check | FileCheck %s
+// Whole attention (for sm_90a, one packed block per key/value head):
+// RUN: attnc %s --key-ranges=1 -o %t.whole.attnpkg
+// RUN: attn-run %t.whole.attnpkg --fn decode_head_bias --shape B=2 --shape Nk=1500 --check | FileCheck %s
+// RUN: attn-run %t.whole.attnpkg --fn decode_window --shape B=2 --shape Nk=2000 --check | FileCheck %s
 // RUN: attnc %s --emit=mlir -o - | FileCheck %s --check-prefix=WHOLE
 // RUN: attn-opt %s --attn-split-keys=target=sm_90a | FileCheck %s --check-prefix=GPU
 
