@@ -13,6 +13,8 @@ Tensors are passed by reference, never copied:
   capsule is borrowed for the duration of the call, not consumed, so the
   producer keeps ownership; a CUDA tensor is exported for the call's stream
   (the DLPack stream protocol), so the producer orders its pending work first;
+  DLPack 1.x is asked for first (``max_version``), so read-only arrays are
+  accepted as inputs (and refused as outputs), with 0.x producers as before;
 * ``attnc.Tensor(ptr, dtype, shape, strides=None)`` descriptors of raw
   addresses (``torch.Tensor.data_ptr()``, ``array.array``, ctypes buffers);
   the caller vouches that they live on the runtime's device.
@@ -162,24 +164,45 @@ _STREAM_DEVICE_TYPES = (_capi.KDL_CUDA, _capi.KDL_CUDA_MANAGED)
 _DLPACK_DEFAULT_STREAM = 1
 
 
-def _borrow_dlpack(obj, stream, keep):
+#: The newest DLPack this binding reads: 1.x capsules may be read-only.
+_DLPACK_MAX_VERSION = (1, 0)
+
+
+def _export(obj, stream):
+    """`obj.__dlpack__`, asking for DLPack 1.x first: producers that predate
+    it take no max_version (and refuse read-only arrays)."""
+    device_type, _ = obj.__dlpack_device__()
+    kwargs = ({"stream": stream or _DLPACK_DEFAULT_STREAM}
+              if device_type in _STREAM_DEVICE_TYPES else {})
+    try:
+        return obj.__dlpack__(max_version=_DLPACK_MAX_VERSION, **kwargs)
+    except TypeError:
+        return obj.__dlpack__(**kwargs)
+
+
+def _borrow_dlpack(obj, stream, keep, writable, what):
     """The address of `obj`'s DLTensor. The capsule is not consumed (renamed):
     it and `obj` go into `keep`, which the caller holds until the call ends,
-    and the producer frees the tensor when the capsule is collected."""
-    device_type, _ = obj.__dlpack_device__()
-    if device_type in _STREAM_DEVICE_TYPES:
-        capsule = obj.__dlpack__(stream=stream or _DLPACK_DEFAULT_STREAM)
-    else:
-        capsule = obj.__dlpack__()
+    and the producer frees the tensor when the capsule is collected. A
+    read-only tensor (DLPack 1.x flag) is refused where the call writes
+    (`writable`; `what` names it)."""
+    capsule = _export(obj, stream)
     keep.append((obj, capsule))
     name = _capsule_name(capsule)
     if name == b"dltensor":
         return _capsule_pointer(capsule, name)
     if name == b"dltensor_versioned":
-        return (_capsule_pointer(capsule, name)
-                + _capi.DLManagedTensorVersioned.dl_tensor.offset)
+        managed = _capi.DLManagedTensorVersioned.from_address(
+            _capsule_pointer(capsule, name))
+        if managed.version.major != 1:
+            raise TypeError(f"{what}: DLPack {managed.version.major}."
+                            f"{managed.version.minor} is not supported (1.x is)")
+        if writable and managed.flags & _capi.DLPACK_FLAG_BITMASK_READ_ONLY:
+            raise ValueError(f"{what} is read-only; outputs must be writable")
+        return ctypes.addressof(managed.dl_tensor)
     raise TypeError(f"{type(obj).__name__}.__dlpack__ returned a capsule "
-                    f"named {name!r}, expected 'dltensor'")
+                    f"named {name!r}, expected 'dltensor' or "
+                    f"'dltensor_versioned'")
 
 
 def _stream_handle(stream):
@@ -310,11 +333,15 @@ class Function(_Handle):
         tensors = inputs + outputs
         keep = []  # producers, capsules and shape arrays alive until return
         args = []
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if isinstance(t, Tensor):
                 args.append(t)
             elif hasattr(t, "__dlpack__"):
-                args.append(_borrow_dlpack(t, stream, keep))
+                what = (f"input {i}" if i < len(inputs)
+                        else f"output {i - len(inputs)}")
+                args.append(_borrow_dlpack(t, stream, keep,
+                                           writable=i >= len(inputs),
+                                           what=what))
             else:
                 raise TypeError(f"expected an attnc.Tensor or an object with "
                                 f"__dlpack__, got {type(t).__name__}")

@@ -50,8 +50,12 @@ class DLPackVersion(ctypes.Structure):
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
 
 
+#: DLManagedTensorVersioned.flags: the consumer must not write the data.
+DLPACK_FLAG_BITMASK_READ_ONLY = 1
+
+
 class DLManagedTensorVersioned(ctypes.Structure):
-    """DLPack >= 1.0; only the offset of ``dl_tensor`` matters here."""
+    """DLPack >= 1.0: the version, the read-only flag and ``dl_tensor``."""
     _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
                 ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
                 ("dl_tensor", DLTensor)]

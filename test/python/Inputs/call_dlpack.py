@@ -83,6 +83,23 @@ def main():
         ok &= check("versioned", outputs, ref, 1e-5)
         ok &= borrowed("versioned capsules", inputs + outputs)
 
+        # Read-only inputs (DLPack 1.x only) are fine; a read-only output is
+        # refused before anything runs.
+        inputs, outputs, ref = problem(rng, "f32", **F32, versioned=True)
+        frozen = [HostArray("f32", a.shape, a.tolist(), versioned=True,
+                            readonly=True) for a in inputs]
+        fn(*frozen, out=outputs)
+        ok &= check("read-only inputs", outputs, ref, 1e-5)
+        ok &= borrowed("read-only capsules", frozen + outputs)
+        frozen_out = HostArray("f32", outputs[0].shape, versioned=True,
+                               readonly=True)
+        try:
+            fn(*inputs, out=(frozen_out, outputs[1]))
+            print("read-only output: accepted")
+            ok = False
+        except ValueError as e:
+            print(f"read-only output: {e}")
+
         # Strided views with a byte offset: [B, H, N, D] stored as BNHD after
         # 3 elements of padding.
         inputs, outputs, ref = problem(rng, "f32", **F32)

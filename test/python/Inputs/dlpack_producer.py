@@ -1,7 +1,10 @@
 """A minimal DLPack producer in pure Python (ctypes), standing in for NumPy
 or PyTorch: HostArray owns a buffer and exports it through __dlpack__ as a
-PyCapsule named "dltensor" (or "dltensor_versioned") holding a
-DLManagedTensor, following the DLPack Python protocol. It counts exports and
+PyCapsule named "dltensor" holding a DLManagedTensor, or, when it speaks
+DLPack 1.x and the consumer passes max_version >= (1, 0), "dltensor_versioned"
+holding a DLManagedTensorVersioned (with the read-only flag for a read-only
+array, which like NumPy it refuses to export the legacy way). A producer
+that predates 1.x takes no max_version (TypeError), as old ones do. It counts exports and
 deleter calls so that tests can check that a consumer borrowed the capsule
 (the producer freed it when it was collected) instead of consuming it."""
 
@@ -96,10 +99,10 @@ class HostArray:
     is what __dlpack_device__ reports (a lie for tests of device checks)."""
 
     def __init__(self, dtype, shape, values=None, strides=None, offset=0,
-                 versioned=False, device=(KDL_CPU, 0)):
+                 versioned=False, readonly=False, device=(KDL_CPU, 0)):
         self.dtype, self.shape = dtype, tuple(shape)
         self.strides = None if strides is None else tuple(strides)
-        self.offset, self.versioned = offset, versioned
+        self.offset, self.versioned, self.readonly = offset, versioned, readonly
         self.dlpack_device = device
         self.code, self.bits, self.fmt, self.encode, self.decode = DTYPES[dtype]
         count = 1
@@ -141,18 +144,26 @@ class HostArray:
     def __dlpack_device__(self):
         return self.dlpack_device
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, stream=None, **kwargs):
+        if not self.versioned and kwargs:
+            raise TypeError("__dlpack__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
         if self.dlpack_device[0] == KDL_CPU and stream is not None:
             raise BufferError("a CPU tensor takes no stream")
+        max_version = kwargs.get("max_version")
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        if self.readonly and not versioned:
+            raise BufferError("a read-only array needs DLPack 1.x")
         self.streams.append(stream)
         rank = len(self.shape)
         shape = (ctypes.c_int64 * rank)(*self.shape)
         strides = None if self.strides is None else (
             ctypes.c_int64 * rank)(*self.strides)
-        managed = (DLManagedTensorVersioned if self.versioned
+        managed = (DLManagedTensorVersioned if versioned
                    else DLManagedTensor)()
-        if self.versioned:
+        if versioned:
             managed.version = DLPackVersion(1, 0)
+            managed.flags = 1 if self.readonly else 0  # READ_ONLY
         managed.deleter = _deleter
         t = managed.dl_tensor
         t.data = ctypes.addressof(self.buffer)
@@ -166,8 +177,7 @@ class HostArray:
         address = ctypes.addressof(managed)
         _live[address] = (self, managed, shape, strides)
         self.exported += 1
-        return _capsule_new(address,
-                            _VERSIONED_NAME if self.versioned else _NAME,
+        return _capsule_new(address, _VERSIONED_NAME if versioned else _NAME,
                             _capsule_destructor)
 
     @property
