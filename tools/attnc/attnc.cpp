@@ -37,6 +37,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#include <chrono>
+
 using namespace mlir;
 namespace pkg = attnc::pkg;
 
@@ -93,9 +95,9 @@ llvm::cl::opt<Emit> emit(
 llvm::cl::opt<bool> explain(
     "explain",
     llvm::cl::desc("Print each function's buffers and kernels (tiles, "
-                   "launch) and each GPU kernel's resource report (registers, "
-                   "spills, wgmma serialization warnings); with "
-                   "--emit=package"),
+                   "launch), each GPU kernel's resource report (registers, "
+                   "spills, wgmma serialization warnings) and the time each "
+                   "compilation phase took; with --emit=package"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<bool> backward(
@@ -242,6 +244,36 @@ FailureOr<std::vector<uint8_t>> buildHostKernels(ModuleOp module,
   return attnc::buildHostLibrary(kernels, options);
 }
 
+/// Wall time of each phase of one compilation, for --explain.
+class PhaseTimes {
+public:
+  /// Ends the running phase, named `name`, and starts the next.
+  void lap(const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    phases.emplace_back(name, now - start);
+    total += now - start;
+    start = now;
+  }
+  void print() const {
+    auto ms = [](std::chrono::steady_clock::duration d) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
+    llvm::errs() << "compile time:";
+    for (const auto &[name, duration] : phases)
+      llvm::errs() << " " << name << " " << ms(duration) << " ms,";
+    llvm::errs() << " total " << ms(total) << " ms\n";
+  }
+
+private:
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration total{};
+  std::vector<std::pair<const char *, std::chrono::steady_clock::duration>>
+      phases;
+};
+
+PhaseTimes phaseTimes;
+
 /// Programs, kernels and code for `targetName`; what --emit asks for.
 FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
   bool host = targetName == "host";
@@ -253,6 +285,7 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
             keyRanges);
       })))
     return failure();
+  phaseTimes.lap("programs");
   std::vector<pkg::Function> functions;
   if (emit == Emit::Package) {
     FailureOr<std::vector<pkg::Function>> described =
@@ -284,6 +317,7 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
           attnc::buildGpuToNVVMPipeline(pm);
       })))
     return failure();
+  phaseTimes.lap("kernels");
   std::string *textOut =
       emit == Emit::Llvm || emit == Emit::Ptx ? &output.text : nullptr;
   FailureOr<std::vector<uint8_t>> code =
@@ -291,8 +325,11 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
            : assembleGpuKernels(module, targetName, functions, textOut);
   if (failed(code))
     return failure();
-  if (explain)
+  phaseTimes.lap(host ? "LLVM" : "LLVM and ptxas");
+  if (explain) {
     explainPrograms(functions);
+    phaseTimes.print();
+  }
   if (emit != Emit::Package) {
     output.bytes = std::move(*code);
     return output;
@@ -396,6 +433,7 @@ int main(int argc, char **argv) {
         attnc::buildFrontendPipeline(pm, {backward, deterministicGrad});
       })))
     return 1;
+  phaseTimes.lap("startup, parse and frontend");
 
   Output output;
   if (emit == Emit::Mlir) {

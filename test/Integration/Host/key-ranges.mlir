@@ -32,6 +32,7 @@
 // EXPLAIN: decode: buffer t1 f32 [4, B, 8, 1]
 // EXPLAIN: decode: kernel decode_attention_split0
 // EXPLAIN: decode: kernel decode_attention_combine1
+// EXPLAIN: compile time: startup, parse and frontend {{[0-9]+}} ms, programs {{[0-9]+}} ms, kernels {{[0-9]+}} ms, LLVM {{[0-9]+}} ms, total {{[0-9]+}} ms
 
 // CHECK: seed:
 // CHECK: out: rel_err {{.*}} ok
