@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds everything and runs every test suite: the lit
-# suite (check-attnc) and the GoogleTest/ctest suites. GPU tests are skipped
-# unless a GPU is present.
+# suite (check-attnc), the GoogleTest/ctest suites, and the ctest suites of
+# lib/, the runtime and attn-run again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (a second build, $BUILD_DIR-sanitize; skip it
+# with ATTNC_SKIP_SANITIZERS=1). GPU tests are skipped unless a GPU is
+# present.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -20,4 +23,18 @@ echo "== lit (check-attnc)"
 ninja -C "$build" check-attnc || status=1
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j2 || status=1
+
+if [ "${ATTNC_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== ctest under AddressSanitizer and UndefinedBehaviorSanitizer"
+  san="$build-sanitize"
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+  if [ ! -f "$san/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DATTNC_ENABLE_COMPILER=OFF -DCMAKE_C_FLAGS="$flags" \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+      -DCMAKE_SHARED_LINKER_FLAGS="$flags"
+  fi
+  ninja -C "$san" || status=1
+  ctest --test-dir "$san" --output-on-failure -j2 || status=1
+fi
 exit $status
