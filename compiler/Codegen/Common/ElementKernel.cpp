@@ -89,19 +89,20 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
   memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
 }
 
-/// sum over the key ranges s of term(s), from `init`.
+/// The accumulators `init` folded over the key ranges s: each step is
+/// term(s, accumulators).
 template <typename Fn>
-Value overRanges(OpBuilder &b, Location loc, int64_t ranges, Value init,
-                 Fn term) {
+SmallVector<Value> overRanges(OpBuilder &b, Location loc, int64_t ranges,
+                              ValueRange init, Fn term) {
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(ranges), index(1), ValueRange{init},
+      b, loc, index(0), index(ranges), index(1), init,
       [&](OpBuilder &nested, Location, Value s, ValueRange acc) {
-        scf::YieldOp::create(nested, loc, term(s, acc[0]));
+        scf::YieldOp::create(nested, loc, term(s, acc));
       });
-  return loop.getResult(0);
+  return SmallVector<Value>(loop.getResults());
 }
 
 /// Element (b, h, i, d) of attn.attention_combine: with m the largest range
@@ -122,28 +123,34 @@ void emitCombineElement(OpBuilder &b, Location loc, int64_t ranges,
   };
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Value max = overRanges(
-      b, loc, ranges, f32Constant(b, loc, -kInf), [&](Value s, Value acc) {
-        return arith::MaximumFOp::create(b, loc, acc, rangeLse(s)).getResult();
-      });
+      b, loc, ranges, f32Constant(b, loc, -kInf), [&](Value s, ValueRange acc) {
+        return SmallVector<Value>{
+            arith::MaximumFOp::create(b, loc, acc[0], rangeLse(s))};
+      })[0];
   Value anyKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, max,
                                        f32Constant(b, loc, -kInf));
   Value pivot =
       arith::SelectOp::create(b, loc, anyKey, max, f32Constant(b, loc, 0));
-  auto weight = [&](Value s) {
-    return math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, rangeLse(s), pivot));
-  };
+  // One pass: sum_s w_s and, when out is kept, sum_s w_s out_s.
   Value zero = f32Constant(b, loc, 0);
-  Value sum = overRanges(b, loc, ranges, zero, [&](Value s, Value acc) {
-    return arith::AddFOp::create(b, loc, acc, weight(s)).getResult();
-  });
+  SmallVector<Value> init = {zero};
+  if (out)
+    init.push_back(zero);
+  SmallVector<Value> sums =
+      overRanges(b, loc, ranges, init, [&](Value s, ValueRange acc) {
+        Value w = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, rangeLse(s), pivot));
+        SmallVector<Value> next = {arith::AddFOp::create(b, loc, acc[0], w)};
+        if (out)
+          next.push_back(math::FmaOp::create(
+              b, loc, w,
+              memref::LoadOp::create(b, loc, outPart, at(s, indices)), acc[1]));
+        return next;
+      });
+  Value sum = sums[0];
   if (out) {
-    Value weighted = overRanges(b, loc, ranges, zero, [&](Value s, Value acc) {
-      Value part = memref::LoadOp::create(b, loc, outPart, at(s, indices));
-      return math::FmaOp::create(b, loc, weight(s), part, acc).getResult();
-    });
     Value value = arith::SelectOp::create(
-        b, loc, anyKey, arith::DivFOp::create(b, loc, weighted, sum), zero);
+        b, loc, anyKey, arith::DivFOp::create(b, loc, sums[1], sum), zero);
     memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
   }
   if (!lse)
@@ -166,7 +173,7 @@ void emitCombineElement(OpBuilder &b, Location loc, int64_t ranges,
 attnc::ElementWork attnc::castWork(attn::CastOp op,
                                    const KernelBuffers &buffers) {
   Value in = buffers.operands[0], out = buffers.results[0];
-  return {in, *op.getBlockSize(),
+  return {in, static_cast<int64_t>(*op.getBlockSize()),
           [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
             emitCastElement(b, loc, op, in, out, indices);
           }};
@@ -180,7 +187,7 @@ attnc::ElementWork attnc::combineWork(attn::AttentionCombineOp op,
   // The elements of out; when nothing keeps it, those of out_part, whose
   // ranges then all write the same lse.
   Value shape = out ? out : outPart;
-  return {shape, *op.getBlockSize(),
+  return {shape, static_cast<int64_t>(*op.getBlockSize()),
           [=](OpBuilder &b, Location loc, ValueRange indices) {
             emitCombineElement(b, loc, ranges, outPart, lsePart, out, lse,
                                indices.take_back(4));
