@@ -321,7 +321,7 @@ def AttnHostEntryPoints : Pass<"attn-host-entry-points", "::mlir::ModuleOp"> {
     its C interface `_mlir_ciface_F`), adds
     `void F_entry(void **args, int64_t blockBegin, int64_t blockEnd)` where
     `args[i]` points to the memref descriptor of argument `i`: the host ABI
-    of `lib/package/Package.h`, one signature for every kernel.
+    of `lib/include/attnc/package/Package.h`, one signature for every kernel.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

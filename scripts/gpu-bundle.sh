@@ -2,7 +2,7 @@
 # Builds what the GPU tests need, here (no GPU, LLVM or driver needed), into
 # $BUILD_DIR (default build-gpu/) and packs it into gpu-bundle/ for a GPU
 # machine that has no toolchain:
-#   gpu-bundle/lib/  libattnrt.so
+#   gpu-bundle/lib/  libattnrt.so and its SONAME (plain copies)
 #   gpu-bundle/bin/  attn-run, make-cuda-test-package, the runtime device and
 #                    GPU gtests (gtest linked statically, kernels built in)
 #   gpu-bundle/run.sh  runs them there; logs under ${OUT:-./out}
@@ -29,14 +29,18 @@ ninja -C "$build" "$jobs" attnrt "${binaries[@]}"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib"
-cp "$build/lib/libattnrt.so" "$bundle/lib/"
+# Plain files, not symlinks: the binaries load the SONAME, Python loads
+# libattnrt.so.
+soname="$(readelf -d "$build/lib/libattnrt.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
+cp -L "$build/lib/libattnrt.so" "$bundle/lib/"
+cp -L "$build/lib/$soname" "$bundle/lib/"
 for binary in "${binaries[@]}"; do
   cp "$build/bin/$binary" "$bundle/bin/"
 done
 
 # The GPU machine runs a newer glibc and libstdc++ than this one; nothing
 # else from here may be needed there.
-allowed='^(libattnrt\.so|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|ld-linux-x86-64\.so\.2)$'
+allowed='^(libattnrt\.so(\.[0-9]+)*|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|ld-linux-x86-64\.so\.2)$'
 for file in "$bundle"/lib/* "$bundle"/bin/*; do
   for needed in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     if ! [[ "$needed" =~ $allowed ]]; then

@@ -6,7 +6,7 @@
 
 #include "dialects/attnrt/AttnRTOps.h"
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Builders.h"

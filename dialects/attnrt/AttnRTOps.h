@@ -38,7 +38,7 @@ inline constexpr llvm::StringLiteral kKernelAttr = "attnrt.kernel";
 inline constexpr llvm::StringLiteral kKernelModuleName = "attnc_kernels";
 
 /// The packed entry point the host runtime calls for host kernel `kernel`
-/// (the host ABI of lib/package/Package.h).
+/// (the host ABI of lib/include/attnc/package/Package.h).
 inline std::string hostEntryName(llvm::StringRef kernel) {
   return (kernel + "_entry").str();
 }

@@ -18,7 +18,7 @@
 #ifndef ATTNC_LIB_DTYPE_DTYPE_H
 #define ATTNC_LIB_DTYPE_DTYPE_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <cstdint>
 

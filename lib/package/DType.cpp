@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 namespace attnc::pkg {
 

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include "lib/semantics/RegionOps.h"
 #include "lib/support/Text.h"

@@ -12,7 +12,7 @@
 #ifndef ATTNC_LIB_REFERENCE_ATTENTION_H
 #define ATTNC_LIB_REFERENCE_ATTENTION_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 namespace attnc::ref {
 

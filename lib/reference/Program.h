@@ -18,7 +18,7 @@
 #ifndef ATTNC_LIB_REFERENCE_PROGRAM_H
 #define ATTNC_LIB_REFERENCE_PROGRAM_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <map>
 #include <string>

@@ -27,7 +27,7 @@
 #ifndef ATTNC_LIB_REFERENCE_REGION_H
 #define ATTNC_LIB_REFERENCE_REGION_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <memory>
 

@@ -17,7 +17,7 @@
 #ifndef ATTNC_LIB_SEMANTICS_REGIONOPS_H
 #define ATTNC_LIB_SEMANTICS_REGIONOPS_H
 
-#include "lib/support/Status.h"
+#include "attnc/Status.h"
 
 #include <cstdint>
 #include <optional>

@@ -25,6 +25,7 @@
 #ifndef ATTNC_RUNTIME_H
 #define ATTNC_RUNTIME_H
 
+#include "attnc/Version.h"
 #include "attnc/runtime/Export.h"
 
 #include <dlpack/dlpack.h>
@@ -56,7 +57,8 @@ ATTNC_RT_EXPORT void attnc_status_free(attnc_status status);
  * Version
  *===----------------------------------------------------------------------===*/
 
-/** The runtime's version, "MAJOR.MINOR.PATCH" (static storage). */
+/** The loaded runtime's version, "MAJOR.MINOR.PATCH" (static storage);
+ * ATTNC_VERSION_STRING is the version of these headers. */
 ATTNC_RT_EXPORT const char *attnc_version(void);
 
 /*===----------------------------------------------------------------------===

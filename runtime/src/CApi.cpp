@@ -274,7 +274,7 @@ Status wrapPackage(StatusOr<Package> loaded, attnc_package **out) {
 // Version and status
 //===----------------------------------------------------------------------===//
 
-const char *attnc_version(void) { return ATTNC_VERSION; }
+const char *attnc_version(void) { return ATTNC_VERSION_STRING; }
 
 const char *attnc_status_message(attnc_status status) {
   return status ? status->message.c_str() : "ok";

@@ -14,7 +14,7 @@
 #ifndef ATTNC_RUNTIME_CUDADRIVER_H
 #define ATTNC_RUNTIME_CUDADRIVER_H
 
-#include "lib/support/Status.h"
+#include "attnc/Status.h"
 
 #include <cuda.h>
 

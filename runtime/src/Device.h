@@ -16,8 +16,8 @@
 #ifndef ATTNC_RUNTIME_DEVICE_H
 #define ATTNC_RUNTIME_DEVICE_H
 
+#include "attnc/package/Package.h"
 #include "attnc/runtime/Runtime.h"
-#include "lib/package/Package.h"
 
 #include <array>
 #include <cstdint>

@@ -7,7 +7,7 @@
 #ifndef ATTNC_RUNTIME_THREADPOOL_H
 #define ATTNC_RUNTIME_THREADPOOL_H
 
-#include "lib/support/Status.h"
+#include "attnc/Status.h"
 
 #include <atomic>
 #include <condition_variable>

@@ -12,13 +12,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/Version.h"
+#include "attnc/package/Package.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/CUDA/CudaBinary.h"
 #include "compiler/Target/Host/HostLibrary.h"
 #include "compiler/Target/Package/PackageBuilder.h"
 #include "dialects/attn/AttnOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
-#include "lib/package/Package.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -335,7 +336,7 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
     return output;
   }
   output.package.emplace();
-  output.package->producer = std::string("attnc ") + ATTNC_VERSION;
+  output.package->producer = std::string("attnc ") + ATTNC_VERSION_STRING;
   output.package->functions = std::move(functions);
   output.package->blobs.push_back(
       {targetName, host ? "host-so" : "cubin", std::move(*code)});
@@ -392,8 +393,8 @@ std::unique_ptr<llvm::MemoryBuffer> readModelText() {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "attnc " << ATTNC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
-       << ")\n";
+    os << "attnc " << ATTNC_VERSION_STRING << " (LLVM/MLIR "
+       << LLVM_VERSION_STRING << ")\n";
   });
   // Passes by name, for --mlir-print-ir-before/after=PASS.
   registerTransformsPasses();

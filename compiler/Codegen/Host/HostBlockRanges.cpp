@@ -6,8 +6,8 @@
 //
 // The host runtime splits a kernel's grid into ranges of linear block ids
 // and calls the kernel on each range from a thread of its pool (the host ABI
-// of lib/package/Package.h). This pass gives each kernel function that
-// form: (buffers..., block_begin, block_end), its grid's forall becoming a
+// of lib/include/attnc/package/Package.h). This pass gives each kernel function
+// that form: (buffers..., block_begin, block_end), its grid's forall becoming a
 // loop over the range with the ids delinearized, x fastest.
 //
 //===----------------------------------------------------------------------===//

@@ -6,9 +6,9 @@
 //
 // A kernel function after convert-attn-to-gpu computes its grid from its
 // buffers and holds one gpu.launch. The launch body becomes a gpu.func
-// taking the function's buffers (the CUDA ABI of lib/package/Package.h:
-// each memref argument expanded into its descriptor), and the grid moves to
-// the program's launches of the kernel.
+// taking the function's buffers (the CUDA ABI of
+// lib/include/attnc/package/Package.h: each memref argument expanded into its
+// descriptor), and the grid moves to the program's launches of the kernel.
 //
 //===----------------------------------------------------------------------===//
 

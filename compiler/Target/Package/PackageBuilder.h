@@ -14,7 +14,7 @@
 #ifndef ATTNC_COMPILER_TARGET_PACKAGE_PACKAGEBUILDER_H
 #define ATTNC_COMPILER_TARGET_PACKAGE_PACKAGEBUILDER_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 #include "mlir/Support/LLVM.h"
 
 #include <vector>

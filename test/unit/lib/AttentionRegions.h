@@ -12,7 +12,7 @@
 #ifndef ATTNC_TEST_UNIT_LIB_ATTENTIONREGIONS_H
 #define ATTNC_TEST_UNIT_LIB_ATTENTIONREGIONS_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <string>
 #include <vector>

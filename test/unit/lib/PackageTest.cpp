@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

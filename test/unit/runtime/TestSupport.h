@@ -7,7 +7,7 @@
 #ifndef ATTNC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
 #define ATTNC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
 
-#include "lib/package/Package.h"
+#include "attnc/package/Package.h"
 
 #include <cstdint>
 #include <string>

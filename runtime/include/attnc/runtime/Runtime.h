@@ -23,8 +23,8 @@
 #ifndef ATTNC_RUNTIME_RUNTIME_H
 #define ATTNC_RUNTIME_RUNTIME_H
 
+#include "attnc/package/Package.h"
 #include "attnc/runtime/Export.h"
-#include "lib/package/Package.h"
 
 #include <cstddef>
 #include <cstdint>

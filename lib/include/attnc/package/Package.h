@@ -32,10 +32,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_LIB_PACKAGE_PACKAGE_H
-#define ATTNC_LIB_PACKAGE_PACKAGE_H
+#ifndef ATTNC_PACKAGE_PACKAGE_H
+#define ATTNC_PACKAGE_PACKAGE_H
 
-#include "lib/support/Status.h"
+#include "attnc/Status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -363,4 +363,4 @@ StatusOr<Package> readFile(const std::string &path);
 
 } // namespace attnc::pkg
 
-#endif // ATTNC_LIB_PACKAGE_PACKAGE_H
+#endif // ATTNC_PACKAGE_PACKAGE_H

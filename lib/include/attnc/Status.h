@@ -1,4 +1,4 @@
-//===- Status.h - Error values shared by the package format and runtime ---===//
+//===- Status.h - Errors of the package format and runtime ------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_LIB_SUPPORT_STATUS_H
-#define ATTNC_LIB_SUPPORT_STATUS_H
+#ifndef ATTNC_STATUS_H
+#define ATTNC_STATUS_H
 
 #include <optional>
 #include <string>
@@ -54,7 +54,8 @@ public:
   StatusOr(T value) : value_(std::move(value)), status_(Status::ok()) {}
   StatusOr(Status status) : status_(std::move(status)) {
     if (status_.isOk())
-      status_ = Status::error("internal error: StatusOr built from an ok status");
+      status_ =
+          Status::error("internal error: StatusOr built from an ok status");
   }
 
   bool isOk() const { return status_.isOk(); }
@@ -76,4 +77,4 @@ private:
 
 } // namespace attnc
 
-#endif // ATTNC_LIB_SUPPORT_STATUS_H
+#endif // ATTNC_STATUS_H
