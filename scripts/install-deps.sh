@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ ccache python3 pkg-config binutils
+  cmake ninja-build g++ ccache python3 python3-venv pkg-config binutils
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libdlpack-dev libgtest-dev
 )

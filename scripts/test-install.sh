@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a build into a temporary prefix and builds programs against it the
 # ways a user would: a C and a C++ program through find_package(attnc), and
-# the C program again through pkg-config. Each runs a package compiled by the
+# the C program again through pkg-config, and the Python package through pip
+# into a fresh virtual environment. Each runs a package compiled by the
 # installed attnc on the host. Usage: scripts/test-install.sh BUILD_DIR
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,4 +40,11 @@ read -ra flags < <(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
 cc "$root/test/install/consumer.c" "${flags[@]}" -lm -Wl,-rpath,"$prefix/lib" \
   -o "$work/c_consumer_pc"
 "$work/c_consumer_pc" "$work/single_key.attnpkg"
-echo "install: find_package and pkg-config consumers ok"
+
+# pip: the repository into a fresh virtual environment, offline; the package
+# must find its runtime with no environment variable set.
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --no-index "$root"
+(cd "$work" && env -u ATTNC_RUNTIME_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH \
+  "$work/venv/bin/python" "$root/test/install/single_key.py" "$work/single_key.attnpkg")
+echo "install: find_package, pkg-config and pip consumers ok"
