@@ -63,6 +63,11 @@ for model in "$root"/examples/*.mlir; do
   sed -n 's|^// EXAMPLE-RUN: \(.*\)|\1 --check|p' "$model" |
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
 done
+# A package for the host and sm_90a: cuda:0 must pick the sm_90a kernels.
+"$attnc" "$root/test/attnc/multi-target.mlir" --target=host,sm_90a \
+  -o "$bundle/packages/multi-target.attnpkg"
+sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$root/test/attnc/multi-target.mlir" |
+  while read -r args; do echo "multi-target.attnpkg $args" >>"$cases"; done
 "$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
 "$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-backward.attnpkg"

@@ -95,9 +95,12 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
 
 void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
                                  const std::string &tensorCores,
-                                 int64_t keyRanges) {
-  pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({target}));
-  pm.addNestedPass<func::FuncOp>(createAttnSplitKeys({target, keyRanges}));
+                                 int64_t keyRanges,
+                                 const std::string &programTarget) {
+  const std::string &shapeTarget =
+      programTarget.empty() ? target : programTarget;
+  pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({shapeTarget}));
+  pm.addNestedPass<func::FuncOp>(createAttnSplitKeys({shapeTarget, keyRanges}));
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
@@ -181,6 +184,11 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       *this, "key-ranges",
       llvm::cl::desc("Key ranges per attention op: 0 chooses, 1 never splits"),
       llvm::cl::init(0)};
+  Option<std::string> programTarget{
+      *this, "program-target",
+      llvm::cl::desc("Target whose costs shape the programs (default: "
+                     "target)"),
+      llvm::cl::init("")};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
@@ -209,7 +217,7 @@ void attnc::registerAttncPassesAndPipelines() {
       "kernels for a target",
       [](OpPassManager &pm, const TargetOptions &options) {
         buildProgramPipeline(pm, options.target, options.tensorCores,
-                             options.keyRanges);
+                             options.keyRanges, options.programTarget);
       });
   PassPipelineRegistration<>(
       "attnc-host-kernels",

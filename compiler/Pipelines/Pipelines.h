@@ -46,9 +46,14 @@ struct FrontendOptions {
 
 void buildFrontendPipeline(mlir::OpPassManager &pm,
                            const FrontendOptions &options = {});
+/// Forms programs of kernels, plans their buffers and configures the
+/// kernels for `target`. The shape of the programs (how a gradient is split
+/// into kernels, how keys are split) is chosen for `programTarget` (empty:
+/// `target`), so that the targets of one package share one program.
 void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
                           const std::string &tensorCores = "auto",
-                          int64_t keyRanges = 0);
+                          int64_t keyRanges = 0,
+                          const std::string &programTarget = "");
 void buildHostKernelPipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuKernelPipeline(mlir::OpPassManager &pm, const std::string &chip);

@@ -60,12 +60,15 @@ llvm::cl::opt<std::string>
                llvm::cl::value_desc("path"), llvm::cl::init("-"),
                llvm::cl::cat(attncCategory));
 
-llvm::cl::opt<Target>
-    target("target", llvm::cl::desc("Code generation target"),
-           llvm::cl::values(clEnumValN(Target::Host, "host", "the host CPU"),
-                            clEnumValN(Target::Sm90a, "sm_90a",
-                                       "NVIDIA Hopper (H100, H200)")),
-           llvm::cl::init(Target::Host), llvm::cl::cat(attncCategory));
+llvm::cl::list<Target> targets(
+    "target",
+    llvm::cl::desc("Code generation targets, comma separated (default: "
+                   "host); a package may hold several, and the runtime runs "
+                   "the kernels of the device it opens"),
+    llvm::cl::values(clEnumValN(Target::Host, "host", "the host CPU"),
+                     clEnumValN(Target::Sm90a, "sm_90a",
+                                "NVIDIA Hopper (H100, H200)")),
+    llvm::cl::CommaSeparated, llvm::cl::cat(attncCategory));
 
 enum class TensorCores { Auto, MmaSync };
 
@@ -275,15 +278,17 @@ private:
 
 PhaseTimes phaseTimes;
 
-/// Programs, kernels and code for `targetName`; what --emit asks for.
-FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
+/// Programs, kernels and code for `targetName`, with programs shaped for
+/// `programTarget`; what --emit asks for.
+FailureOr<Output> compile(ModuleOp module, const std::string &targetName,
+                          const std::string &programTarget) {
   bool host = targetName == "host";
   Output output;
   if (failed(runPipeline(module, [&](OpPassManager &pm) {
         attnc::buildProgramPipeline(
             pm, targetName,
             tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto",
-            keyRanges);
+            keyRanges, programTarget);
       })))
     return failure();
   phaseTimes.lap("programs");
@@ -328,6 +333,7 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
     return failure();
   phaseTimes.lap(host ? "LLVM" : "LLVM and ptxas");
   if (explain) {
+    llvm::errs() << "target " << targetName << ":\n";
     explainPrograms(functions);
     phaseTimes.print();
   }
@@ -341,6 +347,81 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName) {
   output.package->blobs.push_back(
       {targetName, host ? "host-so" : "cubin", std::move(*code)});
   return output;
+}
+
+/// `fn` without its kernels, as JSON: what every target must agree on.
+std::string programOf(const pkg::Function &fn) {
+  pkg::Package alone;
+  alone.functions.push_back(fn);
+  alone.functions.back().kernels.clear();
+  return pkg::manifestJson(alone);
+}
+
+/// Adds the kernels and code of `other`, compiled from the same module for
+/// another target, to `package`.
+attnc::Status mergeTarget(pkg::Package &package, pkg::Package &&other,
+                          const std::string &targetName) {
+  for (pkg::Function &fn : other.functions) {
+    auto it = llvm::find_if(package.functions, [&](const pkg::Function &f) {
+      return f.name == fn.name;
+    });
+    if (it == package.functions.end() || programOf(*it) != programOf(fn))
+      return attnc::Status::error("function '" + fn.name +
+                                  "': the program "
+                                  "for " +
+                                  targetName +
+                                  " differs from the "
+                                  "first target's");
+    llvm::append_range(it->kernels, fn.kernels);
+  }
+  llvm::append_range(package.blobs, other.blobs);
+  return attnc::Status::ok();
+}
+
+/// The --target list without repeats (default: host).
+FailureOr<std::vector<std::string>> targetNames() {
+  std::vector<std::string> names;
+  for (Target t : targets) {
+    std::string name = t == Target::Host ? "host" : "sm_90a";
+    if (llvm::is_contained(names, name)) {
+      reportIoError("--target names " + name + " twice");
+      return failure();
+    }
+    names.push_back(name);
+  }
+  if (names.empty())
+    names.push_back("host");
+  return names;
+}
+
+/// Compiles the frontend's `module` for every target into one output: for
+/// several targets, a package whose functions share one program, shaped for
+/// the first GPU target, with kernels for each.
+FailureOr<Output> compileTargets(ModuleOp module,
+                                 const std::vector<std::string> &names) {
+  if (names.size() == 1)
+    return compile(module, names[0], names[0]);
+  auto gpu =
+      llvm::find_if(names, [](const std::string &n) { return n != "host"; });
+  std::string programTarget = gpu == names.end() ? names[0] : *gpu;
+  std::optional<Output> merged;
+  for (const std::string &name : names) {
+    OwningOpRef<ModuleOp> copy(module.clone());
+    FailureOr<Output> compiled = compile(*copy, name, programTarget);
+    if (failed(compiled))
+      return failure();
+    if (!merged) {
+      merged = std::move(*compiled);
+      continue;
+    }
+    attnc::Status s =
+        mergeTarget(*merged->package, std::move(*compiled->package), name);
+    if (!s) {
+      reportIoError(s.message());
+      return failure();
+    }
+  }
+  return std::move(*merged);
 }
 
 /// Writes `output` to -o, only now that everything succeeded, and
@@ -412,15 +493,20 @@ int main(int argc, char **argv) {
   if (!input)
     return 1;
 
-  bool host = target == Target::Host;
-  std::string targetName = host ? "host" : "sm_90a";
+  FailureOr<std::vector<std::string>> names = targetNames();
+  if (failed(names))
+    return 1;
+  if (names->size() > 1 && emit != Emit::Package && emit != Emit::Mlir)
+    return reportIoError("several targets make a package; give one --target "
+                         "for --emit=tiled, llvm, ptx or cubin");
+  bool host = names->front() == "host";
   if (host && (emit == Emit::Ptx || emit == Emit::Cubin))
     return reportIoError("--emit=ptx and --emit=cubin need a GPU target "
                          "(--target=sm_90a)");
   if (!host && emit == Emit::Llvm)
     return reportIoError("--emit=llvm shows host kernels; use --emit=ptx for "
                          "--target=" +
-                         targetName);
+                         names->front());
 
   DialectRegistry registry;
   attnc::registerAttncDialects(registry);
@@ -441,7 +527,7 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(output.text);
     module->print(os);
   } else {
-    FailureOr<Output> compiled = compile(*module, targetName);
+    FailureOr<Output> compiled = compileTargets(*module, *names);
     if (failed(compiled))
       return 1;
     output = std::move(*compiled);
