@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ ccache python3 python3-venv pkg-config binutils
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libdlpack-dev libgtest-dev
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds everything and runs every test suite: the lit
 # suite (check-attnc), the GoogleTest/ctest suites, an install into a
-# temporary prefix with programs built against it, and the ctest suites of
-# lib/, the runtime and attn-run again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (a second build, $BUILD_DIR-sanitize; skip it
+# temporary prefix with programs built against it, the libFuzzer targets for
+# a bounded time (scripts/fuzz.sh; ATTNC_SKIP_FUZZ=1 skips them), and the
+# ctest suites of lib/, the runtime and attn-run again under AddressSanitizer
+# and UndefinedBehaviorSanitizer (a second build, $BUILD_DIR-sanitize; skip it
 # with ATTNC_SKIP_SANITIZERS=1). GPU tests are skipped unless a GPU is
 # present.
 set -euo pipefail
@@ -24,8 +25,13 @@ echo "== lit (check-attnc)"
 ninja -C "$build" check-attnc || status=1
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j2 || status=1
-echo "== install: cmake --install, find_package and pkg-config consumers"
+echo "== install: cmake --install; find_package, pkg-config and pip consumers"
 bash "$root/scripts/test-install.sh" "$build" || status=1
+
+if [ "${ATTNC_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz: the package reader and the front end, ${ATTNC_FUZZ_SECONDS:-60}s each"
+  BUILD_DIR="$build" bash "$root/scripts/fuzz.sh" || status=1
+fi
 
 if [ "${ATTNC_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ctest under AddressSanitizer and UndefinedBehaviorSanitizer"

@@ -7,9 +7,10 @@ from lit.llvm import llvm_config
 config.name = "ATTNC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-# install/: a CMake project of consumers, run by scripts/test-install.sh.
+# install/: consumers run by scripts/test-install.sh; fuzz/: libFuzzer
+# targets and their seeds, run by scripts/fuzz.sh.
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "Inputs",
-                   "install"]
+                   "install", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attnc_obj_root, "test")
 

@@ -1,0 +1,6 @@
+func.func @attention_k_rank_not_4(%q: tensor<1x4x64x32xf32>, %k: tensor<1x1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %k, %q
+      : tensor<1x4x64x32xf32>, tensor<1x1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}

@@ -1,0 +1,6 @@
+func.func @attention_grad_dq_type(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return
+}

@@ -1,0 +1,10 @@
+func.func @attention_grad_score_grad_alone(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      attn.yield %s : f32
+    }
+  return
+}

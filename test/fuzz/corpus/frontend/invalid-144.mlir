@@ -1,0 +1,6 @@
+func.func @grad_kv_accumulator_result(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf16>
+  return
+}

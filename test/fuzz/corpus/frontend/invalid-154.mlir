@@ -1,0 +1,5 @@
+func.func @combine_parts(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<4x1x4x1xf32>) {
+  %o, %l = attn.attention_combine %po, %pl
+      : tensor<8x1x4x1x32xf32>, tensor<4x1x4x1xf32> -> tensor<1x4x1x32xbf16>, tensor<1x4x1xf32>
+  return
+}

@@ -1,0 +1,6 @@
+func.func @attention_dynamic_q_head_count(%q: tensor<1x?x64x32xf32>, %k: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %k, %k
+      : tensor<1x?x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x?x64x32xf32>, tensor<1x?x64xf32>
+  return
+}

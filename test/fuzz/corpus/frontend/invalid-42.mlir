@@ -1,0 +1,6 @@
+func.func @attention_negative_zero_scale(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q {scale = -0.0 : f32}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}

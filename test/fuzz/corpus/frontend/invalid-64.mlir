@@ -1,0 +1,11 @@
+func.func @attention_mask_region_too_few_args(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    }
+  return
+}

@@ -1,0 +1,10 @@
+func.func @attention_score_region_wrong_args(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    score {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %s: f32):
+      attn.yield %s : f32
+    }
+  return
+}

@@ -1,0 +1,6 @@
+func.func @attention_generic_one_region(%q: tensor<1x4x64x32xf32>) {
+  %out, %lse = "attn.attention"(%q, %q, %q) ({})
+      : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
+      -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
+  return
+}
