@@ -78,6 +78,10 @@ sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$root/test/attn
   -o "$bundle/packages/autograd_model.attnpkg"
 rm -rf "$bundle/python" && mkdir -p "$bundle/python"
 cp -r "$root/python/attnc" "$bundle/python/"
+# attnc.flex packages of test/python/gpu/flex_mods.py, compiled here into a
+# cache that the GPU machine reads without a compiler.
+PYTHONPATH="$root/python" ATTNC_COMPILER="$attnc" python3 \
+  "$root/test/python/gpu/flex_mods.py" "$bundle/flex-cache" sm_90a
 rm -rf "$bundle/python/attnc/__pycache__"
 if [ -n "${ATTNC_BASELINE:-}" ]; then
   mkdir -p "$bundle/baseline"
@@ -124,6 +128,14 @@ if python3 -c "import torch" 2>/dev/null; then
   else
     failed=$((failed + 1))
     echo "FAILED: test/GPU/check_masked_keys.py (see $out/integration.log)"
+  fi
+  if PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+      "$here/../test/python/gpu/flex_check.py" "$here/flex-cache" \
+      >>"$out/integration.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: test/python/gpu/flex_check.py (see $out/integration.log)"
   fi
   if PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
       "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so" \

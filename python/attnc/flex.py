@@ -1,0 +1,535 @@
+"""FlexAttention-style authoring: Python mask and score functions, traced into
+``attn`` regions and compiled ahead of time by attnc.
+
+    from attnc import flex
+
+    def document(b, h, q_idx, kv_idx):
+        return (q_idx // 2048 == kv_idx // 2048) & (kv_idx <= q_idx)
+
+    def softcap(score, b, h, q_idx, kv_idx):
+        return 50 * flex.tanh(score / 50)
+
+    attention = flex.attention(mask_mod=document, score_mod=softcap,
+                               heads=(16, 4), head_dim=128, dtype="bf16",
+                               target="sm_90a", device="cuda:0")
+    out, lse = attention(q, k, v)        # torch tensors [B, H, N, D]
+
+The functions are called once, on tracer values: ``b``, ``h``, ``q_idx`` and
+``kv_idx`` are indices, ``score`` an f32. They may use Python arithmetic
+(``+ - * / // % **`` with integer exponents, unary ``-``, ``abs``),
+comparisons, ``& | ^ ~`` on booleans, ``flex.where``, ``flex.minimum`` and
+``flex.maximum``, the math functions below, Python numbers, and, inside
+torch code, the same torch functions (``torch.where``, ``torch.tanh``, ...).
+flex's functions also take torch tensors (they call torch's), so one
+function written with them serves both attnc and torch's flex_attention.
+``//`` and ``%`` keep Python's (and torch's) floor semantics. Python control
+flow on a traced value (``if``, ``and``, ``or``, ``not``) cannot be traced and
+is an error that says so; so is a captured tensor, since regions cannot read
+tensors yet.
+
+The traced module (``attention.mlir``) is compiled with the attnc compiler
+(``compiler=``, else ``$ATTNC_COMPILER``, else ``attnc`` on ``PATH``, else
+the build of the repository this package lives in) into a package cached on disk, keyed by the module
+text, the compiler's version and the compile flags (``cache_dir=``, else
+``$ATTNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/attnc`` or ``~/.cache/attnc``).
+Without a compiler (or with ``compiler=False``), a cache filled elsewhere
+serves: compile on a build machine, copy the cache directory to GPU nodes
+that have only the runtime.
+"""
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+
+from . import Error, Runtime, _capi, torch_call
+
+__all__ = ["Attention", "TraceError", "attention", "compile_attention",
+           "trace_mask", "trace_score",
+           "where", "minimum", "maximum", "exp", "exp2", "log", "log2", "tanh",
+           "sqrt", "rsqrt", "sin", "cos", "atan", "erf", "floor", "ceil"]
+
+
+class TraceError(Error):
+    """A mask or score function that cannot become an attn region."""
+
+
+_INDEX, _BOOL, _FLOAT = "index", "i1", "f32"
+_INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
+            "floordiv": "arith.floordivsi", "min": "arith.minsi",
+            "max": "arith.maxsi"}
+_FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
+              "truediv": "arith.divf", "min": "arith.minimumf",
+              "max": "arith.maximumf", "pow": "math.powf"}
+_BOOL_OPS = {"and": "arith.andi", "or": "arith.ori", "xor": "arith.xori"}
+_INT_PREDICATES = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge",
+                   "eq": "eq", "ne": "ne"}
+_FLOAT_PREDICATES = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
+                     "eq": "oeq", "ne": "une"}
+_UNARY_MATH = ("exp", "exp2", "log", "log2", "tanh", "sqrt", "rsqrt", "sin",
+               "cos", "atan", "erf", "floor", "ceil")
+
+
+class _Region:
+    """The straight-line code of one region as it is traced."""
+
+    def __init__(self, arg_types):
+        self.lines = []
+        self.constants = {}
+        self.count = 0
+        self.args = [_Value(self, f"%a{i}", t) for i, t in enumerate(arg_types)]
+
+    def emit(self, text, result_type):
+        name = f"%v{self.count}"
+        self.count += 1
+        self.lines.append(f"{name} = {text}")
+        return _Value(self, name, result_type)
+
+    def constant(self, value, type_):
+        key = (repr(value), type_)
+        if key not in self.constants:
+            if type_ == _BOOL:
+                literal = "true" if value else "false"
+            elif type_ == _FLOAT:
+                literal = _float_literal(value)
+            else:
+                literal = str(int(value))
+            self.constants[key] = self.emit(
+                f"arith.constant {literal} : {type_}", type_)
+        return self.constants[key]
+
+
+class _Value:
+    """A traced value: an SSA name of its region and its type."""
+
+    def __init__(self, region, name, type_):
+        self.region, self.name, self.type = region, name, type_
+
+    # -- conversions -----------------------------------------------------
+
+    def _as(self, type_):
+        if self.type == type_:
+            return self
+        if self.type == _BOOL and type_ == _INDEX:
+            return where(self, 1, 0)
+        if type_ == _FLOAT:
+            integer = self
+            if self.type == _BOOL:
+                integer = self._as(_INDEX)
+            wide = self.region.emit(
+                f"arith.index_cast {integer.name} : index to i64", "i64")
+            return self.region.emit(
+                f"arith.sitofp {wide.name} : i64 to f32", _FLOAT)
+        raise TraceError(f"cannot use a {_describe(self.type)} as "
+                         f"{_describe(type_)}")
+
+    def _operand(self, other, hint=None):
+        """`other` as a value of this region: numbers become constants, an
+        int one of `hint` when that is f32 (2 * score needs no cast)."""
+        if isinstance(other, _Value):
+            if other.region is not self.region:
+                raise TraceError("a value of one traced function was used in "
+                                 "another")
+            return other
+        if isinstance(other, bool):
+            return self.region.constant(other, _BOOL)
+        if isinstance(other, int):
+            return self.region.constant(other, _FLOAT if hint == _FLOAT
+                                        else _INDEX)
+        if isinstance(other, float):
+            return self.region.constant(other, _FLOAT)
+        raise TraceError(
+            f"a {type(other).__name__} cannot be used in a traced function: "
+            "only its arguments, Python numbers and booleans can (regions "
+            "cannot read tensors yet)")
+
+    def _binary(self, op, other, reverse=False):
+        a, b = self, self._operand(other, self.type)
+        if reverse:
+            a, b = b, a
+        if op == "truediv" or _FLOAT in (a.type, b.type):
+            kind = _FLOAT
+        elif op in _BOOL_OPS and a.type == b.type == _BOOL:
+            kind = _BOOL
+        else:
+            kind = _INDEX
+        a, b = a._as(kind), b._as(kind)
+        table = {_FLOAT: _FLOAT_OPS, _INDEX: _INT_OPS, _BOOL: _BOOL_OPS}[kind]
+        if op not in table:
+            raise TraceError(f"'{op}' is not defined on {_describe(kind)}s")
+        return self.region.emit(
+            f"{table[op]} {a.name}, {b.name} : {kind}", kind)
+
+    def _compare(self, op, other):
+        b = self._operand(other, self.type)
+        if _FLOAT in (self.type, b.type):
+            a, b = self._as(_FLOAT), b._as(_FLOAT)
+            return self.region.emit(f"arith.cmpf {_FLOAT_PREDICATES[op]}, "
+                                    f"{a.name}, {b.name} : f32", _BOOL)
+        kind = _BOOL if self.type == b.type == _BOOL else _INDEX
+        a, b = self._as(kind), b._as(kind)
+        return self.region.emit(f"arith.cmpi {_INT_PREDICATES[op]}, "
+                                f"{a.name}, {b.name} : {kind}", _BOOL)
+
+    def _mod(self, other, reverse):
+        # Python's (and torch's) remainder takes the divisor's sign.
+        a, b = self, self._operand(other)
+        if reverse:
+            a, b = b, a
+        if _FLOAT in (a.type, b.type):
+            return a - floor(a / b) * b
+        return a - (a // b) * b
+
+    __add__ = lambda s, o: s._binary("add", o)
+    __radd__ = lambda s, o: s._binary("add", o, True)
+    __sub__ = lambda s, o: s._binary("sub", o)
+    __rsub__ = lambda s, o: s._binary("sub", o, True)
+    __mul__ = lambda s, o: s._binary("mul", o)
+    __rmul__ = lambda s, o: s._binary("mul", o, True)
+    __truediv__ = lambda s, o: s._binary("truediv", o)
+    __rtruediv__ = lambda s, o: s._binary("truediv", o, True)
+    __floordiv__ = lambda s, o: s._floordiv(o, False)
+    __rfloordiv__ = lambda s, o: s._floordiv(o, True)
+    __mod__ = lambda s, o: s._mod(o, False)
+    __rmod__ = lambda s, o: s._mod(o, True)
+    __and__ = lambda s, o: s._logic("and", o)
+    __rand__ = lambda s, o: s._logic("and", o)
+    __or__ = lambda s, o: s._logic("or", o)
+    __ror__ = lambda s, o: s._logic("or", o)
+    __xor__ = lambda s, o: s._logic("xor", o)
+    __rxor__ = lambda s, o: s._logic("xor", o)
+    __lt__ = lambda s, o: s._compare("lt", o)
+    __le__ = lambda s, o: s._compare("le", o)
+    __gt__ = lambda s, o: s._compare("gt", o)
+    __ge__ = lambda s, o: s._compare("ge", o)
+    __eq__ = lambda s, o: s._compare("eq", o)
+    __ne__ = lambda s, o: s._compare("ne", o)
+    __hash__ = object.__hash__
+
+    def _floordiv(self, other, reverse):
+        a, b = self, self._operand(other)
+        if reverse:
+            a, b = b, a
+        if _FLOAT in (a.type, b.type):
+            return floor(a / b)
+        return a._binary("floordiv", b)
+
+    def _logic(self, op, other):
+        b = self._operand(other)
+        if self.type != _BOOL or b.type != _BOOL:
+            raise TraceError(f"'{op}' (&, |, ^) takes booleans here, not "
+                             f"{_describe(self.type)} and {_describe(b.type)}")
+        return self._binary(op, b)
+
+    def __pow__(self, exponent):
+        if isinstance(exponent, int) and not isinstance(exponent, bool) \
+                and 0 <= exponent <= 16 and self.type == _INDEX:
+            result = self.region.constant(1, _INDEX)
+            for _ in range(exponent):
+                result = result * self
+            return result
+        return self._as(_FLOAT)._binary("pow", exponent)
+
+    def __rpow__(self, base):
+        return self._operand(base, _FLOAT)._as(_FLOAT)._binary("pow", self)
+
+    def __neg__(self):
+        if self.type == _FLOAT:
+            return self.region.emit(f"arith.negf {self.name} : f32", _FLOAT)
+        return 0 - self
+
+    def __invert__(self):
+        if self.type != _BOOL:
+            raise TraceError(f"~ takes a boolean, not {_describe(self.type)}")
+        return self ^ True
+
+    def __abs__(self):
+        if self.type == _FLOAT:
+            return self.region.emit(f"math.absf {self.name} : f32", _FLOAT)
+        return self.region.emit(f"math.absi {self._as(_INDEX).name} : index",
+                                _INDEX)
+
+    def __bool__(self):
+        raise TraceError(
+            "a traced value has no Python truth value: `if`, `and`, `or`, "
+            "`not` and chained comparisons (a < b < c) cannot be traced; use "
+            "&, |, ~ and attnc.flex.where")
+
+    def __index__(self):
+        raise TraceError("a traced value cannot be used as a Python integer "
+                         "(for indexing a tensor or a list)")
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", str(func))
+        handler = _TORCH_FUNCTIONS.get(name)
+        if handler is None or kwargs:
+            raise TraceError(f"torch.{name} cannot be traced into a region")
+        return handler(*args)
+
+
+def _float_literal(value):
+    """An MLIR f32 literal: decimal with a point (MLIR reads 1e-05 as an
+    integer), or the bit pattern of an infinity or NaN."""
+    literal = repr(float(value))
+    specials = {"inf": "0x7F800000", "-inf": "0xFF800000", "nan": "0x7FC00000"}
+    if literal in specials:
+        return specials[literal]
+    return literal if "." in literal else f"{float(value):.17e}"
+
+
+def _describe(type_):
+    return {_INDEX: "an integer index", _BOOL: "a boolean",
+            _FLOAT: "a float"}.get(type_, type_)
+
+
+def _region_of(*values):
+    for v in values:
+        if isinstance(v, _Value):
+            return v
+    raise TraceError("flex functions need at least one traced value")
+
+
+def _traced(*values):
+    return any(isinstance(v, _Value) for v in values)
+
+
+def _torch(name, *args):
+    """torch.<name>(*args): flex's functions also take torch tensors, so one
+    mask or score function serves attnc and torch's flex_attention."""
+    import torch
+    return getattr(torch, name)(*args)
+
+
+def where(condition, a, b):
+    """`a` where `condition` holds, else `b` (arith.select)."""
+    if not _traced(condition, a, b):
+        return _torch("where", condition, a, b)
+    anchor = _region_of(condition, a, b)
+    c = anchor._operand(condition)
+    if c.type != _BOOL:
+        raise TraceError(f"where's condition must be a boolean, not "
+                         f"{_describe(c.type)}")
+    hint = next((x.type for x in (a, b) if isinstance(x, _Value)), None)
+    a, b = anchor._operand(a, hint), anchor._operand(b, hint)
+    kind = _FLOAT if _FLOAT in (a.type, b.type) else (
+        _BOOL if a.type == b.type == _BOOL else _INDEX)
+    a, b = a._as(kind), b._as(kind)
+    return anchor.region.emit(
+        f"arith.select {c.name}, {a.name}, {b.name} : {kind}", kind)
+
+
+def minimum(a, b):
+    if not _traced(a, b):
+        return _torch("minimum", a, b)
+    return _region_of(a, b)._operand(a)._binary("min", b)
+
+
+def maximum(a, b):
+    if not _traced(a, b):
+        return _torch("maximum", a, b)
+    return _region_of(a, b)._operand(a)._binary("max", b)
+
+
+def _unary(name):
+    def apply(x):
+        if not _traced(x):
+            return _torch(name, x)
+        v = _region_of(x)._as(_FLOAT)
+        return v.region.emit(f"math.{name} {v.name} : f32", _FLOAT)
+    apply.__name__ = name
+    apply.__doc__ = f"math.{name} of a traced value (as f32)."
+    return apply
+
+
+for _name in _UNARY_MATH:
+    globals()[_name] = _unary(_name)
+
+_TORCH_FUNCTIONS = dict(
+    {name: globals()[name] for name in _UNARY_MATH},
+    where=where, minimum=minimum, maximum=maximum, abs=abs,
+    add=lambda a, b: a + b, sub=lambda a, b: a - b, mul=lambda a, b: a * b,
+    div=lambda a, b: a / b, remainder=lambda a, b: a % b,
+    floor_divide=lambda a, b: a // b, pow=lambda a, b: a ** b,
+    __and__=lambda a, b: a & b, __or__=lambda a, b: a | b,
+    logical_and=lambda a, b: a & b, logical_or=lambda a, b: a | b,
+    logical_not=lambda a: ~a, neg=lambda a: -a,
+    eq=lambda a, b: a == b, ne=lambda a, b: a != b, lt=lambda a, b: a < b,
+    le=lambda a, b: a <= b, gt=lambda a, b: a > b, ge=lambda a, b: a >= b)
+
+
+def _trace(fn, arg_names, arg_types, result_type, what):
+    region = _Region(arg_types)
+    result = fn(*region.args)
+    if isinstance(result, (bool, int, float)):
+        result = region.args[0]._operand(result)
+    if not isinstance(result, _Value):
+        raise TraceError(f"{what} returned a {type(result).__name__}, not a "
+                         "traced value")
+    if result.type != result_type:
+        if result_type == _FLOAT:
+            result = result._as(_FLOAT)
+        else:
+            raise TraceError(f"{what} must return a boolean (keep the pair "
+                             f"or not), not {_describe(result.type)}")
+    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
+    body = "\n".join(f"      {line}" for line in region.lines)
+    return (f"^bb0({params}):  // {', '.join(arg_names)}\n"
+            + (body + "\n" if body else "")
+            + f"      attn.yield {result.name} : {result_type}")
+
+
+def trace_mask(mask_mod):
+    """The body of an attn mask region from mask_mod(b, h, q_idx, kv_idx)."""
+    return _trace(mask_mod, ("b", "h", "q_idx", "kv_idx"), [_INDEX] * 4,
+                  _BOOL, "mask_mod")
+
+
+def trace_score(score_mod):
+    """The body of an attn score region from
+    score_mod(score, b, h, q_idx, kv_idx)."""
+    return _trace(score_mod, ("score", "b", "h", "q_idx", "kv_idx"),
+                  [_FLOAT] + [_INDEX] * 4, _FLOAT, "score_mod")
+
+
+def _module_text(name, mask_mod, score_mod, heads, head_dim, value_dim, dtype,
+                 scale, causal):
+    hq, hkv = heads
+    dv = value_dim or head_dim
+    q_t = f"tensor<?x{hq}x?x{head_dim}x{dtype}>"
+    k_t = f"tensor<?x{hkv}x?x{head_dim}x{dtype}>"
+    v_t = f"tensor<?x{hkv}x?x{dv}x{dtype}>"
+    o_t = f"tensor<?x{hq}x?x{dv}x{dtype}>"
+    l_t = f"tensor<?x{hq}x?xf32>"
+    attrs = []
+    if causal:
+        attrs.append("causal")
+    if scale is not None:
+        attrs.append(f"scale = {_float_literal(scale)} : f32")
+    attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+    regions = ""
+    if mask_mod is not None:
+        regions += f"\n    mask {{\n    {trace_mask(mask_mod)}\n    }}"
+    if score_mod is not None:
+        regions += f"\n    score {{\n    {trace_score(score_mod)}\n    }}"
+    return (f"func.func @{name}(%q: {q_t}, %k: {k_t}, %v: {v_t})\n"
+            f"    -> ({o_t}, {l_t}) {{\n"
+            f"  %out, %lse = attn.attention %q, %k, %v{attr_text}\n"
+            f"      : {q_t}, {k_t}, {v_t}\n"
+            f"      -> {o_t}, {l_t}{regions}\n"
+            f"  return %out, %lse : {o_t}, {l_t}\n"
+            "}\n")
+
+
+def _find_compiler(compiler):
+    """The attnc compiler's path, or None when there is none."""
+    candidates = [compiler, os.environ.get("ATTNC_COMPILER"), "attnc"]
+    candidates += [os.path.join(_capi._REPO_ROOT, d, "bin", "attnc")
+                   for d in ("build", "build-dev")]
+    for candidate in candidates:
+        path = candidate and shutil.which(candidate)
+        if path:
+            return path
+    return None
+
+
+def _cache_dir(cache_dir):
+    if cache_dir:
+        return cache_dir
+    if os.environ.get("ATTNC_CACHE_DIR"):
+        return os.environ["ATTNC_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "attnc")
+
+
+def _run(command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Error(f"{' '.join(command)} failed:\n{done.stderr.strip()}")
+    return done.stdout
+
+
+def _digest(*parts):
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _compile(text, compiler, flags, cache_dir):
+    """The cached package of `text` and whether it was compiled now. Files
+    are named by the module and flags, then by the compiler's version; a
+    machine without the compiler (a GPU node given a cache compiled
+    elsewhere) takes the newest package of the module and flags."""
+    directory = _cache_dir(cache_dir)
+    stem = f"flex-{_digest(text, *flags)}"
+    if compiler is None:
+        found = glob.glob(os.path.join(directory, stem + "-*.attnpkg"))
+        if not found:
+            raise Error("attnc.flex needs the attnc compiler (compiler=, "
+                        "$ATTNC_COMPILER or attnc on PATH), or this module in "
+                        f"its cache {directory}")
+        return max(found, key=os.path.getmtime), False
+    version = _run([compiler, "--version"]).strip()
+    path = os.path.join(directory, f"{stem}-{_digest(version)}.attnpkg")
+    if os.path.exists(path):
+        return path, False
+    os.makedirs(directory, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory) as scratch:
+        source = os.path.join(scratch, "flex.mlir")
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(text)
+        built = os.path.join(scratch, "flex.attnpkg")
+        _run([compiler, source, *flags, "-o", built])
+        os.replace(built, path)  # atomic: readers see no partial package
+    return path, True
+
+
+class Attention:
+    """A compiled flex attention: ``attention(q, k, v) -> (out, lse)`` on
+    torch tensors, or ``attention.function`` for attnc.Tensor calls."""
+
+    def __init__(self, mlir, package_path, compiled, function, package,
+                 runtime):
+        self.mlir = mlir
+        self.package_path = package_path
+        self.compiled = compiled  # False when the package came from the cache
+        self.function = function
+        self._package, self._runtime = package, runtime
+
+    def __call__(self, q, k, v):
+        return torch_call(self.function, q, k, v)
+
+
+def compile_attention(mask_mod=None, score_mod=None, *, heads, head_dim,
+                      value_dim=None, dtype="bf16", scale=None, causal=False,
+                      target="host", compiler=None, cache_dir=None,
+                      name="flex_attention"):
+    """Traces `mask_mod` and `score_mod` and compiles attention over
+    q [B, heads[0], Nq, head_dim], k [B, heads[1], Nk, head_dim] and
+    v [B, heads[1], Nk, value_dim] of `dtype` for `target` (``host``,
+    ``sm_90a``, or several, comma separated) into the cache, without a
+    device. Returns (module text, package path, whether it compiled now)."""
+    if isinstance(heads, int):
+        heads = (heads, heads)
+    text = _module_text(name, mask_mod, score_mod, heads, head_dim, value_dim,
+                        dtype, scale, causal)
+    path, compiled = _compile(text, None if compiler is False
+                              else _find_compiler(compiler),
+                              [f"--target={target}"], cache_dir)
+    return text, path, compiled
+
+
+def attention(mask_mod=None, score_mod=None, *, target="host", device=None,
+              name="flex_attention", **options):
+    """compile_attention, then the package loaded onto `device` (default:
+    ``host`` for a host target, else ``cuda:0``) as a callable Attention."""
+    text, path, compiled = compile_attention(mask_mod, score_mod,
+                                             target=target, name=name,
+                                             **options)
+    if device is None:
+        device = "host" if target.split(",")[0] == "host" else "cuda:0"
+    runtime = Runtime(device)
+    package = runtime.load(path)
+    return Attention(text, path, compiled, package.function(name), package,
+                     runtime)
