@@ -322,6 +322,10 @@ def AttnHostEntryPoints : Pass<"attn-host-entry-points", "::mlir::ModuleOp"> {
     `void F_entry(void **args, int64_t blockBegin, int64_t blockEnd)` where
     `args[i]` points to the memref descriptor of argument `i`: the host ABI
     of `lib/include/attnc/package/Package.h`, one signature for every kernel.
+    Beside it, the constant `F_entry_arg_ranks` = {n, rank of each
+    argument}, which the runtime checks every step against before it calls
+    the entry, so that a manifest edited to pass other arguments is refused
+    instead of reading past a descriptor.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

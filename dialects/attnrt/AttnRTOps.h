@@ -43,6 +43,13 @@ inline std::string hostEntryName(llvm::StringRef kernel) {
   return (kernel + "_entry").str();
 }
 
+/// The constant i64 array {n, rank of argument 0, ..., rank of argument
+/// n - 1} beside a host entry point, which the runtime checks a step's
+/// arguments against before it calls the entry.
+inline std::string hostArgRanksName(llvm::StringRef kernel) {
+  return (kernel + "_entry_arg_ranks").str();
+}
+
 /// Whether `shape` (a program value's symbolic shape) describes `type`:
 /// one entry per dim, static dims equal, dynamic dims named by a symbol (or,
 /// with `fixedDynamicDims`, for arguments, fixed by another value of their

@@ -118,9 +118,11 @@ struct CudaEvent final : DeviceEvent {
 class CudaKernel final : public DeviceKernel {
 public:
   CudaKernel(std::shared_ptr<const CudaModule> module, CUfunction function,
-             const pkg::Kernel &kernel, const CudaLimits &limits)
+             const pkg::Kernel &kernel, const CudaLimits &limits,
+             std::vector<size_t> paramSizes)
       : module_(std::move(module)), function_(function), entry_(kernel.entry),
-        sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)) {
+        sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)),
+        paramSizes_(std::move(paramSizes)) {
     for (int d = 0; d < 3; ++d) {
       block_[d] = static_cast<unsigned>(kernel.block[d]);
       gridLimits_[d] = limits.grid[d];
@@ -129,6 +131,20 @@ public:
 
   Status launch(const std::vector<const KernelArg *> &args,
                 const GridExtents &grid, void *stream) const override;
+  /// Each memref is 3 + 2 * rank parameters of 8 bytes.
+  Status checkArgs(const std::vector<size_t> &ranks) const override {
+    size_t words = descriptorWords(ranks);
+    bool allWords = std::all_of(paramSizes_.begin(), paramSizes_.end(),
+                                [](size_t size) { return size == 8; });
+    if (paramSizes_.size() == words && allWords)
+      return Status::ok();
+    return Status::error("the step passes " + std::to_string(ranks.size()) +
+                         " memrefs of " + describeRanks(ranks) + " (" +
+                         std::to_string(words) + " 8-byte parameters), '" +
+                         entry_ + "' takes " +
+                         std::to_string(paramSizes_.size()) + " parameters" +
+                         (allWords ? "" : ", not all of 8 bytes"));
+  }
 
 private:
   std::shared_ptr<const CudaModule> module_; // keeps function_ loaded
@@ -137,6 +153,7 @@ private:
   unsigned block_[3];
   unsigned sharedBytes_;
   int64_t gridLimits_[3];
+  std::vector<size_t> paramSizes_; // the cubin's, in order
 };
 
 Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
@@ -287,8 +304,14 @@ CudaDevice::loadKernel(std::shared_ptr<const CudaModule> module,
                            kernel.entry + "'");
     if (Status s = configure(function, kernel); !s)
       return s.withContext("entry '" + kernel.entry + "'");
+    // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
+    std::vector<size_t> paramSizes;
+    size_t offset = 0, size = 0;
+    while (driver().cuFuncGetParamInfo(function, paramSizes.size(), &offset,
+                                       &size) == CUDA_SUCCESS)
+      paramSizes.push_back(size);
     return std::shared_ptr<const DeviceKernel>(std::make_shared<CudaKernel>(
-        std::move(module), function, kernel, limits_));
+        std::move(module), function, kernel, limits_, std::move(paramSizes)));
   });
 }
 

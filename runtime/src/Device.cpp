@@ -27,6 +27,20 @@ std::vector<int64_t> attnc::rt::detail::memrefDescriptor(const KernelArg &arg) {
   return words;
 }
 
+size_t attnc::rt::detail::descriptorWords(const std::vector<size_t> &ranks) {
+  size_t words = 0;
+  for (size_t rank : ranks)
+    words += 3 + 2 * rank;
+  return words;
+}
+
+std::string attnc::rt::detail::describeRanks(const std::vector<size_t> &ranks) {
+  std::string text = "ranks [";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return text + "]";
+}
+
 /// The N of "cuda:N" (saturated at INT_MAX, which no machine reaches), or -1
 /// when `spec` has another form.
 static int cudaOrdinal(const std::string &spec) {

@@ -41,6 +41,10 @@ struct KernelArg {
 /// per-argument ABI of every target (see pkg::Kernel):
 /// {allocated, aligned, offset = 0, sizes[rank], strides[rank]}.
 std::vector<int64_t> memrefDescriptor(const KernelArg &arg);
+/// Words of the descriptors of memrefs of these ranks: 3 + 2 * rank each.
+size_t descriptorWords(const std::vector<size_t> &ranks);
+/// "ranks [4, 4, 3]", for messages about argument lists.
+std::string describeRanks(const std::vector<size_t> &ranks);
 
 /// Grid extents (x, y, z) of one launch, each >= 0.
 using GridExtents = std::array<int64_t, 3>;
@@ -54,6 +58,11 @@ public:
   /// pointers, since a call's values are not copied for each step.
   virtual Status launch(const std::vector<const KernelArg *> &args,
                         const GridExtents &grid, void *stream) const = 0;
+  /// Checks, once at load, that the code takes what a step passes: memrefs
+  /// of these ranks (the signature the code records: the host entry's rank
+  /// table, the cubin's parameter list). A manifest edited consistently
+  /// must not launch a kernel on arguments it does not expect.
+  virtual Status checkArgs(const std::vector<size_t> &ranks) const = 0;
 };
 
 /// Kernel name -> the kernel of that name for the device's target.

@@ -64,12 +64,16 @@ StatusOr<StepPlan> planStep(const pkg::Function &function,
     return Status::error("no kernel of that name is loaded for target '" +
                          target + "'");
   StepPlan plan{loaded->second.get(), kernel, {}};
+  std::vector<size_t> ranks;
   for (const std::string &name : step.args) {
     auto index = indices.find(name);
     if (index == indices.end())
       return Status::error("no value named '" + name + "'");
     plan.args.push_back(index->second);
+    ranks.push_back(function.findValue(name)->shape.size());
   }
+  if (Status s = plan.kernel->checkArgs(ranks); !s)
+    return s;
   return plan;
 }
 

@@ -72,10 +72,16 @@ public:
   SharedObject &operator=(const SharedObject &) = delete;
 
   StatusOr<HostEntry> lookup(const std::string &symbol) const;
+  /// The argument ranks `entry` records ({n, ranks...}, see attnc's
+  /// attn-host-entry-points).
+  StatusOr<std::vector<size_t>> argRanks(const std::string &entry) const;
 
 private:
   SharedObject(void *handle, std::string blobName)
       : handle_(handle), blobName_(std::move(blobName)) {}
+
+  /// `what` names the symbol in the error ("entry", ...).
+  StatusOr<void *> address(const std::string &symbol, const char *what) const;
 
   void *handle_;
   std::string blobName_;
@@ -151,14 +157,40 @@ void *SharedObject::loadFromTempFile(const pkg::Blob &blob,
   return handle;
 }
 
-StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {
+StatusOr<void *> SharedObject::address(const std::string &symbol,
+                                       const char *what) const {
   dlerror(); // clear any earlier error
   void *address = dlsym(handle_, symbol.c_str());
   const char *error = dlerror();
   if (error || !address)
-    return Status::error("blob '" + blobName_ + "' has no entry '" + symbol +
-                         "': " + (error ? error : "symbol is null"));
-  return reinterpret_cast<HostEntry>(address);
+    return Status::error("blob '" + blobName_ + "' has no " + what + " '" +
+                         symbol + "': " + (error ? error : "symbol is null"));
+  return address;
+}
+
+StatusOr<HostEntry> SharedObject::lookup(const std::string &symbol) const {
+  auto found = address(symbol, "entry");
+  if (!found)
+    return found.status();
+  return reinterpret_cast<HostEntry>(*found);
+}
+
+StatusOr<std::vector<size_t>>
+SharedObject::argRanks(const std::string &entry) const {
+  // Blobs of attnc before the rank tables lack the symbol: recompile them.
+  auto found = address(entry + "_arg_ranks", "argument record");
+  if (!found)
+    return Status::error(found.status().message() +
+                         " (compiled by an older attnc? recompile it)");
+  const auto *record = static_cast<const int64_t *>(*found);
+  // A record is at most a few dozen words; a larger count is not one.
+  if (record[0] < 0 || record[0] > 4096)
+    return Status::error("blob '" + blobName_ + "': the argument record of '" +
+                         entry + "' is corrupt");
+  std::vector<size_t> ranks;
+  for (int64_t i = 1; i <= record[0]; ++i)
+    ranks.push_back(static_cast<size_t>(record[i]));
+  return ranks;
 }
 
 /// Streams are a device concept the host does not have.
@@ -172,8 +204,18 @@ Status requireNullStream(void *stream) {
 class HostKernel final : public DeviceKernel {
 public:
   HostKernel(std::shared_ptr<const SharedObject> object, HostEntry entry,
-             std::shared_ptr<ThreadPool> pool)
-      : object_(std::move(object)), entry_(entry), pool_(std::move(pool)) {}
+             std::vector<size_t> argRanks, std::shared_ptr<ThreadPool> pool)
+      : object_(std::move(object)), entry_(entry),
+        argRanks_(std::move(argRanks)), pool_(std::move(pool)) {}
+
+  Status checkArgs(const std::vector<size_t> &ranks) const override {
+    if (ranks == argRanks_)
+      return Status::ok();
+    return Status::error(
+        "the step passes " + std::to_string(ranks.size()) + " arguments of " +
+        describeRanks(ranks) + ", the host entry takes " +
+        std::to_string(argRanks_.size()) + " of " + describeRanks(argRanks_));
+  }
 
   Status launch(const std::vector<const KernelArg *> &args,
                 const GridExtents &grid, void *) const override {
@@ -193,6 +235,7 @@ public:
 private:
   std::shared_ptr<const SharedObject> object_; // keeps entry_ mapped
   HostEntry entry_;
+  std::vector<size_t> argRanks_;
   std::shared_ptr<ThreadPool> pool_;
 };
 
@@ -291,8 +334,11 @@ StatusOr<KernelMap> HostDevice::load(const pkg::Package &package) {
         auto entry = object->lookup(kernel.entry);
         if (!entry)
           return entry.status();
-        return std::shared_ptr<const DeviceKernel>(
-            std::make_shared<HostKernel>(std::move(object), *entry, pool_));
+        auto ranks = object->argRanks(kernel.entry);
+        if (!ranks)
+          return ranks.status();
+        return std::shared_ptr<const DeviceKernel>(std::make_shared<HostKernel>(
+            std::move(object), *entry, std::move(*ranks), pool_));
       });
 }
 

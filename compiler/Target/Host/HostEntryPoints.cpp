@@ -22,6 +22,51 @@ namespace {
 
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
+/// The rank of each memref parameter of `kernel` in MLIR's expanded form
+/// (ptr, ptr, offset, sizes[rank], strides[rank]), before the block range.
+FailureOr<SmallVector<int64_t>> expandedRanks(LLVM::LLVMFuncOp kernel) {
+  ArrayRef<Type> params = kernel.getFunctionType().getParams();
+  params = params.drop_back(std::min<size_t>(2, params.size()));
+  SmallVector<int64_t> ranks;
+  while (!params.empty()) {
+    if (params.size() < 2 || !isa<LLVM::LLVMPointerType>(params[0]) ||
+        !isa<LLVM::LLVMPointerType>(params[1]))
+      return failure();
+    params = params.drop_front(2);
+    size_t words = 0;
+    while (words < params.size() && params[words].isInteger(64))
+      ++words;
+    if (words % 2 == 0)
+      return failure();
+    ranks.push_back(static_cast<int64_t>(words / 2));
+    params = params.drop_front(words);
+  }
+  return ranks;
+}
+
+/// Adds the constant `<kernel>_entry_arg_ranks` = {n, ranks...}: what the
+/// entry point expects behind each of its n descriptor pointers.
+LogicalResult addArgRanks(ModuleOp module, LLVM::LLVMFuncOp kernel,
+                          size_t numArgs) {
+  FailureOr<SmallVector<int64_t>> ranks = expandedRanks(kernel);
+  if (failed(ranks) || ranks->size() != numArgs)
+    return kernel.emitError() << "kernel parameters are not " << numArgs
+                              << " expanded memrefs and the block range";
+  SmallVector<int64_t> record{static_cast<int64_t>(numArgs)};
+  llvm::append_range(record, *ranks);
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  auto i64 = b.getI64Type();
+  auto type = LLVM::LLVMArrayType::get(i64, record.size());
+  LLVM::GlobalOp::create(
+      b, kernel.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
+      attnrt::hostArgRanksName(kernel.getName()),
+      DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(record.size())}, i64),
+          ArrayRef<int64_t>(record)));
+  return success();
+}
+
 /// Adds `void <kernel>_entry(void **args, i64 begin, i64 end)` calling
 /// `_mlir_ciface_<kernel>(args[0], ..., args[n - 1], begin, end)`.
 LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
@@ -59,7 +104,7 @@ LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
   args.append({body->getArgument(1), body->getArgument(2)});
   LLVM::CallOp::create(b, loc, wrapper, args);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
-  return success();
+  return addArgRanks(module, kernel, params.size() - 2);
 }
 
 struct AttnHostEntryPointsPass

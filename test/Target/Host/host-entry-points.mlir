@@ -1,8 +1,11 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics --attn-host-entry-points | FileCheck %s
 
 // Every kernel gets `<kernel>_entry(void **args, i64 begin, i64 end)`, which
-// loads one descriptor pointer per argument and calls the C wrapper. The
-// wrapper itself (it carries the copied attribute) gets no entry point.
+// loads one descriptor pointer per argument and calls the C wrapper, and the
+// constant `<kernel>_entry_arg_ranks` = {argument count, ranks}, read from
+// the kernel's expanded memref parameters (here a rank-2 and a rank-1
+// memref). The wrapper itself (it carries the copied attribute) gets no
+// entry point.
 
 // CHECK-LABEL: llvm.func @k_entry(
 // CHECK-SAME:    %[[ARGS:.*]]: !llvm.ptr, %[[BEGIN:.*]]: i64, %[[END:.*]]: i64)
@@ -12,8 +15,11 @@
 // CHECK:         %[[D1:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
 // CHECK:         llvm.call @_mlir_ciface_k(%[[D0]], %[[D1]], %[[BEGIN]], %[[END]])
 // CHECK:         llvm.return
+// CHECK:       llvm.mlir.global external constant @k_entry_arg_ranks(dense<[2, 2, 1]> : tensor<3xi64>) {addr_space = 0 : i32} : !llvm.array<3 x i64>
 // CHECK-NOT:   llvm.func @_mlir_ciface_k_entry
-llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attnrt.kernel} {
+llvm.func @k(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64, %a5: i64, %a6: i64,
+             %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64,
+             %begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }
 llvm.func @_mlir_ciface_k(%a: !llvm.ptr, %b: !llvm.ptr, %begin: i64, %end: i64) attributes {attnrt.kernel} {
@@ -34,5 +40,15 @@ llvm.func @_mlir_ciface_odd(%a: i32, %begin: i64, %end: i64) {
 }
 // expected-error @below {{kernel C interface must take descriptor pointers followed by the block range (i64, i64)}}
 llvm.func @odd(%a: i32, %begin: i64, %end: i64) attributes {attnrt.kernel} {
+  llvm.return
+}
+
+// -----
+
+llvm.func @_mlir_ciface_flat(%a: !llvm.ptr, %begin: i64, %end: i64) {
+  llvm.return
+}
+// expected-error @below {{kernel parameters are not 1 expanded memrefs and the block range}}
+llvm.func @flat(%a: !llvm.ptr, %begin: i64, %end: i64) attributes {attnrt.kernel} {
   llvm.return
 }

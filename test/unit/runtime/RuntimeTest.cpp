@@ -223,6 +223,18 @@ TEST_F(RuntimeTest, RejectsCorruptFile) {
   EXPECT_EQ(truncated.status().message().rfind("<memory>", 0), 0u);
 }
 
+// A manifest whose step passes other arguments than the entry point takes
+// (checksums recomputed, so nothing else notices) is refused at load.
+TEST_F(RuntimeTest, RejectsArgumentsTheEntryDoesNotTake) {
+  package_.functions[1].kernels[0].entry = "test_scale";
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.status().message(),
+            "<memory>: function 'attention_noscale': step 0 (kernel "
+            "'attention'): the step passes 5 arguments of ranks [4, 4, 4, 4, "
+            "3], the host entry takes 2 of ranks [4, 4]");
+}
+
 TEST_F(RuntimeTest, RejectsMissingEntry) {
   package_.functions[1].kernels[0].entry = "no_such_entry";
   auto loaded = load(package_);

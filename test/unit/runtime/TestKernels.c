@@ -76,6 +76,17 @@ static void attention(void **args, int64_t blockBegin, int64_t blockEnd,
   }
 }
 
+/*
+ * Each entry's argument record, as attnc's host backend emits it beside
+ * its entry points: {argument count, rank of each argument}.
+ */
+const int64_t test_attention_arg_ranks[] = {5, 4, 4, 4, 4, 3};
+const int64_t test_attention_noscale_arg_ranks[] = {5, 4, 4, 4, 4, 3};
+const int64_t test_scale_arg_ranks[] = {2, 4, 4};
+/* The layout test's step: ptrs [4], a [n], b [n, 3], c [n], z [n, 0]. */
+const int64_t test_pointers_arg_ranks[] = {5, 1, 1, 2, 1, 2};
+const int64_t test_blocks_arg_ranks[] = {3, 1, 1, 1};
+
 void test_attention(void **args, int64_t blockBegin, int64_t blockEnd) {
   attention(args, blockBegin, blockEnd, -1.0f);
 }
