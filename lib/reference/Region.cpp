@@ -241,8 +241,12 @@ const char *integerOp(const Instr &in, const Slot &x, const Slot &y,
   case Opcode::ShLI:
   case Opcode::ShRSI:
   case Opcode::ShRUI:
-    if (ub >= static_cast<uint64_t>(w))
-      return "shift amount not less than the bit width";
+    // Shifted by the width or more, every bit is out (sem::isShift).
+    if (ub >= static_cast<uint64_t>(w)) {
+      bool sign = in.op->opcode == Opcode::ShRSI && sa < 0;
+      out.i = wrapTo(sign ? ~uint64_t(0) : 0, w);
+      return nullptr;
+    }
     out.i = wrapTo(in.op->opcode == Opcode::ShLI ? ua << ub
                    : in.op->opcode == Opcode::ShRUI
                        ? ua >> ub

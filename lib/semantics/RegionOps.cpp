@@ -193,6 +193,11 @@ const std::vector<RegionOpInfo> &regionOps() {
   return rows;
 }
 
+bool isShift(Opcode opcode) {
+  return opcode == Opcode::ShLI || opcode == Opcode::ShRSI ||
+         opcode == Opcode::ShRUI;
+}
+
 bool isIntegerDivision(Opcode opcode) {
   switch (opcode) {
   case Opcode::DivSI:

@@ -122,6 +122,10 @@ const std::vector<RegionOpInfo> &regionOps();
 /// verifier rejects a constant 0 divisor, kernels guard the rest so a
 /// region cannot trap, and the fp64 reference reports it.
 bool isIntegerDivision(Opcode opcode);
+/// arith.shli, shrsi, shrui. attnc defines a shift by the bit width or more
+/// (MLIR leaves it undefined) as shifting the bits out: 0, or for shrsi
+/// the sign (-1 or 0). Kernels and the reference both do so.
+bool isShift(Opcode opcode);
 
 /// arith.cmpi predicates, in arith's order.
 enum class IntPredicate : uint8_t {

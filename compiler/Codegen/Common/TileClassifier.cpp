@@ -600,11 +600,44 @@ static bool mayTrap(Operation &op) {
           divisor.isZero() || divisor.isAllOnes());
 }
 
+static bool isShift(Operation &op) {
+  const attnc::sem::RegionOpInfo *info =
+      attnc::sem::findRegionOp(op.getName().getStringRef());
+  return info && attnc::sem::isShift(info->opcode);
+}
+
+/// The result of shift `shift` (cloned) with attnc's meaning of an amount
+/// of the bit width or more (sem::isShift): every bit shifted out. LLVM
+/// would give poison.
+static Value defineWideShift(OpBuilder &b, Operation *shift) {
+  using P = arith::CmpIPredicate;
+  Location loc = shift->getLoc();
+  Value value = shift->getOperand(0), amount = shift->getOperand(1);
+  Type type = amount.getType();
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  auto constant = [&](uint64_t v) {
+    return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v))
+        .getResult();
+  };
+  Value wide = arith::CmpIOp::create(b, loc, P::uge, amount, constant(width));
+  Value filled =
+      isa<arith::ShRSIOp>(shift)
+          ? arith::ShRSIOp::create(b, loc, value, constant(width - 1))
+                .getResult()
+          : constant(0);
+  return arith::SelectOp::create(b, loc, wide, filled, shift->getResult(0));
+}
+
 Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   Block &block = region.front();
   IRMapping mapping;
   mapping.map(block.getArguments(), args);
   for (Operation &op : block.without_terminator()) {
+    if (isShift(op)) {
+      Operation *clone = b.clone(op, mapping);
+      mapping.map(op.getResult(0), defineWideShift(b, clone));
+      continue;
+    }
     if (mayTrap(op)) {
       Operation *clone = b.clone(op, mapping);
       OpBuilder::InsertionGuard guard(b);

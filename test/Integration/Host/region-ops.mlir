@@ -11,6 +11,7 @@
 // RUN: attn-run %t.attnpkg --fn score_ops --shape Nq=200 --shape Nk=333 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn mask_ops --shape Nq=300 --shape Nk=300 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn mask_ops --shape Nq=70 --shape Nk=500 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn wide_shifts --shape Nq=100 --shape Nk=130 --check | FileCheck %s
 
 // CHECK: seed:
 // CHECK: out: rel_err {{.*}} ok
@@ -179,6 +180,32 @@ func.func @mask_ops(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
       %any1 = arith.ori %any0, %sel : i1
       %keep = arith.andi %any1, %ok2 : i1
       attn.yield %keep : i1
+    }
+  return %o, %l : !t, !lse
+}
+
+// Shift amounts that reach and pass the bit width (k_idx up to 129 against
+// i32's 32 and index's 64 bits): attnc defines them as shifting every bit
+// out, 0 or the sign, where MLIR leaves them undefined.
+func.func @wide_shifts(%q: !t, %k: !t, %v: !t) -> (!t, !lse) {
+  %o, %l = attn.attention %q, %k, %v : !t, !t, !t -> !t, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c0 = arith.constant 0 : index
+      %c0_i32 = arith.constant 0 : i32
+      %minus = arith.constant -5 : i32
+      %ones = arith.constant 1 : index
+      %k32 = arith.index_cast %ki : index to i32
+      %wide = arith.shli %ones, %ki : index
+      %some = arith.cmpi ne, %wide, %c0 : index
+      %neg = arith.shrsi %minus, %k32 : i32
+      %sign = arith.cmpi slt, %neg, %c0_i32 : i32
+      %qk = arith.addi %qi, %ki : index
+      %out = arith.shrui %qk, %qi : index
+      %odd = arith.cmpi ne, %out, %c0 : index
+      %a = arith.andi %some, %sign : i1
+      %m = arith.ori %a, %odd : i1
+      attn.yield %m : i1
     }
   return %o, %l : !t, !lse
 }
