@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/reference/AttentionPairs.h"
+#include "lib/reference/Progress.h"
 
 #include "lib/support/Extents.h"
 
@@ -151,9 +152,15 @@ Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task) {
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   Status firstError = Status::ok();
+  // The caller's, read here: the workers are other threads.
+  Progress *progress = currentProgress();
+  if (progress)
+    progress->total += count;
   auto worker = [&] {
     for (int64_t index; !failed && (index = next++) < count;) {
       Status status = task(index);
+      if (progress)
+        ++progress->done;
       if (!status) {
         std::lock_guard<std::mutex> lock(errorMutex);
         if (!failed.exchange(true))
@@ -178,3 +185,17 @@ Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task) {
 }
 
 } // namespace attnc::ref::detail
+
+namespace attnc::ref {
+
+static thread_local Progress *threadProgress = nullptr;
+
+ProgressScope::ProgressScope(Progress &progress) : previous_(threadProgress) {
+  threadProgress = &progress;
+}
+
+ProgressScope::~ProgressScope() { threadProgress = previous_; }
+
+Progress *currentProgress() { return threadProgress; }
+
+} // namespace attnc::ref

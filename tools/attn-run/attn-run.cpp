@@ -22,21 +22,27 @@
 #include "attnc_runtime.h"
 #include "lib/dtype/DType.h"
 #include "lib/reference/Program.h"
+#include "lib/reference/Progress.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Random.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <new>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <random>
 #include <set>
+#include <system_error>
+#include <thread>
 
 using namespace attnc;
 
@@ -61,6 +67,8 @@ const char *const kUsage =
     "                  (default: random; always printed)\n"
     "  --check         compare every output with the fp64 reference of the\n"
     "                  function's ops\n"
+    "  --progress S    while the fp64 reference runs, say every S seconds how\n"
+    "                  many of its tasks are done (default 5; 0: never)\n"
     "  --repeat N      run N times on the same inputs and fail unless every\n"
     "                  run's outputs are bitwise identical to the first's\n"
     "  --bench         time warm runs; print the median and minimum\n"
@@ -83,6 +91,7 @@ struct Options {
   bool bench = false;
   std::optional<int64_t> iters;
   std::optional<int64_t> repeat;
+  std::optional<int64_t> progress;
 };
 
 /// A non-negative decimal integer that fits `max`; `what` names it in errors.
@@ -112,7 +121,8 @@ StatusOr<int64_t> parseExtent(const std::string &text,
 /// Parses the command line; nullopt means --help or --version was printed.
 StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
   static const std::set<std::string> kValueOptions = {
-      "--fn", "--device", "--shape", "--seed", "--iters", "--repeat"};
+      "--fn",    "--device", "--shape",   "--seed",
+      "--iters", "--repeat", "--progress"};
   Options options;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -173,6 +183,11 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
       if (*repeat < 2)
         return Status::error("--repeat must be at least 2");
       options.repeat = *repeat;
+    } else if (arg == "--progress") {
+      auto seconds = parseExtent(*value, "--progress");
+      if (!seconds)
+        return seconds.status();
+      options.progress = *seconds;
     } else if (arg.rfind("-", 0) == 0) {
       return Status::error("unknown option '" + arg + "'");
     } else if (options.package.empty()) {
@@ -390,12 +405,74 @@ bool compare(const Tensor &output, const std::vector<double> &ref, double tol) {
   return ok;
 }
 
+/// Says on stderr how far the fp64 reference is, every `interval` while it
+/// runs, so that a long --check shows it is alive. Without a thread (none
+/// could be started) it stays silent.
+class ProgressPrinter {
+public:
+  ProgressPrinter(const ref::Progress &progress, const std::string &what,
+                  std::chrono::seconds interval) {
+    if (interval.count() == 0)
+      return;
+    try {
+      thread_.emplace([=, &progress] { run(progress, what, interval); });
+    } catch (const std::system_error &) {
+    }
+  }
+  ~ProgressPrinter() {
+    if (!thread_)
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+    }
+    wake_.notify_one();
+    thread_->join();
+  }
+  ProgressPrinter(const ProgressPrinter &) = delete;
+  ProgressPrinter &operator=(const ProgressPrinter &) = delete;
+
+private:
+  void run(const ref::Progress &progress, const std::string &what,
+           std::chrono::seconds interval) {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, interval, [&] { return stopped_; })) {
+      int64_t total = progress.total, done = progress.done;
+      auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::steady_clock::now() - start);
+      std::fprintf(stderr, "attn-run: %s: %lld of %lld tasks (%lld s)\n",
+                   what.c_str(), static_cast<long long>(done),
+                   static_cast<long long>(total),
+                   static_cast<long long>(seconds.count()));
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopped_ = false;
+  std::optional<std::thread> thread_;
+};
+
+/// ref::evaluateProgram, saying every `interval` how far it is.
+StatusOr<ref::ValueData>
+evaluateWithProgress(const pkg::Function &fn,
+                     const rt::SymbolBindings &bindings, ref::ValueData inputs,
+                     std::chrono::seconds interval) {
+  ref::Progress progress;
+  ref::ProgressScope scope(progress);
+  ProgressPrinter printer(progress, "fp64 reference of '" + fn.name + "'",
+                          interval);
+  return ref::evaluateProgram(fn, bindings.values(), std::move(inputs));
+}
+
 /// The fp64 reference of every value of `fn` (its ops on the rounded
 /// inputs), computed before anything runs, so that a function that cannot
 /// be checked fails first.
 StatusOr<ref::ValueData> reference(const pkg::Function &fn,
                                    const std::vector<Tensor> &inputs,
-                                   const rt::SymbolBindings &bindings) {
+                                   const rt::SymbolBindings &bindings,
+                                   std::chrono::seconds progress) {
   if (fn.ops.empty())
     return Status::error("--check: function '" + fn.name +
                          "' has no ops in its manifest to check against");
@@ -405,7 +482,7 @@ StatusOr<ref::ValueData> reference(const pkg::Function &fn,
     for (int64_t i = 0; i < input.numElements; ++i)
       elements.push_back(input.at(i));
   }
-  auto computed = ref::evaluateProgram(fn, bindings.values(), std::move(data));
+  auto computed = evaluateWithProgress(fn, bindings, std::move(data), progress);
   if (!computed)
     return computed.status().withContext("--check: reference");
   return computed;
@@ -548,7 +625,8 @@ void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
 /// random.
 Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
                        std::vector<Tensor> &inputs,
-                       const rt::SymbolBindings &bindings) {
+                       const rt::SymbolBindings &bindings,
+                       std::chrono::seconds progress) {
   if (!fn.gradientOf)
     return Status::ok();
   // The package verifier checked that the forward function exists and that
@@ -558,7 +636,8 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
   for (size_t i = 0; i < f.inputs.size(); ++i)
     for (int64_t e = 0; e < inputs[i].numElements; ++e)
       primal[f.inputs[i].name].push_back(inputs[i].at(e));
-  auto computed = ref::evaluateProgram(f, bindings.values(), std::move(primal));
+  auto computed =
+      evaluateWithProgress(f, bindings, std::move(primal), progress);
   if (!computed)
     return computed.status().withContext("reference of '" + f.name + "'");
   for (size_t j = 0; j < f.outputs.size(); ++j) {
@@ -641,13 +720,15 @@ Status runFunction(const Options &options) {
   if (!outputs)
     return outputs.status();
   fillInputs(*inputs, options.seed, *bindings);
-  if (Status s = fillSavedValues(*package, sig, *inputs, *bindings); !s)
+  std::chrono::seconds progress(options.progress.value_or(5));
+  if (Status s = fillSavedValues(*package, sig, *inputs, *bindings, progress);
+      !s)
     return s;
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
     return s;
   std::optional<ref::ValueData> expected;
   if (options.check) {
-    auto values = reference(sig, *inputs, *bindings);
+    auto values = reference(sig, *inputs, *bindings, progress);
     if (!values)
       return values.status();
     expected = std::move(*values);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/reference/Attention.h"
+#include "lib/reference/Progress.h"
 
 #include "AttentionRegions.h"
 
@@ -197,6 +198,31 @@ TEST(LibAttention, NanScorePoisonsItsRow) {
   ASSERT_TRUE(p.run(specWithScale(1)).isOk());
   EXPECT_TRUE(std::isnan(p.outAt(0, 0, 0, 0)));
   EXPECT_TRUE(std::isnan(p.lseAt(0, 0, 1)));
+}
+
+// A Progress installed for the calling thread counts the reference's tasks
+// (one per batch and query head) as the worker threads finish them; the
+// scope restores the previous one.
+TEST(LibAttention, ProgressCountsTasksOfTheCallingThread) {
+  Problem problem({2, 6, 3, 9, 11, 4, 4});
+  Progress outer, inner;
+  {
+    ProgressScope outerScope(outer);
+    {
+      ProgressScope innerScope(inner);
+      ASSERT_TRUE(problem.run(specWithScale(1)).isOk());
+    }
+    EXPECT_EQ(currentProgress(), &outer);
+    ASSERT_TRUE(problem.run(specWithScale(1)).isOk());
+  }
+  EXPECT_EQ(currentProgress(), nullptr);
+  EXPECT_EQ(inner.total, 12);
+  EXPECT_EQ(inner.done, 12);
+  EXPECT_EQ(outer.total, 12);
+  EXPECT_EQ(outer.done, 12);
+  // Without a scope nothing is counted anywhere.
+  ASSERT_TRUE(problem.run(specWithScale(1)).isOk());
+  EXPECT_EQ(outer.done, 12);
 }
 
 TEST(LibAttention, GroupedQueryAttentionMapsFourQueryHeadsPerKVHead) {
