@@ -185,17 +185,3 @@ Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task) {
 }
 
 } // namespace attnc::ref::detail
-
-namespace attnc::ref {
-
-static thread_local Progress *threadProgress = nullptr;
-
-ProgressScope::ProgressScope(Progress &progress) : previous_(threadProgress) {
-  threadProgress = &progress;
-}
-
-ProgressScope::~ProgressScope() { threadProgress = previous_; }
-
-Progress *currentProgress() { return threadProgress; }
-
-} // namespace attnc::ref
