@@ -341,15 +341,16 @@ static LogicalResult verifyDqAccumulator(Operation *op, StringRef name,
                            << qType << ", got " << type;
 }
 
+/// Indices of real tensors stay below 2^62 (2^62 rows of 2-byte elements
+/// exceed any address space), so q_idx +- window never overflows int64 in
+/// the kernels or the reference when the window is at most 2^62.
+static constexpr int64_t kMaxWindow = int64_t(1) << 62;
+
 /// The attribute rules of every op with attention's scoring.
 static LogicalResult verifyScoringAttrs(AttentionScoringOpInterface op,
                                         FloatAttr scale) {
   if (failed(verifyScale(op, scale)))
     return failure();
-  // Indices of real tensors stay below 2^62 (2^62 rows of 2-byte elements
-  // exceed any address space), so q_idx +- window never overflows int64 in
-  // the kernels or the reference when the window is at most 2^62.
-  constexpr int64_t kMaxWindow = int64_t(1) << 62;
   for (auto [name, window] : {std::pair<StringRef, std::optional<int64_t>>{
                                   "window_left", op.getWindowLeft()},
                               {"window_right", op.getWindowRight()}}) {
@@ -699,36 +700,119 @@ struct RemoveIdentityScore : OpRewritePattern<AttentionOp> {
   }
 };
 
-/// A mask region that is exactly `k_idx <= q_idx` becomes the `causal`
-/// shorthand, which bounds the key loop without region analysis.
-struct MaskToCausal : OpRewritePattern<AttentionOp> {
+/// A term of a mask's conjunction that a shorthand says.
+struct Shorthand {
+  enum Kind { Causal, WindowLeft, WindowRight } kind;
+  int64_t bound = 0;
+};
+
+/// `term` as a shorthand: `k_idx <= q_idx` (causal), `q_idx - k_idx <= C`
+/// (window_left C) or `k_idx - q_idx <= C` (window_right C), written either
+/// way round, `< C` counting as `<= C - 1`. Indices are non-negative, so
+/// unsigned comparisons of the indices themselves say the same; those of
+/// differences do not.
+std::optional<Shorthand> asShorthand(Value term, Value qIdx, Value kIdx) {
+  using P = arith::CmpIPredicate;
+  auto cmp = term.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::nullopt;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  P pred = cmp.getPredicate();
+  // a >= b is b <= a.
+  static const std::pair<P, P> kSwapped[] = {
+      {P::sge, P::sle}, {P::sgt, P::slt}, {P::uge, P::ule}, {P::ugt, P::ult}};
+  for (auto [greater, less] : kSwapped)
+    if (pred == greater) {
+      std::swap(lhs, rhs);
+      pred = less;
+    }
+  bool strict = pred == P::slt || pred == P::ult;
+  if (pred != P::sle && pred != P::ule && !strict)
+    return std::nullopt;
+  if (!strict && lhs == kIdx && rhs == qIdx)
+    return Shorthand{Shorthand::Causal};
+  APInt constant;
+  auto sub = lhs.getDefiningOp<arith::SubIOp>();
+  if (pred == P::ule || pred == P::ult || !sub ||
+      !matchPattern(rhs, m_ConstantInt(&constant)) ||
+      constant.getSignificantBits() > 63)
+    return std::nullopt;
+  int64_t bound = constant.getSExtValue() - (strict ? 1 : 0);
+  if (bound < 0 || bound > kMaxWindow)
+    return std::nullopt;
+  if (sub.getLhs() == qIdx && sub.getRhs() == kIdx)
+    return Shorthand{Shorthand::WindowLeft, bound};
+  if (sub.getLhs() == kIdx && sub.getRhs() == qIdx)
+    return Shorthand{Shorthand::WindowRight, bound};
+  return std::nullopt;
+}
+
+/// The terms of `value` as a conjunction (arith.andi trees of i1).
+void collectConjuncts(Value value, SmallVectorImpl<Value> &terms) {
+  if (auto both = value.getDefiningOp<arith::AndIOp>()) {
+    collectConjuncts(both.getLhs(), terms);
+    collectConjuncts(both.getRhs(), terms);
+    return;
+  }
+  terms.push_back(value);
+}
+
+/// Terms of a mask region that a shorthand says (`k_idx <= q_idx`,
+/// `q_idx - k_idx <= C`, `k_idx - q_idx <= C`) become `causal`,
+/// `window_left` and `window_right`, which bound the key loop without
+/// region analysis; the region keeps the other terms, or goes. Masks traced
+/// from Python (attnc.flex) write sliding windows this way.
+struct MaskTermsToShorthands : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     Value allowed = getYieldedValue(op.getMask());
-    auto cmp = allowed ? allowed.getDefiningOp<arith::CmpIOp>() : nullptr;
-    if (!cmp)
-      return rewriter.notifyMatchFailure(op, "mask is not a comparison");
-    Block &block = op.getMask().front();
-    Value qIdx = block.getArgument(2), kIdx = block.getArgument(3);
-    // Indices are non-negative, so signed and unsigned orders agree.
-    arith::CmpIPredicate pred = cmp.getPredicate();
-    bool keyLeQuery = ((pred == arith::CmpIPredicate::sle ||
-                        pred == arith::CmpIPredicate::ule) &&
-                       cmp.getLhs() == kIdx && cmp.getRhs() == qIdx) ||
-                      ((pred == arith::CmpIPredicate::sge ||
-                        pred == arith::CmpIPredicate::uge) &&
-                       cmp.getLhs() == qIdx && cmp.getRhs() == kIdx);
-    if (!keyLeQuery)
-      return rewriter.notifyMatchFailure(op, "mask is not k_idx <= q_idx");
+    if (!allowed)
+      return rewriter.notifyMatchFailure(op, "no mask region");
     if (op.getBottomRight())
       return rewriter.notifyMatchFailure(
-          op, "causal would align with the last key, the region does not");
+          op, "shorthands would align with the last key, the region does not");
+    Block &block = op.getMask().front();
+    Value qIdx = block.getArgument(2), kIdx = block.getArgument(3);
+    SmallVector<Value> terms, rest;
+    SmallVector<Shorthand> shorthands;
+    collectConjuncts(allowed, terms);
+    for (Value term : terms) {
+      if (std::optional<Shorthand> s = asShorthand(term, qIdx, kIdx))
+        shorthands.push_back(*s);
+      else
+        rest.push_back(term);
+    }
+    if (shorthands.empty())
+      return rewriter.notifyMatchFailure(op, "no term is a shorthand");
     rewriter.modifyOpInPlace(op, [&] {
-      op.setCausal(true);
-      clearRegion(rewriter, op.getMask());
+      for (const Shorthand &s : shorthands)
+        applyShorthand(op, s);
+      if (rest.empty()) {
+        clearRegion(rewriter, op.getMask());
+        return;
+      }
+      Operation *yield = block.getTerminator();
+      rewriter.setInsertionPoint(yield);
+      Value conjunction = rest.front();
+      for (Value term : ArrayRef<Value>(rest).drop_front())
+        conjunction =
+            arith::AndIOp::create(rewriter, yield->getLoc(), conjunction, term);
+      yield->setOperand(0, conjunction);
     });
     return success();
+  }
+
+  static void applyShorthand(AttentionOp op, const Shorthand &s) {
+    auto tighter = [](std::optional<int64_t> old, int64_t bound) {
+      return old ? std::min(*old, bound) : bound;
+    };
+    if (s.kind == Shorthand::Causal)
+      op.setCausal(true);
+    else if (s.kind == Shorthand::WindowLeft)
+      op.setWindowLeft(tighter(op.getWindowLeft(), s.bound));
+    else
+      op.setWindowRight(tighter(op.getWindowRight(), s.bound));
   }
 };
 
@@ -736,7 +820,8 @@ struct MaskToCausal : OpRewritePattern<AttentionOp> {
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<RemoveTrueMask, RemoveIdentityScore, MaskToCausal>(context);
+  results.add<RemoveTrueMask, RemoveIdentityScore, MaskTermsToShorthands>(
+      context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 // RUN: attn-opt %s -canonicalize -split-input-file | FileCheck %s
 
 // Canonicalization patterns of attn.attention (RemoveTrueMask,
-// RemoveIdentityScore, MaskToCausal), the attn.cast folder, and dead-code
+// RemoveIdentityScore, MaskTermsToShorthands), the attn.cast folder, and dead-code
 // removal of the pure attn ops.
 
 // A mask region that yields constant true is removed.
@@ -408,18 +408,14 @@ func.func @mask_on_batch_and_head_kept(%q: tensor<1x4x64x32xf32>)
 
 // -----
 
-// A sliding-window mask (q_idx - k_idx <= 128) is not causal and stays.
-// CHECK-LABEL: func @mask_window_kept(
-func.func @mask_window_kept(%q: tensor<1x4x64x32xf32>)
+// A sliding-window mask (q_idx - k_idx <= 128) is window_left = 128, not
+// causal.
+// CHECK-LABEL: func @mask_window_to_window_left(
+func.func @mask_window_to_window_left(%q: tensor<1x4x64x32xf32>)
     -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
-  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} :
-  // CHECK-NOT: causal
-  // CHECK-SAME: mask {
-  // CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[QI:.*]]: index, %[[KI:.*]]: index):
-  // CHECK-DAG: %[[W:.*]] = arith.constant 128 : index
-  // CHECK-DAG: %[[D:.*]] = arith.subi %[[QI]], %[[KI]] : index
-  // CHECK: %[[A:.*]] = arith.cmpi sle, %[[D]], %[[W]] : index
-  // CHECK-NEXT: attn.yield %[[A]] : i1
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {window_left = 128 : i64} :
+  // CHECK-SAME: -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>{{$}}
+  // CHECK-NEXT: return
   %out, %lse = attn.attention %q, %q, %q
       : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
@@ -435,18 +431,15 @@ func.func @mask_window_kept(%q: tensor<1x4x64x32xf32>)
 
 // -----
 
-// Causal combined with something else (k_idx <= q_idx and k_idx >= 16) is
-// not exactly causal and stays.
-// CHECK-LABEL: func @mask_causal_and_more_kept(
-func.func @mask_causal_and_more_kept(%q: tensor<1x4x64x32xf32>)
+// Causal combined with something else (k_idx <= q_idx and k_idx >= 16):
+// the causal term becomes the shorthand, the other stays as the mask.
+// CHECK-LABEL: func @mask_causal_term_extracted(
+func.func @mask_causal_term_extracted(%q: tensor<1x4x64x32xf32>)
     -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
-  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} :
-  // CHECK-NOT: causal
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {causal} :
   // CHECK-SAME: mask {
-  // CHECK: %[[C:.*]] = arith.cmpi sle
   // CHECK: %[[M:.*]] = arith.cmpi sge
-  // CHECK: %[[A:.*]] = arith.andi %[[C]], %[[M]] : i1
-  // CHECK-NEXT: attn.yield %[[A]] : i1
+  // CHECK-NEXT: attn.yield %[[M]] : i1
   %out, %lse = attn.attention %q, %q, %q
       : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
       -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
@@ -568,6 +561,97 @@ func.func @dead_region_ops_removed(%q: tensor<1x4x64x32xf32>)
       %dead = arith.muli %qi, %c7 : index
       %allowed = arith.cmpi ne, %ki, %qi : index
       attn.yield %allowed : i1
+    }
+  return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+}
+
+// -----
+
+// A sliding window as attnc.flex traces it, (k <= q) & (q - k <= 256),
+// becomes causal + window_left; nothing of the mask is left.
+// CHECK-LABEL: func @flex_sliding_window(
+func.func @flex_sliding_window(%q: tensor<1x4x64x32xf32>)
+    -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {causal, window_left = 256 : i64} :
+  // CHECK-SAME: -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>{{$}}
+  // CHECK-NEXT: return
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c256 = arith.constant 256 : index
+      %past = arith.cmpi sle, %ki, %qi : index
+      %d = arith.subi %qi, %ki : index
+      %near = arith.cmpi sle, %d, %c256 : index
+      %m = arith.andi %past, %near : i1
+      attn.yield %m : i1
+    }
+  return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+}
+
+// -----
+
+// Terms anywhere in a conjunction: a strict window (< 128 is <= 127), a
+// right window written the other way round (8 >= k - q), the tighter of two
+// left windows (the attribute's 100); the document term stays as the mask.
+// CHECK-LABEL: func @shorthand_terms_of_a_conjunction(
+func.func @shorthand_terms_of_a_conjunction(%q: tensor<1x4x64x32xf32>)
+    -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} {window_left = 100 : i64, window_right = 8 : i64} :
+  // CHECK-SAME: mask {
+  // CHECK: %[[QD:.*]] = arith.divui
+  // CHECK: %[[KD:.*]] = arith.divui
+  // CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[QD]], %[[KD]] : index
+  // CHECK-NEXT: attn.yield %[[SAME]] : i1
+  %out, %lse = attn.attention %q, %q, %q {window_left = 100}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %c8 = arith.constant 8 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %qd = arith.divui %qi, %c64 : index
+      %kd = arith.divui %ki, %c64 : index
+      %same = arith.cmpi eq, %qd, %kd : index
+      %back = arith.subi %qi, %ki : index
+      %left = arith.cmpi slt, %back, %c128 : index
+      %ahead = arith.subi %ki, %qi : index
+      %right = arith.cmpi sge, %c8, %ahead : index
+      %lr = arith.andi %left, %right : i1
+      %m = arith.andi %same, %lr : i1
+      attn.yield %m : i1
+    }
+  return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+}
+
+// -----
+
+// Not shorthands: a negative bound, an unsigned comparison of a difference
+// (which may be negative), a disjunction.
+// CHECK-LABEL: func @not_shorthands(
+func.func @not_shorthands(%q: tensor<1x4x64x32xf32>)
+    -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>) {
+  // CHECK: attn.attention %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}} :
+  // CHECK-SAME: mask {
+  // CHECK: arith.cmpi sle
+  // CHECK: arith.cmpi ule
+  // CHECK: arith.ori
+  %out, %lse = attn.attention %q, %q, %q
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %cm1 = arith.constant -1 : index
+      %c16 = arith.constant 16 : index
+      %d = arith.subi %qi, %ki : index
+      %neg = arith.cmpi sle, %d, %cm1 : index
+      %uns = arith.cmpi ule, %d, %c16 : index
+      %past = arith.cmpi sle, %ki, %qi : index
+      %either = arith.ori %uns, %past : i1
+      %m = arith.andi %neg, %either : i1
+      attn.yield %m : i1
     }
   return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
 }
