@@ -29,8 +29,9 @@ tensors yet.
 
 The traced module (``attention.mlir``) is compiled with the attnc compiler
 (``compiler=``, else ``$ATTNC_COMPILER``, else ``attnc`` on ``PATH``, else
-the build of the repository this package lives in) into a package cached on disk, keyed by the module
-text, the compiler's version and the compile flags (``cache_dir=``, else
+the build of the repository this package lives in) into a package cached
+on disk, keyed by the module text, the compiler (its version, and the size
+and time of its file) and the compile flags (``cache_dir=``, else
 ``$ATTNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/attnc`` or ``~/.cache/attnc``).
 Without a compiler (or with ``compiler=False``), a cache filled elsewhere
 serves: compile on a build machine, copy the cache directory to GPU nodes
@@ -470,8 +471,12 @@ def _compile(text, compiler, flags, cache_dir):
                         "$ATTNC_COMPILER or attnc on PATH), or this module in "
                         f"its cache {directory}")
         return max(found, key=os.path.getmtime), False
+    # A rebuilt compiler of the same version must not reuse the packages of
+    # the previous build: its size and time stamp join the version.
+    stat = os.stat(compiler)
     version = _run([compiler, "--version"]).strip()
-    path = os.path.join(directory, f"{stem}-{_digest(version)}.attnpkg")
+    build = f"{version} {stat.st_size} {stat.st_mtime_ns}"
+    path = os.path.join(directory, f"{stem}-{_digest(build)}.attnpkg")
     if os.path.exists(path):
         return path, False
     os.makedirs(directory, exist_ok=True)
