@@ -101,8 +101,8 @@ cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
 # inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
-# test/GPU/check_masked_keys.py and test/python/gpu/autograd_check.py; logs
-# under ${OUT:-./out}.
+# test/GPU/check_masked_keys.py, test/python/gpu/flex_check.py and
+# test/python/gpu/autograd_check.py; logs under ${OUT:-./out}.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/out}"
@@ -110,41 +110,34 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 [ -d /usr/local/nvidia/lib64 ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/nvidia/lib64"
 passed=0 failed=0
+# check NAME COMMAND...: runs COMMAND with its output in the log and counts
+# it as passed or failed (FAILED: NAME).
+check() {
+  local name=$1
+  shift
+  if "$@" >>"$out/integration.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: $name (see $out/integration.log)"
+  fi
+}
 while read -r package args; do
   # shellcheck disable=SC2086
-  if "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args \
-      >>"$out/integration.log" 2>&1; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: attn-run $package --device cuda:0 $args"
-  fi
+  check "attn-run $package --device cuda:0 $args" \
+    "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args
 done <"$here/cases.txt"
 if python3 -c "import torch" 2>/dev/null; then
-  if ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
-      "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
-      "$here/packages/masked_keys-mma-sync.attnpkg" >>"$out/integration.log" 2>&1; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: test/GPU/check_masked_keys.py (see $out/integration.log)"
-  fi
-  if PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
-      "$here/../test/python/gpu/flex_check.py" "$here/flex-cache" \
-      >>"$out/integration.log" 2>&1; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: test/python/gpu/flex_check.py (see $out/integration.log)"
-  fi
-  if PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
-      "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so" \
-      >>"$out/integration.log" 2>&1; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: test/python/gpu/autograd_check.py (see $out/integration.log)"
-  fi
+  check test/GPU/check_masked_keys.py \
+    env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+    "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
+    "$here/packages/masked_keys-mma-sync.attnpkg"
+  check test/python/gpu/flex_check.py \
+    env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
+    python3 "$here/../test/python/gpu/flex_check.py" "$here/flex-cache"
+  check test/python/gpu/autograd_check.py \
+    env PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
+    "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
