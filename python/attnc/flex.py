@@ -183,30 +183,6 @@ class _Value:
             return a - floor(a / b) * b
         return a - (a // b) * b
 
-    __add__ = lambda s, o: s._binary("add", o)
-    __radd__ = lambda s, o: s._binary("add", o, True)
-    __sub__ = lambda s, o: s._binary("sub", o)
-    __rsub__ = lambda s, o: s._binary("sub", o, True)
-    __mul__ = lambda s, o: s._binary("mul", o)
-    __rmul__ = lambda s, o: s._binary("mul", o, True)
-    __truediv__ = lambda s, o: s._binary("truediv", o)
-    __rtruediv__ = lambda s, o: s._binary("truediv", o, True)
-    __floordiv__ = lambda s, o: s._floordiv(o, False)
-    __rfloordiv__ = lambda s, o: s._floordiv(o, True)
-    __mod__ = lambda s, o: s._mod(o, False)
-    __rmod__ = lambda s, o: s._mod(o, True)
-    __and__ = lambda s, o: s._logic("and", o)
-    __rand__ = lambda s, o: s._logic("and", o)
-    __or__ = lambda s, o: s._logic("or", o)
-    __ror__ = lambda s, o: s._logic("or", o)
-    __xor__ = lambda s, o: s._logic("xor", o)
-    __rxor__ = lambda s, o: s._logic("xor", o)
-    __lt__ = lambda s, o: s._compare("lt", o)
-    __le__ = lambda s, o: s._compare("le", o)
-    __gt__ = lambda s, o: s._compare("gt", o)
-    __ge__ = lambda s, o: s._compare("ge", o)
-    __eq__ = lambda s, o: s._compare("eq", o)
-    __ne__ = lambda s, o: s._compare("ne", o)
     __hash__ = object.__hash__
 
     def _floordiv(self, other, reverse):
@@ -279,6 +255,30 @@ def _float_literal(value):
     if literal in specials:
         return specials[literal]
     return literal if "." in literal else f"{float(value):.17e}"
+
+
+def _operator_methods():
+    """Python's operators on traced values: each arithmetic and logic one
+    in both operand orders (x + 1 and 1 + x), each comparison once."""
+    binary = {"add": "_binary", "sub": "_binary", "mul": "_binary",
+              "truediv": "_binary", "floordiv": "_floordiv", "mod": "_mod",
+              "and": "_logic", "or": "_logic", "xor": "_logic"}
+    for op, method in binary.items():
+        if method == "_binary":
+            forward = lambda s, o, op=op: s._binary(op, o)
+            reverse = lambda s, o, op=op: s._binary(op, o, True)
+        elif method == "_logic":  # commutative
+            forward = reverse = lambda s, o, op=op: s._logic(op, o)
+        else:
+            forward = lambda s, o, m=method: getattr(s, m)(o, False)
+            reverse = lambda s, o, m=method: getattr(s, m)(o, True)
+        setattr(_Value, f"__{op}__", forward)
+        setattr(_Value, f"__r{op}__", reverse)
+    for op in _INT_PREDICATES:
+        setattr(_Value, f"__{op}__", lambda s, o, op=op: s._compare(op, o))
+
+
+_operator_methods()
 
 
 def _describe(type_):
