@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <getopt.h>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -118,86 +119,145 @@ StatusOr<int64_t> parseExtent(const std::string &text,
   return static_cast<int64_t>(*value);
 }
 
+/// The options of getopt_long: GNU conventions (--opt VALUE, --opt=VALUE,
+/// unambiguous prefixes, options anywhere, `--` ends them) from glibc's
+/// maintained parser, which the runtime side may use where llvm::cl is not.
+enum OptionId : int {
+  kHelp = 'h',
+  kList = 256,
+  kInfo,
+  kFn,
+  kDevice,
+  kShape,
+  kSeed,
+  kCheck,
+  kProgress,
+  kRepeat,
+  kBench,
+  kIters,
+  kVersion,
+};
+
+const struct option kLongOptions[] = {
+    {"help", no_argument, nullptr, kHelp},
+    {"list", no_argument, nullptr, kList},
+    {"info", no_argument, nullptr, kInfo},
+    {"fn", required_argument, nullptr, kFn},
+    {"device", required_argument, nullptr, kDevice},
+    {"shape", required_argument, nullptr, kShape},
+    {"seed", required_argument, nullptr, kSeed},
+    {"check", no_argument, nullptr, kCheck},
+    {"progress", required_argument, nullptr, kProgress},
+    {"repeat", required_argument, nullptr, kRepeat},
+    {"bench", no_argument, nullptr, kBench},
+    {"iters", required_argument, nullptr, kIters},
+    {"version", no_argument, nullptr, kVersion},
+    {nullptr, 0, nullptr, 0},
+};
+
+/// The entry of the option `id`, null if there is none.
+const struct option *findOption(int id) {
+  for (const struct option *o = kLongOptions; o->name; ++o)
+    if (o->val == id)
+      return o;
+  return nullptr;
+}
+
+std::string optionName(int id) {
+  return std::string("--") + findOption(id)->name;
+}
+
+/// Why getopt_long refused the argument before `optind` (`code` is what it
+/// returned: ':' for a missing value, '?' otherwise).
+Status optionError(int code, char **argv) {
+  std::string arg = argv[optind - 1];
+  if (code == ':')
+    return Status::error(optionName(optopt) + " needs a value");
+  if (findOption(optopt) && arg.rfind("--", 0) == 0)
+    return Status::error(optionName(optopt) + " takes no value");
+  if (optopt > 0 && optopt < 256)
+    arg = "-" + std::string(1, char(optopt));
+  return Status::error("unknown or ambiguous option '" + arg + "'");
+}
+
+/// Sets `count` to the option's whole-number value, at least `least`.
+Status parseCount(int id, int64_t least, std::optional<int64_t> &count) {
+  std::string name = optionName(id);
+  auto value = parseExtent(optarg, name);
+  if (!value)
+    return value.status();
+  if (*value < least)
+    return Status::error(name + " must be at least " + std::to_string(least));
+  count = *value;
+  return Status::ok();
+}
+
+/// Records the option `id` (with getopt_long's optarg) in `options`.
+Status applyOption(int id, Options &options) {
+  switch (id) {
+  case kList:
+    options.list = true;
+    return Status::ok();
+  case kInfo:
+    options.info = true;
+    return Status::ok();
+  case kCheck:
+    options.check = true;
+    return Status::ok();
+  case kBench:
+    options.bench = true;
+    return Status::ok();
+  case kFn:
+    options.function = optarg;
+    return Status::ok();
+  case kDevice:
+    options.device = optarg;
+    return Status::ok();
+  case kShape:
+    options.shapes.push_back(optarg);
+    return Status::ok();
+  case kSeed: {
+    auto seed = parseUnsigned(optarg, "--seed");
+    if (seed)
+      options.seed = *seed;
+    return seed.status();
+  }
+  case kIters:
+    return parseCount(id, 1, options.iters);
+  case kRepeat:
+    return parseCount(id, 2, options.repeat);
+  case kProgress:
+    return parseCount(id, 0, options.progress);
+  }
+  return Status::error("unhandled option " + optionName(id));
+}
+
 /// Parses the command line; nullopt means --help or --version was printed.
 StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
-  static const std::set<std::string> kValueOptions = {
-      "--fn",    "--device", "--shape",   "--seed",
-      "--iters", "--repeat", "--progress"};
   Options options;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> value;
-    if (size_t eq = arg.find('=');
-        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    bool takesValue = kValueOptions.count(arg) != 0;
-    if (takesValue && !value) {
-      if (i + 1 == args.size())
-        return Status::error(arg + " needs a value");
-      value = args[++i];
-    } else if (!takesValue && value) {
-      return Status::error(arg + " takes no value");
-    }
-
-    if (arg == "--help" || arg == "-h") {
+  opterr = 0;
+  optind = 1;
+  for (int id;
+       (id = getopt_long(argc, argv, ":h", kLongOptions, nullptr)) != -1;) {
+    if (id == '?' || id == ':')
+      return optionError(id, argv);
+    if (id == kHelp) {
       std::fputs(kUsage, stdout);
       return std::optional<Options>();
     }
-    if (arg == "--version") {
+    if (id == kVersion) {
       std::printf("attn-run %s\n", attnc_version());
       return std::optional<Options>();
     }
-    if (arg == "--list") {
-      options.list = true;
-    } else if (arg == "--info") {
-      options.info = true;
-    } else if (arg == "--check") {
-      options.check = true;
-    } else if (arg == "--bench") {
-      options.bench = true;
-    } else if (arg == "--fn") {
-      options.function = *value;
-    } else if (arg == "--device") {
-      options.device = *value;
-    } else if (arg == "--shape") {
-      options.shapes.push_back(*value);
-    } else if (arg == "--seed") {
-      auto seed = parseUnsigned(*value, "--seed");
-      if (!seed)
-        return seed.status();
-      options.seed = *seed;
-    } else if (arg == "--iters") {
-      auto iters = parseExtent(*value, "--iters");
-      if (!iters)
-        return iters.status();
-      if (*iters < 1)
-        return Status::error("--iters must be at least 1");
-      options.iters = *iters;
-    } else if (arg == "--repeat") {
-      auto repeat = parseExtent(*value, "--repeat");
-      if (!repeat)
-        return repeat.status();
-      if (*repeat < 2)
-        return Status::error("--repeat must be at least 2");
-      options.repeat = *repeat;
-    } else if (arg == "--progress") {
-      auto seconds = parseExtent(*value, "--progress");
-      if (!seconds)
-        return seconds.status();
-      options.progress = *seconds;
-    } else if (arg.rfind("-", 0) == 0) {
-      return Status::error("unknown option '" + arg + "'");
-    } else if (options.package.empty()) {
-      options.package = arg;
-    } else {
-      return Status::error("unexpected argument '" + arg + "'");
-    }
+    if (Status status = applyOption(id, options); !status)
+      return status;
   }
-  if (options.package.empty())
+  if (optind == argc)
     return Status::error("no package given");
+  if (optind + 1 < argc)
+    return Status::error("unexpected argument '" +
+                         std::string(argv[optind + 1]) + "'");
+  options.package = argv[optind];
   if (int(options.list) + int(options.info) + int(!options.function.empty()) !=
       1)
     return Status::error("give exactly one of --list, --info and --fn NAME");
