@@ -12,6 +12,10 @@ tensors, in one process:
          manifest entry says "gradient_of": f) through the attnc Python
          binding on the current CUDA device, when --package names a package
          with GPU kernels (bench/attention_backward.mlir)
+  attnc (baseline)
+         the same functions from --baseline-package, an earlier build's
+         package, through the same runtime: a kernel change is measured
+         against the kernels it replaces in one process
 
 The PyTorch peers run through autograd: forward + backward is the forward
 call and torch.autograd.grad of its output; backward alone is
@@ -34,6 +38,7 @@ the table, never fatal. Writes <out>/<date>-<gpu>-backward.md and .json.
 
 usage: python3 bench/attention_backward.py [--quick] [--out DIR]
            [--package FILE [--function NAME ...]] [--runtime-library FILE]
+           [--baseline-package FILE]
 """
 
 import argparse
@@ -48,7 +53,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention as forward_bench  # noqa: E402  (shared measuring helpers)
-from attention import NO_GPU_KERNEL, REPO, NotApplicable  # noqa: E402
+from attention import BASELINE, NO_GPU_KERNEL, REPO, NotApplicable  # noqa: E402
 
 TOLERANCE = 2e-2  # bf16 gradients against the fp64 reference
 CHECK_SHAPE = (1, 16, 1024)  # B, H, N of the correctness problem
@@ -299,33 +304,39 @@ def error_cell(result):
     return " / ".join(f"{errors[n]:.2g}" for n in GRADS)
 
 
-def ratio(results, mode, peers):
+def ratio(results, mode, peers, digits=2):
+    """attnc's TFLOP/s over the best of `peers`."""
     def tflops(name):
         result = results.get(name, {})
         return result.get(mode, {}).get("tflops") \
             if result.get("status") == "ok" else None
     best = max(filter(None, map(tflops, peers)), default=None)
     mine = tflops("attnc")
-    return f"{mine / best:.2f}×" if mine and best else "—"
+    return f"{mine / best:.{digits}f}×" if mine and best else "—"
 
 
 def markdown(env, settings, names, table):
     """The report: environment, a TFLOP/s table per mode, the gradient
     errors, notes on failures."""
-    peers = [n for n in names if n != "attnc"]
+    peers = [n for n in names if n not in ("attnc", BASELINE)]
+    baseline = BASELINE in names
     lines = [f"# Attention backward, {env['gpu']}, {env['date']}", ""]
     lines += [f"- {key}: `{env[key]}`" for key in
               ("gpu", "compute_capability", "driver", "torch", "cuda", "cudnn",
-               "triton", "python", "attnc", "command") if key in env]
+               "triton", "python", "attnc", "baseline", "command")
+              if key in env]
     lines.append(f"- settings: {settings}")
     for mode, title, factor in MODES:
         lines += ["", f"{title}, TFLOP/s ({factor}·4·B·H·N²·D, halved for "
                   f"causal; median of CUDA-event times; bf16):", "",
-                  "| case | " + " | ".join(names) + " | attnc / best peer |",
-                  "|---" * (len(names) + 2) + "|"]
+                  "| case | " + " | ".join(names) + " | attnc / best peer |"
+                  + (" attnc / baseline |" if baseline else ""),
+                  "|---" * (len(names) + 2 + baseline) + "|"]
         lines += [f"| {case.label} | "
                   + " | ".join(cell(results[n], mode) for n in names)
                   + f" | {ratio(results, mode, peers)} |"
+                  + (f" {ratio(results, mode, [BASELINE], 3)} |"
+                     if baseline else "")
                   for case, results in table]
     b, h, n = CHECK_SHAPE
     lines += ["", f"‖g − ref‖/‖ref‖ of dq / dk / dv against float64 math "
@@ -373,6 +384,10 @@ def main():
                         help="package function(s) to try (default: every "
                         "one with a gradient function); each case uses the "
                         "first one that fits it")
+    parser.add_argument("--baseline-package",
+                        help="an earlier build's package of the same "
+                        "functions, run through the same runtime (a change "
+                        "of the kernels is measured against it in one run)")
     forward_bench.add_run_arguments(parser)
     args = parser.parse_args()
     iters, warmup, settings = forward_bench.start_run(
@@ -393,6 +408,10 @@ def main():
         env["attnc"] = f"{args.package} ({impls['attnc'].producer})"
     else:
         impls["attnc"] = Unavailable(NO_GPU_KERNEL)
+    if args.baseline_package:
+        impls[BASELINE] = Attnc(args.baseline_package, args.function)
+        env["baseline"] = (f"{args.baseline_package} "
+                           f"({impls[BASELINE].producer})")
     names = list(impls)
     generator = torch.Generator(device="cuda").manual_seed(args.seed)
     table = []  # (case, {implementation: result})
