@@ -340,43 +340,75 @@ SmallVector<Value, 3> rowGrid(OpBuilder &b, Location loc, Value seq,
 
 } // namespace
 
-PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
-                                 attn::AttentionScoringOpInterface op,
-                                 Region &scoreGrad, Value raw, Value dp,
-                                 Value lse, Value delta, ValueRange indices,
-                                 Value allowed, bool guarded) {
-  using P = arith::CmpFPredicate;
-  auto f32 = [&](double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
-  };
-  Value scale = f32(op.getEffectiveScale());
-  Value scaled = arith::MulFOp::create(b, loc, raw, scale);
-  SmallVector<Value> args = {scaled};
+namespace {
+Value f32Constant(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
+}
+/// The score region's arguments: the scaled dot product, then the indices.
+SmallVector<Value> scoreArguments(OpBuilder &b, Location loc,
+                                  attn::AttentionScoringOpInterface op,
+                                  Value raw, ValueRange indices) {
+  SmallVector<Value> args = {arith::MulFOp::create(
+      b, loc, raw, f32Constant(b, loc, op.getEffectiveScale()))};
   llvm::append_range(args, indices);
-  Value s = op.getScore().empty() ? scaled
-                                  : attnc::inlineRegion(b, op.getScore(), args);
-  Value zero = f32(0.0);
-  Value p = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, lse));
-  if (guarded) {
-    Value live = arith::CmpFOp::create(
-        b, loc, P::OGT, lse, f32(-std::numeric_limits<double>::infinity()));
-    if (allowed)
-      live = arith::AndIOp::create(b, loc, live, allowed);
-    p = arith::SelectOp::create(b, loc, live, p, zero);
-  }
+  return args;
+}
+} // namespace
+
+Value attnc::pairProbability(OpBuilder &b, Location loc,
+                             attn::AttentionScoringOpInterface op, Value raw,
+                             Value lseLog2, ValueRange indices, Value allowed,
+                             bool guarded, Exp2Fn exp2) {
+  ScoreModel model(op);
+  Value p = exp2(math::FmaOp::create(b, loc, model.score(b, loc, raw, indices),
+                                     model.factor(b, loc),
+                                     arith::NegFOp::create(b, loc, lseLog2)));
+  if (!guarded)
+    return p;
+  Value live = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGT, lseLog2,
+      f32Constant(b, loc, -std::numeric_limits<double>::infinity()));
+  if (allowed)
+    live = arith::AndIOp::create(b, loc, live, allowed);
+  return arith::SelectOp::create(b, loc, live, p, f32Constant(b, loc, 0.0));
+}
+
+Value attnc::pairScoreGradient(OpBuilder &b, Location loc,
+                               attn::AttentionScoringOpInterface op,
+                               Region &scoreGrad, Value raw, Value p, Value dp,
+                               Value delta, ValueRange indices, bool guarded) {
+  Value zero = f32Constant(b, loc, 0.0);
   Value ds = arith::MulFOp::create(b, loc, p,
                                    arith::SubFOp::create(b, loc, dp, delta));
-  Value factor = scale;
+  Value factor = f32Constant(b, loc, op.getEffectiveScale());
   if (!scoreGrad.empty())
-    factor = arith::MulFOp::create(b, loc, factor,
-                                   attnc::inlineRegion(b, scoreGrad, args));
+    factor = arith::MulFOp::create(
+        b, loc, factor,
+        attnc::inlineRegion(b, scoreGrad,
+                            scoreArguments(b, loc, op, raw, indices)));
   Value dsRaw = arith::MulFOp::create(b, loc, ds, factor);
   // A pair with P = 0 contributes nothing, even where the score's
   // derivative is infinite.
   if (guarded || !scoreGrad.empty())
     dsRaw = arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, P::OEQ, p, zero), zero, dsRaw);
-  return {p, dsRaw};
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, p, zero), zero,
+        dsRaw);
+  return dsRaw;
+}
+
+PairGradient attnc::pairGradient(OpBuilder &b, Location loc,
+                                 attn::AttentionScoringOpInterface op,
+                                 Region &scoreGrad, Value raw, Value dp,
+                                 Value lse, Value delta, ValueRange indices,
+                                 Value allowed, bool guarded) {
+  Value lseLog2 =
+      arith::MulFOp::create(b, loc, lse, f32Constant(b, loc, kLog2E));
+  Value p = pairProbability(
+      b, loc, op, raw, lseLog2, indices, allowed, guarded,
+      [&](Value x) { return math::Exp2Op::create(b, loc, x).getResult(); });
+  return {p, pairScoreGradient(b, loc, op, scoreGrad, raw, p, dp, delta,
+                               indices, guarded)};
 }
 
 SmallVector<SmallVector<int64_t, 2>, 11>

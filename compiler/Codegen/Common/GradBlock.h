@@ -25,9 +25,25 @@
 #define ATTNC_COMPILER_CODEGEN_COMMON_GRADBLOCK_H
 
 #include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/OnlineSoftmax.h"
 #include "dialects/attn/AttnOps.h"
 
 namespace attnc {
+
+/// The two halves of pairGradient, for kernels that compute P while dP
+/// is still being computed: P = exp(s - lse) = 2^(score - lseLog2) in the
+/// forward's log2 units (ScoreModel; `lseLog2` is lse times log2 e), then
+/// dS from P.
+mlir::Value pairProbability(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::attn::AttentionScoringOpInterface op,
+                            mlir::Value raw, mlir::Value lseLog2,
+                            mlir::ValueRange indices, mlir::Value allowed,
+                            bool guarded, Exp2Fn exp2);
+mlir::Value pairScoreGradient(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::attn::AttentionScoringOpInterface op,
+                              mlir::Region &scoreGrad, mlir::Value raw,
+                              mlir::Value p, mlir::Value dp, mlir::Value delta,
+                              mlir::ValueRange indices, bool guarded);
 
 /// The gradient of one (query row, key) pair: P = exp(s - lse) and dS with
 /// respect to the raw dot product q·k (the score region's derivative and

@@ -16,7 +16,6 @@
 using namespace mlir;
 
 namespace {
-constexpr double kLog2E = 1.4426950408889634;
 constexpr double kLn2 = 0.6931471805599453;
 
 Value f32Constant(OpBuilder &b, Location loc, double value) {

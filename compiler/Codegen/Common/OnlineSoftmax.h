@@ -29,6 +29,9 @@
 
 namespace attnc {
 
+/// log2 e: scores and lse in log2 units are these times their natural value.
+inline constexpr double kLog2E = 1.4426950408889634;
+
 /// 2^x as the kernel computes it (math.exp2, or the fast attngpu.ex2).
 using Exp2Fn = llvm::function_ref<mlir::Value(mlir::Value)>;
 

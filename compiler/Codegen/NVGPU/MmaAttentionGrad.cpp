@@ -146,21 +146,35 @@ private:
     return arith::RemUIOp::create(b, loc, tileNumber, index(2));
   }
 
-  struct Pairs {
-    SmallVector<Value> p, ds; // 4 per fragment, fragment-major
-  };
-  /// The gradient of every element of fragments `s` (raw dots) and `dp`;
-  /// `at(j, r)` gives the element's (indices, in bounds, lse, delta).
+  /// Element (j, r) of the thread's fragments: its (indices, in bounds,
+  /// lse in log2 units, delta), as `at(j, r)` of the per-element functions
+  /// gives it.
   struct Element {
     SmallVector<Value, 4> indices;
     Value inBounds, lse, delta;
   };
   /// A tile with fewer than block_m `rows` or block_n `cols`, or whose
   /// mask may block a pair (`mayBlock`), takes the guarded per-element
-  /// path.
+  /// path (`partial`).
+  struct TileBounds {
+    Value rows, cols, mayBlock, partial;
+  };
+  TileBounds tileBounds(Value rows, Value cols, Value mayBlock);
+  /// P of every element of fragments `s` (raw dots), 4 per fragment,
+  /// fragment-major.
   template <typename Fn>
-  Pairs pairs(ArrayRef<SmallVector<Value>> s, ArrayRef<SmallVector<Value>> dp,
-              Value rows, Value cols, Value mayBlock, Fn at);
+  SmallVector<Value> probabilities(ArrayRef<SmallVector<Value>> s,
+                                   const TileBounds &bounds, Fn at);
+  /// dS (with respect to the raw dots) of every element from its P and dP.
+  template <typename Fn>
+  SmallVector<Value> scoreGradients(ArrayRef<SmallVector<Value>> s,
+                                    ArrayRef<SmallVector<Value>> dp,
+                                    ArrayRef<Value> p, const TileBounds &bounds,
+                                    Fn at);
+  /// ifElse(bounds.partial, compute(true), compute(false)) of `n` f32.
+  template <typename Fn>
+  SmallVector<Value> guardedElements(const TileBounds &bounds, int64_t n,
+                                     Fn compute);
   SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
   /// Stores the thread's part of the warp's fragment accumulator (its rows
   /// localRow[0] and localRow[1], those below `rows`) into
@@ -185,16 +199,20 @@ private:
         [&] { return SmallVector<Value>(state.begin(), state.end()); }));
   }
   void stageQueryTile(Value batch, Value head, Value q0, Value stage);
-  void accumulateKeyGradients(const Pairs &g, MutableArrayRef<Value> dk,
-                              MutableArrayRef<Value> dv,
-                              function_ref<void()> addDq);
+  /// acc += A B with A from the thread's per-element values `a` and B the
+  /// `tile` of `tileRows` rows and `width` columns. On wgmma the product is
+  /// left in flight and its accumulator returned for wait(); on mma.sync
+  /// `acc` is updated and nothing returned.
+  SmallVector<Value> addProduct(MutableArrayRef<Value> acc, ArrayRef<Value> a,
+                                Value tile, int64_t tileRows, int64_t width);
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
                                  Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
   using Fragments = SmallVector<SmallVector<Value>>;
-  std::pair<Fragments, Fragments> rowScores(Value own, Value ownDp,
-                                            int64_t ownRows, Value walked,
-                                            Value walkedDp, int64_t walkedRows);
+  std::pair<Fragments, SmallVector<Value>>
+  rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
+            Value walkedDp, int64_t walkedRows);
+  Fragments readyScores(ArrayRef<Value> dp, int64_t pending);
   void storeTransposedDs(ArrayRef<Value> dsFlat);
   SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value &columnFirst);
   /// The dq columns of a wgmma warpgroup: an equal share of the head dim.
@@ -258,44 +276,63 @@ SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
       [&] { return inBounds; }));
 }
 
-template <typename Fn>
-MmaGradKernel::Pairs MmaGradKernel::pairs(ArrayRef<SmallVector<Value>> s,
-                                          ArrayRef<SmallVector<Value>> dp,
-                                          Value rows, Value cols,
-                                          Value mayBlock, Fn at) {
-  auto compute = [&](bool guarded) {
-    SmallVector<Element> elements;
-    for (int64_t j = 0; j < static_cast<int64_t>(s.size()); ++j)
-      for (int64_t r = 0; r < 4; ++r)
-        elements.push_back(at(j, r));
-    SmallVector<Value> allowed =
-        guarded ? allowedFlags(elements, mayBlock)
-                : SmallVector<Value>(elements.size(), Value());
-    SmallVector<Value> p, ds;
-    for (auto [i, e] : llvm::enumerate(elements)) {
-      attnc::PairGradient g = attnc::pairGradient(
-          b, loc, op, scoreGrad, s[i / 4][i % 4], dp[i / 4][i % 4], e.lse,
-          e.delta, e.indices, allowed[i], guarded);
-      p.push_back(g.p);
-      ds.push_back(g.dsRaw);
-    }
-    llvm::append_range(p, ds);
-    return p;
-  };
+MmaGradKernel::TileBounds MmaGradKernel::tileBounds(Value rows, Value cols,
+                                                    Value mayBlock) {
   // Interior tiles of an unmasked region skip every bound and mask check.
   Value partial = arith::OrIOp::create(b, loc, less(cols, index(blockN)),
                                        less(rows, index(blockM)));
   if (attnc::hasMask(op))
     partial = arith::OrIOp::create(b, loc, partial, mayBlock);
+  return {rows, cols, mayBlock, partial};
+}
+
+template <typename Fn>
+SmallVector<Value> MmaGradKernel::guardedElements(const TileBounds &bounds,
+                                                  int64_t n, Fn compute) {
+  SmallVector<Type> types(n, b.getF32Type());
+  return llvm::to_vector(ifElse(
+      bounds.partial, types, [&] { return compute(true); },
+      [&] { return compute(false); }));
+}
+
+template <typename Fn>
+SmallVector<Value> MmaGradKernel::probabilities(ArrayRef<SmallVector<Value>> s,
+                                                const TileBounds &bounds,
+                                                Fn at) {
   int64_t n = static_cast<int64_t>(s.size()) * 4;
-  SmallVector<Type> types(2 * n, b.getF32Type());
-  SmallVector<Value> both = llvm::to_vector(
-      ifElse(partial, types, [&] { return compute(true); },
-             [&] { return compute(false); }));
-  Pairs result;
-  result.p.assign(both.begin(), both.begin() + n);
-  result.ds.assign(both.begin() + n, both.end());
-  return result;
+  return guardedElements(bounds, n, [&](bool guarded) {
+    SmallVector<Element> elements;
+    for (int64_t i = 0; i < n; ++i)
+      elements.push_back(at(i / 4, i % 4));
+    SmallVector<Value> allowed = guarded
+                                     ? allowedFlags(elements, bounds.mayBlock)
+                                     : SmallVector<Value>(n, Value());
+    SmallVector<Value> p;
+    for (auto [i, e] : llvm::enumerate(elements))
+      p.push_back(attnc::pairProbability(
+          b, loc, op, s[i / 4][i % 4], e.lse, e.indices, allowed[i], guarded,
+          [&](Value x) {
+            return attngpu::Exp2Op::create(b, loc, b.getF32Type(), x)
+                .getResult();
+          }));
+    return p;
+  });
+}
+
+template <typename Fn>
+SmallVector<Value> MmaGradKernel::scoreGradients(
+    ArrayRef<SmallVector<Value>> s, ArrayRef<SmallVector<Value>> dp,
+    ArrayRef<Value> p, const TileBounds &bounds, Fn at) {
+  return guardedElements(bounds, p.size(), [&](bool guarded) {
+    SmallVector<Value> ds;
+    for (auto [i, pi] : llvm::enumerate(p)) {
+      Element e = at(i / 4, i % 4);
+      ds.push_back(attnc::pairScoreGradient(
+          b, loc, op, scoreGrad, s[i / 4][i % 4], pi, dp[i / 4][i % 4], e.delta,
+          e.indices, guarded));
+    }
+    return ds;
+  });
 }
 
 void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
@@ -324,23 +361,38 @@ void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
 /// The scores and their gradients' dP of the staged tiles, as fragments
 /// of 8 columns (4 f32 each) of the thread's rows: `own` rows (K and V in
 /// the key/value kernel, Sᵀ = K Qᵀ and dPᵀ = V doutᵀ; Q and dout in the
-/// query kernel) against `walked` rows (the other two).
-std::pair<MmaGradKernel::Fragments, MmaGradKernel::Fragments>
+/// query kernel) against `walked` rows (the other two). The scores are
+/// ready; dP, flat, is still in flight on wgmma (readyScores waits).
+std::pair<MmaGradKernel::Fragments, SmallVector<Value>>
 MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
                          Value walkedDp, int64_t walkedRows) {
-  if (!isWarpgroup)
-    return {sync.scores(own, walked, walkedRows, headDim, lanes),
-            sync.scores(ownDp, walkedDp, walkedRows, headDimV, lanes)};
+  if (!isWarpgroup) {
+    SmallVector<Value> dp;
+    for (const SmallVector<Value> &fragment :
+         sync.scores(ownDp, walkedDp, walkedRows, headDimV, lanes))
+      llvm::append_range(dp, fragment);
+    return {sync.scores(own, walked, walkedRows, headDim, lanes), dp};
+  }
   SmallVector<attnc::WgmmaProduct, 2> products = {
       wgmma.scores(own, ownRows, walked, walkedRows, headDim, warpgroup),
       wgmma.scores(ownDp, ownRows, walkedDp, walkedRows, headDimV, warpgroup)};
-  std::pair<Fragments, Fragments> result;
-  Fragments *sides[2] = {&result.first, &result.second};
-  for (auto [side, values] :
-       llvm::zip_equal(sides, wgmma.issue(products, /*inFlight=*/0)))
-    for (size_t j = 0; j < values.size(); j += 4)
-      side->push_back(SmallVector<Value>(ArrayRef<Value>(values).slice(j, 4)));
-  return result;
+  SmallVector<SmallVector<Value>> values =
+      wgmma.issue(products, /*inFlight=*/1);
+  return {readyScores(values[0], -1), values[1]};
+}
+
+/// `dp` as fragments of 4, once at most `pending` groups committed after
+/// its own are outstanding on wgmma (-1: it is ready already).
+MmaGradKernel::Fragments MmaGradKernel::readyScores(ArrayRef<Value> dp,
+                                                    int64_t pending) {
+  SmallVector<Value> values(dp.begin(), dp.end());
+  if (isWarpgroup && pending >= 0)
+    values = wgmma.wait(values, {}, pending);
+  Fragments fragments;
+  for (size_t j = 0; j < values.size(); j += 4)
+    fragments.push_back(
+        SmallVector<Value>(ArrayRef<Value>(values).slice(j, 4)));
+  return fragments;
 }
 
 /// Stores the thread's dSᵀ elements into the shared tile, a lane's two
@@ -413,8 +465,8 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
 }
 
 /// Copies the q and dout rows of query tile `q0` of `head`, and their lse
-/// (-inf past the end, so those rows weigh nothing) and delta, into stage
-/// `stage`.
+/// in log2 units (-inf past the end, so those rows weigh nothing) and
+/// delta, into stage `stage`.
 void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                                    Value stage) {
   Value rows =
@@ -431,8 +483,11 @@ void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
         less(i, rows), {b.getF32Type(), b.getF32Type()},
         [&] {
           return SmallVector<Value>{
-              memref::LoadOp::create(b, loc, operand(3),
-                                     ValueRange{batch, head, row}),
+              arith::MulFOp::create(
+                  b, loc,
+                  memref::LoadOp::create(b, loc, operand(3),
+                                         ValueRange{batch, head, row}),
+                  f32Const(attnc::kLog2E)),
               memref::LoadOp::create(b, loc, operand(4),
                                      ValueRange{batch, head, row})};
         },
@@ -460,54 +515,51 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         doutTile = tile(layout.doutOffset, layout.dout, stage);
         lseArray = f32Array(layout.lseOffset, blockM, stage);
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
-        auto [sT, dpT] =
+        // FlashAttention-3's order: P while dPᵀ runs, then dV += Pᵀ dout
+        // behind dPᵀ while dS is computed, then dK += dSᵀ Q (and dq).
+        auto [sT, dpTInFlight] =
             rowScores(kTile, vTile, blockN, qTile, doutTile, blockM);
-        Pairs g = pairs(sT, dpT, rows, cols, tileClass.mayBlock, [&](int64_t j,
-                                                                  int64_t r) {
+        TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
+        auto at = [&](int64_t j, int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value key = localRow[r / 2];
           return Element{{batch, head, add(q0, column), add(k0, key)},
                          both(less(key, cols), less(column, rows)),
                          memref::LoadOp::create(b, loc, lseArray, column),
                          memref::LoadOp::create(b, loc, deltaArray, column)};
-        });
+        };
+        SmallVector<Value> p = probabilities(sT, bounds, at);
         SmallVector<Value> next(state.begin(), state.end());
         int64_t dkSize = headDim / 8 * 4;
-        accumulateKeyGradients(
-            g, MutableArrayRef<Value>(next).take_front(dkSize),
-            MutableArrayRef<Value>(next).drop_front(dkSize), [&] {
-              if (dqAccum)
-                addQueryRows(g.ds, batch, head, q0, rows, dqAccum);
-            });
+        MutableArrayRef<Value> dk(next.data(), dkSize),
+            dv(next.data() + dkSize, next.size() - dkSize);
+        SmallVector<Value> dvInFlight =
+            addProduct(dv, p, doutTile, blockM, headDimV);
+        Fragments dpT = readyScores(dpTInFlight, /*pending=*/1);
+        SmallVector<Value> ds = scoreGradients(sT, dpT, p, bounds, at);
+        SmallVector<Value> dkInFlight =
+            addProduct(dk, ds, qTile, blockM, headDim);
+        if (dqAccum)
+          addQueryRows(ds, batch, head, q0, rows, dqAccum);
+        // One wait per product: each passes exactly one product's result.
+        if (isWarpgroup) {
+          llvm::copy(wgmma.wait(dkInFlight, {}), dk.begin());
+          llvm::copy(wgmma.wait(dvInFlight, {}), dv.begin());
+        }
         return next;
       });
 }
 
-/// dK += dSᵀ Q and dV += Pᵀ dout, and `addDq`: on wgmma while dK and dV
-/// run, which are waited for after it.
-void MmaGradKernel::accumulateKeyGradients(const Pairs &g,
-                                           MutableArrayRef<Value> dk,
-                                           MutableArrayRef<Value> dv,
-                                           function_ref<void()> addDq) {
+SmallVector<Value> MmaGradKernel::addProduct(MutableArrayRef<Value> acc,
+                                             ArrayRef<Value> a, Value tile,
+                                             int64_t tileRows, int64_t width) {
   if (!isWarpgroup) {
-    sync.accumulate(sync.probabilityFragments(g.ds), qTile, headDim, lanes,
-                    dk);
-    sync.accumulate(sync.probabilityFragments(g.p), doutTile, headDimV, lanes,
-                    dv);
-    addDq();
-    return;
+    sync.accumulate(sync.probabilityFragments(a), tile, width, lanes, acc);
+    return {};
   }
-  SmallVector<attnc::WgmmaProduct, 2> products = {
-      wgmma.output(dk, wgmma.probabilityFragments(g.ds), qTile, blockM,
-                   headDim),
-      wgmma.output(dv, wgmma.probabilityFragments(g.p), doutTile, blockM,
-                   headDimV)};
-  SmallVector<SmallVector<Value>> inFlight =
-      wgmma.issue(products, /*inFlight=*/2);
-  addDq();
-  // One wait per product: each passes exactly one product's result.
-  llvm::copy(wgmma.wait(inFlight[0], {}), dk.begin());
-  llvm::copy(wgmma.wait(inFlight[1], {}), dv.begin());
+  SmallVector<attnc::WgmmaProduct, 1> product = {
+      wgmma.output(acc, wgmma.probabilityFragments(a), tile, tileRows, width)};
+  return wgmma.issue(product, /*inFlight=*/1)[0];
 }
 
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
@@ -597,30 +649,30 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
       state, batch, head, q0, rows, k0, cols, [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
-        auto [s, dp] = rowScores(qTile, doutTile, blockM, kTile, vTile, blockN);
+        auto [s, dpInFlight] =
+            rowScores(qTile, doutTile, blockM, kTile, vTile, blockN);
         Value rowLse[2], rowDelta[2];
         for (int64_t h = 0; h < 2; ++h) {
           rowLse[h] = memref::LoadOp::create(b, loc, lseArray, localRow[h]);
           rowDelta[h] = memref::LoadOp::create(b, loc, deltaArray, localRow[h]);
         }
-        Pairs g = pairs(s, dp, rows, cols, tileClass.mayBlock, [&](int64_t j,
-                                                                int64_t r) {
+        TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
+        auto at = [&](int64_t j, int64_t r) {
           Value column = add(columnBase, index(j * 8 + r % 2));
           Value row = localRow[r / 2];
           return Element{{batch, head, add(q0, row), add(k0, column)},
                          both(less(column, cols), less(row, rows)),
                          rowLse[r / 2],
                          rowDelta[r / 2]};
-        });
+        };
+        // P while dP runs on wgmma.
+        SmallVector<Value> p = probabilities(s, bounds, at);
+        Fragments dp = readyScores(dpInFlight, /*pending=*/0);
+        SmallVector<Value> ds = scoreGradients(s, dp, p, bounds, at);
         SmallVector<Value> next(state.begin(), state.end());
-        if (!isWarpgroup) {
-          sync.accumulate(sync.probabilityFragments(g.ds), kTile, headDim,
-                          lanes, next);
-          return next;
-        }
-        SmallVector<attnc::WgmmaProduct, 1> product = {wgmma.output(
-            next, wgmma.probabilityFragments(g.ds), kTile, blockN, headDim)};
-        return wgmma.issue(product, /*inFlight=*/0)[0];
+        SmallVector<Value> dqInFlight =
+            addProduct(next, ds, kTile, blockN, headDim);
+        return isWarpgroup ? wgmma.wait(dqInFlight, {}) : next;
       });
 }
 

@@ -190,21 +190,27 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
     attngpu::WgmmaCommitGroupOp::create(b, loc);
   }
   size_t done = results.size() - inFlight;
+  SmallVector<SmallVector<Value>> finished;
+  if (done == 0) {
+    for (Value result : results)
+      finished.push_back(fromVector(result));
+    return finished;
+  }
   auto waited = attngpu::WgmmaWaitGroupOp::create(
       b, loc, ValueRange(results).take_front(done).getTypes(), inFlight,
       ValueRange(results).take_front(done));
-  SmallVector<SmallVector<Value>> finished;
   for (size_t i = 0; i < results.size(); ++i)
     finished.push_back(fromVector(i < done ? waited.getResult(i) : results[i]));
   return finished;
 }
 
 SmallVector<Value> attnc::WarpgroupMma::wait(ValueRange accumulators,
-                                             ValueRange after) {
+                                             ValueRange after,
+                                             int64_t pending) {
   SmallVector<Value> values = {toVector(accumulators)};
   llvm::append_range(values, after);
   auto waited = attngpu::WgmmaWaitGroupOp::create(
-      b, loc, ValueRange(values).getTypes(), /*pending=*/0, values);
+      b, loc, ValueRange(values).getTypes(), pending, values);
   SmallVector<Value> results = fromVector(waited.getResult(0));
   llvm::append_range(results, waited.getResults().drop_front());
   return results;

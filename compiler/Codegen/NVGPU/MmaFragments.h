@@ -114,18 +114,20 @@ public:
                            int64_t n);
 
   /// Issues `products` after one fence, each its own commit group, and
-  /// waits until at most `inFlight` groups are outstanding. Returns each
-  /// product's accumulator: those of the first products are valid, those of
-  /// the last `inFlight` are still being written by the tensor cores and go
-  /// to wait() before any other use.
+  /// waits until at most `inFlight` groups are outstanding (no wait when
+  /// all of them may be). Returns each product's accumulator: those of the
+  /// first products are valid, those of the last `inFlight` are still being
+  /// written by the tensor cores and go to wait() before any other use.
   llvm::SmallVector<llvm::SmallVector<mlir::Value>>
   issue(llvm::ArrayRef<WgmmaProduct> products, int64_t inFlight);
 
-  /// Waits for every outstanding group; returns `accumulators`, now valid,
-  /// followed by `after` passed through, so that what is computed from
-  /// those happens after the wait.
+  /// Waits until at most `pending` groups are outstanding, those committed
+  /// after the one of `accumulators` (groups finish in order); returns
+  /// `accumulators`, now valid, followed by `after` passed through, so that
+  /// what is computed from those happens after the wait.
   llvm::SmallVector<mlir::Value> wait(mlir::ValueRange accumulators,
-                                      mlir::ValueRange after);
+                                      mlir::ValueRange after,
+                                      int64_t pending = 0);
 
 private:
   mlir::Value toVector(mlir::ValueRange values);

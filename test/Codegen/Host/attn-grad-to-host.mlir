@@ -20,7 +20,7 @@
 // CHECK:               scf.if
 // CHECK:                 %[[MAYBLOCK:.*]] = scf.if %{{.*}} -> (i1) {
 // CHECK:                   arith.cmpi sle
-// CHECK:                 math.exp
+// CHECK:                 math.exp2
 // CHECK:               memref.atomic_rmw addf
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16

@@ -22,7 +22,7 @@
 // CHECK:               nvgpu.device_async_copy
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK:               nvvm.mma.sync
-// CHECK:               math.exp
+// CHECK:               attngpu.ex2
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:               gpu.barrier
 // CHECK:               nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
