@@ -205,6 +205,7 @@ private:
   /// `acc` is updated and nothing returned.
   SmallVector<Value> addProduct(MutableArrayRef<Value> acc, ArrayRef<Value> a,
                                 Value tile, int64_t tileRows, int64_t width);
+
   SmallVector<Value> keyTileStep(ValueRange state, Value batch, Value head,
                                  Value q0, Value k0, Value cols, Value stage,
                                  Value dqAccum);
@@ -542,6 +543,8 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         if (dqAccum)
           addQueryRows(ds, batch, head, q0, rows, dqAccum);
         // One wait per product: each passes exactly one product's result.
+        // (Left in flight into the next tile instead, as dQ is in the query
+        // kernel, ptxas serializes the wgmma at D128: slower.)
         if (isWarpgroup) {
           llvm::copy(wgmma.wait(dkInFlight, {}), dk.begin());
           llvm::copy(wgmma.wait(dvInFlight, {}), dv.begin());
@@ -670,9 +673,11 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
         Fragments dp = readyScores(dpInFlight, /*pending=*/0);
         SmallVector<Value> ds = scoreGradients(s, dp, p, bounds, at);
         SmallVector<Value> next(state.begin(), state.end());
+        // dQ stays in flight into the next tile, whose first wait (for its
+        // S, committed after it) covers it; the loop's result is waited for.
         SmallVector<Value> dqInFlight =
             addProduct(next, ds, kTile, blockN, headDim);
-        return isWarpgroup ? wgmma.wait(dqInFlight, {}) : next;
+        return isWarpgroup ? dqInFlight : next;
       });
 }
 
@@ -711,6 +716,8 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
                                    stageOf(t));
             });
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  if (isWarpgroup)
+    final = wgmma.wait(final, {});
   storeRows(final, headDim, dq, batch, head, q0, rows);
 }
 
