@@ -12,16 +12,26 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 
 #include <optional>
 
 namespace attnc {
 
 /// A temporary file (for ptxas or the linker) removed when this goes out of
-/// scope; creation failures are diagnostics on `module`.
+/// scope, or when a signal (SIGINT, SIGTERM, ...) ends the process while
+/// it exists; creation failures are diagnostics on `module`.
 struct TempFile {
   llvm::SmallString<128> path;
   std::optional<llvm::FileRemover> remover;
+
+  TempFile() = default;
+  TempFile(const TempFile &) = delete;
+  TempFile &operator=(const TempFile &) = delete;
+  ~TempFile() {
+    if (remover)
+      llvm::sys::DontRemoveFileOnSignal(path);
+  }
 
   mlir::LogicalResult create(mlir::ModuleOp module, llvm::StringRef suffix) {
     int fd;
@@ -31,6 +41,7 @@ struct TempFile {
              << "cannot create a temporary file: " << ec.message();
     llvm::sys::Process::SafelyCloseFileDescriptor(fd);
     remover.emplace(path);
+    llvm::sys::RemoveFileOnSignal(path);
     return mlir::success();
   }
 };
