@@ -3,9 +3,13 @@
   attnc pipeline attn-opt registers is in the guide's table;
 - every flag the docs give attnc and attn-run exists;
 - every repository path the docs name exists (a source file may be named
-  without its extension).
+  without its extension);
+- no README.md or docs/ page points outside the repository: no link or
+  path through `../` or an absolute path, no `shared/` path, no "steering
+  repo".
 usage: check_docs.py REPO_ROOT ATTNC ATTN_OPT ATTN_RUN"""
 
+import glob
 import os
 import re
 import subprocess
@@ -58,6 +62,34 @@ for path, text in texts.items():
             base = f"{root}/{ref.rstrip('/')}"
             if not any(os.path.exists(base + ext) for ext in ("", ".h", ".cpp")):
                 problems.append(f"{path} names {ref}, which does not exist")
+
+# Links and paths that leave the repository: what they name is not shipped.
+OUTSIDE = (
+    (r"(?<![\w.])\.\./", "a path through ../"),
+    (r"(?<![\w./-])shared/", "a shared/ path"),
+    (r"(?i)steering\s+repo", "the steering repo"),
+)
+for path in sorted(set(DOCS) | {"README.md"} | {
+        os.path.relpath(doc, root)
+        for doc in glob.glob(f"{root}/docs/**/*.md", recursive=True)}):
+    text = texts.get(path) or read(path)
+    for number, line in enumerate(text.splitlines(), 1):
+        local = re.sub(r"[a-z][a-z0-9+.-]*://\S+", "", line)  # not URLs
+        for pattern, what in OUTSIDE:
+            if re.search(pattern, local):
+                problems.append(f"{path}:{number} points outside the repository"
+                                f" ({what})")
+        for target in re.findall(r"\]\(([^)\s]+)", line):
+            if re.match(r"[a-z][a-z0-9+.-]*:|#", target):
+                continue  # a URL or an anchor on the page
+            resolved = os.path.normpath(
+                os.path.join(os.path.dirname(path), target.split("#")[0]))
+            if os.path.isabs(target) or resolved.startswith(".."):
+                problems.append(f"{path}:{number} links {target}, outside the"
+                                f" repository")
+            elif not os.path.exists(f"{root}/{resolved}"):
+                problems.append(f"{path}:{number} links {target}, which does"
+                                f" not exist")
 
 for problem in problems:
     print(problem)
