@@ -22,6 +22,16 @@ soname="$(readelf -d "$prefix/lib/libattnrt.so" | sed -n 's/.*(SONAME).*\[\(.*\)
 [[ "$soname" =~ ^libattnrt\.so\.[0-9]+\.[0-9]+$ ]] ||
   { echo "libattnrt's SONAME is '$soname', not libattnrt.so.MAJOR.MINOR"; exit 1; }
 
+# Each installed header compiles alone, as C++17 and, where it is C (no
+# namespace), as C11 too.
+for h in $(cd "$prefix/include" && find . -name '*.h' | sed 's|^\./||' | sort); do
+  echo "#include <$h>" | c++ -std=c++17 -fsyntax-only -x c++ -I"$prefix/include" - ||
+    { echo "installed header $h does not compile alone as C++17"; exit 1; }
+  grep -q namespace "$prefix/include/$h" ||
+    echo "#include <$h>" | cc -std=c11 -fsyntax-only -x c -I"$prefix/include" - ||
+    { echo "installed header $h does not compile alone as C11"; exit 1; }
+done
+
 # The installed tools, not the build tree's: attnc compiles, attn-run finds
 # the installed libattnrt and checks the result against its reference.
 "$prefix/bin/attnc" "$root/test/install/single_key.mlir" -o "$work/single_key.attnpkg"
