@@ -326,13 +326,18 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
 /// `name` as the start of a symbol every target accepts (PTX and ELF
 /// identifiers): letters, digits and underscores, not starting with a
 /// digit. Only a readable stem: the kernel table makes the whole name
-/// unique, and the function's own name stays the package's key.
+/// unique, and the function's own name stays the package's key. A kernel
+/// name ends in a digit, so it is never one of the names derived from
+/// another kernel's (`<kernel>_entry`, `<kernel>_entry_arg_ranks`), and
+/// it never starts as their C interface wrappers do (`_mlir_ciface_`).
 static std::string symbolStem(StringRef name) {
   std::string stem;
   for (char c : name)
     stem += llvm::isAlnum(c) ? c : '_';
   if (stem.empty() || llvm::isDigit(stem.front()))
     stem.insert(stem.begin(), '_');
+  else if (StringRef(stem).starts_with("_mlir_ciface_"))
+    stem.insert(stem.begin(), 'k');
   return stem;
 }
 

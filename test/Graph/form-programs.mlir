@@ -277,7 +277,8 @@ func.func @in_place(%q: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xf32>, %l: tens
 // Kernel symbols are made of letters, digits and underscores, never
 // starting with a digit, whatever the function's name (which the program
 // keeps): PTX and ELF accept them. Stems that meet ("a b/c" and "a_b_c")
-// still give distinct kernels.
+// still give distinct kernels. No kernel name starts as the C interface
+// wrappers of host kernels do.
 
 // CHECK-LABEL: func.func @"a b/c"(
 // CHECK:         attnrt.launch @attnc_kernels::@a_b_c_attention0
@@ -285,10 +286,13 @@ func.func @in_place(%q: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xf32>, %l: tens
 // CHECK:         attnrt.launch @attnc_kernels::@[[$SECOND:a_b_c_attention0_.]] (
 // CHECK-LABEL: func.func @"1st"(
 // CHECK:         attnrt.launch @attnc_kernels::@_1st_attention0
+// CHECK-LABEL: func.func @_mlir_ciface_f(
+// CHECK:         attnrt.launch @attnc_kernels::@k_mlir_ciface_f_attention0
 // CHECK-LABEL: module @attnc_kernels {
 // CHECK:         func.func @a_b_c_attention0(
 // CHECK:         func.func @[[$SECOND]](
 // CHECK:         func.func @_1st_attention0(
+// CHECK:         func.func @k_mlir_ciface_f_attention0(
 func.func @"a b/c"(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %o, %l = attn.attention %q, %q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
   return %o : tensor<1x2x8x16xf32>
@@ -298,6 +302,10 @@ func.func @a_b_c(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   return %o : tensor<1x2x8x16xf32>
 }
 func.func @"1st"(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %o, %l = attn.attention %q, %q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+func.func @_mlir_ciface_f(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %o, %l = attn.attention %q, %q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
   return %o : tensor<1x2x8x16xf32>
 }

@@ -30,10 +30,10 @@
 // CHECK-NOT:     scf.
 // CHECK-NOT:     memref.
 // CHECK-NOT:     attn.
-// CHECK-DAG:     llvm.func @f_attention0(
-// CHECK-DAG:     llvm.func @_mlir_ciface_f_attention0({{.*}}) attributes {attnrt.kernel, llvm.emit_c_interface}
-// CHECK-DAG:     llvm.func @f_cast1(
-// CHECK-DAG:     llvm.func @_mlir_ciface_f_cast1({{.*}}) attributes {attnrt.kernel, llvm.emit_c_interface}
+// CHECK-DAG:     llvm.func internal @f_attention0(
+// CHECK-DAG:     llvm.func internal @_mlir_ciface_f_attention0({{.*}}) attributes {attnrt.kernel, llvm.emit_c_interface}
+// CHECK-DAG:     llvm.func internal @f_cast1(
+// CHECK-DAG:     llvm.func internal @_mlir_ciface_f_cast1({{.*}}) attributes {attnrt.kernel, llvm.emit_c_interface}
 // CHECK-DAG:     llvm.func @f_attention0_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-DAG:     llvm.func @f_cast1_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-NOT:     func.func

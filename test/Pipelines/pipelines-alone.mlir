@@ -44,8 +44,8 @@
 // attnc-host-to-llvm: the kernel is an LLVM function with the C interface
 // and the packed entry point that calls it; no loop is left.
 // HOST-LLVM-LABEL: module @attnc_kernels {
-// HOST-LLVM:         llvm.func @f_attention0(
-// HOST-LLVM:         llvm.func @_mlir_ciface_f_attention0(
+// HOST-LLVM:         llvm.func internal @f_attention0(
+// HOST-LLVM:         llvm.func internal @_mlir_ciface_f_attention0(
 // HOST-LLVM-LABEL:   llvm.func @f_attention0_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
 // HOST-LLVM:           llvm.call @_mlir_ciface_f_attention0(
 

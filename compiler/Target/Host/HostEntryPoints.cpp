@@ -104,6 +104,11 @@ LogicalResult addEntryPoint(ModuleOp module, LLVM::LLVMFuncOp kernel) {
   args.append({body->getArgument(1), body->getArgument(2)});
   LLVM::CallOp::create(b, loc, wrapper, args);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
+  // Only the entry and its ranks are looked up by the runtime; the kernel
+  // and its wrapper stay out of the shared object's symbol table.
+  auto internal = LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal);
+  kernel.setLinkageAttr(internal);
+  wrapper.setLinkageAttr(internal);
   return addArgRanks(module, kernel, params.size() - 2);
 }
 

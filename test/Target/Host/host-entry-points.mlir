@@ -5,8 +5,11 @@
 // constant `<kernel>_entry_arg_ranks` = {argument count, ranks}, read from
 // the kernel's expanded memref parameters (here a rank-2 and a rank-1
 // memref). The wrapper itself (it carries the copied attribute) gets no
-// entry point.
+// entry point. The kernel and its wrapper become internal: only the entry
+// and its ranks are symbols of the shared object.
 
+// CHECK:       llvm.func internal @k(
+// CHECK:       llvm.func internal @_mlir_ciface_k(
 // CHECK-LABEL: llvm.func @k_entry(
 // CHECK-SAME:    %[[ARGS:.*]]: !llvm.ptr, %[[BEGIN:.*]]: i64, %[[END:.*]]: i64)
 // CHECK:         %[[P0:.*]] = llvm.getelementptr %[[ARGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
