@@ -18,6 +18,7 @@
 #include "ThreadPool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -59,15 +60,24 @@ bool writeAll(int fd, const std::vector<uint8_t> &data) {
 }
 
 /// A blob loaded with dlopen; closed when the last kernel using it goes.
+/// The dynamic loader returns the library already loaded under a path it
+/// is given again, so the path of each blob stays its own while the blob
+/// is loaded: the memory file stays open (its /proc/self/fd name is not
+/// reused), and temporary files are never named twice in a process.
 class SharedObject {
 public:
   static StatusOr<std::shared_ptr<const SharedObject>>
   open(const pkg::Blob &blob);
-  /// dlopen of the blob through a memory file or a temporary one; the
-  /// handle, or null with `error` set.
-  static void *loadFromMemory(const pkg::Blob &blob, std::string &error);
+  /// dlopen of the blob through a memory file (left open in `fd`) or a
+  /// temporary one; the handle, or null with `error` set.
+  static void *loadFromMemory(const pkg::Blob &blob, int &fd,
+                              std::string &error);
   static void *loadFromTempFile(const pkg::Blob &blob, std::string &error);
-  ~SharedObject() { dlclose(handle_); }
+  ~SharedObject() {
+    dlclose(handle_);
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
   SharedObject(const SharedObject &) = delete;
   SharedObject &operator=(const SharedObject &) = delete;
 
@@ -77,13 +87,14 @@ public:
   StatusOr<std::vector<size_t>> argRanks(const std::string &entry) const;
 
 private:
-  SharedObject(void *handle, std::string blobName)
-      : handle_(handle), blobName_(std::move(blobName)) {}
+  SharedObject(void *handle, int fd, std::string blobName)
+      : handle_(handle), fd_(fd), blobName_(std::move(blobName)) {}
 
   /// `what` names the symbol in the error ("entry", ...).
   StatusOr<void *> address(const std::string &symbol, const char *what) const;
 
   void *handle_;
+  int fd_; // the memory file, or -1
   std::string blobName_;
 };
 
@@ -96,19 +107,21 @@ SharedObject::open(const pkg::Blob &blob) {
                          "' is not an ELF shared library");
 
   std::string error;
-  void *handle = loadFromMemory(blob, error);
+  int fd = -1;
+  void *handle = loadFromMemory(blob, fd, error);
   if (!handle && error.empty()) // no memory files here
     handle = loadFromTempFile(blob, error);
   if (!handle)
     return Status::error(error);
   return std::shared_ptr<const SharedObject>(
-      new SharedObject(handle, blob.name));
+      new SharedObject(handle, fd, blob.name));
 }
 
 /// Empty `error` with a null handle: memory files are not available
 /// (memfd_create or /proc/self/fd missing), try a temporary file.
-void *SharedObject::loadFromMemory(const pkg::Blob &blob, std::string &error) {
-  int fd = ::memfd_create(("attnc-host-" + blob.name).c_str(), MFD_CLOEXEC);
+void *SharedObject::loadFromMemory(const pkg::Blob &blob, int &fd,
+                                   std::string &error) {
+  fd = ::memfd_create(("attnc-host-" + blob.name).c_str(), MFD_CLOEXEC);
   if (fd < 0)
     return nullptr;
   std::string path = "/proc/self/fd/" + std::to_string(fd);
@@ -121,15 +134,20 @@ void *SharedObject::loadFromMemory(const pkg::Blob &blob, std::string &error) {
     error = "cannot load blob '" + blob.name +
             "': " + (dlError ? dlError : "unknown dlopen error");
   }
-  ::close(fd); // the mapping keeps the memory
+  if (!handle) {
+    ::close(fd);
+    fd = -1;
+  }
   return handle;
 }
 
 void *SharedObject::loadFromTempFile(const pkg::Blob &blob,
                                      std::string &error) {
   const char *tmpDir = std::getenv("TMPDIR");
-  std::string path =
-      std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") + "/attnc-host-XXXXXX";
+  static std::atomic<uint64_t> loads{0};
+  std::string path = std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") +
+                     "/attnc-host-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(loads.fetch_add(1)) + "-XXXXXX";
   // O_CLOEXEC: a child forked meanwhile must not inherit the descriptor.
   int fd = ::mkostemp(path.data(), O_CLOEXEC);
   if (fd < 0) {
