@@ -19,9 +19,12 @@ Tensors are passed by reference, never copied:
   addresses (``torch.Tensor.data_ptr()``, ``array.array``, ctypes buffers);
   the caller vouches that they live on the runtime's device.
 
-PyTorch autograd: ``attnc.autograd_function(pkg, "attention_fwd")`` is a
-differentiable callable on torch tensors whose backward runs the package's
-gradient function of it (``attnc.autograd``).
+PyTorch: ``attnc.torch_op(pkg, "attention_fwd")`` is the function as a
+``torch.library`` custom op (with a fake implementation, so torch.compile
+traces it, and with the package's gradient function as its backward when
+the package holds one); ``attnc.torch_call(fn, q, k, v)`` calls a Function
+through that op, and ``attnc.autograd_function`` insists on a gradient
+(``attnc.torch_ops``, ``attnc.autograd``).
 
 Every error the runtime reports is raised as ``attnc.Error`` with its message.
 Handles (Runtime, Package, Function) are independent of each other and are
@@ -31,14 +34,16 @@ The runtime library is located as described in ``attnc._capi``.
 
 import collections
 import ctypes
+import hashlib
 import json
 import os
+import sys
 
 from . import _capi
 
 __all__ = ["Differentiable", "Error", "Function", "GradientPlan", "Package",
-           "Runtime", "Signature", "Tensor", "TensorSpec", "autograd_function",
-           "torch_call"]
+           "Runtime", "Signature", "Tensor", "TensorSpec", "TorchOp",
+           "autograd_function", "torch_call", "torch_op"]
 
 
 class Error(RuntimeError):
@@ -276,7 +281,10 @@ class Runtime(_Handle):
 class Package(_Handle):
     """A loaded package: ``functions`` (names), ``manifest`` (the parsed JSON
     manifest: signatures, buffers, steps, kernels, ops), ``device`` (that of
-    the runtime that loaded it: "host" or "cuda:N") and ``function(name)``."""
+    the runtime that loaded it: "host" or "cuda:N"), ``identity`` (a digest
+    of the manifest, which holds a checksum of each code blob: the same for
+    every copy and load of one package, on any device) and
+    ``function(name)``."""
 
     _DESTROY = "attnc_package_destroy"
 
@@ -289,28 +297,58 @@ class Package(_Handle):
             lib.attnc_package_function_name(handle, i).decode()
             for i in range(lib.attnc_package_function_count(handle)))
         self.manifest = json.loads(lib.attnc_package_manifest_json(handle))
+        canonical = json.dumps(self.manifest, sort_keys=True,
+                               separators=(",", ":"))
+        self.identity = hashlib.sha256(canonical.encode()).hexdigest()
 
     def function(self, name):
-        """The function `name`; an Error lists the available ones."""
+        """The function `name`; an Error lists the available ones. When the
+        manifest names one gradient function of it ("gradient_of"), that one
+        is opened too, as its ``gradient``. When torch is already imported,
+        its torch op (``torch_call``) is made now, so that a torch.compile'd
+        caller does not have to."""
+        fn = self._function(name)
+        gradients = [e["name"] for e in self.manifest["functions"]
+                     if e.get("gradient_of") == name]
+        if len(gradients) == 1:
+            fn.gradient = self._function(gradients[0])
+        if "torch" in sys.modules:
+            from . import torch_ops
+            try:
+                torch_ops.function_op(fn)
+            except Error:  # raised again by the torch_call that needs it
+                pass
+        return fn
+
+    def _function(self, name):
         out = ctypes.c_void_p()
         _check(_capi.lib().attnc_package_function(self._h, name.encode(),
                                                   ctypes.byref(out)))
         entry = next(f for f in self.manifest["functions"] if f["name"] == name)
-        return Function(out.value, name, _signature(entry))
+        return Function(out.value, name, _signature(entry), self.identity,
+                        self.device, entry)
 
     def __repr__(self):
         return f"attnc.Package({self.path!r}, functions={list(self.functions)})"
 
 
 class Function(_Handle):
-    """A callable package function with its ``name`` and ``signature``."""
+    """A callable package function with its ``name`` and ``signature``; from
+    its package, also ``package_identity``, ``device``, ``entry`` (its
+    manifest entry) and ``gradient`` (its gradient function, or None)."""
 
     _DESTROY = "attnc_function_destroy"
+    gradient = None
+    _torch_op = None  # its TorchOp, made by torch_ops.function_op
 
-    def __init__(self, handle, name, signature):
+    def __init__(self, handle, name, signature, package_identity=None,
+                 device=None, entry=None):
         super().__init__(handle)
         self.name = name
         self.signature = signature
+        self.package_identity = package_identity
+        self.device = device
+        self.entry = entry
 
     def __call__(self, *inputs, out, stream=None):
         """Runs the function on `inputs`, writing `out` (a tensor or a sequence
@@ -408,7 +446,39 @@ def torch_call(fn, *inputs, stream=None):
     signature order), allocated with ``torch.empty`` on the inputs' device with
     the shapes the inputs bind. On CUDA the kernel is queued on `stream`,
     by default torch's current stream (so the outputs are ordered like any
-    torch result; with another stream, synchronize before using them)."""
+    torch result; with another stream, synchronize before using them).
+
+    Without `stream`, the call goes through `fn`'s torch custom op
+    (``attnc.torch_ops.function_op``: differentiable when the package
+    holds fn's gradient function), so torch.compile traces it without a
+    graph break; with `stream`, or with a torch older than 2.4, it is a
+    plain call, which autograd does not see."""
+    if stream is None:
+        op = fn._torch_op
+        if op is None:
+            op = _make_torch_op(fn)
+        if op is not None:
+            return op(*inputs)
+    return _call_torch(fn, inputs, stream)
+
+
+def _make_torch_op(fn):
+    """torch_ops.function_op(fn), outside torch.compile: torch.compile
+    cannot trace the registration of an op, so it gets an Error that says
+    how to make the op beforehand."""
+    torch = sys.modules.get("torch")
+    compiler = getattr(torch, "compiler", None)
+    if compiler is not None and getattr(compiler, "is_compiling", bool)():
+        raise Error(f"attnc.torch_call: the torch op of '{fn.name}' must "
+                    f"exist before torch.compile traces its first call: "
+                    f"import torch before Package.function, or call "
+                    f"attnc.torch_ops.function_op(fn) first")
+    from . import torch_ops
+    return torch_ops.function_op(fn)
+
+
+def _call_torch(fn, inputs, stream):
+    """torch_call without the custom op: what the op runs."""
     import torch  # only here: the binding itself never needs torch
 
     shapes = fn.output_shapes([tuple(t.shape) for t in inputs])
@@ -423,5 +493,6 @@ def torch_call(fn, *inputs, stream=None):
     return outputs
 
 
-from .autograd import (Differentiable, GradientPlan,  # noqa: E402
-                       autograd_function)
+from .autograd import GradientPlan  # noqa: E402
+from .torch_ops import (Differentiable, TorchOp,  # noqa: E402
+                        autograd_function, torch_op)

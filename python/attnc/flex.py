@@ -36,13 +36,21 @@ and time of its file) and the compile flags (``cache_dir=``, else
 Without a compiler (or with ``compiler=False``), a cache filled elsewhere
 serves: compile on a build machine, copy the cache directory to GPU nodes
 that have only the runtime.
+
+The callable runs the package function as its torch custom op
+(``attention.op``, an ``attnc.TorchOp``; ``attnc.torch_ops``), made when
+the callable is, so ``torch.compile(fullgraph=True)`` traces a call of it
+without a graph break. The op's name comes from the package, so the same
+mask, score and options give the same op in every process.
 """
 
 import glob
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from . import Error, Runtime, _capi, torch_call
@@ -492,7 +500,8 @@ def _compile(text, compiler, flags, cache_dir):
 
 class Attention:
     """A compiled flex attention: ``attention(q, k, v) -> (out, lse)`` on
-    torch tensors, or ``attention.function`` for attnc.Tensor calls."""
+    torch tensors, through the torch custom op ``attention.op``, or
+    ``attention.function`` for attnc.Tensor calls."""
 
     def __init__(self, mlir, package_path, compiled, function, package,
                  runtime):
@@ -502,8 +511,14 @@ class Attention:
         self.function = function
         self._package, self._runtime = package, runtime
 
+    @property
+    def op(self):
+        """The package function's torch op (an attnc.TorchOp)."""
+        from . import torch_ops
+        return torch_ops.function_op(self.function)
+
     def __call__(self, q, k, v):
-        return torch_call(self.function, q, k, v)
+        return torch_call(self.function, q, k, v)  # through self.op
 
 
 def compile_attention(mask_mod=None, score_mod=None, *, heads, head_dim,
@@ -536,5 +551,17 @@ def attention(mask_mod=None, score_mod=None, *, target="host", device=None,
         device = "host" if target.split(",")[0] == "host" else "cuda:0"
     runtime = Runtime(device)
     package = runtime.load(path)
-    return Attention(text, path, compiled, package.function(name), package,
-                     runtime)
+    attention = Attention(text, path, compiled, package.function(name),
+                          package, runtime)
+    if _have_torch():
+        attention.op  # made now: a torch.compile'd first call cannot
+    return attention
+
+
+def _have_torch():
+    """Whether torch is imported or importable (without importing it)."""
+    try:
+        return "torch" in sys.modules or \
+            importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False

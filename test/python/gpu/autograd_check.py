@@ -20,8 +20,12 @@ v.grad against float64 autograd through plain math attention (same mask,
 GQA by repeat_interleave) on the same values; SDPA's gradients (on the same
 inputs) are printed beside them. Tolerances: f32 1e-5, bf16 2e-2. Also
 checks that a loss through lse is refused, and (unless --no-compile) that a
-torch.compile'd call gives the eager gradients. Exit status 1 on any
-failure.
+torch.compile'd call gives the eager gradients. Then the forward-only
+function (no gradient function: a torch op without an autograd formula):
+attnc.torch_call against the fp64 reference and, unless --no-compile,
+inside torch.compile(fullgraph=True, dynamic=True) on two shapes against
+eager, with the traced graph checked to be one graph that calls the op.
+Exit status 1 on any failure.
 """
 
 import argparse
@@ -157,6 +161,71 @@ def check_compiled(f, generator, device):
     return ok
 
 
+def graph_recorder():
+    """A torch.compile backend that keeps each FX graph it is given (a
+    graph break would give several) and runs it as it is."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+    return graphs, backend
+
+
+def check_forward_only(package, generator, device, compile_too):
+    """bf16_causal_gqa_fwd_only through attnc.torch_call: eager against the
+    fp64 reference; compiled (fullgraph, dynamic shapes) against eager."""
+    import attnc
+    name = "bf16_causal_gqa_fwd_only"
+    dtype, hq, hkv, d, causal = FUNCTIONS["bf16_causal_gqa"]
+    fn = package.function(name)
+    op = attnc.torch_op(package, name)
+
+    def inputs(b, n):
+        return [torch.randn(s, dtype=dtype, device=device, generator=generator)
+                for s in ((b, hq, n, d), (b, hkv, n, d), (b, hkv, n, d))]
+
+    values = inputs(2, 200)
+    out, _ = attnc.torch_call(fn, *values)
+    err = rel_err(out, reference_attention(
+        *(t.double() for t in values), causal))
+    ok = err <= TOLERANCES[dtype] and not op.differentiable
+    print(f"{name}: {op!r} as {op.name}, out against fp64 {err:.2g} "
+          f"{'PASS' if ok else 'FAIL'}", flush=True)
+    if not compile_too:
+        return ok
+
+    def model(q, k, v):
+        out, lse = attnc.torch_call(fn, q, k, v)
+        return out * 2, lse.exp()
+
+    graphs, backend = graph_recorder()
+    traced = torch.compile(model, backend=backend, fullgraph=True,
+                           dynamic=True)
+    compiled = torch.compile(model, fullgraph=True, dynamic=True)
+    # Extents that equal no other extent: torch.compile gives equal extents
+    # one symbol (duck sizing), so B = 2 = Hkv would recompile for B = 3;
+    # and 0 and 1 would specialize.
+    for b, n in ((3, 200), (5, 333)):
+        values = inputs(b, n)
+        eager = model(*values)
+        for label, run in (("graph", traced), ("inductor", compiled)):
+            errs = [rel_err(got, ref.double())
+                    for got, ref in zip(run(*values), eager)]
+            good = all(e <= 1e-6 for e in errs)
+            ok &= good
+            print(f"torch.compile {name} ({label}) B{b} N{n}: out, lse "
+                  f"against eager {errs[0]:.2g}, {errs[1]:.2g} "
+                  f"{'PASS' if good else 'FAIL'}", flush=True)
+    calls = [g for g in graphs if op.name.split("::")[1] in g.code]
+    good = len(graphs) == 1 and len(calls) == 1
+    ok &= good
+    print(f"torch.compile {name}: {len(graphs)} graph(s) for both shapes, "
+          f"calling {op.name}: {bool(calls)} {'PASS' if good else 'FAIL'}",
+          flush=True)
+    return ok
+
+
 def guarded(label, check, *args):
     """check(*args), with an exception reported as that check's failure."""
     try:
@@ -198,6 +267,8 @@ def main():
     if not args.no_compile:
         checks.append(("torch.compile", check_compiled,
                        functions["bf16_causal_gqa"], generator, device))
+    checks.append(("forward only", check_forward_only, package, generator,
+                   device, not args.no_compile))
     ok = True
     for label, check, *check_args in checks:
         ok &= guarded(label, check, *check_args)

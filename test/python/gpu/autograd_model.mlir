@@ -1,6 +1,8 @@
 // The model of autograd_check.py (not a lit test: see lit.local.cfg): f32
 // and bf16 attention, causal and not, grouped-query heads, dynamic batch and
-// sequence length; each gets a gradient function @<name>_bwd.
+// sequence length; each gets a gradient function @<name>_bwd, except
+// @bf16_causal_gqa_fwd_only, a forward-only function (a torch op without
+// an autograd formula).
 // Compile: attnc test/python/gpu/autograd_model.mlir --target=sm_90a -o autograd_model.attnpkg
 
 !f32_q = tensor<?x4x?x64xf32>
@@ -49,6 +51,14 @@ func.func @bf16_gqa(%q: !bf16_gqa_q, %k: !bf16_gqa_kv, %v: !bf16_gqa_kv)
 
 func.func @bf16_causal_gqa(%q: !bf16_gqa_q, %k: !bf16_gqa_kv, %v: !bf16_gqa_kv)
     -> (!bf16_gqa_q, !bf16_gqa_lse) attributes {attn.backward} {
+  %o, %l = attn.attention %q, %k, %v {causal}
+      : !bf16_gqa_q, !bf16_gqa_kv, !bf16_gqa_kv -> !bf16_gqa_q, !bf16_gqa_lse
+  return %o, %l : !bf16_gqa_q, !bf16_gqa_lse
+}
+
+func.func @bf16_causal_gqa_fwd_only(%q: !bf16_gqa_q, %k: !bf16_gqa_kv,
+                                    %v: !bf16_gqa_kv)
+    -> (!bf16_gqa_q, !bf16_gqa_lse) {
   %o, %l = attn.attention %q, %k, %v {causal}
       : !bf16_gqa_q, !bf16_gqa_kv, !bf16_gqa_kv -> !bf16_gqa_q, !bf16_gqa_lse
   return %o, %l : !bf16_gqa_q, !bf16_gqa_lse

@@ -7,7 +7,10 @@ reference, and times of both.
   python3 test/python/gpu/flex_check.py CACHE           # on the GPU machine
 
 The GPU machine needs no compiler: attnc.flex takes the packages from the
-cache (compiler=False). Exit status 1 if an error exceeds 2e-2."""
+cache (compiler=False). Then each attnc callable (a torch custom op) inside
+torch.compile(fullgraph=True): one graph that calls the op, and the same
+outputs as eager. Exit status 1 if an error exceeds 2e-2, or on a graph
+break or a compiled result that differs from eager."""
 
 import os
 import sys
@@ -50,6 +53,36 @@ def timed(fn, iters=20):
     return start.elapsed_time(end) / iters
 
 
+def check_compiled(name, attention, q, k, v):
+    """attention inside torch.compile(fullgraph=True), between torch ops:
+    one graph calling attention.op (a recording backend), and inductor's
+    result against eager."""
+    torch._dynamo.reset()  # a fresh cache: one model per attention
+
+    def model(q, k, v):
+        out, lse = attention(q * 1, k, v)
+        return out.float().sum(dim=-1) + lse
+
+    graphs = []
+
+    def record(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    eager = model(q, k, v)
+    traced = torch.compile(model, backend=record, fullgraph=True)(q, k, v)
+    compiled = torch.compile(model, fullgraph=True)(q, k, v)
+    errors = [((got - eager).norm() / eager.norm()).item()
+              for got in (traced, compiled)]
+    op = attention.op.name
+    ok = (len(graphs) == 1 and op.split("::")[1] in graphs[0].code
+          and all(e <= 1e-6 for e in errors))
+    print(f"torch.compile(fullgraph) {name}: {len(graphs)} graph calling "
+          f"{op}, against eager {errors[0]:.2g} (graph), {errors[1]:.2g} "
+          f"(inductor) {'PASS' if ok else 'FAIL'}")
+    return ok
+
+
 def main():
     cache = sys.argv[1]
     torch.manual_seed(0)
@@ -60,6 +93,7 @@ def main():
     v = torch.randn(B, hkv, N, d, device="cuda", dtype=torch.bfloat16)
     compiled_flex = torch.compile(flex_attention)
     ok = True
+    attentions = {}
     print(f"B{B} Hq{hq} Hkv{hkv} N{N} D{d} bf16; ms (median of 20) and "
           "rel_err against fp32 math")
     print("| case | attnc ms | flex ms | attnc err | flex err |")
@@ -69,6 +103,7 @@ def main():
                                    head_dim=d, dtype="bf16", target="sm_90a",
                                    device="cuda:0", cache_dir=cache,
                                    compiler=False, name=name)
+        attentions[name] = attention
         block_mask = (create_block_mask(mask_mod, B, hq, N, N)
                       if mask_mod is not None else None)
         run_flex = lambda: compiled_flex(q, k, v, score_mod=score_mod,
@@ -81,6 +116,8 @@ def main():
         ok &= all(e <= 2e-2 for e in errors)
         print(f"| {name} | {timed(lambda: attention(q, k, v)):.3f} | "
               f"{timed(run_flex):.3f} | {errors[0]:.4f} | {errors[1]:.4f} |")
+    for name, attention in attentions.items():
+        ok &= check_compiled(name, attention, q, k, v)
     sys.exit(0 if ok else 1)
 
 

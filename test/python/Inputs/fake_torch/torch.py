@@ -1,10 +1,13 @@
 """A stand-in for the parts of PyTorch that attnc.torch_call and
-attnc.autograd touch, so that their logic runs without torch: dtype
+attnc.torch_ops touch, so that their logic runs without torch: dtype
 attributes, torch.empty and torch.zeros_like, CPU tensors with .shape,
 .device, .detach(), .contiguous() and DLPack (dlpack_producer.HostArray),
 and torch.library.custom_op reduced to its documented contract (see
-CustomOp). There is no autograd engine: tests play its part."""
+CustomOp). There is no autograd engine and no torch.compile: tests play
+their parts, calling fake implementations on FakeTensors whose extents may
+be SymInts, as torch.compile's tracing does."""
 
+import re
 from types import SimpleNamespace
 
 from dlpack_producer import HostArray
@@ -36,8 +39,36 @@ class Tensor(HostArray):
         return Tensor(self.dtype, self.shape, self.tolist())
 
 
+class SymInt:
+    """A symbolic extent, as torch.compile traces with dynamic shapes: a
+    name, and no value to compare or compute with."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+    def __index__(self):
+        raise TypeError(f"symbolic extent {self.name} has no value")
+
+    __int__ = __index__
+
+
+class FakeTensor:
+    """A tensor without data (torch.compile's FakeTensor): dtype, shape and
+    device only."""
+
+    def __init__(self, dtype, shape, device=None):
+        self.dtype, self.shape = dtype, tuple(shape)
+        self.device = device or Device("cpu")
+
+
 def empty(shape, dtype, device):
-    assert device.type == "cpu", device
+    """A new tensor; a FakeTensor where an extent is symbolic or the device
+    is not the CPU (fake implementations run there)."""
+    if device.type != "cpu" or not all(isinstance(n, int) for n in shape):
+        return FakeTensor(dtype, shape, device)
     return Tensor(dtype, shape)
 
 
@@ -52,7 +83,11 @@ class CustomOp:
     functions, which tests call as torch would: `fake` on tensors that
     carry no data, `setup_context(ctx, inputs, output)` after a forward
     call, `backward(ctx, *grads)` with one grad per output. Records the
-    arguments of each call (`calls`)."""
+    arguments of each call (`calls`). As in torch, a name is
+    "namespace::name" and "a given operator may only be created once"
+    (`registered` holds them)."""
+
+    registered = {}
 
     def __init__(self, name, fn, schema):
         self.name, self.fn, self.schema = name, fn, schema
@@ -71,12 +106,34 @@ class CustomOp:
         self.backward, self.setup_context = backward, setup_context
 
 
+_QUALNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _custom_op(name, fn, *, mutates_args, schema):
     assert mutates_args == (), mutates_args
-    return CustomOp(name, fn, schema)
+    if not _QUALNAME.fullmatch(name):
+        raise ValueError(f"custom_op: invalid operator name {name!r}")
+    if name in CustomOp.registered:
+        raise RuntimeError(f"custom_op: an operator named {name} exists "
+                           f"already")
+    CustomOp.registered[name] = op = CustomOp(name, fn, schema)
+    return op
 
 
 library = SimpleNamespace(custom_op=_custom_op)
+
+
+class _Compiler:
+    """torch.compiler: is_compiling() says what tests set `compiling` to
+    (True while they play torch.compile tracing a call)."""
+
+    compiling = False
+
+    def is_compiling(self):
+        return self.compiling
+
+
+compiler = _Compiler()
 
 
 class FunctionCtx:
