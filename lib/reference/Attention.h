@@ -41,7 +41,7 @@ struct AttentionShape {
 /// headsQ not a multiple of headsKV), a null array, or a region that does
 /// not check (see RegionEvaluator::create; the mask must yield i1 and the
 /// score a float); fails part-way if a region hits undefined behaviour
-/// (e.g. division by zero) while evaluating. Rows are spread over threads.
+/// (e.g. fptosi out of range) while evaluating. Rows are spread over threads.
 Status attentionForward(const pkg::AttentionSpec &spec,
                         const AttentionShape &shape, const double *q,
                         const double *k, const double *v, double *out,

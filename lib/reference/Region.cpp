@@ -183,14 +183,12 @@ struct Instr {
   Slot constant;
 };
 
-/// Signed division and remainder; an error message for MLIR's undefined
-/// behaviour, else null.
-const char *divideSigned(Opcode opcode, int64_t a, int64_t b, int width,
-                         int64_t &out) {
-  if (b == 0)
-    return "division by zero";
-  if (a == minSigned(width) && b == -1)
-    return "signed division overflow";
+/// Signed division and remainder, with attnc's meaning of what MLIR
+/// leaves undefined (sem::isIntegerDivision): the divisor 1 instead.
+void divideSigned(Opcode opcode, int64_t a, int64_t b, int width,
+                  int64_t &out) {
+  if (b == 0 || (a == minSigned(width) && b == -1))
+    b = 1;
   int64_t quotient = a / b, remainder = a % b;
   bool inexact = remainder != 0, sameSigns = (remainder < 0) == (b < 0);
   int64_t result = opcode == Opcode::DivSI   ? quotient
@@ -199,7 +197,6 @@ const char *divideSigned(Opcode opcode, int64_t a, int64_t b, int width,
                        ? quotient - (inexact && !sameSigns)
                        : quotient + (inexact && sameSigns);
   out = wrapTo(static_cast<uint64_t>(result), width);
-  return nullptr;
 }
 
 /// Integer elementwise ops (Signature::IntElementwise).
@@ -222,13 +219,15 @@ const char *integerOp(const Instr &in, const Slot &x, const Slot &y,
   case Opcode::RemSI:
   case Opcode::FloorDivSI:
   case Opcode::CeilDivSI:
-    return divideSigned(in.op->opcode, sa, sb, w, out.i);
-  case Opcode::DivUI:
-  case Opcode::RemUI:
-    if (ub == 0)
-      return "division by zero";
-    out.i = wrapTo(in.op->opcode == Opcode::DivUI ? ua / ub : ua % ub, w);
+    divideSigned(in.op->opcode, sa, sb, w, out.i);
     return nullptr;
+  case Opcode::DivUI:
+  case Opcode::RemUI: {
+    uint64_t divisor = ub == 0 ? 1 : ub; // as divideSigned
+    out.i =
+        wrapTo(in.op->opcode == Opcode::DivUI ? ua / divisor : ua % divisor, w);
+    return nullptr;
+  }
   case Opcode::AndI:
     out.i = wrapTo(ua & ub, w);
     return nullptr;

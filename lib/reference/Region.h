@@ -12,9 +12,11 @@
 // "unhandled" error, never a made-up value. Integer types (index, i64, i32,
 // i16, i8, i1) compute in int64 and wrap to the type's width (index is 64
 // bits); float types (f64, f32, f16, bf16) all compute in double, so
-// truncf/extf are no-ops. Undefined behaviour in MLIR (division by zero, signed
-// division overflow, shifts by the bit width or more, fptosi/fptoui out of
-// range) is reported as an error instead of producing a value.
+// truncf/extf are no-ops. What MLIR leaves undefined and attnc defines
+// (integer division by zero or of the smallest value by -1, shifts by the
+// bit width or more; see sem::isIntegerDivision and sem::isShift) computes
+// attnc's result; what stays undefined (fptosi/fptoui out of range) is
+// reported as an error instead of producing a value.
 //
 // For the backward pass, a score region is also differentiated with respect
 // to its score `s` in forward mode (dual numbers): each float value carries

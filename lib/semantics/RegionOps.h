@@ -117,10 +117,11 @@ const RegionOpInfo *findRegionOp(std::string_view name);
 /// Every row, in table order.
 const std::vector<RegionOpInfo> &regionOps();
 
-/// Whether `opcode` is an integer division or remainder, whose divisor 0
-/// (and, signed, the smallest value over -1) is undefined behaviour: the
-/// verifier rejects a constant 0 divisor, kernels guard the rest so a
-/// region cannot trap, and the fp64 reference reports it.
+/// Whether `opcode` is an integer division or remainder. MLIR leaves a
+/// divisor 0 (and, signed, the smallest value over -1) undefined; attnc
+/// defines both as dividing by 1 instead (x / 0 = x, x % 0 = 0, MIN / -1 =
+/// MIN), which cannot trap. The verifier rejects a constant 0 divisor as a
+/// likely mistake; kernels and the fp64 reference compute the rest alike.
 bool isIntegerDivision(Opcode opcode);
 /// arith.shli, shrsi, shrui. attnc defines a shift by the bit width or more
 /// (MLIR leaves it undefined) as shifting the bits out: 0, or for shrsi

@@ -559,10 +559,10 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
   return {all.mayTrue, all.mayFalse};
 }
 
-/// Integer division `op` (cloned, at the builder's insertion point) with a
-/// divisor that cannot trap: 1 where it is 0, or -1 under the smallest
-/// dividend (signed). MLIR leaves both undefined and the host traps on
-/// them; the fp64 reference reports them, and a kernel must not crash.
+/// Integer division `op` (cloned, at the builder's insertion point) with
+/// attnc's meaning of what MLIR leaves undefined (sem::isIntegerDivision):
+/// the divisor 1 where it is 0, or -1 under the smallest dividend (signed).
+/// The host would trap on them.
 static void guardDivisor(OpBuilder &b, Operation *op) {
   using P = arith::CmpIPredicate;
   Location loc = op->getLoc();

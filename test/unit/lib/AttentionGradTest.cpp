@@ -318,22 +318,22 @@ TEST(LibAttentionGrad, RejectsBadInput) {
                 .message(),
             "attention shape: headsQ (3) must be a multiple of headsKV (2)");
 
-  // Undefined behaviour names the pair: s + 1 / (q_idx - k_idx) divides by
-  // zero on the diagonal.
-  pkg::AttentionSpec divide = specWithScale(1);
-  divide.score = pkg::Region{
+  // Undefined behaviour names the pair: s + fptosi(1.0 / (q_idx - k_idx))
+  // converts infinity on the diagonal.
+  pkg::AttentionSpec convert = specWithScale(1);
+  convert.score = pkg::Region{
       5,
-      {op("arith.subi", {3, 4}, "index"),
-       op("arith.constant", {}, "index", "", 0, 1),
-       op("arith.divsi", {6, 5}, "index"), op("arith.index_cast", {7}, "i64"),
-       op("arith.sitofp", {8}, "f32"), op("arith.addf", {0, 9}, "f32")},
-      10};
-  EXPECT_EQ(attentionGradKV(divide, p.shape, p.q.data(), p.k.data(), p.v.data(),
-                            rows.data(), rows.data(), p.dout.data(), nullptr,
-                            p.dk.data(), p.dv.data(), nullptr)
+      {op("arith.subi", {3, 4}, "index"), op("arith.index_cast", {5}, "i64"),
+       op("arith.sitofp", {6}, "f32"), op("arith.constant", {}, "f32", "", 1.0),
+       op("arith.divf", {8, 7}, "f32"), op("arith.fptosi", {9}, "i32"),
+       op("arith.sitofp", {10}, "f32"), op("arith.addf", {0, 11}, "f32")},
+      12};
+  EXPECT_EQ(attentionGradKV(convert, p.shape, p.q.data(), p.k.data(),
+                            p.v.data(), rows.data(), rows.data(), p.dout.data(),
+                            nullptr, p.dk.data(), p.dv.data(), nullptr)
                 .message(),
-            "score region at b=0 h=0 q_idx=0 k_idx=0: op 2 (arith.divsi): "
-            "division by zero");
+            "score region at b=0 h=0 q_idx=0 k_idx=0: op 5 (arith.fptosi): "
+            "value out of range of the result type");
 }
 
 } // namespace

@@ -418,18 +418,20 @@ TEST(LibAttention, RejectsBadInput) {
   unknown.score = pkg::Region{5, {op("math.cbrt", {0}, "f32")}, 5};
   EXPECT_EQ(ok.run(unknown).message(),
             "score region: op 0 (math.cbrt): unknown op");
-  // Undefined behaviour while evaluating names the position: 1 / (q - k)
-  // divides by zero on the diagonal.
-  pkg::AttentionSpec divide = specWithScale(1);
-  divide.mask = pkg::Region{4,
-                            {op("arith.subi", {2, 3}, "index"),
-                             op("arith.constant", {}, "index", "", 0, 1),
-                             op("arith.divsi", {5, 4}, "index"),
-                             op("arith.constant", {}, "index", "", 0, 0),
-                             op("arith.cmpi", {6, 7}, "i1", "sge")},
-                            8};
-  EXPECT_EQ(ok.run(divide).message(), "mask region at b=0 h=0 q_idx=0 k_idx=0: "
-                                      "op 2 (arith.divsi): division by zero");
+  // Undefined behaviour while evaluating names the position: 1.0 / (q - k)
+  // is infinite on the diagonal, out of fptosi's range.
+  pkg::AttentionSpec convert = specWithScale(1);
+  convert.mask = pkg::Region{
+      4,
+      {op("arith.subi", {2, 3}, "index"), op("arith.index_cast", {4}, "i64"),
+       op("arith.sitofp", {5}, "f32"), op("arith.constant", {}, "f32", "", 1.0),
+       op("arith.divf", {7, 6}, "f32"), op("arith.fptosi", {8}, "i32"),
+       op("arith.constant", {}, "i32", "", 0, 0),
+       op("arith.cmpi", {9, 10}, "i1", "sge")},
+      11};
+  EXPECT_EQ(ok.run(convert).message(),
+            "mask region at b=0 h=0 q_idx=0 k_idx=0: op 5 (arith.fptosi): "
+            "value out of range of the result type");
 }
 
 } // namespace
