@@ -23,15 +23,6 @@ import torch  # noqa: E402  (the stand-in)
 F32_TOL, BF16_TOL = 1e-5, 2e-2
 
 
-def expect_error(label, action):
-    try:
-        action()
-    except attnc.Error as e:
-        print(f"{label}: Error: {e}")
-    else:
-        print(f"{label}: no error")
-
-
 def show_plan(pkg, name):
     plan = attnc.GradientPlan(pkg, name)
     outputs = plan.forward.signature.outputs
@@ -135,11 +126,11 @@ def main():
 
     for name in ("gqa", "bf16", "lse_first", "out_only", "two"):
         show_plan(pkg, name)
-    expect_error("no gradient", lambda: attnc.GradientPlan(pkg, "fwd_only"))
-    expect_error("unknown", lambda: attnc.autograd_function(pkg, "nope"))
-    expect_error("gradient of a gradient",
+    reference.expect_error("no gradient", lambda: attnc.GradientPlan(pkg, "fwd_only"))
+    reference.expect_error("unknown", lambda: attnc.autograd_function(pkg, "nope"))
+    reference.expect_error("gradient of a gradient",
                  lambda: attnc.GradientPlan(pkg, "gqa_bwd"))
-    expect_error("not its gradient",
+    reference.expect_error("not its gradient",
                  lambda: attnc.GradientPlan(pkg, "gqa", gradient="bf16_bwd"))
     print(f"explicit gradient: "
           f"{attnc.GradientPlan(pkg, 'gqa', gradient='gqa_bwd')!r}")
@@ -152,9 +143,9 @@ def main():
     print(f"forward schema: {f.forward_op.schema}")
     print(f"backward schema: {f.backward_op.schema}")
     lse_grad = torch.zeros_like(f.forward_op.fn(*gqa.inputs)[1])
-    expect_error("cotangent for lse",
+    reference.expect_error("cotangent for lse",
                  lambda: f.forward_op.backward(ctx, gqa.dout, lse_grad))
-    expect_error("only lse", lambda: f.forward_op.backward(ctx, None, lse_grad))
+    reference.expect_error("only lse", lambda: f.forward_op.backward(ctx, None, lse_grad))
 
     bf16 = Problem(rng, "bf16", 1, 2, 2, 6, 6, 32, causal=False)
     ok &= forward_and_backward(pkg, "bf16", bf16, BF16_TOL)[2]
@@ -196,12 +187,12 @@ def main():
 
     cuda_q = random_tensor(rng, "f32", (2, 4, 5, 16))
     cuda_q.device = torch.Device("cuda", 0)
-    expect_error("wrong device", lambda: f(cuda_q, *gqa.inputs[1:]))
-    expect_error("wrong device (fake)",
+    reference.expect_error("wrong device", lambda: f(cuda_q, *gqa.inputs[1:]))
+    reference.expect_error("wrong device (fake)",
                  lambda: f.forward_op.fake(cuda_q, *gqa.inputs[1:]))
     f64_k = random_tensor(rng, "f64", (2, 2, 7, 16))
-    expect_error("wrong dtype", lambda: f(gqa.inputs[0], f64_k, gqa.inputs[2]))
-    expect_error("missing input", lambda: f(*gqa.inputs[:2]))
+    reference.expect_error("wrong dtype", lambda: f(gqa.inputs[0], f64_k, gqa.inputs[2]))
+    reference.expect_error("missing input", lambda: f(*gqa.inputs[:2]))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

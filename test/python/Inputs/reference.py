@@ -135,3 +135,15 @@ def gather(storage, shape, strides, offset=0):
 
     walk(0, offset)
     return values
+
+
+def expect_error(label, action):
+    """Runs `action`; prints "LABEL: Error: ..." for the attnc.Error it
+    raises, or "LABEL: no error"."""
+    import attnc
+    try:
+        action()
+    except attnc.Error as e:
+        print(f"{label}: Error: {e}")
+    else:
+        print(f"{label}: no error")

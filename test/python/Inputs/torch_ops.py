@@ -32,15 +32,6 @@ def random_tensor(rng, dtype, shape):
     return torch.Tensor(dtype, shape, reference.random_values(rng, count))
 
 
-def expect_error(label, action):
-    try:
-        action()
-    except attnc.Error as e:
-        print(f"{label}: Error: {e}")
-    else:
-        print(f"{label}: no error")
-
-
 def names(path):
     """The op name of each function of the package at `path`."""
     with attnc.Runtime("host") as rt, rt.load(path) as pkg:
@@ -85,7 +76,7 @@ def forward_only(pkg, rng):
     late = pkg.function("fwd_only")
     sys.modules["torch"] = saved
     torch.compiler.compiling = True
-    expect_error("first call under torch.compile",
+    reference.expect_error("first call under torch.compile",
                  lambda: attnc.torch_call(late, q, k, v))
     torch.compiler.compiling = False
     before = len(op.forward_op.calls)
@@ -101,12 +92,12 @@ def forward_only(pkg, rng):
     outputs = op.forward_op.fake(*fakes)
     print(f"fake fwd_only: {[(t.dtype, t.shape) for t in outputs]}, "
           f"data-less {all(type(t) is torch.FakeTensor for t in outputs)}")
-    expect_error("fake rank", lambda: op.forward_op.fake(
+    reference.expect_error("fake rank", lambda: op.forward_op.fake(
         torch.FakeTensor("f32", (b, 2, nq)), *fakes[1:]))
-    expect_error("fake dtype", lambda: op.forward_op.fake(
+    reference.expect_error("fake dtype", lambda: op.forward_op.fake(
         fakes[0], torch.FakeTensor("f64", (b, 2, nk, 16)), fakes[2]))
     cuda = torch.FakeTensor("f32", (b, 2, nq, 16), torch.Device("cuda", 0))
-    expect_error("fake device", lambda: op.forward_op.fake(cuda, *fakes[1:]))
+    reference.expect_error("fake device", lambda: op.forward_op.fake(cuda, *fakes[1:]))
     return ok
 
 
