@@ -6,6 +6,7 @@
 
 #include "compiler/Codegen/Common/ElementKernel.h"
 
+#include "compiler/Codegen/Common/KernelEmitter.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -15,6 +16,7 @@
 #include <limits>
 
 using namespace mlir;
+using attnc::f32Constant;
 
 namespace {
 
@@ -62,10 +64,6 @@ SmallVector<Value> addMixedRadix(OpBuilder &b, Location loc, ValueRange indices,
         b, loc, wraps, arith::ConstantIndexOp::create(b, loc, 1), zero);
   }
   return sum;
-}
-
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
 
 /// `value` (f32) rounded to `buffer`'s element type.

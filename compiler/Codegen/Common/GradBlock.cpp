@@ -33,6 +33,7 @@
 #include <limits>
 
 using namespace mlir;
+using attnc::f32Constant;
 
 namespace {
 
@@ -341,9 +342,6 @@ SmallVector<Value, 3> rowGrid(OpBuilder &b, Location loc, Value seq,
 } // namespace
 
 namespace {
-Value f32Constant(OpBuilder &b, Location loc, double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
-}
 /// The score region's arguments: the scaled dot product, then the indices.
 SmallVector<Value> scoreArguments(OpBuilder &b, Location loc,
                                   attn::AttentionScoringOpInterface op,

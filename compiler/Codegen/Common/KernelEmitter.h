@@ -21,6 +21,12 @@
 
 namespace attnc {
 
+/// An f32 constant at the builder's insertion point.
+inline mlir::Value f32Constant(mlir::OpBuilder &b, mlir::Location loc,
+                               double value) {
+  return mlir::arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
 class KernelEmitter {
 protected:
   KernelEmitter(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
@@ -28,9 +34,7 @@ protected:
   mlir::Value index(int64_t v) {
     return mlir::arith::ConstantIndexOp::create(b, loc, v);
   }
-  mlir::Value f32Const(double v) {
-    return mlir::arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
+  mlir::Value f32Const(double v) { return f32Constant(b, loc, v); }
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return mlir::arith::AddIOp::create(b, loc, x, y);
   }

@@ -6,6 +6,7 @@
 
 #include "compiler/Codegen/Common/OnlineSoftmax.h"
 
+#include "compiler/Codegen/Common/KernelEmitter.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,13 +15,10 @@
 #include <limits>
 
 using namespace mlir;
+using attnc::f32Constant;
 
 namespace {
 constexpr double kLn2 = 0.6931471805599453;
-
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
 
 Value negativeInfinity(OpBuilder &b, Location loc) {
   return f32Constant(b, loc, -std::numeric_limits<double>::infinity());

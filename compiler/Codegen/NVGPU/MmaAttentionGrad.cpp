@@ -153,11 +153,11 @@ private:
     SmallVector<Value, 4> indices;
     Value inBounds, lse, delta;
   };
-  /// A tile with fewer than block_m `rows` or block_n `cols`, or whose
+  /// A tile with fewer than block_m rows or block_n columns, or whose
   /// mask may block a pair (`mayBlock`), takes the guarded per-element
   /// path (`partial`).
   struct TileBounds {
-    Value rows, cols, mayBlock, partial;
+    Value mayBlock, partial;
   };
   TileBounds tileBounds(Value rows, Value cols, Value mayBlock);
   /// P of every element of fragments `s` (raw dots), 4 per fragment,
@@ -213,7 +213,19 @@ private:
   std::pair<Fragments, SmallVector<Value>>
   rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
             Value walkedDp, int64_t walkedRows);
-  Fragments readyScores(ArrayRef<Value> dp, int64_t pending);
+  /// `dp` of rowScores, waited for on wgmma until at most `pending` groups
+  /// committed after its own are outstanding.
+  Fragments readyScores(ArrayRef<Value> dp, int64_t pending) {
+    return fragmentsOf(isWarpgroup ? wgmma.wait(dp, {}, pending)
+                                   : SmallVector<Value>(dp));
+  }
+  /// Flat values as fragments of 4.
+  static Fragments fragmentsOf(ArrayRef<Value> values) {
+    Fragments fragments;
+    for (size_t j = 0; j < values.size(); j += 4)
+      fragments.push_back(SmallVector<Value>(values.slice(j, 4)));
+    return fragments;
+  }
   void storeTransposedDs(ArrayRef<Value> dsFlat);
   SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value &columnFirst);
   /// The dq columns of a wgmma warpgroup: an equal share of the head dim.
@@ -284,7 +296,7 @@ MmaGradKernel::TileBounds MmaGradKernel::tileBounds(Value rows, Value cols,
                                        less(rows, index(blockM)));
   if (attnc::hasMask(op))
     partial = arith::OrIOp::create(b, loc, partial, mayBlock);
-  return {rows, cols, mayBlock, partial};
+  return {mayBlock, partial};
 }
 
 template <typename Fn>
@@ -308,14 +320,13 @@ SmallVector<Value> MmaGradKernel::probabilities(ArrayRef<SmallVector<Value>> s,
     SmallVector<Value> allowed = guarded
                                      ? allowedFlags(elements, bounds.mayBlock)
                                      : SmallVector<Value>(n, Value());
+    auto exp2 = [&](Value x) {
+      return attngpu::Exp2Op::create(b, loc, b.getF32Type(), x).getResult();
+    };
     SmallVector<Value> p;
     for (auto [i, e] : llvm::enumerate(elements))
-      p.push_back(attnc::pairProbability(
-          b, loc, op, s[i / 4][i % 4], e.lse, e.indices, allowed[i], guarded,
-          [&](Value x) {
-            return attngpu::Exp2Op::create(b, loc, b.getF32Type(), x)
-                .getResult();
-          }));
+      p.push_back(attnc::pairProbability(b, loc, op, s[i / 4][i % 4], e.lse,
+                                         e.indices, allowed[i], guarded, exp2));
     return p;
   });
 }
@@ -379,21 +390,7 @@ MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
       wgmma.scores(ownDp, ownRows, walkedDp, walkedRows, headDimV, warpgroup)};
   SmallVector<SmallVector<Value>> values =
       wgmma.issue(products, /*inFlight=*/1);
-  return {readyScores(values[0], -1), values[1]};
-}
-
-/// `dp` as fragments of 4, once at most `pending` groups committed after
-/// its own are outstanding on wgmma (-1: it is ready already).
-MmaGradKernel::Fragments MmaGradKernel::readyScores(ArrayRef<Value> dp,
-                                                    int64_t pending) {
-  SmallVector<Value> values(dp.begin(), dp.end());
-  if (isWarpgroup && pending >= 0)
-    values = wgmma.wait(values, {}, pending);
-  Fragments fragments;
-  for (size_t j = 0; j < values.size(); j += 4)
-    fragments.push_back(
-        SmallVector<Value>(ArrayRef<Value>(values).slice(j, 4)));
-  return fragments;
+  return {fragmentsOf(values[0]), values[1]};
 }
 
 /// Stores the thread's dSᵀ elements into the shared tile, a lane's two

@@ -190,17 +190,15 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
     attngpu::WgmmaCommitGroupOp::create(b, loc);
   }
   size_t done = results.size() - inFlight;
-  SmallVector<SmallVector<Value>> finished;
-  if (done == 0) {
-    for (Value result : results)
-      finished.push_back(fromVector(result));
-    return finished;
+  if (done > 0) {
+    auto waited = attngpu::WgmmaWaitGroupOp::create(
+        b, loc, ValueRange(results).take_front(done).getTypes(), inFlight,
+        ValueRange(results).take_front(done));
+    llvm::copy(waited.getResults(), results.begin());
   }
-  auto waited = attngpu::WgmmaWaitGroupOp::create(
-      b, loc, ValueRange(results).take_front(done).getTypes(), inFlight,
-      ValueRange(results).take_front(done));
-  for (size_t i = 0; i < results.size(); ++i)
-    finished.push_back(fromVector(i < done ? waited.getResult(i) : results[i]));
+  SmallVector<SmallVector<Value>> finished;
+  for (Value result : results)
+    finished.push_back(fromVector(result));
   return finished;
 }
 
