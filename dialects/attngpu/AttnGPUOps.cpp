@@ -252,16 +252,33 @@ LogicalResult MBarrierOp::verify() {
 // Global reductions
 //===----------------------------------------------------------------------===//
 
-LogicalResult RedAddOp::verify() {
-  MemRefType type = getMemref().getType();
-  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
-    return emitOpError() << "expected " << type.getRank()
-                         << " indices for the memref, got "
-                         << getIndices().size();
-  // Vector reductions exist for the global state space only.
+/// Checks that `indices` address one element of `type`, a memref in global
+/// memory (where the reductions exist).
+static LogicalResult verifyGlobalElement(Operation *op, MemRefType type,
+                                         ValueRange indices) {
+  if (static_cast<int64_t>(indices.size()) != type.getRank())
+    return op->emitOpError()
+           << "expected " << type.getRank() << " indices for the memref, got "
+           << indices.size();
   Attribute space = type.getMemorySpace();
   auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
   if (space && !(gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Global))
-    return emitOpError() << "expected a memref in global memory, got " << type;
+    return op->emitOpError()
+           << "expected a memref in global memory, got " << type;
   return success();
+}
+
+LogicalResult RedAddOp::verify() {
+  return verifyGlobalElement(*this, getMemref().getType(), getIndices());
+}
+
+LogicalResult BulkReduceAddOp::verify() {
+  if (failed(verifyShared(*this, "the source", getSource().getType())))
+    return failure();
+  APInt bytes;
+  if (matchPattern(getBytes(), m_ConstantInt(&bytes)) &&
+      bytes.getZExtValue() % 16 != 0)
+    return emitOpError() << "expected a multiple of 16 bytes, got "
+                         << bytes.getZExtValue();
+  return verifyGlobalElement(*this, getMemref().getType(), getIndices());
 }

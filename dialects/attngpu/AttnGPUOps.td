@@ -361,4 +361,34 @@ def AttnGPU_RedAddOp : AttnGPU_Op<"red_add"> {
   let hasVerifier = 1;
 }
 
+def AttnGPU_BulkReduceAddOp : AttnGPU_Op<"bulk_reduce_add"> {
+  let summary = "adds a span of f32 from shared to global memory in bulk";
+  let description = [{
+    `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32` (sm_90):
+    the copy engine adds `bytes` bytes of f32 from `source` (from its first
+    element) to the elements of `memref` from `indices` on, which must be
+    contiguous. Both addresses 16-byte aligned, `bytes` a multiple of 16;
+    each element is added atomically, in no fixed order. The engine reads
+    shared memory asynchronously: the threads' writes to `source` must be
+    fenced (`attngpu.fence_proxy_async`) and joined by a barrier first, and
+    `source` not written again before `nvvm.cp.async.bulk.wait_group` with
+    `read` has seen the operation's group (`nvvm.cp.async.bulk.commit.group`)
+    read it. One operation replaces thousands of `red_add`s per tile.
+
+    ```mlir
+    attngpu.bulk_reduce_add %staged, %acc[%b, %h, %row, %c0], %bytes
+        : memref<8192xf32, #gpu.address_space<workgroup>>,
+          memref<?x8x?x128xf32, strided<[?, ?, ?, ?], offset: ?>>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F32], [1]>:$source,
+                       MemRefOf<[F32]>:$memref, Variadic<Index>:$indices,
+                       I32:$bytes);
+  let assemblyFormat = [{
+    $source `,` $memref `[` $indices `]` `,` $bytes attr-dict `:`
+    type($source) `,` type($memref)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_TD

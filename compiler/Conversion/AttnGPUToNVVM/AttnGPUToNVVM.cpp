@@ -548,6 +548,26 @@ void lowerRedAdd(RedAddOp op, RedAddOp::Adaptor adaptor,
   rewriter.eraseOp(op);
 }
 
+/// One bulk reduction of the shared span into global memory, in the bulk
+/// group the next nvvm.cp.async.bulk.commit.group closes.
+void lowerBulkReduceAdd(BulkReduceAddOp op, BulkReduceAddOp::Adaptor adaptor,
+                        ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  PtxStatement asmOperands;
+  std::string to = asmOperands.addInput(
+      globalElementAddress(rewriter, loc, adaptor.getMemref(),
+                           adaptor.getIndices()),
+      "l");
+  std::string from = asmOperands.addInput(
+      sharedAddress(rewriter, loc, adaptor.getSource()), "l");
+  std::string bytes = asmOperands.addInput(adaptor.getBytes(), "r");
+  asmOperands.emit(rewriter, loc,
+                   "cp.reduce.async.bulk.global.shared::cta.bulk_group.add."
+                   "f32 [" +
+                       to + "], [" + from + "], " + bytes + ";");
+  rewriter.eraseOp(op);
+}
+
 struct ConvertAttnGPUToNVVMPass
     : attnc::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
   void runOnOperation() override {
@@ -573,10 +593,11 @@ struct ConvertAttnGPUToNVVMPass
         WgmmaMmaAsyncLowering, WgmmaWaitGroupLowering,
         Lowering<WgmmaFenceOp,
                  lowerToNVVM<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>>,
-        Lowering<WgmmaCommitGroupOp, lowerToNVVM<WgmmaCommitGroupOp,
-                                                 NVVM::WgmmaGroupSyncAlignedOp>>,
-        Lowering<MBarrierFenceInitOp, lowerToNVVM<MBarrierFenceInitOp,
-                                                  NVVM::FenceMbarrierInitOp>>,
+        Lowering<
+            WgmmaCommitGroupOp,
+            lowerToNVVM<WgmmaCommitGroupOp, NVVM::WgmmaGroupSyncAlignedOp>>,
+        Lowering<MBarrierFenceInitOp,
+                 lowerToNVVM<MBarrierFenceInitOp, NVVM::FenceMbarrierInitOp>>,
         Lowering<WgmmaDescriptorOp, lowerDescriptor>,
         Lowering<MBarrierOp, lowerMBarrier>,
         Lowering<MBarrierInitOp, lowerInit>,
@@ -586,8 +607,8 @@ struct ConvertAttnGPUToNVVMPass
         Lowering<MBarrierWaitOp, lowerWait>,
         Lowering<FenceProxyAsyncOp, lowerFenceProxyAsync>,
         Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>,
-        Lowering<RedAddOp, lowerRedAdd>>(
-        converter, ctx);
+        Lowering<RedAddOp, lowerRedAdd>,
+        Lowering<BulkReduceAddOp, lowerBulkReduceAdd>>(converter, ctx);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<AttnGPUDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -134,3 +134,27 @@ gpu.module @red_add {
     return
   }
 }
+
+// -----
+
+// bulk_reduce_add: the global element's address, the shared span's address
+// and the byte count in one cp.reduce.async.bulk (its bulk group is closed
+// by nvvm.cp.async.bulk.commit.group, which stays as it is).
+gpu.module @bulk_reduce_add {
+  // CHECK-LABEL: func.func @bulk_reduce_add(
+  func.func @bulk_reduce_add(%acc: memref<?x64xf32, strided<[?, 1], offset: ?>>,
+                             %staged: memref<4096xf32, #gpu.address_space<workgroup>>,
+                             %i: index, %bytes: i32) {
+    // CHECK: %[[C4:.*]] = arith.constant 4 : index
+    // CHECK: %[[GLOBAL:.*]] = arith.index_castui %{{.*}} : index to i64
+    // CHECK: %[[SHARED_INDEX:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>> -> index
+    // CHECK: %[[SHARED:.*]] = arith.index_castui %[[SHARED_INDEX]] : index to i64
+    // CHECK: llvm.inline_asm has_side_effects "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;", "l,l,r" %[[GLOBAL]], %[[SHARED]], %{{.*}} : (i64, i64, i32) -> ()
+    // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+    // CHECK-NOT: attngpu.bulk_reduce_add
+    %c0 = arith.constant 0 : index
+    attngpu.bulk_reduce_add %staged, %acc[%i, %c0], %bytes : memref<4096xf32, #gpu.address_space<workgroup>>, memref<?x64xf32, strided<[?, 1], offset: ?>>
+    nvvm.cp.async.bulk.commit.group
+    return
+  }
+}

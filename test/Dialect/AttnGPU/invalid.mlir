@@ -751,3 +751,40 @@ func.func @red_add_width(%acc: memref<4x64xf32>, %v: vector<3xf32>, %i: index) {
   attngpu.red_add %v, %acc[%i, %i] : vector<3xf32>, memref<4x64xf32>
   return
 }
+
+// -----
+
+// attngpu.bulk_reduce_add: the source in shared memory.
+func.func @bulk_reduce_add_source(%acc: memref<4x64xf32>, %staged: memref<256xf32>, %i: index, %n: i32) {
+  // expected-error @below {{'attngpu.bulk_reduce_add' op expected the source in workgroup memory, got 'memref<256xf32>'}}
+  attngpu.bulk_reduce_add %staged, %acc[%i, %i], %n : memref<256xf32>, memref<4x64xf32>
+  return
+}
+
+// -----
+
+// attngpu.bulk_reduce_add: whole 16-byte units.
+func.func @bulk_reduce_add_bytes(%acc: memref<4x64xf32>, %staged: memref<256xf32, #gpu.address_space<workgroup>>, %i: index) {
+  %n = arith.constant 24 : i32
+  // expected-error @below {{'attngpu.bulk_reduce_add' op expected a multiple of 16 bytes, got 24}}
+  attngpu.bulk_reduce_add %staged, %acc[%i, %i], %n : memref<256xf32, #gpu.address_space<workgroup>>, memref<4x64xf32>
+  return
+}
+
+// -----
+
+// attngpu.bulk_reduce_add: one index per dim of the destination.
+func.func @bulk_reduce_add_indices(%acc: memref<4x64xf32>, %staged: memref<256xf32, #gpu.address_space<workgroup>>, %i: index, %n: i32) {
+  // expected-error @below {{'attngpu.bulk_reduce_add' op expected 2 indices for the memref, got 1}}
+  attngpu.bulk_reduce_add %staged, %acc[%i], %n : memref<256xf32, #gpu.address_space<workgroup>>, memref<4x64xf32>
+  return
+}
+
+// -----
+
+// attngpu.bulk_reduce_add: the destination in global memory.
+func.func @bulk_reduce_add_destination(%acc: memref<4x64xf32, #gpu.address_space<workgroup>>, %staged: memref<256xf32, #gpu.address_space<workgroup>>, %i: index, %n: i32) {
+  // expected-error @below {{'attngpu.bulk_reduce_add' op expected a memref in global memory, got 'memref<4x64xf32, #gpu.address_space<workgroup>>'}}
+  attngpu.bulk_reduce_add %staged, %acc[%i, %i], %n : memref<256xf32, #gpu.address_space<workgroup>>, memref<4x64xf32, #gpu.address_space<workgroup>>
+  return
+}

@@ -190,3 +190,13 @@ func.func @red_add(%acc: memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>,
   attngpu.red_add %w, %acc[%i, %i, %i, %i] : vector<4xf32>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
   return
 }
+
+// A bulk reduction of a shared f32 span into a global memref.
+// CHECK-LABEL: func @bulk_reduce_add(
+func.func @bulk_reduce_add(%acc: memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                           %staged: memref<4096xf32, #gpu.address_space<workgroup>>,
+                           %i: index, %bytes: i32) {
+  // CHECK: attngpu.bulk_reduce_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+  attngpu.bulk_reduce_add %staged, %acc[%i, %i, %i, %i], %bytes : memref<4096xf32, #gpu.address_space<workgroup>>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
+  return
+}
