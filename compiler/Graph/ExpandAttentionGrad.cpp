@@ -13,6 +13,10 @@
 //                                            %acc
 //   %dq = attn.cast %sum : f32 to q's type
 //
+// where the accumulator's rows are in a swizzled order (row_swizzle, read
+// back by the cast's in_row_swizzle) whenever the head dim allows one,
+// on every target, so the host runs the order the GPU kernels need.
+//
 // or (dq by its own kernel: deterministic, and faster for wide heads on a
 // GPU)
 //
@@ -58,15 +62,28 @@ Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
 }
 
 /// Whether dq gets its own kernel: asked for, or the faster program on
-/// `target`. On the H200 the tensor-core kernels' dq reductions cost more
-/// than the query kernel's three extra products from head dim 128 on
-/// (bench/NOTES.md); the scalar kernels are faster with atomics.
+/// `target`. On the H200 the tensor-core key/value kernel's dq product and
+/// its reductions cost more than the query kernel's three extra products
+/// from head dim 128 on, also as bulk reductions (bench/NOTES.md); the
+/// scalar kernels are faster with atomics.
 bool dqByOwnKernel(attn::AttentionGradOp op,
                    const attnc::TargetDescription &target) {
   RankedTensorType qType = op.getQ().getType();
   return op.getDeterministic() ||
          (target.hasMmaSync && attn::elementFitsMma(qType.getElementType()) &&
           qType.getDimSize(3) >= 128);
+}
+
+/// The swizzle width of the dq accumulator's rows: the columns a wgmma
+/// warpgroup of the key/value kernel owns (half the head dim, its two
+/// warpgroups split dq by columns), or the whole row where the half is not
+/// a multiple of 16; none for head dims that are not.
+std::optional<int64_t> dqRowSwizzle(int64_t headDim) {
+  if (headDim % 32 == 0)
+    return headDim / 2;
+  if (headDim % 16 == 0)
+    return headDim;
+  return std::nullopt;
 }
 
 struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
@@ -95,13 +112,19 @@ struct ExpandAttentionGrad : OpConversionPattern<attn::AttentionGradOp> {
     }
     auto kv =
         createKernel<attn::AttentionGradKVOp>(rewriter, op, kvTypes, operands);
+    IntegerAttr swizzle;
+    if (std::optional<int64_t> width = dqRowSwizzle(qType.getDimSize(3));
+        width && !ownKernel) {
+      swizzle = rewriter.getI64IntegerAttr(*width);
+      kv.setRowSwizzleAttr(swizzle);
+    }
     Value dq =
         ownKernel
             ? createKernel<attn::AttentionGradQOp>(
                   rewriter, op, qType, ValueRange(operands).take_front(6))
                   .getDq()
             : attn::CastOp::create(rewriter, loc, qType, kv.getDqAccumOut(),
-                                   FloatAttr(), IntegerAttr())
+                                   FloatAttr(), IntegerAttr(), swizzle)
                   .getResult();
     rewriter.replaceOp(op, {dq, kv.getDk(), kv.getDv()});
     return success();

@@ -224,8 +224,8 @@ LogicalResult ProgramBuilder::build() {
     if (found != outputOf.end() && found->second == static_cast<int64_t>(i))
       continue;
     Value output = program.getArgument(func.getNumArguments() + i);
-    auto copy = attn::CastOp::create(b, value.getLoc(), value.getType(),
-                                     value, FloatAttr(), IntegerAttr());
+    auto copy = attn::CastOp::create(b, value.getLoc(), value.getType(), value,
+                                     FloatAttr(), IntegerAttr(), IntegerAttr());
     launch(copy, {buffers.lookup(value)}, {output});
     copy.erase();
   }

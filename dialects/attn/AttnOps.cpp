@@ -341,6 +341,24 @@ static LogicalResult verifyDqAccumulator(Operation *op, StringRef name,
                            << qType << ", got " << type;
 }
 
+/// Checks a row swizzle width `width` (attribute `name`) over rows of
+/// `rowLength` columns: positive multiples of 16 that divide the rows.
+static LogicalResult verifyRowSwizzle(Operation *op, StringRef name,
+                                      std::optional<int64_t> width,
+                                      int64_t rowLength) {
+  if (!width)
+    return success();
+  if (*width < 16 || *width % 16 != 0 || ShapedType::isDynamic(rowLength) ||
+      rowLength % *width != 0)
+    return op->emitOpError()
+           << "expected " << name
+           << " to be a multiple of 16 that divides the static row length "
+           << (ShapedType::isDynamic(rowLength) ? std::string("?")
+                                                : std::to_string(rowLength))
+           << ", got " << *width;
+  return success();
+}
+
 /// Indices of real tensors stay below 2^62 (2^62 rows of 2-byte elements
 /// exceed any address space), so q_idx +- window never overflows int64 in
 /// the kernels or the reference when the window is at most 2^62.
@@ -510,6 +528,11 @@ LogicalResult AttentionGradKVOp::verify() {
       (failed(verifyDqAccumulator(op, "dq_accum", getDqAccum(), getQ())) ||
        failed(verifySameType(op, "dq_accum_out", getDqAccumOut(), "dq_accum",
                              getDqAccum()))))
+    return failure();
+  if (getRowSwizzle() && !getDqAccum())
+    return emitOpError() << "expected row_swizzle only with dq_accum";
+  if (failed(verifyRowSwizzle(op, "row_swizzle", getRowSwizzle(),
+                              getQ().getType().getDimSize(3))))
     return failure();
   return verifyScoringAttrs(*this, getScaleAttr());
 }
@@ -887,13 +910,22 @@ LogicalResult CastOp::verify() {
   if (std::optional<int64_t> block = getBlockSize(); block && *block < 1)
     return emitOpError() << "expected block_size to be positive, got "
                          << *block;
+  if (getInRowSwizzle() && inType.getRank() < 2)
+    return emitOpError() << "expected in_row_swizzle on rows: an input of "
+                            "rank 2 or more, got "
+                         << inType;
+  if (getInRowSwizzle() &&
+      failed(verifyRowSwizzle(getOperation(), "in_row_swizzle",
+                              getInRowSwizzle(), inType.getShape().back())))
+    return failure();
   return verifyScale(getOperation(), getScaleAttr());
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor) {
   std::optional<float> scale = getFloat(getScaleAttr());
   bool unitScale = !scale || *scale == 1.0f;
-  if (unitScale && getIn().getType() == getOut().getType())
+  if (unitScale && getIn().getType() == getOut().getType() &&
+      !getInRowSwizzle())
     return getIn();
   return {};
 }
@@ -1114,13 +1146,17 @@ FailureOr<SmallVector<Value>> CastOp::buildVJP(OpBuilder &builder,
   Value cotangent = resultCotangents.front();
   if (!cotangent)
     return SmallVector<Value>{Value()};
+  // Only the backward's own programs read swizzled rows, after autodiff.
+  if (getInRowSwizzle())
+    return emitOpError() << "with in_row_swizzle has no gradient";
   if (cotangent.getType() != getOut().getType())
     return emitOpError() << "expected the result cotangent to be "
                          << getOut().getType() << ", got "
                          << cotangent.getType();
   Value operandCotangent =
       CastOp::create(builder, getLoc(), getIn().getType(), cotangent,
-                     getScaleAttr(), /*block_size=*/IntegerAttr());
+                     getScaleAttr(), /*block_size=*/IntegerAttr(),
+                     /*in_row_swizzle=*/IntegerAttr());
   return SmallVector<Value>{operandCotangent};
 }
 

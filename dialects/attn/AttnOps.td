@@ -286,6 +286,17 @@ def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
     With `dq_accum`, it also adds each tile's contribution to dq into it,
     atomically, and returns the sum as `dq_accum_out` (in place).
 
+    `row_swizzle = W` stores each row of the accumulator in the swizzled
+    order of width W instead of in column order: within every W columns,
+    the group of 16 columns k, its 2-column pair i (0-3) and the row r
+    select the 4-float slot (4k + i + 4 (r mod 8)) mod (W / 4), which holds
+    the pair and the one 8 columns after it (docs/design.md, "The dq
+    accumulator"). A wgmma warpgroup's accumulator rows then go to shared
+    memory as 16-byte stores without bank conflicts, and on to the
+    accumulator as one bulk reduction per tile. Rows stay in place, so a
+    tile's rows are one contiguous span. The `attn.cast` that reads the sum
+    names the same order.
+
     ```mlir
     %dk, %dv, %acc1 = attn.attention_grad_kv %q, %k, %v, %lse, %delta, %dout,
         %acc0 : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
@@ -298,7 +309,8 @@ def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$lse,
                             AnyRankedTensor:$delta, AnyRankedTensor:$dout,
-                            Optional<AnyRankedTensor>:$dq_accum),
+                            Optional<AnyRankedTensor>:$dq_accum,
+                            OptionalAttr<I64Attr>:$row_swizzle),
                        AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$dk, AnyRankedTensor:$dv,
                       Optional<AnyRankedTensor>:$dq_accum_out);
@@ -417,6 +429,10 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
     `block_size` pins the elements each block of the kernel converts (the
     kernel-config step chooses it otherwise).
 
+    `in_row_swizzle = W` reads `in`'s rows in the swizzled order of width W
+    that `attn.attention_grad_kv`'s `row_swizzle` writes (the innermost dim
+    a multiple of W); `out` is in column order.
+
     Example (loss scaling before a bf16 cast):
 
     ```mlir
@@ -425,7 +441,8 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
   }];
 
   let arguments = (ins AnyRankedTensor:$in, OptionalAttr<F32Attr>:$scale,
-                       OptionalAttr<I64Attr>:$block_size);
+                       OptionalAttr<I64Attr>:$block_size,
+                       OptionalAttr<I64Attr>:$in_row_swizzle);
   let results = (outs AnyRankedTensor:$out);
 
   let assemblyFormat = [{

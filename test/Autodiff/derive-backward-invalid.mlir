@@ -47,3 +47,17 @@ func.func @taken(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<
 func.func @taken_bwd() {
   return
 }
+
+// -----
+
+// A cast that reads the dq accumulator's swizzled rows belongs to the
+// backward's own programs and has no gradient.
+func.func @swizzled_cast(%q: tensor<1x2x8x32xf32>, %k: tensor<1x2x8x32xbf16>, %v: tensor<1x2x8x32xbf16>)
+    -> (tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>) attributes {attn.backward} {
+  // expected-error @below {{'attn.cast' op with in_row_swizzle has no gradient}}
+  %qb = attn.cast %q {in_row_swizzle = 16 : i64} : tensor<1x2x8x32xf32> to tensor<1x2x8x32xbf16>
+  %out, %lse = attn.attention %qb, %k, %v
+      : tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>
+      -> tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>
+  return %out, %lse : tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>
+}

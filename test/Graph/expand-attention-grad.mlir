@@ -2,16 +2,17 @@
 // RUN: attn-opt %s -split-input-file -attn-expand-attention-grad='target=sm_90a' | FileCheck %s --check-prefix=GPU
 
 // Fast dq: the delta kernel zeroes an f32 accumulator that the key/value
-// kernel adds into in place; a cast gives dq its type. Attributes and
-// regions go to the key/value kernel.
+// kernel adds into in place, its rows swizzled in halves of the head dim;
+// a cast reading that order gives dq its type. Attributes and regions go
+// to the key/value kernel.
 
 // CHECK-LABEL: func.func @atomic
 // CHECK-SAME:      (%[[Q:[^:]+]]: {{.*}}, %[[K:[^:]+]]: {{.*}}, %[[V:[^:]+]]: {{.*}}, %[[O:[^:]+]]: {{.*}}, %[[L:[^:]+]]: {{.*}}, %[[DO:[^:]+]]: {{.*}})
 // CHECK:         %[[DELTA:.+]], %[[ACC:.+]] = attn.attention_grad_delta %[[O]], %[[DO]] : tensor<2x4x8x32xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8xf32>, tensor<2x4x8x64xf32>
-// CHECK:         %[[DK:.+]], %[[DV:.+]], %[[SUM:.+]] = attn.attention_grad_kv %[[Q]], %[[K]], %[[V]], %[[L]], %[[DELTA]], %[[DO]], %[[ACC]] {causal, window_left = 4 : i64}
+// CHECK:         %[[DK:.+]], %[[DV:.+]], %[[SUM:.+]] = attn.attention_grad_kv %[[Q]], %[[K]], %[[V]], %[[L]], %[[DELTA]], %[[DO]], %[[ACC]] {causal, row_swizzle = 32 : i64, window_left = 4 : i64}
 // CHECK-SAME:      -> tensor<2x2x8x64xbf16>, tensor<2x2x8x32xbf16>, tensor<2x4x8x64xf32> mask
 // CHECK:         score_grad
-// CHECK:         %[[DQ:.+]] = attn.cast %[[SUM]] : tensor<2x4x8x64xf32> to tensor<2x4x8x64xbf16>
+// CHECK:         %[[DQ:.+]] = attn.cast %[[SUM]] {in_row_swizzle = 32 : i64} : tensor<2x4x8x64xf32> to tensor<2x4x8x64xbf16>
 // CHECK:         return %[[DQ]], %[[DK]], %[[DV]]
 func.func @atomic(%q: tensor<2x4x8x64xbf16>, %k: tensor<2x2x8x64xbf16>, %v: tensor<2x2x8x32xbf16>,
                   %o: tensor<2x4x8x32xbf16>, %l: tensor<2x4x8xf32>, %do: tensor<2x4x8x32xbf16>)
@@ -55,32 +56,41 @@ func.func @deterministic(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>)
 
 // -----
 
-// Which program is faster depends on the target: for f16/bf16 heads of 128
-// and more a GPU gets dq from its own kernel (no atomics), the host keeps
-// the atomic program; narrower heads and f32 (scalar kernels) keep it on
-// both.
+// The swizzle width is half the head dim (48: the whole row; 8: none,
+// column order). Which program is faster depends on the target: for
+// f16/bf16 heads of 128 and more a GPU gets dq from its own kernel, the
+// host keeps the atomic program; narrower heads and f32 (scalar kernels)
+// keep it on both.
 
-// CHECK-LABEL: func.func @wide_heads
-// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xf32>
+// CHECK-LABEL: func.func @widths
+// CHECK:         attn.attention_grad_kv {{.*}}row_swizzle = 64 : i64{{.*}} -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xf32>
+// CHECK:         attn.cast {{.*}}{in_row_swizzle = 64 : i64}
+// CHECK:         attn.attention_grad_kv {{.*}}row_swizzle = 48 : i64{{.*}} -> tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8x48xf32>
+// CHECK:         attn.cast {{.*}}{in_row_swizzle = 48 : i64}
+// CHECK:         attn.attention_grad_kv
+// CHECK-NOT:       row_swizzle
+// CHECK-SAME:      -> tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
 // CHECK:         attn.cast
-// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
-// CHECK:         attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
-// GPU-LABEL:   func.func @wide_heads
-// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>{{$}}
+// CHECK-NOT:       in_row_swizzle
+// CHECK-SAME:      : tensor<1x2x8x8xf32> to tensor<1x2x8x8xf32>
+// GPU-LABEL:   func.func @widths
+// GPU:           attn.attention_grad_kv
+// GPU-NOT:         row_swizzle
+// GPU-SAME:        -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>{{$}}
 // GPU:           attn.attention_grad_q
-// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
-// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
+// GPU:           attn.attention_grad_kv {{.*}}row_swizzle = 48 : i64{{.*}} -> tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8x48xf32>
+// GPU:           attn.attention_grad_kv {{.*}} -> tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
 // GPU-NOT:       attn.attention_grad_q
-func.func @wide_heads(%q: tensor<1x2x8x128xbf16>, %n: tensor<1x2x8x64xbf16>, %f: tensor<1x2x8x128xf32>,
-                      %l: tensor<1x2x8xf32>) {
+func.func @widths(%q: tensor<1x2x8x128xbf16>, %n: tensor<1x2x8x48xbf16>, %f: tensor<1x2x8x8xf32>,
+                  %l: tensor<1x2x8xf32>) {
   %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
       : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8xf32>, tensor<1x2x8x128xbf16>
       -> tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>
   %ndq, %ndk, %ndv = attn.attention_grad %n, %n, %n, %n, %l, %n
-      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
-      -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
+      : tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8xf32>, tensor<1x2x8x48xbf16>
+      -> tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>, tensor<1x2x8x48xbf16>
   %fdq, %fdk, %fdv = attn.attention_grad %f, %f, %f, %f, %l, %f
-      : tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8xf32>, tensor<1x2x8x128xf32>
-      -> tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>
+      : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x8xf32>
+      -> tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
   return
 }

@@ -7,6 +7,7 @@
 #include "compiler/Codegen/Common/ElementKernel.h"
 
 #include "compiler/Codegen/Common/KernelEmitter.h"
+#include "compiler/Codegen/Common/RowSwizzle.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -74,11 +75,16 @@ Value fromF32(OpBuilder &b, Location loc, Value value, Value buffer) {
              : arith::TruncFOp::create(b, loc, element, value).getResult();
 }
 
-/// out[indices] = convert(in[indices] * scale).
+/// out[indices] = convert(in[indices] * scale), in's element found through
+/// its row swizzle if it has one.
 void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
                      Value out, ValueRange indices) {
   Type f32 = b.getF32Type();
-  Value value = memref::LoadOp::create(b, loc, in, indices);
+  SmallVector<Value> from(indices);
+  if (std::optional<int64_t> swizzle = op.getInRowSwizzle())
+    from.back() = attnc::swizzledColumn(b, loc, from[from.size() - 2],
+                                        from.back(), *swizzle);
+  Value value = memref::LoadOp::create(b, loc, in, from);
   if (value.getType() != f32)
     value = arith::ExtFOp::create(b, loc, f32, value);
   if (std::optional<APFloat> scale = op.getScale())

@@ -26,6 +26,7 @@
 #include "compiler/Codegen/Common/GradBlock.h"
 
 #include "compiler/Codegen/Common/KernelEmitter.h"
+#include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -174,17 +175,22 @@ void GradBlockBuilder::addKeyRowSums(Value rows, Value cols) {
   });
 }
 
-/// dq_i += sum_j dS[i, j] k_j into the accumulator, atomically: other key
-/// blocks add to the same rows concurrently.
+/// dq_i += sum_j dS[i, j] k_j into the accumulator (its rows in the op's
+/// row_swizzle order), atomically: other key blocks add to the same rows
+/// concurrently.
 void GradBlockBuilder::addQueryRowSums(Value batch, Value head, Value q0,
                                        Value rows, Value cols, Value dqAccum) {
+  std::optional<int64_t> swizzle =
+      cast<attn::AttentionGradKVOp>(op.getOperation()).getRowSwizzle();
   forEachElement(rows, headDim, [&](Value i, Value d) {
     Value sum = sumOver(cols, [&](Value j) {
       return fmul(load(t.ds, {i, j}), load(t.k, {j, d}));
     });
+    Value row = add(q0, i);
+    Value column =
+        swizzle ? attnc::swizzledColumn(b, loc, row, d, *swizzle) : d;
     memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, sum,
-                                dqAccum,
-                                ValueRange{batch, head, add(q0, i), d});
+                                dqAccum, ValueRange{batch, head, row, column});
   });
 }
 

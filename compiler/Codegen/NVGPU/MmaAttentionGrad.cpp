@@ -39,6 +39,7 @@
 #include "compiler/Codegen/NVGPU/MmaAttentionGrad.h"
 
 #include "compiler/Codegen/Common/GradBlock.h"
+#include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "compiler/Codegen/NVGPU/MmaFragments.h"
 #include "dialects/attngpu/AttnGPUOps.h"
@@ -62,13 +63,15 @@ public:
                 attn::AttentionScoringOpInterface op, Region &scoreGrad,
                 const attnc::KernelBuffers &x,
                 const attnc::MmaGradLayout &layout, Value shared,
-                Value threadId)
+                Value threadId,
+                std::optional<int64_t> rowSwizzle = std::nullopt)
       : KernelEmitter(b, loc), op(op), scoreGrad(scoreGrad), x(x),
         layout(layout), shared(shared), threadId(threadId),
         element(op.getQ().getType().getElementType()), sync(b, loc, element),
         wgmma(b, loc, element),
         stager(b, loc, threadId, attnc::mmaGradThreads(op)) {
     isWarpgroup = op.getTiles()->getMma() == attn::MmaKind::Warpgroup;
+    this->rowSwizzle = rowSwizzle;
     blockM = op.getTiles()->getBlockM();
     blockN = op.getTiles()->getBlockN();
     headDim = op.getQ().getType().getDimSize(3);
@@ -113,7 +116,10 @@ private:
     return stage ? add(index(offset), mul(stage, index(layout.stageBytes)))
                  : index(offset);
   }
-  Value f32Array(int64_t offset, int64_t n, Value stage = Value());
+  Value f32Array(int64_t offset, int64_t n, Value stage = Value()) {
+    return f32View(stageOffset(offset, stage), n);
+  }
+  Value f32View(Value byteOffset, int64_t n);
   Value less(Value a, Value c) {
     return arith::CmpIOp::create(b, loc, P::ult, a, c);
   }
@@ -227,11 +233,28 @@ private:
     return fragments;
   }
   void storeTransposedDs(ArrayRef<Value> dsFlat);
-  SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value &columnFirst);
+  SmallVector<Value> queryRowsOfDsK(Value &rowBase, Value columnFirst,
+                                    int64_t width);
   /// The dq columns of a wgmma warpgroup: an equal share of the head dim.
   int64_t dqColumns() const { return headDim / (blockN / 64); }
-  void addQueryRows(ArrayRef<Value> dsFlat, Value batch, Value head, Value q0,
-                    Value rows, Value dqAccum);
+  void addQueryRows(Value batch, Value head, Value q0, Value rows,
+                    Value dqAccum);
+  /// The accumulator's place for `column` of query row `row`.
+  Value dqColumn(Value row, Value column) {
+    return rowSwizzle ? attnc::swizzledColumn(b, loc, row, column, *rowSwizzle)
+                      : column;
+  }
+  void stageDqRows(ArrayRef<Value> dq, Value rowBase, Value columnFirst,
+                   Value q0);
+  void reduceDqRows(ArrayRef<Value> dq, Value rowBase, Value columnFirst,
+                    ArrayRef<Value> tile, Value dqAccum);
+  void addStagedDq(Value batch, Value head, Value q0, Value dqAccum);
+  Value flag(bool value) {
+    return arith::ConstantIntOp::create(b, loc, value, 1);
+  }
+  Value isFirstThread() {
+    return arith::CmpIOp::create(b, loc, P::eq, threadId, index(0));
+  }
   void stageKeyTile(Value batch, Value kvHead, Value k0, Value stage);
   SmallVector<Value> queryTileStep(ValueRange state, Value batch, Value head,
                                    Value q0, Value rows, Value k0, Value stage);
@@ -247,6 +270,9 @@ private:
   attnc::TileStager stager;
   attnc::LaneGeometry lanes;
   bool isWarpgroup;
+  // The wgmma key/value kernel adds dq by bulk reductions of staged rows.
+  bool bulkDq = false;
+  std::optional<int64_t> rowSwizzle; // of the dq accumulator
   Value warpgroup; // lanes.warp / 4
   int64_t blockM, blockN, headDim, headDimV, threads;
   // The thread's two fragment rows within the tile, its first column.
@@ -256,15 +282,14 @@ private:
   attnc::GlobalSource qSource, doutSource, kSource, vSource;
 };
 
-Value MmaGradKernel::f32Array(int64_t offset, int64_t n, Value stage) {
+Value MmaGradKernel::f32View(Value byteOffset, int64_t n) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                    nullptr, workgroup);
   Value bytes = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
   auto type = MemRefType::get({n}, b.getF32Type(), nullptr, workgroup);
-  return memref::ViewOp::create(b, loc, type, bytes, stageOffset(offset, stage),
-                                ValueRange{});
+  return memref::ViewOp::create(b, loc, type, bytes, byteOffset, ValueRange{});
 }
 
 SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
@@ -395,7 +420,9 @@ MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
 
 /// Stores the thread's dSᵀ elements into the shared tile, a lane's two
 /// adjacent queries of a fragment row as one pair, and makes them visible
-/// to the block (and to wgmma).
+/// to the block (and to wgmma). With bulk dq, the barrier also tells every
+/// thread that the previous tile's bulk reduction has read the staged dq
+/// rows, which the first thread waits for here.
 void MmaGradKernel::storeTransposedDs(ArrayRef<Value> dsFlat) {
   auto pairType = VectorType::get({2}, element);
   for (size_t i = 0; i < dsFlat.size(); i += 2) {
@@ -410,41 +437,58 @@ void MmaGradKernel::storeTransposedDs(ArrayRef<Value> dsFlat) {
   }
   if (isWarpgroup)
     attngpu::FenceProxyAsyncOp::create(b, loc);
+  if (bulkDq)
+    ifThen(isFirstThread(), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+    });
   gpu::BarrierOp::create(b, loc);
 }
 
-/// dS K for query rows from `rowBase` and columns from `columnFirst` on
-/// (both set here), as accumulator fragments: on mma.sync the warp's 16
-/// rows, every column; on wgmma every row and the warpgroup's share of the
-/// columns, waited for (and with it the dK and dV products issued before).
-/// Both over all the block's keys.
+/// dS K for query rows from `rowBase` on (set here) and `width` columns
+/// from `columnFirst`, as accumulator fragments, over all the block's keys:
+/// on mma.sync the warp's 16 rows, on wgmma every row (waited for).
 SmallVector<Value> MmaGradKernel::queryRowsOfDsK(Value &rowBase,
-                                                 Value &columnFirst) {
+                                                 Value columnFirst,
+                                                 int64_t width) {
   if (!isWarpgroup) {
-    SmallVector<Value> dq(headDim / 8 * 4, f32Const(0.0));
+    SmallVector<Value> dq(width / 8 * 4, f32Const(0.0));
     sync.accumulate(sync.transposedA(dsTile, lanes.warpRow, blockN, lanes),
-                    kTile, headDim, lanes, dq);
+                    kTile, width, lanes, dq);
     rowBase = lanes.warpRow;
-    columnFirst = index(0);
     return dq;
   }
   rowBase =
       mul(arith::RemUIOp::create(b, loc, lanes.warp, index(4)), index(16));
-  columnFirst = mul(warpgroup, index(dqColumns()));
   SmallVector<attnc::WgmmaProduct, 1> product = {wgmma.transposedA(
-      dsTile, kTile, blockN, index(0), blockN, columnFirst, dqColumns())};
+      dsTile, kTile, blockN, index(0), blockN, columnFirst, width)};
   return wgmma.issue(product, /*inFlight=*/0)[0];
 }
 
 /// dq += dS K of the tile, added atomically (other key blocks add to the
-/// same rows).
-void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
-                                 Value head, Value q0, Value rows,
+/// same rows): on wgmma the warpgroup's share of the columns, staged for
+/// one bulk reduction (addStagedDq); on mma.sync every column, by a
+/// reduction per pair.
+void MmaGradKernel::addQueryRows(Value batch, Value head, Value q0, Value rows,
                                  Value dqAccum) {
-  storeTransposedDs(dsFlat);
-  Value rowBase, columnFirst;
-  SmallVector<Value> dq = queryRowsOfDsK(rowBase, columnFirst);
-  // A lane's two columns of a fragment are adjacent: one v2 reduction.
+  int64_t width = isWarpgroup ? dqColumns() : headDim;
+  Value rowBase,
+      columnFirst = isWarpgroup ? mul(warpgroup, index(width)) : index(0);
+  SmallVector<Value> dq = queryRowsOfDsK(rowBase, columnFirst, width);
+  if (!bulkDq)
+    return reduceDqRows(dq, rowBase, columnFirst, {batch, head, q0, rows},
+                        dqAccum);
+  stageDqRows(dq, rowBase, columnFirst, q0);
+  attngpu::FenceProxyAsyncOp::create(b, loc);
+}
+
+/// Adds the thread's dq fragments (rows from `rowBase`, columns from
+/// `columnFirst`) of the query tile `tile` (batch, head, first row, rows)
+/// to the accumulator. A lane's two columns of a fragment are adjacent
+/// (also when swizzled): one v2 reduction.
+void MmaGradKernel::reduceDqRows(ArrayRef<Value> dq, Value rowBase,
+                                 Value columnFirst, ArrayRef<Value> tile,
+                                 Value dqAccum) {
+  Value batch = tile[0], head = tile[1], q0 = tile[2], rows = tile[3];
   auto pairType = VectorType::get({2}, b.getF32Type());
   for (int64_t h = 0; h < 2; ++h) {
     Value row = add(rowBase, add(lanes.group, index(8 * h)));
@@ -456,10 +500,49 @@ void MmaGradKernel::addQueryRows(ArrayRef<Value> dsFlat, Value batch,
                 b, loc, pairType,
                 ValueRange{dq[n * 4 + 2 * h], dq[n * 4 + 2 * h + 1]}),
             dqAccum,
-            ValueRange{batch, head, add(q0, row),
-                       add(columnFirst, add(columnBase, index(n * 8)))});
+            ValueRange{
+                batch, head, add(q0, row),
+                dqColumn(add(q0, row),
+                         add(columnFirst, add(columnBase, index(n * 8))))});
     });
   }
+}
+
+/// Writes the warpgroup's dq fragments into the staged rows (tile row r at
+/// r x head dim), each row in the accumulator's order: swizzled, a lane's
+/// columns c, c + 1, c + 8 and c + 9 are one 16-byte store. Rows past the
+/// tile's end are staged too (zero: their lse is -inf) and never added.
+void MmaGradKernel::stageDqRows(ArrayRef<Value> dq, Value rowBase,
+                                Value columnFirst, Value q0) {
+  Value staged = f32View(index(layout.dqOffset), blockM * headDim);
+  int64_t perStore = rowSwizzle ? 2 : 1; // fragments of 8 columns
+  auto storeType = VectorType::get({2 * perStore}, b.getF32Type());
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = add(rowBase, add(lanes.group, index(8 * h)));
+    Value rowStart = mul(row, index(headDim));
+    for (size_t n = 0; n < dq.size() / 4; n += perStore) {
+      SmallVector<Value> values;
+      for (size_t f = n; f < n + perStore; ++f)
+        llvm::append_range(values, ArrayRef<Value>(dq).slice(f * 4 + 2 * h, 2));
+      Value column = add(columnFirst, add(columnBase, index(n * 8)));
+      vector::StoreOp::create(
+          b, loc, vector::FromElementsOp::create(b, loc, storeType, values),
+          staged, ValueRange{add(rowStart, dqColumn(add(q0, row), column))},
+          /*nontemporal=*/false, llvm::MaybeAlign(8 * perStore));
+    }
+  }
+}
+
+/// Adds the staged rows of query tile `q0` of `head` to the accumulator by
+/// one bulk reduction (of one thread, once every thread's rows are in).
+void MmaGradKernel::addStagedDq(Value batch, Value head, Value q0,
+                                Value dqAccum) {
+  Value bytes = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), mul(queryRowsFrom(q0), index(headDim * 4)));
+  attngpu::BulkReduceAddOp::create(
+      b, loc, f32View(index(layout.dqOffset), blockM * headDim), dqAccum,
+      ValueRange{batch, head, q0, index(0)}, bytes);
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
 }
 
 /// Copies the q and dout rows of query tile `q0` of `head`, and their lse
@@ -530,7 +613,7 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         SmallVector<Value> next(state.begin(), state.end());
         int64_t dkSize = headDim / 8 * 4;
         MutableArrayRef<Value> dk(next.data(), dkSize),
-            dv(next.data() + dkSize, next.size() - dkSize);
+            dv(next.data() + dkSize, headDimV / 8 * 4);
         SmallVector<Value> dvInFlight =
             addProduct(dv, p, doutTile, blockM, headDimV);
         Fragments dpT = readyScores(dpTInFlight, /*pending=*/1);
@@ -538,14 +621,20 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         SmallVector<Value> dkInFlight =
             addProduct(dk, ds, qTile, blockM, headDim);
         if (dqAccum)
-          addQueryRows(ds, batch, head, q0, rows, dqAccum);
+          storeTransposedDs(ds);
         // One wait per product: each passes exactly one product's result.
         // (Left in flight into the next tile instead, as dQ is in the query
-        // kernel, ptxas serializes the wgmma at D128: slower.)
+        // kernel, ptxas serializes the wgmma at D128: slower.) Waited for
+        // before dq is issued, which runs after them anyway, so that dS
+        // and P in registers die first (bench/NOTES.md: faster at D64).
         if (isWarpgroup) {
           llvm::copy(wgmma.wait(dkInFlight, {}), dk.begin());
           llvm::copy(wgmma.wait(dvInFlight, {}), dv.begin());
         }
+        if (dqAccum)
+          addQueryRows(batch, head, q0, rows, dqAccum);
+        if (bulkDq)
+          next.back() = flag(true);
         return next;
       });
 }
@@ -565,6 +654,7 @@ SmallVector<Value> MmaGradKernel::addProduct(MutableArrayRef<Value> acc,
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
                              Value dqAccum) {
   setUp();
+  bulkDq = dqAccum && isWarpgroup;
   Value kvHead = ids[1], batch = ids[2];
   Value k0 = mul(ids[0], index(blockN));
   Value cols =
@@ -599,27 +689,52 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   });
   NVVM::CpAsyncCommitGroupOp::create(b, loc); // with k and v
   SmallVector<Value> init((headDim + headDimV) / 8 * 4, f32Const(0.0));
+  // With bulk dq, whether the previous tile staged dq rows rides along to
+  // the next tile's barrier, after which they are added (a flag, not the
+  // tile: D128 has no registers to spare).
+  auto addStagedOf = [&](Value staged, Value t) {
+    ifThen(both(isFirstThread(), staged), [&] {
+      auto [head, q0] = tileAt(arith::SubIOp::create(b, loc, t, index(1)));
+      addStagedDq(batch, head, q0, dqAccum);
+    });
+  };
+  if (bulkDq)
+    init.push_back(flag(false));
   SmallVector<Value> final =
       carry(index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
         waitForCopies();
+        SmallVector<Value> current(state);
+        if (bulkDq) {
+          addStagedOf(state.back(), t);
+          current.back() = flag(false);
+        }
         Value next = add(t, index(1));
         ifThen(less(next, tiles), [&] {
           auto [head, q0] = tileAt(next);
           stageQueryTile(batch, head, q0, stageOf(next));
         });
         auto [head, q0] = tileAt(t);
-        return keyTileStep(state, batch, head, q0, k0, cols, stageOf(t),
+        return keyTileStep(current, batch, head, q0, k0, cols, stageOf(t),
                            dqAccum);
       });
   // A block without query tiles never waited for its key copies.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  if (bulkDq) {
+    gpu::BarrierOp::create(b, loc);
+    addStagedOf(final.back(), tiles);
+    // Shared memory must outlive the engine's reads, and the sums land
+    // before the kernel ends.
+    ifThen(isFirstThread(), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+    });
+  }
   int64_t dkSize = headDim / 8 * 4;
   if (dk)
     storeRows(ArrayRef<Value>(final).take_front(dkSize), headDim, dk, batch,
               kvHead, k0, cols);
   if (dv)
-    storeRows(ArrayRef<Value>(final).drop_front(dkSize), headDimV, dv, batch,
-              kvHead, k0, cols);
+    storeRows(ArrayRef<Value>(final).slice(dkSize, headDimV / 8 * 4), headDimV,
+              dv, batch, kvHead, k0, cols);
 }
 
 //===----------------------------------------------------------------------===//
@@ -766,6 +881,9 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
     placeQuerySide();
   if (walksQueries)
     layout.dsTOffset = place(layout.dsT.bytes());
+  auto kv = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
+  if (kv && kv.getDqAccum() && swizzled)
+    layout.dqOffset = place(blockM * headDim * 4);
   layout.bytes = offset;
   return layout;
 }
@@ -783,7 +901,7 @@ void attnc::emitMmaGradKV(OpBuilder &b, Location loc,
                           Value threadId, ValueRange ids) {
   Value dqAccum = op.getDqAccum() ? buffers.results[2] : Value();
   MmaGradKernel(b, loc, op, op.getScoreGrad(), buffers, layout, shared,
-                threadId)
+                threadId, op.getRowSwizzle())
       .keyBlock(ids, buffers.results[0], buffers.results[1], dqAccum);
 }
 

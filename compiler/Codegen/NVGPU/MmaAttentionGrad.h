@@ -26,10 +26,13 @@ namespace attnc {
 /// and dSᵀ (keys x queries; the key/value kernel's dq). The side a kernel
 /// walks (queries for attention_grad_kv, keys for attention_grad_q) has two
 /// stages, `stageBytes` apart: the next tile is copied while this one is
-/// used.
+/// used. The wgmma key/value kernel with a dq accumulator also stages each
+/// query tile's f32 dq rows at dqOffset (block_m x head dim, in the
+/// accumulator's row order) for the bulk reduction that adds them.
 struct MmaGradLayout {
   MmaTileLayout q, dout, k, v, dsT;
   int64_t qOffset, doutOffset, kOffset, vOffset, dsTOffset;
+  int64_t dqOffset = 0;
   int64_t lseOffset, deltaOffset;
   int64_t stageBytes;
   int64_t bytes;

@@ -11,17 +11,24 @@
 // before dPᵀ is waited for, so it runs while dSᵀ is computed; then dK +=
 // dSᵀ Q, left in flight while dSᵀ goes to shared memory in pairs; dq = dS
 // K over all 128 keys for the warpgroup's 32 columns (A = dSᵀ read
-// transposed, B = K from the warpgroup's column offset), waited for, and
-// added by v2 reductions; dK and dV waited for one product at a time.
+// transposed, B = K from the warpgroup's column offset) issued once dK and
+// dV are waited for (one product at a time), waited for, and staged in
+// shared memory as 16-byte stores in the accumulator's swizzled row order
+// (row_swizzle = 32), which the first thread's wait for the previous
+// tile's bulk reduction to read them before the dSᵀ barrier allows. The staged rows are added by one bulk reduction after the next
+// tile's barrier, and the last tile's after the loop, waited for.
 
 // CHECK-LABEL: func.func @grad_kv(
 // CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c128 : index
-// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c86016_i32
+// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c102400_i32
 // CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK-NEXT:        nvvm.cp.async.wait.group 0
 // CHECK-NEXT:        attngpu.fence_proxy_async
 // CHECK-NEXT:        gpu.barrier
+// CHECK:             scf.if
+// CHECK:               attngpu.bulk_reduce_add %[[STAGED:.*]], %{{.*}}[%c0, %{{.*}}, %{{.*}}, %c0], %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, memref<1x4x?x64xf32
+// CHECK-NEXT:          nvvm.cp.async.bulk.commit.group
 // CHECK:             nvgpu.device_async_copy
 // CHECK:               %[[ROWS:.*]] = arith.muli %{{.*}}, %c8192 : index
 // CHECK:               %[[KD:.*]] = attngpu.wgmma.descriptor %[[K:.*]][%[[ROWS]]] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x64xbf16, #gpu.address_space<workgroup>>
@@ -44,18 +51,28 @@
 // CHECK:               vector.store
 // CHECK-COUNT-15:      vector.store %{{.*}}, %[[DST:.*]][%{{.*}}, %{{.*}}] : memref<128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK-NEXT:          attngpu.fence_proxy_async
+// CHECK-NEXT:          scf.if
+// CHECK-NEXT:            nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT:          }
 // CHECK-NEXT:          gpu.barrier
+// CHECK-NEXT:          attngpu.wgmma.wait_group 0(%[[DK]]) : vector<32xf32>
+// CHECK:               attngpu.wgmma.wait_group 0(%[[DV]]) : vector<32xf32>
 // CHECK:               %[[COLUMNS:.*]] = arith.muli %{{.*}}, %c32 : index
 // CHECK:               %[[COLUMN_BYTES:.*]] = arith.muli %{{.*}}, %c2 : index
 // CHECK:               %[[DSD:.*]] = attngpu.wgmma.descriptor %[[DST]][%c0] {leading_bytes = 16384 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
 // CHECK:               %[[KN:.*]] = attngpu.wgmma.descriptor %[[K]][%{{.*}}] {leading_bytes = 16384 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64}
 // CHECK:               %[[DQ:.*]] = attngpu.wgmma.mma_async a_desc(%[[DSD]]) b_desc(%[[KN]]) {a_offsets = array<i64: 0, 2048, 4096, 6144, 8192, 10240, 12288, 14336>, b_offsets = array<i64: 0, 2048, 4096, 6144, 8192, 10240, 12288, 14336>, element_type = bf16, n = 32 : i64, transpose_a, transpose_b} -> vector<16xf32>
 // CHECK:               attngpu.wgmma.wait_group 0(%[[DQ]]) : vector<16xf32>
-// CHECK-COUNT-4:       attngpu.red_add {{.*}} : vector<2xf32>
-// CHECK:               attngpu.wgmma.wait_group 0(%[[DK]]) : vector<32xf32>
-// CHECK:               attngpu.wgmma.wait_group 0(%[[DV]]) : vector<32xf32>
+// CHECK-NOT:           attngpu.red_add
+// CHECK-COUNT-4:       vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT:          attngpu.fence_proxy_async
 // CHECK-NOT:         gpu.barrier
 // CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           attngpu.bulk_reduce_add
+// CHECK-NEXT:      nvvm.cp.async.bulk.commit.group
+// CHECK:           nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT:       {read}
 func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
                    %v: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
                    %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
@@ -68,7 +85,7 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
   %4 = bufferization.to_tensor %d : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
   %5 = bufferization.to_tensor %do : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
   %6 = bufferization.to_tensor %acc : memref<1x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xf32>
-  %dk_t, %dv_t, %sum_t = attn.attention_grad_kv %0, %1, %2, %3, %4, %5, %6 {causal, tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+  %dk_t, %dv_t, %sum_t = attn.attention_grad_kv %0, %1, %2, %3, %4, %5, %6 {causal, row_swizzle = 32 : i64, tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
       : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?xf32>, tensor<1x4x?xf32>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xf32>
       -> tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?x64xf32>
   bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()

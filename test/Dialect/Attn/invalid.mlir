@@ -1336,6 +1336,30 @@ func.func @linear_attention_missing_feature_map(%q: tensor<1x4x64x32xf32>) {
 // attn.cast
 //===----------------------------------------------------------------------===//
 
+// in_row_swizzle reads rows: rank 2 or more.
+func.func @cast_swizzle_rank(%x: tensor<64xf32>) -> tensor<64xbf16> {
+  // expected-error @below {{'attn.cast' op expected in_row_swizzle on rows: an input of rank 2 or more, got 'tensor<64xf32>'}}
+  %y = attn.cast %x {in_row_swizzle = 32 : i64} : tensor<64xf32> to tensor<64xbf16>
+  return %y : tensor<64xbf16>
+}
+
+// -----
+
+// Its width divides a static row.
+func.func @cast_swizzle_row(%x: tensor<8x?xf32>) -> tensor<8x?xbf16> {
+  // expected-error @below {{'attn.cast' op expected in_row_swizzle to be a multiple of 16 that divides the static row length ?, got 32}}
+  %y = attn.cast %x {in_row_swizzle = 32 : i64} : tensor<8x?xf32> to tensor<8x?xbf16>
+  return %y : tensor<8x?xbf16>
+}
+
+// -----
+
+func.func @cast_swizzle_width(%x: tensor<8x64xf32>) -> tensor<8x64xbf16> {
+  // expected-error @below {{'attn.cast' op expected in_row_swizzle to be a multiple of 16 that divides the static row length 64, got 8}}
+  %y = attn.cast %x {in_row_swizzle = 8 : i64} : tensor<8x64xf32> to tensor<8x64xbf16>
+  return %y : tensor<8x64xbf16>
+}
+
 // -----
 
 // The result shape must match the input shape.
@@ -1755,6 +1779,38 @@ func.func @grad_kv_accumulator_result(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8
   %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q
       : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+// The dq accumulator's row order needs an accumulator.
+func.func @grad_kv_swizzle_without_accumulator(%q: tensor<1x2x8x32xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected row_swizzle only with dq_accum}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {row_swizzle = 16 : i64}
+      : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x32xf32>
+      -> tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>
+  return
+}
+
+// -----
+
+// Its width: a multiple of 16 that divides the head dim.
+func.func @grad_kv_swizzle_width(%q: tensor<1x2x8x32xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected row_swizzle to be a multiple of 16 that divides the static row length 32, got 24}}
+  %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q {row_swizzle = 24 : i64}
+      : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>
+      -> tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @grad_kv_swizzle_divides(%q: tensor<1x2x8x48xf32>, %l: tensor<1x2x8xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op expected row_swizzle to be a multiple of 16 that divides the static row length 48, got 32}}
+  %dk, %dv, %acc = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %q {row_swizzle = 32 : i64}
+      : tensor<1x2x8x48xf32>, tensor<1x2x8x48xf32>, tensor<1x2x8x48xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x48xf32>, tensor<1x2x8x48xf32>
+      -> tensor<1x2x8x48xf32>, tensor<1x2x8x48xf32>, tensor<1x2x8x48xf32>
   return
 }
 
