@@ -1,4 +1,4 @@
-//===- RowSwizzle.cpp - The swizzled row order of the dq accumulator ------===//
+//===- RowSwizzle.cpp - The dq accumulator's row order --------------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //

@@ -1,4 +1,4 @@
-//===- RowSwizzle.h - The swizzled row order of the dq accumulator -*- C++ -*-===//
+//===- RowSwizzle.h - The dq accumulator's row order ------------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
