@@ -181,7 +181,9 @@ private:
   template <typename Fn>
   SmallVector<Value> guardedElements(const TileBounds &bounds, int64_t n,
                                      Fn compute);
-  SmallVector<Value> allowedFlags(ArrayRef<Element> elements, Value mayBlock);
+  /// Whether element `e` of a guarded tile is in bounds and, where the
+  /// tile's mask may block pairs (`mayBlock`), allowed by the mask.
+  Value allowedFlag(const Element &e, Value mayBlock);
   /// Stores the thread's part of the warp's fragment accumulator (its rows
   /// localRow[0] and localRow[1], those below `rows`) into
   /// out[batch, head, first + row, :], converted to out's type.
@@ -292,26 +294,17 @@ Value MmaGradKernel::f32View(Value byteOffset, int64_t n) {
   return memref::ViewOp::create(b, loc, type, bytes, byteOffset, ValueRange{});
 }
 
-SmallVector<Value> MmaGradKernel::allowedFlags(ArrayRef<Element> elements,
-                                               Value mayBlock) {
-  SmallVector<Value> inBounds;
-  for (const Element &e : elements)
-    inBounds.push_back(e.inBounds);
+/// Computed per element where it is used, not as a branch's results: a
+/// branch yielding every element's flag keeps them all live at once, in
+/// general registers (there are 7 predicates), which made the D128 causal
+/// kernel spill.
+Value MmaGradKernel::allowedFlag(const Element &e, Value mayBlock) {
   if (!attnc::hasMask(op))
-    return inBounds;
-  SmallVector<Type> types(elements.size(), b.getI1Type());
-  return llvm::to_vector(ifElse(
-      mayBlock, types,
-      [&] {
-        SmallVector<Value> flags;
-        for (const Element &e : elements)
-          flags.push_back(both(
-              e.inBounds, attnc::emitElementMask(b, loc, op, diagonal,
-                                                 e.indices[0], e.indices[1],
-                                                 e.indices[2], e.indices[3])));
-        return flags;
-      },
-      [&] { return inBounds; }));
+    return e.inBounds;
+  Value mask = attnc::emitElementMask(b, loc, op, diagonal, e.indices[0],
+                                      e.indices[1], e.indices[2], e.indices[3]);
+  return both(e.inBounds,
+              arith::SelectOp::create(b, loc, mayBlock, mask, flag(true)));
 }
 
 MmaGradKernel::TileBounds MmaGradKernel::tileBounds(Value rows, Value cols,
@@ -342,16 +335,14 @@ SmallVector<Value> MmaGradKernel::probabilities(ArrayRef<SmallVector<Value>> s,
     SmallVector<Element> elements;
     for (int64_t i = 0; i < n; ++i)
       elements.push_back(at(i / 4, i % 4));
-    SmallVector<Value> allowed = guarded
-                                     ? allowedFlags(elements, bounds.mayBlock)
-                                     : SmallVector<Value>(n, Value());
     auto exp2 = [&](Value x) {
       return attngpu::Exp2Op::create(b, loc, b.getF32Type(), x).getResult();
     };
     SmallVector<Value> p;
     for (auto [i, e] : llvm::enumerate(elements))
-      p.push_back(attnc::pairProbability(b, loc, op, s[i / 4][i % 4], e.lse,
-                                         e.indices, allowed[i], guarded, exp2));
+      p.push_back(attnc::pairProbability(
+          b, loc, op, s[i / 4][i % 4], e.lse, e.indices,
+          guarded ? allowedFlag(e, bounds.mayBlock) : Value(), guarded, exp2));
     return p;
   });
 }
