@@ -39,6 +39,17 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `arg` is read only as a capture of attention ops: such tensors
+/// (document ids, bias tables) carry no gradient.
+bool isCaptureOnly(BlockArgument arg) {
+  if (arg.use_empty())
+    return false;
+  return llvm::all_of(arg.getUses(), [](OpOperand &use) {
+    auto op = dyn_cast<attn::AttentionScoringOpInterface>(use.getOwner());
+    return op && llvm::is_contained(op.getCaptures(), use.get());
+  });
+}
+
 /// Whether result `index` of `value`'s definition takes a cotangent; an
 /// argument returned as it is always does.
 bool takesCotangent(Value value) {
@@ -74,20 +85,30 @@ private:
 };
 
 /// @f_bwd's signature: @f's arguments, its results, then a cotangent per
-/// differentiable result; it returns one gradient per argument.
+/// differentiable result; it returns one gradient per argument that is not
+/// only a capture, each marked with the argument's index where some are.
 func::FuncOp BackwardBuilder::createFunction() {
   SmallVector<Type> inputs(forward.getArgumentTypes());
   llvm::append_range(inputs, forward.getResultTypes());
   for (Value value : returned)
     if (takesCotangent(value))
       inputs.push_back(value.getType());
+  SmallVector<Type> results;
+  for (BlockArgument arg : forward.getArguments())
+    if (!isCaptureOnly(arg))
+      results.push_back(arg.getType());
   OpBuilder b(forward);
   b.setInsertionPointAfter(forward);
-  auto type = FunctionType::get(forward.getContext(), inputs,
-                                forward.getArgumentTypes());
+  auto type = FunctionType::get(forward.getContext(), inputs, results);
   auto func = func::FuncOp::create(b, forward.getLoc(),
                                    (forward.getName() + "_bwd").str(), type);
   func->setAttr(attn::kGradientOfAttrName, FlatSymbolRefAttr::get(forward));
+  unsigned result = 0;
+  if (results.size() != forward.getNumArguments())
+    for (BlockArgument arg : forward.getArguments())
+      if (!isCaptureOnly(arg))
+        func.setResultAttr(result++, attn::kGradientOfArgumentAttrName,
+                           b.getI64IntegerAttr(arg.getArgNumber()));
   func.addEntryBlock();
   return func;
 }
@@ -135,6 +156,8 @@ LogicalResult BackwardBuilder::finish() {
   Block &body = backward.getBody().front();
   SmallVector<Value> gradients;
   for (BlockArgument arg : forward.getArguments()) {
+    if (isCaptureOnly(arg))
+      continue;
     Value gradient = cotangents.lookup(body.getArgument(arg.getArgNumber()));
     if (!gradient)
       return emitError(arg.getLoc())

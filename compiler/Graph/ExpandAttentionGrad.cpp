@@ -44,7 +44,8 @@ using namespace mlir;
 
 namespace {
 
-/// The attributes and regions every gradient kernel copies from the op.
+/// The attributes, captures and regions every gradient kernel copies from
+/// the op; `operands` are the kernel's others.
 template <typename Kernel>
 Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
                     ValueRange operands) {
@@ -53,7 +54,19 @@ Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
                          "window_right", "tiles"})
     if (Attribute attr = op->getAttr(name))
       attrs.push_back(b.getNamedAttr(name, attr));
-  auto kernel = Kernel::create(b, op.getLoc(), results, operands, attrs);
+  SmallVector<Value> all(operands);
+  llvm::append_range(all, op.getCaptures());
+  if constexpr (Kernel::template hasTrait<
+                    OpTrait::AttrSizedOperandSegments>()) {
+    // The key/value kernel: six tensors, the optional dq_accum, captures.
+    int32_t accumulators = static_cast<int32_t>(operands.size()) - 6;
+    attrs.push_back(
+        b.getNamedAttr("operandSegmentSizes",
+                       b.getDenseI32ArrayAttr(
+                           {1, 1, 1, 1, 1, 1, accumulators,
+                            static_cast<int32_t>(op.getCaptures().size())})));
+  }
+  auto kernel = Kernel::create(b, op.getLoc(), results, all, attrs);
   IRMapping mapping;
   op.getMask().cloneInto(&kernel.getMask(), mapping);
   op.getScore().cloneInto(&kernel.getScore(), mapping);

@@ -180,8 +180,9 @@ void ProgramBuilder::nameValues() {
     inputNames[arg] = give(reader ? roleOf(arg, reader) : "",
                            "arg" + std::to_string(arg.getArgNumber()));
   }
-  // A backward function's result i is the gradient of the forward
-  // function's argument i, which is its own argument i: "dq" for "q".
+  // A backward function's result is the gradient of the forward function's
+  // argument it names (else the one at its index), which is its own
+  // argument of that index: "dq" for "q".
   bool gradients = func->hasAttr(attn::kGradientOfAttrName);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
@@ -189,9 +190,11 @@ void ProgramBuilder::nameValues() {
     bool direct = def && !outputOf.count(value);
     if (direct)
       outputOf[value] = i;
-    std::string role = gradients
-                           ? "d" + inputNames[func.getArgument(i)]
-                           : (direct ? roleOf(value, def) : StringRef()).str();
+    auto of = func.getResultAttrOfType<IntegerAttr>(
+        i, attn::kGradientOfArgumentAttrName);
+    std::string role =
+        gradients ? "d" + inputNames[func.getArgument(of ? of.getInt() : i)]
+                  : (direct ? roleOf(value, def) : StringRef()).str();
     resultNames.push_back(give(role, "result" + std::to_string(i)));
   }
 }

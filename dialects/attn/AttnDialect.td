@@ -23,7 +23,8 @@ def Attn_Dialect : Dialect {
     sequence dims may be dynamic; head counts and head dims are static.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 0;
 }

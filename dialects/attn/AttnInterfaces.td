@@ -82,6 +82,8 @@ def Attn_AttentionScoringOpInterface
       "::std::optional<uint64_t>", "getWindowLeft">,
     InterfaceMethod<"The right window bound, if any.",
       "::std::optional<uint64_t>", "getWindowRight">,
+    InterfaceMethod<"The tensors the mask and score regions read (their "
+      "arguments after the indices).", "::mlir::OperandRange", "getCaptures">,
     InterfaceMethod<"The mask region (empty when absent).", "::mlir::Region &",
       "getMask">,
     InterfaceMethod<"The score region (empty when absent).",

@@ -18,6 +18,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/Support/raw_ostream.h"
@@ -579,10 +580,12 @@ static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
     return op->emitOpError() << "has a result of type "
                              << op->getResult(0).getType() << ", which "
                              << regionName << " regions do not compute in";
-  // Operands are the region's arguments or results checked before.
+  // Operands are the region's arguments or results checked before; a
+  // captured tensor (tensor.extract's source) stands as its element type.
   std::vector<attnc::sem::ScalarType> operands;
   for (Value operand : op->getOperands())
-    operands.push_back(*regionScalarType(operand.getType()));
+    operands.push_back(
+        *regionScalarType(getElementTypeOrSelf(operand.getType())));
   attnc::Status checked =
       attnc::sem::checkRegionOp(*info, operands, *result, regionPredicate(op));
   if (!checked)
@@ -629,6 +632,22 @@ static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
   return success();
 }
 
+/// Captures are tensors of rank 1 to 4 (the reference's limit) of an
+/// element type regions read (sem::isCaptureElementType).
+static LogicalResult verifyCaptures(AttentionScoringOpInterface op) {
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    std::optional<attnc::sem::ScalarType> element =
+        regionScalarType(type.getElementType());
+    if (type.getRank() == 0 || type.getRank() > 4 || !element ||
+        !attnc::sem::isCaptureElementType(*element))
+      return op.emitOpError()
+             << "expected capture " << i << " to be a tensor of rank 1 to 4 "
+             << "of i32, i64, f16, bf16 or f32, got " << type;
+  }
+  return success();
+}
+
 /// The mask and score regions, and for gradient ops the score_grad region
 /// (the score's derivative, with the score region's arguments). Kernels
 /// need the derivative whenever there is a score region; attn.attention_grad
@@ -636,15 +655,24 @@ static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
 static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
                                           Region *scoreGrad,
                                           bool scoreGradRequired) {
+  if (failed(verifyCaptures(op)))
+    return failure();
   MLIRContext *ctx = op->getContext();
   Type index = IndexType::get(ctx);
   Type f32 = Float32Type::get(ctx);
   Type i1 = IntegerType::get(ctx, 1);
+  SmallVector<Type> maskArgs = {index, index, index, index};
   SmallVector<Type> scoreArgs = {f32, index, index, index, index};
-  static constexpr StringLiteral scoreArgNames = "s, b, h, q_idx, k_idx";
-  if (failed(verifyAttentionRegion(op, op.getMask(), "mask",
-                                   {index, index, index, index},
-                                   "b, h, q_idx, k_idx", i1)) ||
+  llvm::append_range(maskArgs, op.getCaptures().getTypes());
+  llvm::append_range(scoreArgs, op.getCaptures().getTypes());
+  std::string maskArgNames = "b, h, q_idx, k_idx";
+  std::string scoreArgNames = "s, " + maskArgNames;
+  for (size_t i = 0, e = op.getCaptures().size(); i < e; ++i) {
+    maskArgNames += ", capture" + std::to_string(i);
+    scoreArgNames += ", capture" + std::to_string(i);
+  }
+  if (failed(verifyAttentionRegion(op, op.getMask(), "mask", maskArgs,
+                                   maskArgNames, i1)) ||
       failed(verifyAttentionRegion(op, op.getScore(), "score", scoreArgs,
                                    scoreArgNames, f32)))
     return failure();
@@ -949,18 +977,52 @@ enum AttentionDim : int64_t {
 };
 } // namespace
 
+/// The roles of `op`'s captures, appended to `roles` after its other
+/// operands.
+static void appendCaptureRoles(AttentionScoringOpInterface op,
+                               SmallVector<StringRef> &roles) {
+  roles.append(op.getCaptures().size(), "capture");
+}
+
+/// Captures' dims are tied to nothing.
+static void appendCaptureDims(AttentionScoringOpInterface op,
+                              SmallVector<SmallVector<int64_t>> &dims) {
+  for (Value capture : op.getCaptures())
+    dims.push_back(SmallVector<int64_t>(
+        cast<RankedTensorType>(capture.getType()).getRank(), -1));
+}
+
+/// Roles and dim classes of attention and its split form: q, k, v, the
+/// captures, then `results`.
+static SmallVector<StringRef> attentionRoles(AttentionScoringOpInterface op,
+                                             ArrayRef<StringRef> results) {
+  SmallVector<StringRef> roles = {"q", "k", "v"};
+  appendCaptureRoles(op, roles);
+  llvm::append_range(roles, results);
+  return roles;
+}
+
+static SmallVector<SmallVector<int64_t>>
+attentionDims(AttentionScoringOpInterface op,
+              ArrayRef<SmallVector<int64_t>> results) {
+  SmallVector<SmallVector<int64_t>> dims = {
+      {kBatch, kQueryHeads, kQuerySeq, kHeadDim},
+      {kBatch, kKeyHeads, kKeySeq, kHeadDim},
+      {kBatch, kKeyHeads, kKeySeq, kHeadDimV}};
+  appendCaptureDims(op, dims);
+  llvm::append_range(dims, results);
+  return dims;
+}
+
 StringRef AttentionOp::getKernelKind() { return "attention"; }
 
 SmallVector<StringRef> AttentionOp::getValueRoles() {
-  return {"q", "k", "v", "out", "lse"};
+  return attentionRoles(*this, {"out", "lse"});
 }
 
 SmallVector<SmallVector<int64_t>> AttentionOp::getDimClasses() {
-  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDim},
-          {kBatch, kKeyHeads, kKeySeq, kHeadDim},
-          {kBatch, kKeyHeads, kKeySeq, kHeadDimV},
-          {kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
-          {kBatch, kQueryHeads, kQuerySeq}};
+  return attentionDims(*this, {{kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+                               {kBatch, kQueryHeads, kQuerySeq}});
 }
 
 StringRef AttentionOp::getDimClassName(int64_t dimClass) {
@@ -985,15 +1047,13 @@ bool AttentionOp::hasKernelConfig() { return getTiles().has_value(); }
 StringRef AttentionSplitOp::getKernelKind() { return "attention_split"; }
 
 SmallVector<StringRef> AttentionSplitOp::getValueRoles() {
-  return {"q", "k", "v", "out_part", "lse_part"};
+  return attentionRoles(*this, {"out_part", "lse_part"});
 }
 
 SmallVector<SmallVector<int64_t>> AttentionSplitOp::getDimClasses() {
-  return {{kBatch, kQueryHeads, kQuerySeq, kHeadDim},
-          {kBatch, kKeyHeads, kKeySeq, kHeadDim},
-          {kBatch, kKeyHeads, kKeySeq, kHeadDimV},
-          {kKeyRanges, kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
-          {kKeyRanges, kBatch, kQueryHeads, kQuerySeq}};
+  return attentionDims(*this,
+                       {{kKeyRanges, kBatch, kQueryHeads, kQuerySeq, kHeadDimV},
+                        {kKeyRanges, kBatch, kQueryHeads, kQuerySeq}});
 }
 
 StringRef AttentionSplitOp::getDimClassName(int64_t dimClass) {
@@ -1067,6 +1127,7 @@ SmallVector<StringRef> AttentionGradKVOp::getValueRoles() {
   SmallVector<StringRef> roles = gradKernelOperandRoles();
   if (getDqAccum())
     roles.push_back("dq_accum");
+  appendCaptureRoles(*this, roles);
   roles.append({"dk", "dv"});
   if (getDqAccumOut())
     roles.push_back("dq_accum_out");
@@ -1078,6 +1139,7 @@ SmallVector<SmallVector<int64_t>> AttentionGradKVOp::getDimClasses() {
   SmallVector<int64_t> accumulator = dims[0];
   if (getDqAccum())
     dims.push_back(accumulator);
+  appendCaptureDims(*this, dims);
   dims.push_back(dims[1]);
   dims.push_back(dims[2]);
   if (getDqAccumOut())
@@ -1093,7 +1155,7 @@ bool AttentionGradKVOp::hasKernelConfig() { return getTiles().has_value(); }
 
 std::optional<unsigned> AttentionGradKVOp::getTiedOperand(unsigned result) {
   if (result == 2 && getDqAccum())
-    return getNumOperands() - 1; // dq_accum is the last operand
+    return getODSOperandIndexAndLength(6).first; // dq_accum
   return std::nullopt;
 }
 
@@ -1101,12 +1163,14 @@ StringRef AttentionGradQOp::getKernelKind() { return "attention_grad_q"; }
 
 SmallVector<StringRef> AttentionGradQOp::getValueRoles() {
   SmallVector<StringRef> roles = gradKernelOperandRoles();
+  appendCaptureRoles(*this, roles);
   roles.push_back("dq");
   return roles;
 }
 
 SmallVector<SmallVector<int64_t>> AttentionGradQOp::getDimClasses() {
   SmallVector<SmallVector<int64_t>> dims = gradKernelOperandDims();
+  appendCaptureDims(*this, dims);
   dims.push_back(dims[0]);
   return dims;
 }
@@ -1175,18 +1239,21 @@ AttentionOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
                             "of attention takes a cotangent of out only";
   Value dout = resultCotangents[0];
   if (!dout)
-    return SmallVector<Value>(3, Value());
+    return SmallVector<Value>(getNumOperands(), Value());
   if (dout.getType() != getOut().getType())
     return emitOpError() << "expected the out cotangent to be "
                          << getOut().getType() << ", got " << dout.getType();
   auto grad = AttentionGradOp::create(
       builder, getLoc(),
       TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
-      getK(), getV(), getOut(), getLse(), dout,
+      getK(), getV(), getOut(), getLse(), dout, getCaptures(),
       /*deterministic=*/false, getScaleAttr(), getCausal(), getBottomRight(),
       getWindowLeftAttr(), getWindowRightAttr(), /*tiles=*/TilesAttr());
   IRMapping mapping;
   getMask().cloneInto(&grad.getMask(), mapping);
   getScore().cloneInto(&grad.getScore(), mapping);
-  return SmallVector<Value>(grad.getResults());
+  // Captures carry no gradient.
+  SmallVector<Value> cotangents(grad.getResults());
+  cotangents.append(getCaptures().size(), Value());
+  return cotangents;
 }

@@ -35,6 +35,11 @@ namespace mlir::attn {
 /// @forward` (and keeps it as a program, so the package records it).
 inline constexpr llvm::StringLiteral kBackwardAttrName = "attn.backward";
 inline constexpr llvm::StringLiteral kGradientOfAttrName = "attn.gradient_of";
+/// The result attribute of a backward function naming the argument of the
+/// forward function whose gradient the result is (captures have none, so
+/// results and arguments need not line up).
+inline constexpr llvm::StringLiteral kGradientOfArgumentAttrName =
+    "attn.gradient_of_argument";
 
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query

@@ -73,6 +73,14 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     implements: code generation, tile classification, the package and the
     fp64 reference.
 
+    `captures` are tensors the regions read, as FlexAttention's `mask_mod`
+    and `score_mod` read the tensors they close over: a document id per
+    position, a bias table per head. Each region takes them as arguments
+    after its indices, in order, and reads them with `tensor.extract`; an
+    index outside a capture's shape reads 0. Captures have rank 1 to 4
+    and elements of i32, i64, f16, bf16 or f32; their dims are not tied
+    to the attention's. They carry no gradient.
+
     `tiles` pins the kernel's tile sizes and tensor-core kind (see
     `#attn.tiles`).
 
@@ -94,15 +102,34 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
         attn.yield %r : f32
       }
     ```
+
+    Packed documents: a query sees only the keys of its own document, from
+    an i32 document id per (batch, position):
+
+    ```mlir
+    %out, %lse = attn.attention %q, %k, %v captures(%doc : tensor<?x?xi32>)
+        {causal} : tensor<?x16x?x64xbf16>, tensor<?x16x?x64xbf16>,
+        tensor<?x16x?x64xbf16> -> tensor<?x16x?x64xbf16>, tensor<?x16x?xf32>
+      mask {
+      ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>):
+        %dq = tensor.extract %d[%b, %qi] : tensor<?x?xi32>
+        %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+        %same = arith.cmpi eq, %dq, %dk : i32
+        attn.yield %same : i1
+      }
+    ```
   }];
 
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
-                            AnyRankedTensor:$v), AttentionScoringAttrs);
+                            AnyRankedTensor:$v,
+                            Variadic<AnyRankedTensor>:$captures),
+                       AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
   let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score);
 
   let assemblyFormat = [{
-    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v)
+    $q `,` $k `,` $v (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v)
     `->` type($out) `,` type($lse) (`mask` $mask^)? (`score` $score^)?
   }];
 
@@ -140,12 +167,15 @@ def Attn_AttentionSplitOp : Attn_Op<"attention_split", [Pure,
   }];
 
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
-                            AnyRankedTensor:$v), AttentionScoringAttrs);
+                            AnyRankedTensor:$v,
+                            Variadic<AnyRankedTensor>:$captures),
+                       AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$out_part, AnyRankedTensor:$lse_part);
   let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score);
 
   let assemblyFormat = [{
-    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v)
+    $q `,` $k `,` $v (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v)
     `->` type($out_part) `,` type($lse_part) (`mask` $mask^)?
     (`score` $score^)?
   }];
@@ -231,6 +261,7 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad", [Pure, IsolatedFromAbove,
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$out,
                             AnyRankedTensor:$lse, AnyRankedTensor:$dout,
+                            Variadic<AnyRankedTensor>:$captures,
                             UnitAttr:$deterministic), AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$dq, AnyRankedTensor:$dk,
                       AnyRankedTensor:$dv);
@@ -238,7 +269,8 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad", [Pure, IsolatedFromAbove,
                         MaxSizedRegion<1>:$score_grad);
 
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $out `,` $lse `,` $dout attr-dict `:` type($q) `,`
+    $q `,` $k `,` $v `,` $out `,` $lse `,` $dout
+    (`captures` `(` $captures^ `:` type($captures) `)`)? attr-dict `:` type($q) `,`
     type($k) `,` type($v) `,` type($out) `,` type($lse) `,` type($dout)
     `->` type($dq) `,` type($dk) `,` type($dv)
     (`mask` $mask^)? (`score` $score^)? (`score_grad` $score_grad^)?
@@ -275,7 +307,8 @@ def Attn_AttentionGradDeltaOp : Attn_Op<"attention_grad_delta", [Pure,
 }
 
 def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
-    IsolatedFromAbove, Attn_AttentionScoringOpInterface,
+    IsolatedFromAbove, AttrSizedOperandSegments,
+    Attn_AttentionScoringOpInterface,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface, ["getTiedOperand"]>]> {
   let summary = "dk and dv of attention, one block of keys at a time";
   let description = [{
@@ -310,6 +343,7 @@ def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
                             AnyRankedTensor:$v, AnyRankedTensor:$lse,
                             AnyRankedTensor:$delta, AnyRankedTensor:$dout,
                             Optional<AnyRankedTensor>:$dq_accum,
+                            Variadic<AnyRankedTensor>:$captures,
                             OptionalAttr<I64Attr>:$row_swizzle),
                        AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$dk, AnyRankedTensor:$dv,
@@ -318,7 +352,8 @@ def Attn_AttentionGradKVOp : Attn_Op<"attention_grad_kv", [Pure,
                         MaxSizedRegion<1>:$score_grad);
 
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout (`,` $dq_accum^)? attr-dict
+    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout (`,` $dq_accum^)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)? attr-dict
     `:` type($q) `,` type($k) `,` type($v) `,` type($lse) `,` type($delta)
     `,` type($dout) (`,` type($dq_accum)^)? `->` type($dk) `,` type($dv)
     (`,` type($dq_accum_out)^)?
@@ -349,15 +384,17 @@ def Attn_AttentionGradQOp : Attn_Op<"attention_grad_q", [Pure,
 
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$lse,
-                            AnyRankedTensor:$delta, AnyRankedTensor:$dout),
+                            AnyRankedTensor:$delta, AnyRankedTensor:$dout,
+                            Variadic<AnyRankedTensor>:$captures),
                        AttentionScoringAttrs);
   let results = (outs AnyRankedTensor:$dq);
   let regions = (region MaxSizedRegion<1>:$mask, MaxSizedRegion<1>:$score,
                         MaxSizedRegion<1>:$score_grad);
 
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout attr-dict `:` type($q) `,`
-    type($k) `,` type($v) `,` type($lse) `,` type($delta) `,` type($dout)
+    $q `,` $k `,` $v `,` $lse `,` $delta `,` $dout
+    (`captures` `(` $captures^ `:` type($captures) `)`)? attr-dict `:` type($q)
+    `,` type($k) `,` type($v) `,` type($lse) `,` type($delta) `,` type($dout)
     `->` type($dq)
     (`mask` $mask^)? (`score` $score^)? (`score_grad` $score_grad^)?
   }];

@@ -352,25 +352,35 @@ Status verifyOutputsWritten(const Function &function, const std::string &path) {
 /// structure.
 Status verifyAttentionRegion(const std::optional<Region> &region,
                              const std::string &path, int64_t numArgs,
-                             const char *args) {
+                             const char *args, int64_t numCaptures) {
   if (!region)
     return Status::ok();
-  if (region->numArgs != numArgs)
-    return fieldError(fieldPath(path, "num_args"),
-                      "expected " + std::to_string(numArgs) + " (" + args +
-                          "), got " + std::to_string(region->numArgs));
+  if (region->numCaptures != numCaptures)
+    return fieldError(fieldPath(path, "num_captures"),
+                      "expected the op's " + std::to_string(numCaptures) +
+                          " captures, got " +
+                          std::to_string(region->numCaptures));
+  if (region->numArgs != numArgs + numCaptures)
+    return fieldError(
+        fieldPath(path, "num_args"),
+        "expected " + std::to_string(numArgs + numCaptures) + " (" + args +
+            (numCaptures ? " and " + std::to_string(numCaptures) + " captures"
+                         : std::string()) +
+            "), got " + std::to_string(region->numArgs));
   return verifyRegion(*region).withContext(path);
 }
 
 Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
   if (Status s = checkFinite(spec.scale, fieldPath(path, "scale")); !s)
     return s;
+  if (spec.numCaptures < 0)
+    return fieldError(fieldPath(path, "captures"), "must not be negative");
   if (Status s = verifyAttentionRegion(spec.mask, fieldPath(path, "mask"), 4,
-                                       "b, h, q_idx, k_idx");
+                                       "b, h, q_idx, k_idx", spec.numCaptures);
       !s)
     return s;
   return verifyAttentionRegion(spec.score, fieldPath(path, "score"), 5,
-                               "s, b, h, q_idx, k_idx");
+                               "s, b, h, q_idx, k_idx", spec.numCaptures);
 }
 
 /// Which spec an op kind carries.
@@ -435,9 +445,16 @@ Status verifyOpValues(const Function &function,
 /// Checks the counts of an op's operands and results, and their names.
 Status verifyOpArity(const Function &function, const OpSpec &op,
                      const OpKind &kind, const std::string &path) {
+  // An attention's captures follow its other operands (a negative count is
+  // reported by verifyAttention).
+  size_t captures =
+      op.attention
+          ? static_cast<size_t>(std::max<int64_t>(op.attention->numCaptures, 0))
+          : 0;
   if (Status s = all(
           [&] {
-            return verifyOpValues(function, op.operands, kind.numOperands,
+            return verifyOpValues(function, op.operands,
+                                  kind.numOperands + captures,
                                   kind.takesAccumulator, op.kind,
                                   fieldPath(path, "operands"), false);
           },
@@ -448,7 +465,7 @@ Status verifyOpArity(const Function &function, const OpSpec &op,
           });
       !s)
     return s;
-  bool accumulates = op.operands.size() > kind.numOperands;
+  bool accumulates = op.operands.size() > kind.numOperands + captures;
   if (accumulates != (op.results.size() > kind.numResults))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 " takes an accumulator as operand and result "
@@ -676,7 +693,11 @@ Json encode(const Region &region) {
       json["value"] = encodeNumber(op.value);
     ops.push_back(json);
   }
-  return {{"num_args", region.numArgs}, {"ops", ops}, {"yield", region.yield}};
+  Json json = {
+      {"num_args", region.numArgs}, {"ops", ops}, {"yield", region.yield}};
+  if (region.numCaptures != 0)
+    json["num_captures"] = region.numCaptures;
+  return json;
 }
 
 /// Adds the fields of `spec` to the op object `json`.
@@ -693,6 +714,8 @@ void encodeInto(const AttentionSpec &spec, Json &json) {
     json["mask"] = encode(*spec.mask);
   if (spec.score)
     json["score"] = encode(*spec.score);
+  if (spec.numCaptures != 0)
+    json["captures"] = spec.numCaptures;
 }
 
 Json encode(const OpSpec &op) {
@@ -1034,6 +1057,7 @@ Status decode(const Json &json, const std::string &path, RegionOp &out) {
 Status decode(const Json &json, const std::string &path, Region &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("num_args", out.numArgs); },
+               [&] { return r.optional("num_captures", out.numCaptures); },
                [&] { return r.required("ops", out.ops); },
                [&] { return r.required("yield", out.yield); });
   });
@@ -1047,7 +1071,8 @@ Status decodeFields(ObjectReader &r, AttentionSpec &out) {
              [&] { return r.optional("window_left", out.windowLeft); },
              [&] { return r.optional("window_right", out.windowRight); },
              [&] { return r.optional("mask", out.mask); },
-             [&] { return r.optional("score", out.score); });
+             [&] { return r.optional("score", out.score); },
+             [&] { return r.optional("captures", out.numCaptures); });
 }
 
 /// Reads the spec fields of the op's kind; unknown kinds have none to read.
@@ -1411,9 +1436,15 @@ uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed) {
 }
 
 Status verifyRegion(const Region &region) {
-  if (region.numArgs != 4 && region.numArgs != 5)
-    return fieldError("num_args", "must be 4 (mask) or 5 (score), got " +
-                                      std::to_string(region.numArgs));
+  if (region.numCaptures < 0 || region.numCaptures > region.numArgs)
+    return fieldError("num_captures", "must be in [0, num_args], got " +
+                                          std::to_string(region.numCaptures));
+  int64_t ownArgs = region.numArgs - region.numCaptures;
+  if (ownArgs != 4 && ownArgs != 5)
+    return fieldError("num_args",
+                      std::string("must be 4 (mask) or 5 (score)") +
+                          (region.numCaptures ? " besides the captures" : "") +
+                          ", got " + std::to_string(ownArgs));
   const int64_t numValues =
       region.numArgs + static_cast<int64_t>(region.ops.size());
   auto checkInRange = [&](int64_t value, const std::string &path) {

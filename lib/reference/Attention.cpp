@@ -121,7 +121,7 @@ Status computeHead(const Problem &p, int64_t b, int64_t h) {
 Status attentionForward(const pkg::AttentionSpec &spec,
                         const AttentionShape &shape, const double *q,
                         const double *k, const double *v, double *out,
-                        double *lse) {
+                        double *lse, const std::vector<CaptureView> &captures) {
   try {
     const AttentionShape &s = shape;
     if (Status st = detail::checkShape(s); !st)
@@ -135,7 +135,7 @@ Status attentionForward(const pkg::AttentionSpec &spec,
         !st)
       return st;
     StatusOr<detail::PairRules> rules =
-        detail::PairRules::create(spec, s, /*differentiable=*/false);
+        detail::PairRules::create(spec, s, /*differentiable=*/false, captures);
     if (!rules)
       return rules.status();
     const Problem problem{shape, q, k, v, out, lse, std::move(*rules)};

@@ -13,6 +13,9 @@
 #define ATTNC_LIB_REFERENCE_ATTENTION_H
 
 #include "attnc/package/Package.h"
+#include "lib/reference/Region.h"
+
+#include <vector>
 
 namespace attnc::ref {
 
@@ -42,10 +45,12 @@ struct AttentionShape {
 /// not check (see RegionEvaluator::create; the mask must yield i1 and the
 /// score a float); fails part-way if a region hits undefined behaviour
 /// (e.g. fptosi out of range) while evaluating. Rows are spread over threads.
+/// The regions read `captures`, one per spec.numCaptures.
 Status attentionForward(const pkg::AttentionSpec &spec,
                         const AttentionShape &shape, const double *q,
                         const double *k, const double *v, double *out,
-                        double *lse);
+                        double *lse,
+                        const std::vector<CaptureView> &captures = {});
 
 } // namespace attnc::ref
 

@@ -161,7 +161,8 @@ struct Shapes {
 /// computes every key/value head.
 Status computeGrad(const pkg::AttentionSpec &spec, const AttentionShape &shape,
                    const GradArrays &a,
-                   const std::vector<detail::ArrayArg> &outputs) {
+                   const std::vector<detail::ArrayArg> &outputs,
+                   const std::vector<CaptureView> &captures) {
   if (Status st = detail::checkShape(shape); !st)
     return st;
   const Shapes shapes(shape);
@@ -175,7 +176,7 @@ Status computeGrad(const pkg::AttentionSpec &spec, const AttentionShape &shape,
   if (Status st = detail::checkArrays(arrays); !st)
     return st;
   StatusOr<detail::PairRules> rules =
-      detail::PairRules::create(spec, shape, /*differentiable=*/true);
+      detail::PairRules::create(spec, shape, /*differentiable=*/true, captures);
   if (!rules)
     return rules.status();
   const GradProblem problem{shape, a, std::move(*rules)};
@@ -221,7 +222,8 @@ Status attentionGradKV(const pkg::AttentionSpec &spec,
                        const double *k, const double *v, const double *lse,
                        const double *delta, const double *dout,
                        const double *dqAccumIn, double *dk, double *dv,
-                       double *dqAccumOut) {
+                       double *dqAccumOut,
+                       const std::vector<CaptureView> &captures) {
   return guarded([&] {
     if (dqAccumIn && !dqAccumOut)
       return Status::error(
@@ -233,25 +235,27 @@ Status attentionGradKV(const pkg::AttentionSpec &spec,
       outputs.push_back({"dqAccumOut", dqAccumOut, shapes.q});
     return computeGrad(
         spec, shape, {q, k, v, lse, delta, dout, dk, dv, dqAccumIn, dqAccumOut},
-        outputs);
+        outputs, captures);
   });
 }
 
 Status attentionGradQ(const pkg::AttentionSpec &spec,
                       const AttentionShape &shape, const double *q,
                       const double *k, const double *v, const double *lse,
-                      const double *delta, const double *dout, double *dq) {
+                      const double *delta, const double *dout, double *dq,
+                      const std::vector<CaptureView> &captures) {
   return guarded([&] {
     return computeGrad(
         spec, shape, {q, k, v, lse, delta, dout, nullptr, nullptr, nullptr, dq},
-        {{"dq", dq, Shapes(shape).q}});
+        {{"dq", dq, Shapes(shape).q}}, captures);
   });
 }
 
 Status attentionBackward(const pkg::AttentionSpec &spec,
                          const AttentionShape &shape, const double *q,
                          const double *k, const double *v, const double *dout,
-                         double *dq, double *dk, double *dv) {
+                         double *dq, double *dk, double *dv,
+                         const std::vector<CaptureView> &captures) {
   return guarded([&] {
     if (Status st = detail::checkShape(shape); !st)
       return st;
@@ -272,8 +276,8 @@ Status attentionBackward(const pkg::AttentionSpec &spec,
     // out has dout's shape, whose count fits.
     std::vector<double> out(*elementCount(shapes.out)), lse(*rows),
         delta(*rows);
-    if (Status st =
-            attentionForward(spec, shape, q, k, v, out.data(), lse.data());
+    if (Status st = attentionForward(spec, shape, q, k, v, out.data(),
+                                     lse.data(), captures);
         !st)
       return st;
     if (Status st = attentionGradDelta(shape, out.data(), dout, delta.data());
@@ -281,11 +285,11 @@ Status attentionBackward(const pkg::AttentionSpec &spec,
       return st;
     if (Status st =
             attentionGradKV(spec, shape, q, k, v, lse.data(), delta.data(),
-                            dout, nullptr, dk, dv, nullptr);
+                            dout, nullptr, dk, dv, nullptr, captures);
         !st)
       return st;
     return attentionGradQ(spec, shape, q, k, v, lse.data(), delta.data(), dout,
-                          dq);
+                          dq, captures);
   });
 }
 

@@ -53,13 +53,15 @@ Status attentionGradKV(const pkg::AttentionSpec &spec,
                        const double *k, const double *v, const double *lse,
                        const double *delta, const double *dout,
                        const double *dqAccumIn, double *dk, double *dv,
-                       double *dqAccumOut);
+                       double *dqAccumOut,
+                       const std::vector<CaptureView> &captures = {});
 
 /// Writes dq.
 Status attentionGradQ(const pkg::AttentionSpec &spec,
                       const AttentionShape &shape, const double *q,
                       const double *k, const double *v, const double *lse,
-                      const double *delta, const double *dout, double *dq);
+                      const double *delta, const double *dout, double *dq,
+                      const std::vector<CaptureView> &captures = {});
 
 /// The whole gradient of sum(dout ∘ out) with respect to q, k and v, where
 /// out = attentionForward(spec, q, k, v): runs attentionForward (for out and
@@ -67,7 +69,8 @@ Status attentionGradQ(const pkg::AttentionSpec &spec,
 Status attentionBackward(const pkg::AttentionSpec &spec,
                          const AttentionShape &shape, const double *q,
                          const double *k, const double *v, const double *dout,
-                         double *dq, double *dk, double *dv);
+                         double *dq, double *dk, double *dv,
+                         const std::vector<CaptureView> &captures = {});
 
 } // namespace attnc::ref
 

@@ -22,15 +22,20 @@ namespace {
 /// Checks a region of the spec for its role and builds its evaluator.
 Status prepareRegion(const std::optional<pkg::Region> &region,
                      const std::string &what, int64_t numArgs, bool yieldsFloat,
+                     const std::vector<CaptureView> &captures,
                      std::optional<RegionEvaluator> &result) {
   if (!region)
     return Status::ok();
-  if (region->numArgs != numArgs)
-    return Status::error(what + " region must take " + std::to_string(numArgs) +
-                         " arguments, got " + std::to_string(region->numArgs));
+  const int64_t expected = numArgs + static_cast<int64_t>(captures.size());
+  if (region->numArgs != expected)
+    return Status::error(what + " region must take " +
+                         std::to_string(expected) + " arguments, got " +
+                         std::to_string(region->numArgs));
   StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(*region);
   if (!evaluator)
     return evaluator.status().withContext(what + " region");
+  if (Status s = evaluator->checkCaptures(captures); !s)
+    return s.withContext(what + " region");
   if (evaluator->yieldsFloat() != yieldsFloat ||
       (!yieldsFloat && evaluator->yieldType() != "i1"))
     return Status::error(what + " region must yield " +
@@ -96,16 +101,18 @@ PairRules::PairRules(const pkg::AttentionSpec &spec,
       diagonal(spec.bottomRight ? shape.seqK - shape.seqQ : 0),
       windowLeft(spec.windowLeft), windowRight(spec.windowRight) {}
 
-StatusOr<PairRules> PairRules::create(const pkg::AttentionSpec &spec,
-                                      const AttentionShape &shape,
-                                      bool differentiable) {
+StatusOr<PairRules>
+PairRules::create(const pkg::AttentionSpec &spec, const AttentionShape &shape,
+                  bool differentiable,
+                  const std::vector<CaptureView> &captures) {
   PairRules rules(spec, shape);
+  rules.captures = captures;
   if (Status s = prepareRegion(spec.mask, "mask", 4, /*yieldsFloat=*/false,
-                               rules.mask);
+                               captures, rules.mask);
       !s)
     return s;
   if (Status s = prepareRegion(spec.score, "score", 5, /*yieldsFloat=*/true,
-                               rules.scoreRegion);
+                               captures, rules.scoreRegion);
       !s)
     return s;
   if (differentiable && rules.scoreRegion)
@@ -120,7 +127,8 @@ Status PairRules::isAllowed(const PairIndex &pair, bool &allowed) const {
             !(windowRight && j - r > *windowRight);
   if (!allowed || !mask)
     return Status::ok();
-  StatusOr<RegionValue> value = mask->evaluate({0, pair.b, pair.h, i, j});
+  StatusOr<RegionValue> value =
+      mask->evaluate({0, pair.b, pair.h, i, j, captures.data()});
   if (!value)
     return value.status().withContext("mask region at " + position(pair));
   allowed = value->intValue != 0;
@@ -132,7 +140,7 @@ Status PairRules::score(const PairIndex &pair, double raw, bool differentiate,
   result = PairScore{raw, 1};
   if (!scoreRegion)
     return Status::ok();
-  const RegionArgs args{raw, pair.b, pair.h, pair.i, pair.j};
+  const RegionArgs args{raw, pair.b, pair.h, pair.i, pair.j, captures.data()};
   if (differentiate) {
     StatusOr<RegionDerivative> d = scoreRegion->evaluateWithDerivative(args);
     if (!d)

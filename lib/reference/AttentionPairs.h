@@ -70,10 +70,12 @@ public:
   /// (5 arguments, yields a float); with `differentiable`, also that the
   /// score region has a derivative in its score. Messages start with
   /// "mask region" or "score region". `shape` places a bottom-right
-  /// diagonal.
+  /// diagonal. The regions read `captures` (RegionEvaluator::checkCaptures),
+  /// which must outlive the rules.
   static StatusOr<PairRules> create(const pkg::AttentionSpec &spec,
                                     const AttentionShape &shape,
-                                    bool differentiable);
+                                    bool differentiable,
+                                    const std::vector<CaptureView> &captures);
 
   double scale() const { return scaleFactor; }
 
@@ -94,6 +96,7 @@ private:
   int64_t diagonal; // the shorthands compare k_idx with q_idx + diagonal
   std::optional<int64_t> windowLeft, windowRight;
   std::optional<RegionEvaluator> mask, scoreRegion;
+  std::vector<CaptureView> captures;
 };
 
 /// Runs task(0), ..., task(count - 1) on up to hardware_concurrency

@@ -129,6 +129,7 @@ private:
              const std::vector<Pattern> &resultPatterns) const;
   /// The data of each operand of `op`, in order.
   StatusOr<std::vector<const double *>> operands(const pkg::OpSpec &op) const;
+  StatusOr<std::vector<CaptureView>> captures(const pkg::OpSpec &op) const;
   /// Stores each named result of `op` with its data in `data`.
   Status storeResults(const pkg::OpSpec &op,
                       std::vector<std::vector<double>> data);
@@ -204,9 +205,18 @@ Status Evaluator::checkOutputs() const {
   return Status::ok();
 }
 
-/// Whether `op` has `numOperands` operands and `numResults` results.
+/// The captures of an attention op (its last operands).
+size_t numCaptures(const pkg::OpSpec &op) {
+  return op.attention ? static_cast<size_t>(
+                            std::max<int64_t>(op.attention->numCaptures, 0))
+                      : 0;
+}
+
+/// Whether `op` has `numOperands` operands besides its captures and
+/// `numResults` results.
 bool hasArity(const pkg::OpSpec &op, size_t numOperands, size_t numResults) {
-  return op.operands.size() == numOperands && op.results.size() == numResults;
+  return op.operands.size() == numOperands + numCaptures(op) &&
+         op.results.size() == numResults;
 }
 
 Status Evaluator::run(const pkg::OpSpec &op) {
@@ -278,6 +288,21 @@ Evaluator::bindShapes(const pkg::OpSpec &op,
   return dims;
 }
 
+StatusOr<std::vector<CaptureView>>
+Evaluator::captures(const pkg::OpSpec &op) const {
+  std::vector<CaptureView> views;
+  for (size_t i = op.operands.size() - numCaptures(op); i < op.operands.size();
+       ++i) {
+    const std::string &name = op.operands[i];
+    auto shape = shapeOf(name);
+    auto data = operand(name);
+    if (!shape || !data)
+      return !shape ? shape.status() : data.status();
+    views.push_back({function.findValue(name)->dtype, *shape, (*data)->data()});
+  }
+  return views;
+}
+
 StatusOr<std::vector<const double *>>
 Evaluator::operands(const pkg::OpSpec &op) const {
   std::vector<const double *> data;
@@ -330,30 +355,34 @@ Status Evaluator::runOnShapes(const pkg::OpSpec &op,
     return dims.status();
   auto in = operands(op);
   auto out = resultBuffers(resultPatterns, *dims);
-  if (!in || !out)
-    return !in ? in.status() : out.status();
-  if (Status st = compute(*dims, *in, *out); !st)
+  auto captured = captures(op);
+  if (!in || !out || !captured)
+    return !in ? in.status() : !out ? out.status() : captured.status();
+  if (Status st = compute(*dims, *in, *out, *captured); !st)
     return st;
   return storeResults(op, std::move(*out));
 }
 
 using Inputs = std::vector<const double *>;
 using Outputs = std::vector<std::vector<double>>;
+using Captures = std::vector<CaptureView>;
 
 Status Evaluator::runAttention(const pkg::OpSpec &op) {
   return runOnShapes(
       op, {kQ, kK, kV}, {kOut, kRows},
-      [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+      [&](const AttnDims &dims, const Inputs &x, Outputs &out,
+          const Captures &captured) {
         // An unkept output still needs room; an unkept lse is not computed.
         double *lse = op.results[1].empty() ? nullptr : out[1].data();
         return attentionForward(*op.attention, attentionShapeOf(dims), x[0],
-                                x[1], x[2], out[0].data(), lse);
+                                x[1], x[2], out[0].data(), lse, captured);
       });
 }
 
 Status Evaluator::runGradDelta(const pkg::OpSpec &op) {
   return runOnShapes(op, {kOut, kOut}, {kRows, kQ},
-                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out,
+                         const Captures &) {
                        // No key/value heads take part: as many as query heads
                        // keep the shape valid. The accumulator stays zero.
                        AttentionShape shape = attentionShapeOf(dims);
@@ -364,28 +393,30 @@ Status Evaluator::runGradDelta(const pkg::OpSpec &op) {
 }
 
 Status Evaluator::runGradKV(const pkg::OpSpec &op) {
-  const bool accumulates = op.operands.size() == 7;
+  const bool accumulates = op.operands.size() == 7 + numCaptures(op);
   std::vector<Pattern> operandPatterns = kGradOperands, results = {kK, kV};
   if (accumulates) {
     operandPatterns.push_back(kQ);
     results.push_back(kQ);
   }
   return runOnShapes(op, operandPatterns, results,
-                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out,
+                         const Captures &captured) {
                        return attentionGradKV(
                            *op.attention, attentionShapeOf(dims), x[0], x[1],
                            x[2], x[3], x[4], x[5], accumulates ? x[6] : nullptr,
                            out[0].data(), out[1].data(),
-                           accumulates ? out[2].data() : nullptr);
+                           accumulates ? out[2].data() : nullptr, captured);
                      });
 }
 
 Status Evaluator::runGradQ(const pkg::OpSpec &op) {
   return runOnShapes(op, kGradOperands, {kQ},
-                     [&](const AttnDims &dims, const Inputs &x, Outputs &out) {
+                     [&](const AttnDims &dims, const Inputs &x, Outputs &out,
+                         const Captures &captured) {
                        return attentionGradQ(
                            *op.attention, attentionShapeOf(dims), x[0], x[1],
-                           x[2], x[3], x[4], x[5], out[0].data());
+                           x[2], x[3], x[4], x[5], out[0].data(), captured);
                      });
 }
 

@@ -174,12 +174,17 @@ struct Slot {
   double t = 0;
 };
 
+/// The most dims of a capture (the dialect's limit too): tensor.extract
+/// then has at most 5 operands, more than any other op.
+constexpr int kMaxCaptureRank = 4;
+
 struct Instr {
   const sem::RegionOpInfo *op = nullptr;
   int width = 0;       // of the result (integers)
   int sourceWidth = 0; // of operand 0 (integer casts and conversions)
   sem::ComparePredicate predicate;
-  int64_t operands[3] = {0, 0, 0};
+  int numOperands = 0;
+  int64_t operands[1 + kMaxCaptureRank] = {};
   Slot constant;
 };
 
@@ -520,16 +525,57 @@ const char *differentiate(const Instr &in, const Slot *values,
   std::optional<std::array<double, 3>> d = partials(opcode, x, y, out.f);
   if (!d)
     return "unhandled derivative";
-  for (int k = 0; k < in.op->numOperands; ++k)
+  for (int k = 0; k < in.numOperands; ++k)
     if (depends[operands[k]])
       out.t += (*d)[k] * values[operands[k]].t;
   return nullptr;
 }
 
+/// How a region reads one capture: the element type and rank its
+/// tensor.extract ops agree on (none when nothing reads it).
+struct CaptureUse {
+  std::optional<ScalarType> type;
+  int rank = 0;
+};
+
+/// Checks that captures (values [firstCapture, firstCapture + uses.size()))
+/// are only tensor.extract's first operand, which must be one, read with
+/// one element type and rank; records each capture's use.
+Status checkCaptureOperands(const pkg::RegionOp &op, ScalarType result,
+                            const sem::RegionOpInfo &info, int64_t firstCapture,
+                            std::vector<CaptureUse> &uses) {
+  auto isCapture = [&](int64_t v) {
+    return v >= firstCapture &&
+           v < firstCapture + static_cast<int64_t>(uses.size());
+  };
+  bool extract = info.signature == Signature::Extract;
+  for (size_t k = extract ? 1 : 0; k < op.operands.size(); ++k)
+    if (isCapture(op.operands[k]))
+      return Status::error("operand " + std::to_string(k) +
+                           " is a capture, which only tensor.extract reads");
+  if (!extract)
+    return Status::ok();
+  if (op.operands.empty() || !isCapture(op.operands[0]))
+    return Status::error("operand 0 must be a capture");
+  int rank = static_cast<int>(op.operands.size()) - 1;
+  if (rank > kMaxCaptureRank)
+    return Status::error("reads a capture of rank " + std::to_string(rank) +
+                         ", more than " + std::to_string(kMaxCaptureRank));
+  CaptureUse &use = uses[op.operands[0] - firstCapture];
+  if (use.type && (*use.type != result || use.rank != rank))
+    return Status::error("reads capture " +
+                         std::to_string(op.operands[0] - firstCapture) +
+                         " as another element type or rank than before");
+  use = {result, rank};
+  return Status::ok();
+}
+
 /// Checks `op` against the op table and the types of the values so far
 /// (`types`), and resolves it into an instruction with result `type`.
+/// tensor.extract's capture stands as the element type it reads.
 StatusOr<Instr> compile(const pkg::RegionOp &op,
                         const std::vector<ScalarType> &types,
+                        int64_t firstCapture, std::vector<CaptureUse> &captures,
                         ScalarType &type) {
   const sem::RegionOpInfo *info = sem::findRegionOp(op.name);
   if (!info)
@@ -537,9 +583,18 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
   std::optional<ScalarType> result = sem::parseScalarType(op.type);
   if (!result)
     return Status::error("unknown type \"" + op.type + "\"");
+  if (op.operands.size() > 1 + kMaxCaptureRank)
+    return Status::error("has " + std::to_string(op.operands.size()) +
+                         " operands");
+  if (Status s =
+          checkCaptureOperands(op, *result, *info, firstCapture, captures);
+      !s)
+    return s;
   std::vector<ScalarType> operandTypes;
   for (int64_t operand : op.operands)
     operandTypes.push_back(types[operand]);
+  if (info->signature == Signature::Extract)
+    operandTypes[0] = *result;
   sem::ComparePredicate predicate;
   if (Status s = sem::checkRegionOp(*info, operandTypes, *result, op.predicate,
                                     &predicate);
@@ -551,6 +606,7 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
   instr.op = info;
   instr.width = sem::bitWidth(type);
   instr.sourceWidth = operandTypes.empty() ? 0 : sem::bitWidth(operandTypes[0]);
+  instr.numOperands = static_cast<int>(op.operands.size());
   std::copy(op.operands.begin(), op.operands.end(), instr.operands);
   instr.predicate = predicate;
   // pkg::verifyRegion checked that an integer constant fits its width.
@@ -563,7 +619,9 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
 
 /// A region resolved for running, shared by the copies of an evaluator.
 struct CompiledRegion {
-  int64_t numArgs = 0;
+  int64_t numArgs = 0; // with the captures
+  bool isScore = false;
+  std::vector<CaptureUse> captures;
   std::vector<Instr> instrs;
   int64_t yield = 0;
   std::string yieldType;
@@ -579,11 +637,11 @@ struct CompiledRegion {
 /// the ops: only Smooth and Select ops pass the dependence on.
 void traceScore(CompiledRegion &code) {
   code.dependsOnScore.assign(code.numArgs + code.instrs.size(), 0);
-  code.dependsOnScore[0] = code.numArgs == 5;
+  code.dependsOnScore[0] = code.isScore;
   for (size_t i = 0; i < code.instrs.size(); ++i) {
     const Instr &in = code.instrs[i];
     bool reached = false;
-    for (int k = 0; k < in.op->numOperands; ++k)
+    for (int k = 0; k < in.numOperands; ++k)
       reached = reached || code.dependsOnScore[in.operands[k]];
     if (reached && in.op->grad == GradRule::Blocked && code.blockedOp < 0)
       code.blockedOp = static_cast<int64_t>(i);
@@ -598,13 +656,39 @@ std::string opName(const CompiledRegion &code, size_t index) {
          std::string(code.instrs[index].op->name) + ")";
 }
 
+/// tensor.extract of a capture in `args`: the element, or 0 where an index
+/// is outside the capture's shape.
+void extractCapture(const CompiledRegion &code, const Instr &in,
+                    const RegionArgs &args, const Slot *values, Slot &out) {
+  const int64_t firstCapture =
+      code.numArgs - static_cast<int64_t>(code.captures.size());
+  const int64_t index = in.operands[0] - firstCapture;
+  const CaptureView &capture = args.captures[index];
+  out = Slot();
+  int64_t offset = 0;
+  for (int d = 0; d + 1 < in.numOperands; ++d) {
+    int64_t at = values[in.operands[d + 1]].i;
+    if (at < 0 || at >= capture.shape[d])
+      return;
+    offset = offset * capture.shape[d] + at;
+  }
+  double element = capture.data[offset];
+  if (sem::isFloat(*code.captures[index].type))
+    out.f = element;
+  else
+    out.i =
+        wrapTo(static_cast<uint64_t>(static_cast<int64_t>(element)), in.width);
+}
+
 /// Runs `code` on `args` into `values`, one slot per value; when
 /// `differentiating`, float slots also get their derivative in `s`.
 Status run(const CompiledRegion &code, const RegionArgs &args,
            bool differentiating, std::vector<Slot> &values) {
   values.assign(code.numArgs + code.instrs.size(), Slot());
+  if (!code.captures.empty() && !args.captures)
+    return Status::error("the region's captures are not bound");
   int64_t first = 0;
-  if (code.numArgs == 5) {
+  if (code.isScore) {
     values[0].f = args.s;
     values[0].t = 1; // ds/ds
     first = 1;
@@ -613,7 +697,12 @@ Status run(const CompiledRegion &code, const RegionArgs &args,
     values[first++].i = index;
   for (size_t i = 0; i < code.instrs.size(); ++i) {
     const size_t result = code.numArgs + i;
-    const char *error = execute(code.instrs[i], values.data(), values[result]);
+    const Instr &in = code.instrs[i];
+    const char *error = nullptr;
+    if (in.op->signature == Signature::Extract)
+      extractCapture(code, in, args, values.data(), values[result]);
+    else
+      error = execute(in, values.data(), values[result]);
     if (!error && differentiating)
       error = differentiate(code.instrs[i], values.data(),
                             code.dependsOnScore.data(),
@@ -632,7 +721,36 @@ struct RegionEvaluator::Program : CompiledRegion {};
 RegionEvaluator::RegionEvaluator(std::shared_ptr<const Program> program)
     : program(std::move(program)) {}
 
-int64_t RegionEvaluator::numArgs() const { return program->numArgs; }
+int64_t RegionEvaluator::numArgs() const {
+  return program->numArgs - numCaptures();
+}
+
+int64_t RegionEvaluator::numCaptures() const {
+  return static_cast<int64_t>(program->captures.size());
+}
+
+Status
+RegionEvaluator::checkCaptures(const std::vector<CaptureView> &captures) const {
+  if (captures.size() != program->captures.size())
+    return Status::error("expected " +
+                         std::to_string(program->captures.size()) +
+                         " captures, got " + std::to_string(captures.size()));
+  for (size_t i = 0; i < captures.size(); ++i) {
+    const CaptureUse &use = program->captures[i];
+    if (!use.type)
+      continue;
+    std::string dtype(pkg::dtypeName(captures[i].dtype));
+    std::string name = "capture " + std::to_string(i);
+    if (dtype != sem::scalarTypeName(*use.type))
+      return Status::error(name + " is " + dtype + ", read as " +
+                           std::string(sem::scalarTypeName(*use.type)));
+    if (static_cast<int>(captures[i].shape.size()) != use.rank)
+      return Status::error(
+          name + " has rank " + std::to_string(captures[i].shape.size()) +
+          ", read with " + std::to_string(use.rank) + " indices");
+  }
+  return Status::ok();
+}
 
 const std::string &RegionEvaluator::yieldType() const {
   return program->yieldType;
@@ -645,15 +763,20 @@ StatusOr<RegionEvaluator> RegionEvaluator::create(const pkg::Region &region) {
     return s;
   auto program = std::make_shared<Program>();
   program->numArgs = region.numArgs;
+  program->isScore = region.numArgs - region.numCaptures == 5;
+  program->captures.resize(region.numCaptures);
   program->yield = region.yield;
-  // Mask arguments are all index; a score region's `s` comes first.
+  // Mask arguments are all index; a score region's `s` comes first. A
+  // capture's type is the element type its reads give (compile).
   std::vector<ScalarType> types(region.numArgs, ScalarType::Index);
-  if (region.numArgs == 5)
+  if (program->isScore)
     types[0] = ScalarType::F32;
+  const int64_t firstCapture = region.numArgs - region.numCaptures;
   for (size_t index = 0; index < region.ops.size(); ++index) {
     const pkg::RegionOp &op = region.ops[index];
     ScalarType type;
-    StatusOr<Instr> instr = compile(op, types, type);
+    StatusOr<Instr> instr =
+        compile(op, types, firstCapture, program->captures, type);
     if (!instr)
       return instr.status().withContext("op " + std::to_string(index) + " (" +
                                         op.name + ")");
@@ -685,7 +808,7 @@ StatusOr<RegionValue> RegionEvaluator::evaluate(const RegionArgs &args) const {
 
 Status RegionEvaluator::checkDifferentiable() const {
   const Program &p = *program;
-  if (p.numArgs != 5 || !p.yieldsFloat)
+  if (!p.isScore || !p.yieldsFloat)
     return Status::error("only a score region that yields a float has a "
                          "derivative in the score");
   if (p.blockedOp >= 0)

@@ -32,18 +32,30 @@
 #include "attnc/package/Package.h"
 
 #include <memory>
+#include <vector>
 
 namespace attnc::ref {
 
+/// A captured tensor as the reference holds it: its dtype, dims, and its
+/// elements in row-major order as doubles (exact for i32 and the floats).
+struct CaptureView {
+  pkg::DType dtype = pkg::DType::I32;
+  std::vector<int64_t> shape;
+  const double *data = nullptr;
+};
+
 /// The arguments of a region. A mask region takes (b, h, qIdx, kIdx), all
 /// index; a score region takes the score `s` (a float) first. `h` is the
-/// query head.
+/// query head. Both then take the captures, which tensor.extract reads (an
+/// index outside a capture's shape reads 0).
 struct RegionArgs {
   double s = 0;
   int64_t b = 0;
   int64_t h = 0;
   int64_t qIdx = 0;
   int64_t kIdx = 0;
+  /// As many as the region's captures; checked by checkCaptures.
+  const CaptureView *captures = nullptr;
 };
 
 /// A value computed by a region: an integer wrapped to its type (i1 is 0 or
@@ -71,8 +83,12 @@ public:
   /// (arith.foo): unknown op".
   static StatusOr<RegionEvaluator> create(const pkg::Region &region);
 
-  /// 4 for a mask region, 5 for a score region.
+  /// 4 for a mask region, 5 for a score region (not counting captures).
   int64_t numArgs() const;
+  int64_t numCaptures() const;
+  /// Checks that `captures` are the region's (as many, and each read with
+  /// its element type and rank): "capture 0 is i64, read as i32".
+  Status checkCaptures(const std::vector<CaptureView> &captures) const;
   /// MLIR spelling of the yielded value's type ("i1", "f32", ...).
   const std::string &yieldType() const;
   /// Whether the yielded type is a float type (RegionValue::floatValue).

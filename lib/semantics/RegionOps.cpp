@@ -50,6 +50,8 @@ OperandRule operandRule(Signature signature, size_t index,
             false};
   case Signature::Select:
     return {index == 0 ? ScalarType::I1 : result, false};
+  case Signature::Extract:
+    return {index == 0 ? result : ScalarType::Index, false};
   case Signature::FloatElementwise:
   case Signature::FloatCompare:
   case Signature::FloatToInt:
@@ -76,6 +78,7 @@ std::optional<bool> resultIsFloat(Signature signature) {
     return false;
   case Signature::Constant:
   case Signature::Select:
+  case Signature::Extract:
   case Signature::IntCompare:
   case Signature::FloatCompare:
     return std::nullopt;
@@ -193,6 +196,19 @@ const std::vector<RegionOpInfo> &regionOps() {
   return rows;
 }
 
+bool isCaptureElementType(ScalarType type) {
+  switch (type) {
+  case ScalarType::I32:
+  case ScalarType::I64:
+  case ScalarType::F16:
+  case ScalarType::BF16:
+  case ScalarType::F32:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool isShift(Opcode opcode) {
   return opcode == Opcode::ShLI || opcode == Opcode::ShRSI ||
          opcode == Opcode::ShRUI;
@@ -233,9 +249,16 @@ const std::vector<std::string_view> &floatPredicates() {
 Status checkRegionOp(const RegionOpInfo &op,
                      const std::vector<ScalarType> &operands, ScalarType result,
                      std::string_view predicate, ComparePredicate *parsed) {
-  if (operands.size() != static_cast<size_t>(op.numOperands))
+  if (op.numOperands == kVariadicOperands && operands.size() < 2)
+    return Status::error("expects at least 2 operands, got " +
+                         std::to_string(operands.size()));
+  if (op.numOperands != kVariadicOperands &&
+      operands.size() != static_cast<size_t>(op.numOperands))
     return Status::error("expects " + std::to_string(op.numOperands) +
                          " operands, got " + std::to_string(operands.size()));
+  if (op.signature == Signature::Extract && !isCaptureElementType(result))
+    return Status::error("reads a tensor of " + describe(result) +
+                         ", expected i32, i64, f16, bf16 or f32");
   if (Status s = checkTypes(op, operands, result); !s)
     return s;
   bool isInt = op.signature == Signature::IntCompare;

@@ -56,7 +56,14 @@ enum class Signature : uint8_t {
   IntToFloat,
   FloatToInt,
   FloatToFloat,
+  /// A captured tensor's element (its element type stands for the tensor),
+  /// then index operands; the result has the element type.
+  Extract,
 };
+
+/// RegionOpInfo::numOperands of an op that takes one or more operands after
+/// its first (tensor.extract: one index per dim of the tensor).
+constexpr int kVariadicOperands = -1;
 
 /// How a cast's result width relates to its operand's.
 enum class WidthRule : uint8_t { Any, Wider, Narrower };
@@ -111,6 +118,10 @@ struct RegionOpInfo {
   IntervalRule interval;
   GradRule grad;
 };
+
+/// The types a captured tensor's elements may have (the tensors mask and
+/// score regions read with tensor.extract).
+bool isCaptureElementType(ScalarType type);
 
 /// The row of `name`, or null for an op regions may not hold.
 const RegionOpInfo *findRegionOp(std::string_view name);

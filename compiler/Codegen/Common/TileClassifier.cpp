@@ -9,6 +9,9 @@
 #include "dialects/attn/AttnOps.h"
 #include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
@@ -628,11 +631,54 @@ static Value defineWideShift(OpBuilder &b, Operation *shift) {
   return arith::SelectOp::create(b, loc, wide, filled, shift->getResult(0));
 }
 
+/// The buffer capture `index` of `region`'s op is read from: its operand
+/// comes from bufferization.to_tensor in a kernel function.
+static Value captureBuffer(Region &region, unsigned index) {
+  auto op = cast<attn::AttentionScoringOpInterface>(region.getParentOp());
+  return op.getCaptures()[index]
+      .getDefiningOp<bufferization::ToTensorOp>()
+      .getBuffer();
+}
+
+/// `extract` as a load from `buffer`: the element at its (mapped) indices,
+/// or 0 where one is outside the buffer's shape (an unsigned compare also
+/// rejects negative indices).
+static Value loadCapture(OpBuilder &b, tensor::ExtractOp extract, Value buffer,
+                         IRMapping &mapping) {
+  using P = arith::CmpIPredicate;
+  Location loc = extract.getLoc();
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inBounds;
+  SmallVector<Value> indices;
+  for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
+    Value i = mapping.lookup(index);
+    Value extent = memref::DimOp::create(b, loc, buffer, d);
+    Value within = arith::CmpIOp::create(b, loc, P::ult, i, extent);
+    inBounds = inBounds
+                   ? arith::AndIOp::create(b, loc, inBounds, within).getResult()
+                   : within;
+    indices.push_back(i);
+  }
+  for (Value &i : indices)
+    i = arith::SelectOp::create(b, loc, inBounds, i, zeroIndex);
+  Value loaded = memref::LoadOp::create(b, loc, buffer, indices);
+  Type type = loaded.getType();
+  Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  return arith::SelectOp::create(b, loc, inBounds, loaded, zero);
+}
+
 Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   Block &block = region.front();
   IRMapping mapping;
-  mapping.map(block.getArguments(), args);
+  mapping.map(block.getArguments().take_front(args.size()), args);
   for (Operation &op : block.without_terminator()) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      auto arg = cast<BlockArgument>(extract.getTensor());
+      Value buffer = captureBuffer(region, arg.getArgNumber() - args.size());
+      mapping.map(extract.getResult(),
+                  loadCapture(b, extract, buffer, mapping));
+      continue;
+    }
     if (isShift(op)) {
       Operation *clone = b.clone(op, mapping);
       mapping.map(op.getResult(0), defineWideShift(b, clone));

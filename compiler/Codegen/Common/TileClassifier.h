@@ -95,7 +95,10 @@ mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value kIdx);
 
 /// Clones the single block of `region` at the builder's insertion point with
-/// its arguments replaced by `args` and returns the value it yields.
+/// its arguments replaced by `args` and returns the value it yields. The
+/// arguments after `args` are the op's captures: their tensor.extract ops
+/// become loads from the buffers the kernel reads them from (the op is in
+/// destination-passing form), 0 outside the buffer's shape.
 mlir::Value inlineRegion(mlir::OpBuilder &b, mlir::Region &region,
                          mlir::ValueRange args);
 

@@ -52,9 +52,11 @@ pkg::TensorSig signature(Value value) {
 //===----------------------------------------------------------------------===//
 
 /// A mask or score region as straight-line SSA (the verifier admits only
-/// ops of the region op table, so every op has a manifest form).
-pkg::Region describeRegion(Region &region) {
+/// ops of the region op table, so every op has a manifest form); its last
+/// `numCaptures` arguments are captures.
+pkg::Region describeRegion(Region &region, int64_t numCaptures) {
   pkg::Region result;
+  result.numCaptures = numCaptures;
   Block &block = region.front();
   llvm::DenseMap<Value, int64_t> numbers;
   for (BlockArgument arg : block.getArguments())
@@ -94,10 +96,11 @@ pkg::AttentionSpec describeScoring(attn::AttentionScoringOpInterface op) {
   a.bottomRight = op.getBottomRight();
   a.windowLeft = op.getWindowLeft();
   a.windowRight = op.getWindowRight();
+  a.numCaptures = static_cast<int64_t>(op.getCaptures().size());
   if (!op.getMask().empty())
-    a.mask = describeRegion(op.getMask());
+    a.mask = describeRegion(op.getMask(), a.numCaptures);
   if (!op.getScore().empty())
-    a.score = describeRegion(op.getScore());
+    a.score = describeRegion(op.getScore(), a.numCaptures);
   return a;
 }
 

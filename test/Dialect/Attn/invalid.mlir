@@ -1156,7 +1156,7 @@ func.func @attention_generic_one_region(%q: tensor<1x4x64x32xf32>) {
 
 // attn.attention has three operands (generic form).
 func.func @attention_generic_missing_operand(%q: tensor<1x4x64x32xf32>) {
-  // expected-error @below {{'attn.attention' op expected 3 operands, but found 2}}
+  // expected-error @below {{'attn.attention' op expected 3 or more operands, but found 2}}
   %out, %lse = "attn.attention"(%q, %q) ({}, {})
       : (tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>)
       -> (tensor<1x4x64x32xf32>, tensor<1x4x64xf32>)
@@ -1965,6 +1965,66 @@ func.func @mask_divides_by_zero(%q: tensor<1x4x64x32xf32>) {
       %r = arith.divui %ki, %c0 : index
       %ok = arith.cmpi eq, %r, %qi : index
       attn.yield %ok : i1
+    }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Captured tensors of the regions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Captures hold i32, i64, f16, bf16 or f32 elements.
+func.func @attention_capture_element_type(%q: tensor<1x4x64x32xf32>, %c: tensor<64xi8>) {
+  // expected-error @below {{'attn.attention' op expected capture 0 to be a tensor of rank 1 to 4 of i32, i64, f16, bf16 or f32, got 'tensor<64xi8>'}}
+  %out, %lse = attn.attention %q, %q, %q captures(%c : tensor<64xi8>)
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// A capture has at least one dim.
+func.func @attention_capture_rank_0(%q: tensor<1x4x64x32xf32>, %c: tensor<i32>) {
+  // expected-error @below {{'attn.attention' op expected capture 0 to be a tensor of rank 1 to 4 of i32, i64, f16, bf16 or f32, got 'tensor<i32>'}}
+  %out, %lse = attn.attention %q, %q, %q captures(%c : tensor<i32>)
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// Every region takes the captures after its indices.
+func.func @attention_capture_missing_from_region(%q: tensor<1x4x64x32xf32>, %c: tensor<64xi32>) {
+  // expected-error @below {{'attn.attention' op expected the mask region to take (b, h, q_idx, k_idx, capture0) of types ('index', 'index', 'index', 'index', 'tensor<64xi32>'), got ('index', 'index', 'index', 'index')}}
+  %out, %lse = attn.attention %q, %q, %q captures(%c : tensor<64xi32>)
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    }
+  return
+}
+
+// -----
+
+// Regions read captures with tensor.extract only.
+func.func @attention_capture_other_op(%q: tensor<1x4x64x32xf32>, %c: tensor<64xi32>) {
+  %out, %lse = attn.attention %q, %q, %q captures(%c : tensor<64xi32>)
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<64xi32>):
+      %zero = arith.constant 0 : index
+      // expected-error @below {{'tensor.dim' op is not allowed in the mask region of attn.attention}}
+      %n = tensor.dim %d, %zero : tensor<64xi32>
+      %lt = arith.cmpi ult, %ki, %n : index
+      attn.yield %lt : i1
     }
   return
 }

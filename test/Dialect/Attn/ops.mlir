@@ -523,3 +523,44 @@ func.func @cast_block_size(%x: tensor<8x128xf32>) -> (tensor<8x128xbf16>, tensor
   %1 = attn.cast %x {scale = 2.0 : f32, block_size = 1 : i64} : tensor<8x128xf32> to tensor<8x128xf16>
   return %0, %1 : tensor<8x128xbf16>, tensor<8x128xf16>
 }
+
+// Captured tensors: the regions take them after their indices and read
+// them with tensor.extract; the gradient kernels carry them too.
+// CHECK-LABEL: func @attention_captures(
+func.func @attention_captures(%q: tensor<?x4x?x64xbf16>, %doc: tensor<?x?xi32>,
+                              %bias: tensor<4x?xf32>, %lse: tensor<?x4x?xf32>,
+                              %acc: tensor<?x4x?x64xf32>)
+    -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xf32>) {
+  // CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} captures(%{{.*}}, %{{.*}} : tensor<?x?xi32>, tensor<4x?xf32>) {causal} :
+  // CHECK: ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[D:.*]]: tensor<?x?xi32>, %{{.*}}: tensor<4x?xf32>):
+  // CHECK: tensor.extract %[[D]][%{{.*}}, %{{.*}}] : tensor<?x?xi32>
+  %o, %l = attn.attention %q, %q, %q captures(%doc, %bias : tensor<?x?xi32>, tensor<4x?xf32>) {causal}
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>, %t: tensor<4x?xf32>):
+      %dq = tensor.extract %d[%b, %qi] : tensor<?x?xi32>
+      %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+      %same = arith.cmpi eq, %dq, %dk : i32
+      attn.yield %same : i1
+    }
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>, %t: tensor<4x?xf32>):
+      %bias_hk = tensor.extract %t[%h, %ki] : tensor<4x?xf32>
+      %r = arith.addf %s, %bias_hk : f32
+      attn.yield %r : f32
+    }
+  // CHECK: attn.attention_grad_kv %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} captures(%{{.*}} : tensor<?x?xi32>) :
+  %dk, %dv, %acc1 = attn.attention_grad_kv %q, %q, %q, %lse, %lse, %q, %acc captures(%doc : tensor<?x?xi32>)
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>,
+        tensor<?x4x?xf32>, tensor<?x4x?xf32>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xf32>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>):
+      %dq = tensor.extract %d[%b, %qi] : tensor<?x?xi32>
+      %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+      %same = arith.cmpi eq, %dq, %dk : i32
+      attn.yield %same : i1
+    }
+  return %o, %dk, %acc1 : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xf32>
+}

@@ -24,7 +24,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Builds a region op by op; `add` returns the new value's number.
 class RegionBuilder {
 public:
-  explicit RegionBuilder(int64_t numArgs = 4) { region.numArgs = numArgs; }
+  /// `numArgs` counts the `numCaptures` captures, the last arguments.
+  explicit RegionBuilder(int64_t numArgs = 4, int64_t numCaptures = 0) {
+    region.numArgs = numArgs;
+    region.numCaptures = numCaptures;
+  }
 
   int64_t add(std::string name, std::vector<int64_t> operands, std::string type,
               std::string predicate = "") {
@@ -381,9 +385,21 @@ typesFor(const sem::RegionOpInfo &op) {
     return {{"f32"}, "i32"};
   case S::FloatToFloat:
     return {{narrower ? "f64" : "f32"}, wider ? "f64" : "f32"};
+  case S::Extract:
+    return {{"i32", "index"}, "i32"};
   }
   return {};
 }
+
+/// The sample region of the table walks below: a builder with one capture
+/// (a rank-1 tensor.extract reads it as its first operand), and that
+/// capture: four i32 elements 0, 1, 2, 3.
+struct CaptureSample {
+  std::vector<double> data = {0, 1, 2, 3};
+  CaptureView view{pkg::DType::I32, {4}, data.data()};
+  RegionArgs args() const { return {0, 0, 0, 0, 0, &view}; }
+};
+constexpr int64_t kCaptureArg = 4;
 
 /// Every op of lib/semantics' table evaluates: none falls through to the
 /// evaluator's "unhandled" cases, and no float op gives NaN on tame inputs.
@@ -392,11 +408,13 @@ TEST(LibRegion, EveryTableOpEvaluates) {
     SCOPED_TRACE(std::string(info.name));
     auto [operandTypes, type] = typesFor(info);
     const double values[] = {0.5, 2, 1};
-    RegionBuilder builder;
+    const bool extract = info.signature == sem::Signature::Extract;
+    RegionBuilder builder(extract ? 5 : 4, extract ? 1 : 0);
     std::vector<int64_t> operands;
     for (size_t i = 0; i < operandTypes.size(); ++i)
       operands.push_back(
-          operandTypes[i] == "i1"
+          extract && i == 0 ? kCaptureArg
+          : operandTypes[i] == "i1"
               ? builder.intConstant(-1, "i1")
               : builder.constant(values[i] * 4, operandTypes[i]));
     bool compare = info.signature == sem::Signature::IntCompare ||
@@ -411,7 +429,7 @@ TEST(LibRegion, EveryTableOpEvaluates) {
             ? builder.yield(builder.constant(7, type))
             : builder.yield(builder.add(std::string(info.name), operands, type,
                                         predicate));
-    RegionValue value = evaluate(region);
+    RegionValue value = evaluate(region, CaptureSample().args());
     if (value.isFloat)
       EXPECT_FALSE(std::isnan(value.floatValue));
   }
@@ -441,13 +459,15 @@ signaturesOf(const sem::RegionOpInfo &op) {
   const std::vector<sem::ScalarType> types = allTypes();
   const std::string predicate = predicatesOf(op)[0];
   std::vector<std::pair<std::vector<sem::ScalarType>, sem::ScalarType>> found;
+  // tensor.extract is tried with one index.
+  const int arity =
+      op.numOperands == sem::kVariadicOperands ? 2 : op.numOperands;
   size_t combinations = 1;
-  for (int i = 0; i < op.numOperands; ++i)
+  for (int i = 0; i < arity; ++i)
     combinations *= types.size();
   for (size_t c = 0; c < combinations; ++c) {
     std::vector<sem::ScalarType> operands;
-    for (size_t rest = c, i = 0; i < size_t(op.numOperands);
-         ++i, rest /= types.size())
+    for (size_t rest = c, i = 0; i < size_t(arity); ++i, rest /= types.size())
       operands.push_back(types[rest % types.size()]);
     for (sem::ScalarType result : types)
       if (sem::checkRegionOp(op, operands, result, predicate))
@@ -476,10 +496,13 @@ TEST(LibRegion, EveryRowHasAnEvaluatorCaseForEveryType) {
     EXPECT_FALSE(signatures.empty()) << "no types are valid for this row";
     for (const auto &[operandTypes, result] : signatures)
       for (const std::string &predicate : predicatesOf(info)) {
-        RegionBuilder builder;
+        const bool extract = info.signature == sem::Signature::Extract;
+        RegionBuilder builder(extract ? 5 : 4, extract ? 1 : 0);
         std::vector<int64_t> operands;
         for (sem::ScalarType type : operandTypes)
-          operands.push_back(sampleConstant(builder, type));
+          operands.push_back(extract && operands.empty()
+                                 ? kCaptureArg
+                                 : sampleConstant(builder, type));
         pkg::Region region =
             info.signature == sem::Signature::Constant
                 ? builder.yield(sampleConstant(builder, result))
@@ -488,7 +511,9 @@ TEST(LibRegion, EveryRowHasAnEvaluatorCaseForEveryType) {
                       std::string(sem::scalarTypeName(result)), predicate));
         StatusOr<RegionEvaluator> evaluator = RegionEvaluator::create(region);
         ASSERT_TRUE(evaluator.isOk()) << evaluator.status().message();
-        StatusOr<RegionValue> value = evaluator->evaluate({});
+        CaptureSample capture;
+        capture.view.dtype = *pkg::parseDType(sem::scalarTypeName(result));
+        StatusOr<RegionValue> value = evaluator->evaluate(capture.args());
         if (!value.isOk())
           EXPECT_EQ(value.status().message().find("unhandled"),
                     std::string::npos)
@@ -837,6 +862,66 @@ TEST(LibRegion, BlockedOpsOnTheScoreHaveNoDerivative) {
   region = convert.yield(convert.add("arith.sitofp", {narrow}, "f32"));
   EXPECT_EQ(derivativeError(region),
             "op 1 (arith.fptosi): value out of range of the result type");
+}
+
+} // namespace
+
+namespace {
+
+/// A mask-shaped region with one capture (argument 4) yielding
+/// capture[row, column] for two i64 constants.
+pkg::Region extractAt(int64_t row, int64_t column, const std::string &type) {
+  RegionBuilder builder(5, 1);
+  int64_t r = builder.intConstant(row, "index");
+  int64_t c = builder.intConstant(column, "index");
+  return builder.yield(builder.add("tensor.extract", {4, r, c}, type));
+}
+
+/// Reading captures: row-major order, 0 outside the shape (negative indices
+/// too), floats as they are; a capture read with another element type or
+/// rank than it has is an error before anything runs, and captures are
+/// only tensor.extract's first operand.
+TEST(LibRegion, ExtractReadsCaptures) {
+  std::vector<double> ids = {10, 11, 12, 13, 14, 15};
+  CaptureView doc{pkg::DType::I32, {2, 3}, ids.data()};
+  RegionArgs args{0, 0, 0, 0, 0, &doc};
+  EXPECT_EQ(evaluate(extractAt(1, 2, "i32"), args).intValue, 15);
+  EXPECT_EQ(evaluate(extractAt(0, 1, "i32"), args).intValue, 11);
+  EXPECT_EQ(evaluate(extractAt(2, 0, "i32"), args).intValue, 0);
+  EXPECT_EQ(evaluate(extractAt(0, 3, "i32"), args).intValue, 0);
+  EXPECT_EQ(evaluate(extractAt(-1, 0, "i32"), args).intValue, 0);
+
+  std::vector<double> bias = {0.25, -1.5};
+  CaptureView table{pkg::DType::F32, {1, 2}, bias.data()};
+  RegionValue value = evaluate(extractAt(0, 1, "f32"), {0, 0, 0, 0, 0, &table});
+  EXPECT_TRUE(value.isFloat);
+  EXPECT_EQ(value.floatValue, -1.5);
+
+  StatusOr<RegionEvaluator> evaluator =
+      RegionEvaluator::create(extractAt(0, 0, "i32"));
+  ASSERT_TRUE(evaluator.isOk()) << evaluator.status().message();
+  EXPECT_EQ(evaluator->numArgs(), 4);
+  EXPECT_EQ(evaluator->numCaptures(), 1);
+  EXPECT_TRUE(evaluator->checkCaptures({doc}));
+  EXPECT_EQ(evaluator->checkCaptures({table}).message(),
+            "capture 0 is f32, read as i32");
+  CaptureView flat{pkg::DType::I32, {6}, ids.data()};
+  EXPECT_EQ(evaluator->checkCaptures({flat}).message(),
+            "capture 0 has rank 1, read with 2 indices");
+  EXPECT_EQ(evaluator->checkCaptures({}).message(),
+            "expected 1 captures, got 0");
+
+  RegionBuilder misuse(5, 1);
+  int64_t one = misuse.intConstant(1, "index");
+  EXPECT_EQ(
+      createError(misuse.yield(misuse.add("arith.addi", {4, one}, "index"))),
+      "op 1 (arith.addi): operand 0 is a capture, which only "
+      "tensor.extract reads");
+  RegionBuilder notCapture(5, 1);
+  int64_t zero = notCapture.intConstant(0, "index");
+  EXPECT_EQ(createError(notCapture.yield(
+                notCapture.add("tensor.extract", {0, zero}, "i32"))),
+            "op 1 (tensor.extract): operand 0 must be a capture");
 }
 
 } // namespace

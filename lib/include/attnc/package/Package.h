@@ -153,8 +153,11 @@ struct Kernel {
 
 /// A mask or score region as straight-line SSA code. Values are numbered:
 /// first the region arguments (mask: b, h, q_idx, k_idx; score: s, b, h,
-/// q_idx, k_idx), then one value per op in order. `yield` names the result.
-/// JSON: {"num_args": 4, "ops": [...], "yield": 7}.
+/// q_idx, k_idx; then the attention's captures, tensors that only
+/// "tensor.extract" reads), then one value per op in order. `yield` names
+/// the result.
+/// JSON: {"num_args": 4, "ops": [...], "yield": 7}, and "num_captures": 1
+/// when there are captures.
 struct RegionOp {
   /// MLIR op name, one of lib/semantics/RegionOps.def: "arith.constant",
   /// "arith.addi", "arith.cmpi", "arith.select", "math.tanh", ...
@@ -173,9 +176,10 @@ struct RegionOp {
 };
 
 struct Region {
-  int64_t numArgs = 0;
+  int64_t numArgs = 0; // including the captures
   std::vector<RegionOp> ops;
   int64_t yield = -1;
+  int64_t numCaptures = 0; // the last arguments
 };
 
 /// Semantics of attn.attention, as the compiler understood them.
@@ -185,9 +189,13 @@ struct Region {
 /// A row with no allowed key has out = 0 and lse = -inf.
 /// The shorthands compare k_idx with r = q_idx, or with r = q_idx + Nk - Nq
 /// when bottomRight.
+/// Captures are tensors the regions read (attn.attention's `captures`):
+/// the op's last operands, as many as `numCaptures`; each region takes them
+/// all as its last arguments. An index outside a capture reads 0.
 /// JSON (inside an OpSpec): "scale": 0.125, "causal": true,
 ///       "bottom_right": true (only when set), "window_left": 128,
-///       "window_right": 0, "mask": {...}, "score": {...}.
+///       "window_right": 0, "mask": {...}, "score": {...}, "captures": 1
+///       (only when there are).
 struct AttentionSpec {
   double scale = 1.0;
   bool causal = false;                // allowed only if k_idx <= r
@@ -196,6 +204,7 @@ struct AttentionSpec {
   std::optional<int64_t> windowRight; // allowed only if k_idx - r <= right
   std::optional<Region> mask;         // allowed only if it yields true
   std::optional<Region> score;        // replaces the scaled score
+  int64_t numCaptures = 0;
 };
 
 /// Semantics of attn.cast: out = round(in * scale) to the result's dtype
@@ -213,6 +222,7 @@ struct CastSpec {
 ///        "results": ["t0", ""], ...the fields of its spec}.
 ///
 /// The kinds, as operands -> results, and their spec:
+/// The captures of an AttentionSpec follow the operands listed here.
 ///   "attention"  [q, k, v] -> [out, lse]; AttentionSpec.
 ///   "cast"       [in] -> [out]; CastSpec.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
@@ -315,7 +325,8 @@ struct Package {
 uint64_t fnv1a64(const uint8_t *data, size_t size,
                  uint64_t seed = 0xcbf29ce484222325ull);
 
-/// Checks a region's structure: 4 (mask) or 5 (score) arguments, every
+/// Checks a region's structure: 4 (mask) or 5 (score) arguments besides
+/// its captures, every
 /// operand names an argument or an earlier op, `yield` names a value, and
 /// each op leaves the constant field that its type does not use at 0
 /// (integer types use `intValue`, which must be sign-extended from the
