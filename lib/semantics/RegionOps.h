@@ -91,6 +91,9 @@ enum class IntervalRule : uint8_t {
   Or,
   XOr,
   Select,
+  /// An integer capture's smallest and largest element over the indices'
+  /// intervals, read in the kernel (tensor.extract).
+  CaptureRange,
 };
 
 /// How the derivative of a score region with respect to its score `s`

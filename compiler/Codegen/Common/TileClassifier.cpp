@@ -11,11 +11,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -176,6 +178,38 @@ private:
   }
 };
 
+/// The buffer capture `index` of `region`'s op is read from: its operand
+/// comes from bufferization.to_tensor in a kernel function.
+Value captureBuffer(Region &region, unsigned index) {
+  auto op = cast<attn::AttentionScoringOpInterface>(region.getParentOp());
+  return op.getCaptures()[index]
+      .getDefiningOp<bufferization::ToTensorOp>()
+      .getBuffer();
+}
+
+/// The element of capture `buffer` at `at`, or 0 where an index is outside
+/// the buffer's shape (an unsigned compare also rejects negative indices).
+Value loadCapture(OpBuilder &b, Location loc, Value buffer, ValueRange at) {
+  using P = arith::CmpIPredicate;
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inBounds;
+  SmallVector<Value> indices;
+  for (auto [d, i] : llvm::enumerate(at)) {
+    Value extent = memref::DimOp::create(b, loc, buffer, d);
+    Value within = arith::CmpIOp::create(b, loc, P::ult, i, extent);
+    inBounds = inBounds
+                   ? arith::AndIOp::create(b, loc, inBounds, within).getResult()
+                   : within;
+    indices.push_back(i);
+  }
+  for (Value &i : indices)
+    i = arith::SelectOp::create(b, loc, inBounds, i, zeroIndex);
+  Value loaded = memref::LoadOp::create(b, loc, buffer, indices);
+  Type type = loaded.getType();
+  Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  return arith::SelectOp::create(b, loc, inBounds, loaded, zero);
+}
+
 /// Interprets a mask region over the intervals of its index arguments.
 /// Integer rules hold for `index` and i64 values, checked at run time for
 /// signed overflow (a region may wrap on purpose, hashing indices); values
@@ -186,6 +220,7 @@ public:
 
   Truth run(Region &region, ArrayRef<Interval> args) {
     Block &block = region.front();
+    firstCapture = args.size();
     for (auto [arg, range] : llvm::zip(block.getArguments(), args))
       ints[arg] = range;
     for (Operation &op : block.without_terminator())
@@ -273,7 +308,58 @@ private:
       return logic(op, info->interval);
     case R::Select:
       return select(cast<arith::SelectOp>(op));
+    case R::CaptureRange:
+      return captureRange(cast<tensor::ExtractOp>(op));
     }
+  }
+
+  /// An integer capture read at index intervals lies between its smallest
+  /// and largest element over them, which loops in the kernel find (0
+  /// counts where an index leaves the capture). Read per tile, a capture
+  /// indexed by rows or keys costs a tile side of loads, not a tile.
+  void captureRange(tensor::ExtractOp extract) {
+    Type type = extract.getType();
+    SmallVector<Interval> at;
+    Value overflow;
+    for (Value index : extract.getIndices()) {
+      std::optional<Interval> range = interval(index);
+      if (!range || !type.isInteger())
+        return;
+      at.push_back(*range);
+      overflow = e.anyOf(overflow, range->overflow);
+    }
+    auto arg = cast<BlockArgument>(extract.getTensor());
+    Value buffer = captureBuffer(*extract->getParentRegion(),
+                                 arg.getArgNumber() - firstCapture);
+    unsigned width = type.getIntOrFloatBitWidth();
+    auto bound = [&](APInt value) {
+      return arith::ConstantOp::create(e.b, e.loc, type,
+                                       e.b.getIntegerAttr(type, value))
+          .getResult();
+    };
+    SmallVector<Value> extremes = {bound(APInt::getSignedMaxValue(width)),
+                                   bound(APInt::getSignedMinValue(width))};
+    SmallVector<Value> index;
+    Location loc = e.loc;
+    std::function<SmallVector<Value>(size_t, ValueRange)> sweep =
+        [&](size_t d, ValueRange acc) -> SmallVector<Value> {
+      if (d == at.size()) {
+        Value v = loadCapture(e.b, loc, buffer, index);
+        return {e.min(acc[0], v), e.max(acc[1], v)};
+      }
+      Value one = arith::ConstantIndexOp::create(e.b, loc, 1);
+      auto loop = scf::ForOp::create(e.b, loc, at[d].lo, e.add(at[d].hi, one),
+                                     one, acc);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(loop.getBody());
+      index.push_back(loop.getInductionVar());
+      SmallVector<Value> next = sweep(d + 1, loop.getRegionIterArgs());
+      index.pop_back();
+      scf::YieldOp::create(e.b, loc, next);
+      return SmallVector<Value>(loop.getResults());
+    };
+    SmallVector<Value> range = sweep(0, extremes);
+    ints[extract.getResult()] = {range[0], range[1], overflow};
   }
 
   void constant(arith::ConstantOp c) {
@@ -443,6 +529,8 @@ private:
   }
 
   Emitter &e;
+  /// The region argument of the first capture.
+  unsigned firstCapture = 0;
   llvm::DenseMap<Value, Interval> ints;
   llvm::DenseMap<Value, Truth> bools;
 };
@@ -631,42 +719,6 @@ static Value defineWideShift(OpBuilder &b, Operation *shift) {
   return arith::SelectOp::create(b, loc, wide, filled, shift->getResult(0));
 }
 
-/// The buffer capture `index` of `region`'s op is read from: its operand
-/// comes from bufferization.to_tensor in a kernel function.
-static Value captureBuffer(Region &region, unsigned index) {
-  auto op = cast<attn::AttentionScoringOpInterface>(region.getParentOp());
-  return op.getCaptures()[index]
-      .getDefiningOp<bufferization::ToTensorOp>()
-      .getBuffer();
-}
-
-/// `extract` as a load from `buffer`: the element at its (mapped) indices,
-/// or 0 where one is outside the buffer's shape (an unsigned compare also
-/// rejects negative indices).
-static Value loadCapture(OpBuilder &b, tensor::ExtractOp extract, Value buffer,
-                         IRMapping &mapping) {
-  using P = arith::CmpIPredicate;
-  Location loc = extract.getLoc();
-  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-  Value inBounds;
-  SmallVector<Value> indices;
-  for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
-    Value i = mapping.lookup(index);
-    Value extent = memref::DimOp::create(b, loc, buffer, d);
-    Value within = arith::CmpIOp::create(b, loc, P::ult, i, extent);
-    inBounds = inBounds
-                   ? arith::AndIOp::create(b, loc, inBounds, within).getResult()
-                   : within;
-    indices.push_back(i);
-  }
-  for (Value &i : indices)
-    i = arith::SelectOp::create(b, loc, inBounds, i, zeroIndex);
-  Value loaded = memref::LoadOp::create(b, loc, buffer, indices);
-  Type type = loaded.getType();
-  Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
-  return arith::SelectOp::create(b, loc, inBounds, loaded, zero);
-}
-
 Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
   Block &block = region.front();
   IRMapping mapping;
@@ -675,8 +727,11 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
       auto arg = cast<BlockArgument>(extract.getTensor());
       Value buffer = captureBuffer(region, arg.getArgNumber() - args.size());
+      SmallVector<Value> at;
+      for (Value index : extract.getIndices())
+        at.push_back(mapping.lookup(index));
       mapping.map(extract.getResult(),
-                  loadCapture(b, extract, buffer, mapping));
+                  loadCapture(b, extract.getLoc(), buffer, at));
       continue;
     }
     if (isShift(op)) {

@@ -185,6 +185,51 @@ module @attnc_kernels {
 
 // -----
 
+// Document ids read from a captured tensor: the classifier bounds each
+// capture read by the smallest and largest id over the tile's rows or keys
+// (a loop of loads, 0 past the tensor's end), so a tile of one document is
+// full and one of disjoint documents is skipped; partial tiles load the ids
+// per score, with the bounds check.
+
+// CHECK-LABEL: func.func @captured_documents(
+// CHECK-SAME:    %[[DOC:[a-z0-9]+]]: memref<1x?xi32
+// CHECK-DAG:     %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-DAG:     %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK:         scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
+// CHECK:           %[[QR:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
+// CHECK:             memref.dim %[[DOC]]
+// CHECK:             memref.load %[[DOC]]
+// CHECK:             arith.minsi
+// CHECK:             arith.maxsi
+// CHECK:           %[[KR:.*]]:2 = scf.for %{{.*}} = %[[K0]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
+// CHECK:             memref.load %[[DOC]]
+// CHECK:           arith.cmpi sle, %[[QR]]#0, %[[KR]]#1 : i32
+// CHECK:           scf.if
+// CHECK:             scf.if
+// CHECK:               %[[QD:.*]] = memref.load %[[DOC]]
+// CHECK:               %[[KD:.*]] = memref.load %[[DOC]]
+module @attnc_kernels {
+  func.func @captured_documents(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                                %doc: memref<1x?xi32, strided<[?, ?], offset: ?>>,
+                                %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %d = bufferization.to_tensor %doc : memref<1x?xi32, strided<[?, ?], offset: ?>> to tensor<1x?xi32>
+    %o, %l = attn.attention %0, %0, %0 captures(%d : tensor<1x?xi32>) {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+      mask {
+      ^bb0(%b: index, %h: index, %qi: index, %ki: index, %ids: tensor<1x?xi32>):
+        %qd = tensor.extract %ids[%b, %qi] : tensor<1x?xi32>
+        %kd = tensor.extract %ids[%b, %ki] : tensor<1x?xi32>
+        %same = arith.cmpi eq, %qd, %kd : i32
+        attn.yield %same : i1
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // Interval bounds that may wrap carry a run-time overflow flag (from
 // arith.mulsi_extended for products): where it holds, the tile's
 // classification is unknown (mask math on every element), never a verdict

@@ -5,11 +5,16 @@
 // capture with small random integers (-3..3), so neighbouring positions
 // share or differ in their document at random; the bias table is smaller
 // than the score matrix, so the reads past its end give 0 (the documented
-// meaning of an index outside a capture).
+// meaning of an index outside a capture). The tile classifier bounds a
+// capture read by the ids over a tile's rows or keys: the ids past a short
+// capture's end are all 0, which makes tiles full, and @rare_keys allows
+// only keys whose value is 3 (about 1 in 160), which leaves most key tiles
+// empty.
 //
 // RUN: attnc %s -o %t.attnpkg
 // RUN: attn-run %t.attnpkg --fn documents --shape B=2 --shape Nq=150 --shape Nk=150 --shape capture=2x150 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn documents --shape B=1 --shape Nq=300 --shape Nk=300 --shape capture=1x40 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn rare_keys --shape B=2 --shape Nq=100 --shape Nk=400 --shape capture=2x400 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn bias_table --shape Nq=70 --shape Nk=90 --shape capture=2x64x64 --check | FileCheck %s
 // RUN: attn-run %t.attnpkg --fn documents_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --shape capture=2x130 --check | FileCheck %s --check-prefix=GRAD
 // RUN: attn-run %t.attnpkg --fn bias_table_bwd --shape Nq=70 --shape Nk=90 --shape capture=2x64x64 --check | FileCheck %s --check-prefix=GRAD
@@ -47,6 +52,20 @@ func.func @documents(%q: !q, %doc: tensor<?x?xi32>, %k: !kv, %v: !kv)
       %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
       %same = arith.cmpi eq, %dq, %dk : i32
       attn.yield %same : i1
+    }
+  return %o, %l : !q, !lse
+}
+
+func.func @rare_keys(%q: !q, %k: !kv, %v: !kv, %flag: tensor<?x?xi32>)
+    -> (!q, !lse) {
+  %o, %l = attn.attention %q, %k, %v captures(%flag : tensor<?x?xi32>)
+      : !q, !kv, !kv -> !q, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %f: tensor<?x?xi32>):
+      %fk = tensor.extract %f[%b, %ki] : tensor<?x?xi32>
+      %three = arith.constant 3 : i32
+      %rare = arith.cmpi sge, %fk, %three : i32
+      attn.yield %rare : i1
     }
   return %o, %l : !q, !lse
 }
