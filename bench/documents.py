@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Packed documents on one GPU: attnc against FlexAttention.
+
+Sequences packed from documents of different lengths, causal inside each
+document (bench/documents.mlir): an i32 document id per (batch, position)
+decides which keys a query sees. bf16, 16 heads of dim 128. Document
+lengths are drawn from the seed (8 per sequence unless the case says
+otherwise). Times on the same tensors, in one process:
+
+  flex   torch.compile'd FlexAttention with the BlockMask of the same
+         mask_mod (document ids equal and q >= kv), built once per case
+         outside the timed runs, as a training loop builds it once per
+         batch
+  attnc  function `documents` of --package through the attnc Python
+         binding: the ids are an input, no mask is built
+
+Correctness first: each output is compared with fp32 math attention under
+the same boolean mask on batch 0 and REFERENCE_ROWS query rows
+(||out - ref|| / ||ref|| above 2e-2, or NaN, marks it wrong and it is not
+timed). Timing as bench/attention.py does it. TFLOP/s counts the allowed
+(query, key) pairs: 4 * D * pairs per head.
+
+usage: python3 bench/documents.py --package FILE [--quick] [--out DIR]
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention as forward_bench  # noqa: E402  (shared measuring helpers)
+
+HEADS, HEAD_DIM = 16, 128
+
+
+class Case:
+    def __init__(self, b, n, docs):
+        self.b, self.n, self.docs = b, n, docs
+        self.pairs = 0  # allowed (query, key) pairs per head, set by make_ids
+
+    @property
+    def label(self):
+        return f"B{self.b} H{HEADS} N{self.n} D{HEAD_DIM} {self.docs} documents"
+
+    @property
+    def flops(self):
+        return 4 * self.b * HEADS * self.pairs * HEAD_DIM
+
+    def as_dict(self):
+        return dict(b=self.b, n=self.n, docs=self.docs, h=HEADS, d=HEAD_DIM)
+
+
+def cases(quick):
+    shapes = [(1, 16384, 8)] if quick else [(1, 16384, 8), (4, 4096, 8),
+                                            (1, 16384, 32)]
+    return [Case(*s) for s in shapes]
+
+
+def make_ids(case, gen):
+    """Document ids [B, N]: `docs` documents per sequence at random cut
+    points; counts the allowed pairs into `case`."""
+    ids = torch.empty(case.b, case.n, dtype=torch.int32, device="cuda")
+    pairs = 0
+    for b in range(case.b):
+        cuts = torch.randperm(case.n - 1, generator=gen, device="cuda")
+        cuts = torch.sort(cuts[:case.docs - 1] + 1).values.tolist()
+        bounds = [0] + cuts + [case.n]
+        for d, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+            ids[b, lo:hi] = d
+            pairs += (hi - lo) * (hi - lo + 1) // 2
+    case.pairs = pairs / case.b
+    return ids
+
+
+def make_sets(case, n_sets, gen):
+    def tensor():
+        return torch.randn(case.b, HEADS, case.n, HEAD_DIM, generator=gen,
+                           device="cuda", dtype=torch.bfloat16)
+    return [(tensor(), tensor(), tensor()) for _ in range(n_sets)]
+
+
+def reference(case, ids, q, k, v):
+    rows = torch.linspace(0, case.n - 1, min(forward_bench.REFERENCE_ROWS, case.n),
+                          device="cuda").round().long().unique()
+    keys = torch.arange(case.n, device="cuda")
+    mask = (ids[0, rows][:, None] == ids[0][None, :]) & (keys[None, :] <= rows[:, None])
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = F.scaled_dot_product_attention(
+            q[:1, :, rows].float(), k[:1].float(), v[:1].float(), attn_mask=mask)
+    return rows, ref
+
+
+_flex = None
+
+
+def flex(case, sets, ids):
+    from torch.nn.attention.flex_attention import (create_block_mask,
+                                                   flex_attention)
+    global _flex
+    if _flex is None:
+        _flex = torch.compile(flex_attention, dynamic=False)
+
+    def document_causal(b, h, q, kv):
+        return (ids[b, q] == ids[b, kv]) & (q >= kv)
+    mask = create_block_mask(document_causal, case.b, None, case.n, case.n,
+                             device="cuda")
+    return lambda i: _flex(*sets[i], block_mask=mask)
+
+
+class Attnc:
+    """Function `documents` of the package, through the Python binding."""
+
+    def __init__(self, package, binding=None):
+        self.error = None
+        try:
+            attnc = binding or forward_bench.import_binding()
+            self.torch_call = attnc.torch_call
+            self.runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
+            self.package = self.runtime.load(package)
+            self.fn = self.package.function("documents")
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            self.error = e
+
+    def __call__(self, case, sets, ids):
+        if self.error:
+            raise self.error
+        outputs = self.torch_call(self.fn, *sets[0], ids)
+        for t in outputs:
+            t.fill_(float("nan"))
+
+        def run(i):
+            self.fn.call([*sets[i], ids], outputs, torch.cuda.current_stream())
+            return outputs[0]
+        return run
+
+
+def measure(make, case, sets, ids, rows, ref, warmup, iters):
+    return forward_bench.measure(lambda c, s: make(c, s, ids), case, sets,
+                                 rows, ref, warmup, iters)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.path.join(forward_bench.REPO,
+                                                      "bench", "results"))
+    parser.add_argument("--package", required=True,
+                        help="attnc package of bench/documents.mlir")
+    parser.add_argument("--baseline", help="folder of another attnc build's "
+                        "Python binding (attnc/ with its libattnrt.so)")
+    parser.add_argument("--baseline-package",
+                        help="that build's package of bench/documents.mlir")
+    forward_bench.add_run_arguments(parser)
+    args = parser.parse_args()
+    iters, warmup, settings = forward_bench.start_run(args, "documents.py")
+    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    impls = {"flex": flex}
+    if args.baseline and args.baseline_package:
+        impls[forward_bench.BASELINE] = Attnc(
+            args.baseline_package, forward_bench.import_baseline(args.baseline))
+    impls["attnc"] = Attnc(args.package)
+    names = list(impls)
+    table = []
+    for case in cases(args.quick):
+        ids = make_ids(case, gen)
+        sets = make_sets(case, args.sets, gen)
+        rows, ref = reference(case, ids, *sets[0])
+        results = {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
+                   for n, make in impls.items()}
+        table.append((case, results))
+        print(case.label, {n: r.get("ms", r["status"]) for n, r in results.items()},
+              flush=True)
+        del sets
+        torch.cuda.empty_cache()
+    env = forward_bench.environment()
+    env["attnc"] = args.package
+    stem, text = forward_bench.write_reports(
+        args.out, env, settings, names, table, "-documents",
+        render=lambda *a: forward_bench.markdown(*a).replace(
+            "Attention forward", "Packed documents").replace(
+            "4·B·H·N²·D, halved for causal", "4·B·H·D per allowed pair"))
+    print(text)
+    print(f"wrote {stem}.md and {stem}.json")
+
+
+if __name__ == "__main__":
+    main()
