@@ -24,8 +24,28 @@ flex's functions also take torch tensors (they call torch's), so one
 function written with them serves both attnc and torch's flex_attention.
 ``//`` and ``%`` keep Python's (and torch's) floor semantics. Python control
 flow on a traced value (``if``, ``and``, ``or``, ``not``) cannot be traced and
-is an error that says so; so is a captured tensor, since regions cannot read
-tensors yet.
+is an error that says so.
+
+The functions may read torch tensors they close over, as FlexAttention's
+do: a tensor indexed with traced values (and Python ints), one index per
+dimension, becomes a captured tensor that the regions read
+(``attn.attention ... captures(...)``, ``tensor.extract``):
+
+    ids = torch.tensor(...)              # int32 document ids [B, N]
+
+    def documents(b, h, q_idx, kv_idx):
+        return (ids[b, q_idx] == ids[b, kv_idx]) & (kv_idx <= q_idx)
+
+int32 and int64 elements are read as indices, float16, bfloat16 and float32
+ones as f32 (rank 1 to 4); an index outside the tensor reads 0. Slices,
+fewer indices than dimensions, and lists or tensors as indices are errors.
+A tensor read by both functions, or twice, is one capture. Each captured
+tensor becomes an argument of the compiled function after q, k and v, and
+the callable passes the tensor object it traced on every call, so changes
+made to it in place are seen (it must be on the callable's device). The
+module records a capture's element type and rank only, not its shape or
+values: the cached package serves any tensor of the same kind, so another
+tensor of ids needs no compile (a build machine may trace with stand-ins).
 
 The traced module (``attention.mlir``) is compiled with the attnc compiler
 (``compiler=``, else ``$ATTNC_COMPILER``, else ``attnc`` on ``PATH``, else
@@ -53,7 +73,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import Error, Runtime, _capi, torch_call
+from . import Error, Runtime, _capi, _dtype_name, torch_call
 
 __all__ = ["Attention", "TraceError", "attention", "compile_attention",
            "trace_mask", "trace_score",
@@ -79,15 +99,121 @@ _FLOAT_PREDICATES = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
                      "eq": "oeq", "ne": "une"}
 _UNARY_MATH = ("exp", "exp2", "log", "log2", "tanh", "sqrt", "rsqrt", "sin",
                "cos", "atan", "erf", "floor", "ceil")
+#: Element types a captured tensor may have; integers are read as indices,
+#: floats as f32.
+_CAPTURE_INTEGERS, _CAPTURE_FLOATS = ("i32", "i64"), ("f16", "bf16", "f32")
+_CAPTURE_RULE = ("index it with one traced value or non-negative Python int "
+                 "per dimension, as in ids[b, q_idx]")
+
+
+class _Captures:
+    """The tensors that the traced functions of one attention read, in the
+    order first read: one registry for its mask and its score, since every
+    region takes all of them as arguments, and the same tensor (the same
+    object) read twice is one capture."""
+
+    def __init__(self):
+        self.tensors, self.types = [], []
+
+    def number(self, tensor):
+        """The capture number of `tensor`, a new one if it is new."""
+        for i, captured in enumerate(self.tensors):
+            if captured is tensor:
+                return i
+        self.types.append(_tensor_type(*_capture_kind(tensor)))
+        self.tensors.append(tensor)
+        return len(self.tensors) - 1
+
+    def arguments(self, first):
+        """Block or function arguments of the captures, numbered from
+        `first` (%a<first>...), with their types."""
+        return [f"%a{first + i}: {t}" for i, t in enumerate(self.types)]
+
+
+def _capture_kind(tensor):
+    """The element type and rank of a captured tensor."""
+    try:
+        element = _dtype_name(tensor.dtype)
+    except (AttributeError, ValueError):
+        element = None
+    if element not in _CAPTURE_INTEGERS + _CAPTURE_FLOATS:
+        raise TraceError(
+            f"a captured tensor must be int32, int64, float16, bfloat16 or "
+            f"float32, not {getattr(tensor, 'dtype', type(tensor).__name__)}")
+    rank = len(tensor.shape)
+    if not 1 <= rank <= 4:
+        raise TraceError(f"a captured tensor must have rank 1 to 4, not "
+                         f"{rank}")
+    return element, rank
+
+
+def _tensor_type(element, rank):
+    """The MLIR type of a captured tensor: every extent dynamic, since the
+    package serves tensors of any shape."""
+    return "tensor<" + "?x" * rank + element + ">"
+
+
+def _index_kind(index):
+    """What `index` is, for an error message."""
+    if isinstance(index, _Value):
+        return _describe(index.type)
+    if index is Ellipsis:
+        return "an ellipsis (...)"
+    if index is None:
+        return "None"
+    if isinstance(index, bool):
+        return "a bool"
+    if isinstance(index, int):
+        return "a negative int"
+    name = type(index).__name__
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def _read_capture(tensor, index):
+    """tensor[index] in a traced function (torch hands a tensor's indexing
+    by traced values to their __torch_function__): the element, read from
+    the captured tensor with tensor.extract, as an index (integer tensors)
+    or an f32 (float ones)."""
+    indices = index if isinstance(index, tuple) else (index,)
+    anchor = next((i for i in indices if isinstance(i, _Value)), None)
+    if anchor is None:
+        raise TraceError(f"a captured tensor needs a traced index: "
+                         f"{_CAPTURE_RULE}")
+    for i in indices:
+        if not ((isinstance(i, _Value) and i.type == _INDEX) or (
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0)):
+            raise TraceError(f"{_index_kind(i)} cannot index a captured "
+                             f"tensor: {_CAPTURE_RULE}")
+    element, rank = _capture_kind(tensor)
+    if len(indices) != rank:
+        raise TraceError(f"a captured tensor of rank {rank} takes {rank} "
+                         f"indices, got {len(indices)}: {_CAPTURE_RULE}")
+    names = ", ".join(anchor._operand(i).name for i in indices)
+    region = anchor.region
+    number = region.captures.number(tensor)
+    read = region.emit(
+        f"tensor.extract %a{len(region.args) + number}[{names}] : "
+        f"{_tensor_type(element, rank)}", element)
+    if element in _CAPTURE_INTEGERS:
+        # An index: the tile classifier bounds the index_cast of a read.
+        return region.emit(f"arith.index_cast {read.name} : {element} to "
+                           "index", _INDEX)
+    if element != _FLOAT:
+        return region.emit(f"arith.extf {read.name} : {element} to f32",
+                           _FLOAT)
+    return read
 
 
 class _Region:
-    """The straight-line code of one region as it is traced."""
+    """The straight-line code of one region as it is traced; `captures` is
+    the registry of the attention's captured tensors, whose block arguments
+    follow the region's own."""
 
-    def __init__(self, arg_types):
+    def __init__(self, arg_types, captures):
         self.lines = []
         self.constants = {}
         self.count = 0
+        self.captures = captures
         self.args = [_Value(self, f"%a{i}", t) for i, t in enumerate(arg_types)]
 
     def emit(self, text, result_type):
@@ -149,10 +275,7 @@ class _Value:
                                         else _INDEX)
         if isinstance(other, float):
             return self.region.constant(other, _FLOAT)
-        raise TraceError(
-            f"a {type(other).__name__} cannot be used in a traced function: "
-            "only its arguments, Python numbers and booleans can (regions "
-            "cannot read tensors yet)")
+        raise TraceError(_untraceable(other))
 
     def _binary(self, op, other, reverse=False):
         a, b = self, self._operand(other, self.type)
@@ -243,16 +366,34 @@ class _Value:
             "&, |, ~ and attnc.flex.where")
 
     def __index__(self):
+        # torch hands tensor[traced, ...] to __torch_function__; whatever
+        # asks for a Python integer instead is not a torch tensor.
         raise TraceError("a traced value cannot be used as a Python integer "
-                         "(for indexing a tensor or a list)")
+                         "(for indexing a tensor or a list): only a torch "
+                         "tensor indexed with traced values, one per "
+                         "dimension (ids[b, q_idx]), is read in the region")
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", str(func))
+        if name == "__getitem__" and not kwargs and len(args) == 2:
+            return _read_capture(*args)  # a torch tensor[traced, ...]
         handler = _TORCH_FUNCTIONS.get(name)
         if handler is None or kwargs:
             raise TraceError(f"torch.{name} cannot be traced into a region")
+        for arg in args:
+            # A tensor with a traced value (tensor + q_idx) would come back
+            # here through the handler's operator: say what is wrong.
+            if not isinstance(arg, (_Value, bool, int, float)):
+                raise TraceError(_untraceable(arg))
         return handler(*args)
+
+
+def _untraceable(other):
+    return (f"a {type(other).__name__} cannot be used in a traced function: "
+            "only its arguments, Python numbers and booleans can, and "
+            "elements of torch tensors indexed with traced values "
+            "(ids[b, q_idx])")
 
 
 def _float_literal(value):
@@ -369,8 +510,33 @@ _TORCH_FUNCTIONS = dict(
     le=lambda a, b: a <= b, gt=lambda a, b: a > b, ge=lambda a, b: a >= b)
 
 
-def _trace(fn, arg_names, arg_types, result_type, what):
-    region = _Region(arg_types)
+class _Traced:
+    """One traced region: its code, and its block arguments once every
+    region of the attention is traced (a capture found by a later region is
+    an argument of the earlier ones too)."""
+
+    def __init__(self, arg_names, arg_types, region, result, result_type):
+        self.arg_names, self.arg_types = arg_names, arg_types
+        self.region, self.result = region, result
+        self.result_type = result_type
+
+    def text(self):
+        """The region's body: ^bb0 with the captures after its own
+        arguments (%a<n>: the attention's capture %c<n - own arguments>)."""
+        own = [f"%a{i}: {t}" for i, t in enumerate(self.arg_types)]
+        captures = self.region.captures
+        params = ", ".join(own + captures.arguments(len(own)))
+        names = list(self.arg_names) + [
+            f"c{i}" for i in range(len(captures.types))]
+        body = "\n".join(f"      {line}" for line in self.region.lines)
+        return (f"^bb0({params}):  // {', '.join(names)}\n"
+                + (body + "\n" if body else "")
+                + f"      attn.yield {self.result.name} : "
+                  f"{self.result_type}")
+
+
+def _trace(fn, arg_names, arg_types, result_type, what, captures):
+    region = _Region(arg_types, captures)
     result = fn(*region.args)
     if isinstance(result, (bool, int, float)):
         result = region.args[0]._operand(result)
@@ -383,28 +549,38 @@ def _trace(fn, arg_names, arg_types, result_type, what):
         else:
             raise TraceError(f"{what} must return a boolean (keep the pair "
                              f"or not), not {_describe(result.type)}")
-    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
-    body = "\n".join(f"      {line}" for line in region.lines)
-    return (f"^bb0({params}):  // {', '.join(arg_names)}\n"
-            + (body + "\n" if body else "")
-            + f"      attn.yield {result.name} : {result_type}")
+    return _Traced(arg_names, arg_types, region, result, result_type)
+
+
+def _trace_mask(mask_mod, captures):
+    return _trace(mask_mod, ("b", "h", "q_idx", "kv_idx"), [_INDEX] * 4,
+                  _BOOL, "mask_mod", captures)
+
+
+def _trace_score(score_mod, captures):
+    return _trace(score_mod, ("score", "b", "h", "q_idx", "kv_idx"),
+                  [_FLOAT] + [_INDEX] * 4, _FLOAT, "score_mod", captures)
 
 
 def trace_mask(mask_mod):
-    """The body of an attn mask region from mask_mod(b, h, q_idx, kv_idx)."""
-    return _trace(mask_mod, ("b", "h", "q_idx", "kv_idx"), [_INDEX] * 4,
-                  _BOOL, "mask_mod")
+    """The body of an attn mask region from mask_mod(b, h, q_idx, kv_idx)
+    (the tensors it reads are block arguments after the indices)."""
+    return _trace_mask(mask_mod, _Captures()).text()
 
 
 def trace_score(score_mod):
     """The body of an attn score region from
-    score_mod(score, b, h, q_idx, kv_idx)."""
-    return _trace(score_mod, ("score", "b", "h", "q_idx", "kv_idx"),
-                  [_FLOAT] + [_INDEX] * 4, _FLOAT, "score_mod")
+    score_mod(score, b, h, q_idx, kv_idx) (the tensors it reads are block
+    arguments after the indices)."""
+    return _trace_score(score_mod, _Captures()).text()
 
 
 def _module_text(name, mask_mod, score_mod, heads, head_dim, value_dim, dtype,
-                 scale, causal):
+                 scale, causal, captures=None):
+    """The module of one attention; the tensors its functions read go into
+    `captures` (a _Captures), in the order of the function's arguments
+    after q, k and v."""
+    captures = _Captures() if captures is None else captures
     hq, hkv = heads
     dv = value_dim or head_dim
     q_t = f"tensor<?x{hq}x?x{head_dim}x{dtype}>"
@@ -418,14 +594,22 @@ def _module_text(name, mask_mod, score_mod, heads, head_dim, value_dim, dtype,
     if scale is not None:
         attrs.append(f"scale = {_float_literal(scale)} : f32")
     attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
-    regions = ""
+    traced = []
     if mask_mod is not None:
-        regions += f"\n    mask {{\n    {trace_mask(mask_mod)}\n    }}"
+        traced.append(("mask", _trace_mask(mask_mod, captures)))
     if score_mod is not None:
-        regions += f"\n    score {{\n    {trace_score(score_mod)}\n    }}"
-    return (f"func.func @{name}(%q: {q_t}, %k: {k_t}, %v: {v_t})\n"
+        traced.append(("score", _trace_score(score_mod, captures)))
+    # After every trace: each region lists every capture.
+    regions = "".join(f"\n    {kind} {{\n    {region.text()}\n    }}"
+                      for kind, region in traced)
+    c_names = [f"%c{i}" for i in range(len(captures.types))]
+    c_args = "".join(f", {n}: {t}" for n, t in zip(c_names, captures.types))
+    c_operands = (f" captures({', '.join(c_names)} : "
+                  f"{', '.join(captures.types)})" if c_names else "")
+    return (f"func.func @{name}(%q: {q_t}, %k: {k_t}, %v: {v_t}{c_args})\n"
             f"    -> ({o_t}, {l_t}) {{\n"
-            f"  %out, %lse = attn.attention %q, %k, %v{attr_text}\n"
+            f"  %out, %lse = attn.attention %q, %k, %v{c_operands}"
+            f"{attr_text}\n"
             f"      : {q_t}, {k_t}, {v_t}\n"
             f"      -> {o_t}, {l_t}{regions}\n"
             f"  return %out, %lse : {o_t}, {l_t}\n"
@@ -501,14 +685,18 @@ def _compile(text, compiler, flags, cache_dir):
 class Attention:
     """A compiled flex attention: ``attention(q, k, v) -> (out, lse)`` on
     torch tensors, through the torch custom op ``attention.op``, or
-    ``attention.function`` for attnc.Tensor calls."""
+    ``attention.function`` for attnc.Tensor calls (which take the captured
+    tensors after q, k and v). ``captures`` are the tensors the mask and
+    score functions read, in the function's order: each call passes these
+    objects, so it sees what was written to them in place."""
 
     def __init__(self, mlir, package_path, compiled, function, package,
-                 runtime):
+                 runtime, captures=()):
         self.mlir = mlir
         self.package_path = package_path
         self.compiled = compiled  # False when the package came from the cache
         self.function = function
+        self.captures = tuple(captures)
         self._package, self._runtime = package, runtime
 
     @property
@@ -518,7 +706,8 @@ class Attention:
         return torch_ops.function_op(self.function)
 
     def __call__(self, q, k, v):
-        return torch_call(self.function, q, k, v)  # through self.op
+        # through self.op
+        return torch_call(self.function, q, k, v, *self.captures)
 
 
 def compile_attention(mask_mod=None, score_mod=None, *, heads, head_dim,
@@ -529,30 +718,46 @@ def compile_attention(mask_mod=None, score_mod=None, *, heads, head_dim,
     q [B, heads[0], Nq, head_dim], k [B, heads[1], Nk, head_dim] and
     v [B, heads[1], Nk, value_dim] of `dtype` for `target` (``host``,
     ``sm_90a``, or several, comma separated) into the cache, without a
-    device. Returns (module text, package path, whether it compiled now)."""
+    device. Tensors the functions read become arguments after v (only
+    their element types and ranks are in the module, so any tensors of
+    those kinds serve to compile). Returns (module text, package path,
+    whether it compiled now)."""
+    return _compile_attention(
+        mask_mod, score_mod, heads=heads, head_dim=head_dim,
+        value_dim=value_dim, dtype=dtype, scale=scale, causal=causal,
+        target=target, compiler=compiler, cache_dir=cache_dir, name=name)[:3]
+
+
+def _compile_attention(mask_mod, score_mod, *, heads, head_dim, value_dim=None,
+                       dtype="bf16", scale=None, causal=False, target="host",
+                       compiler=None, cache_dir=None, name="flex_attention"):
+    """compile_attention's (text, path, compiled), and the captured
+    tensors."""
     if isinstance(heads, int):
         heads = (heads, heads)
+    captures = _Captures()
     text = _module_text(name, mask_mod, score_mod, heads, head_dim, value_dim,
-                        dtype, scale, causal)
+                        dtype, scale, causal, captures)
     path, compiled = _compile(text, None if compiler is False
                               else _find_compiler(compiler),
                               [f"--target={target}"], cache_dir)
-    return text, path, compiled
+    return text, path, compiled, captures.tensors
 
 
 def attention(mask_mod=None, score_mod=None, *, target="host", device=None,
               name="flex_attention", **options):
     """compile_attention, then the package loaded onto `device` (default:
-    ``host`` for a host target, else ``cuda:0``) as a callable Attention."""
-    text, path, compiled = compile_attention(mask_mod, score_mod,
-                                             target=target, name=name,
-                                             **options)
+    ``host`` for a host target, else ``cuda:0``) as a callable Attention,
+    which passes the tensors the functions read (``captures``) after q, k
+    and v on every call."""
+    text, path, compiled, captures = _compile_attention(
+        mask_mod, score_mod, target=target, name=name, **options)
     if device is None:
         device = "host" if target.split(",")[0] == "host" else "cuda:0"
     runtime = Runtime(device)
     package = runtime.load(path)
     attention = Attention(text, path, compiled, package.function(name),
-                          package, runtime)
+                          package, runtime, captures)
     if _have_torch():
         attention.op  # made now: a torch.compile'd first call cannot
     return attention

@@ -10,6 +10,7 @@
 #include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -216,7 +217,7 @@ Value loadCapture(OpBuilder &b, Location loc, Value buffer, ValueRange at) {
 /// of other types are unknown.
 class RegionInterpreter {
 public:
-  RegionInterpreter(Emitter &e) : e(e) {}
+  RegionInterpreter(Emitter &e, Value lane) : e(e), lane(lane) {}
 
   Truth run(Region &region, ArrayRef<Interval> args) {
     Block &block = region.front();
@@ -339,6 +340,11 @@ private:
     };
     SmallVector<Value> extremes = {bound(APInt::getSignedMaxValue(width)),
                                    bound(APInt::getSignedMinValue(width))};
+    if (lane) {
+      SmallVector<Value> range = warpRange(buffer, at, extremes);
+      ints[extract.getResult()] = {range[0], range[1], overflow};
+      return;
+    }
     SmallVector<Value> index;
     Location loc = e.loc;
     std::function<SmallVector<Value>(size_t, ValueRange)> sweep =
@@ -360,6 +366,52 @@ private:
     };
     SmallVector<Value> range = sweep(0, extremes);
     ints[extract.getResult()] = {range[0], range[1], overflow};
+  }
+
+  /// The smallest and largest element of `buffer` over the box `at`, found
+  /// by the warp's lanes together: lane l reads elements l, l + 32, ... of
+  /// the box in row-major order, then a butterfly of shuffles gives every
+  /// lane both extremes. `init` are the identities (max, min).
+  SmallVector<Value> warpRange(Value buffer, ArrayRef<Interval> at,
+                               ValueRange init) {
+    constexpr int64_t kWarp = 32;
+    Location loc = e.loc;
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(e.b, loc, v).getResult();
+    };
+    SmallVector<Value> extents;
+    Value total = index(1);
+    for (const Interval &range : at) {
+      extents.push_back(e.add(e.sub(range.hi, range.lo), index(1)));
+      total = e.mul(total, extents.back());
+    }
+    auto loop = scf::ForOp::create(e.b, loc, lane, total, index(kWarp), init);
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> position(at.size());
+      Value rest = loop.getInductionVar();
+      for (size_t d = at.size(); d-- > 0;) {
+        position[d] =
+            e.add(at[d].lo, arith::RemUIOp::create(e.b, loc, rest, extents[d]));
+        rest = arith::DivUIOp::create(e.b, loc, rest, extents[d]);
+      }
+      Value v = loadCapture(e.b, loc, buffer, position);
+      ValueRange acc = loop.getRegionIterArgs();
+      scf::YieldOp::create(e.b, loc,
+                           ValueRange{e.min(acc[0], v), e.max(acc[1], v)});
+    }
+    Value low = loop.getResult(0), high = loop.getResult(1);
+    for (int64_t offset = kWarp / 2; offset > 0; offset /= 2) {
+      auto exchange = [&](Value v) {
+        return gpu::ShuffleOp::create(e.b, loc, v, offset, kWarp,
+                                      gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+      };
+      low = e.min(low, exchange(low));
+      high = e.max(high, exchange(high));
+    }
+    return {low, high};
   }
 
   void constant(arith::ConstantOp c) {
@@ -529,6 +581,7 @@ private:
   }
 
   Emitter &e;
+  Value lane; // TileBox::lane
   /// The region argument of the first capture.
   unsigned firstCapture = 0;
   llvm::DenseMap<Value, Interval> ints;
@@ -641,7 +694,7 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }
   if (!op.getMask().empty()) {
-    RegionInterpreter interpreter(e);
+    RegionInterpreter interpreter(e, box.lane);
     Interval batch{box.batch, box.batch};
     Interval head{box.head, box.headLast ? box.headLast : box.head};
     all = e.conjoin(all,

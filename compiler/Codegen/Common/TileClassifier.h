@@ -47,6 +47,10 @@ struct TileBox {
   mlir::Value kFirst, kLast;
   mlir::Value diagonal; // diagonalOffset
   mlir::Value headLast; // the last head when rows span heads, else null
+  /// The thread's lane in its warp on a GPU whose warps classify together
+  /// (every lane of a warp reaches the classification): the lanes then
+  /// share the reads of a capture's range. Null: each thread reads alone.
+  mlir::Value lane;
 };
 
 /// What the mask can do on a tile: two i1 values.

@@ -302,10 +302,12 @@ SmallVector<Value> MmaAttentionKernel::initialState() {
 attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0) {
   Value kLast =
       arith::SubIOp::create(b, loc, add(k0, columnsFrom(k0)), index(1));
-  return attnc::classifyTile(b, loc, op,
-                             {ids.batch, geometry.headFirst, q0, qLast, k0,
-                              kLast, diagonal,
-                              geometry.packed ? geometry.headLast : Value()});
+  // Every thread of the block classifies, so whole warps share the reads.
+  return attnc::classifyTile(
+      b, loc, op,
+      {ids.batch, geometry.headFirst, q0, qLast, k0, kLast, diagonal,
+       geometry.packed ? geometry.headLast : Value(),
+       arith::RemUIOp::create(b, loc, threadId, index(32))});
 }
 
 void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,

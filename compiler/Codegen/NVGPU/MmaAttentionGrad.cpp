@@ -200,7 +200,8 @@ private:
                                     Fn compute) {
     attnc::TileClass tileClass = attnc::classifyTile(
         b, loc, op,
-        {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols), diagonal});
+        {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols), diagonal,
+         Value(), arith::RemUIOp::create(b, loc, threadId, index(32))});
     return llvm::to_vector(ifElse(
         tileClass.mayAllow, ValueRange(state).getTypes(),
         [&] { return compute(tileClass); },

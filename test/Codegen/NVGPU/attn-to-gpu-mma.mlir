@@ -88,3 +88,38 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// A mask reading captured document ids: the warp's lanes share the reads of
+// each capture range (lane l reads elements l, l + 32, ... of the tile's
+// rows or keys), and a butterfly of xor shuffles gives every lane the
+// smallest and largest id.
+
+// CHECK-LABEL: func.func @captured_documents(
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<1x4x?x64xf16, {{.*}}>, %[[DOC:[a-z0-9]+]]: memref<1x?xi32
+// CHECK:         gpu.launch
+// CHECK:           %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK:           scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %c32 iter_args({{.*}}) -> (i32, i32) {
+// CHECK:             memref.load %[[DOC]]
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : i32
+module @attnc_kernels {
+  func.func @captured_documents(%q: memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>,
+                                %doc: memref<1x?xi32, strided<[?, ?], offset: ?>>,
+                                %out: memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xf16>
+    %d = bufferization.to_tensor %doc : memref<1x?xi32, strided<[?, ?], offset: ?>> to tensor<1x?xi32>
+    %o, %l = attn.attention %0, %0, %0 captures(%d : tensor<1x?xi32>) {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+        : tensor<1x4x?x64xf16>, tensor<1x4x?x64xf16>, tensor<1x4x?x64xf16> -> tensor<1x4x?x64xf16>, tensor<1x4x?xf32>
+      mask {
+      ^bb0(%b: index, %h: index, %qi: index, %ki: index, %ids: tensor<1x?xi32>):
+        %qd = tensor.extract %ids[%b, %qi] : tensor<1x?xi32>
+        %kd = tensor.extract %ids[%b, %ki] : tensor<1x?xi32>
+        %same = arith.cmpi eq, %qd, %kd : i32
+        attn.yield %same : i1
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x4x?x64xf16>, memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -74,3 +74,65 @@ func.func @alibi(%q: !q, %k: !kv, %v: !kv) -> (!q, !lse) {
     }
   return %o, %l : !q, !lse
 }
+
+// Documents from a captured id per (batch, position), causal within each
+// (flex_check.py's IDS).
+func.func @documents_ids(%q: !q, %k: !kv, %v: !kv, %ids: tensor<?x?xi32>)
+    -> (!q, !lse) {
+  %o, %l = attn.attention %q, %k, %v captures(%ids : tensor<?x?xi32>) {causal}
+      : !q, !kv, !kv -> !q, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>):
+      %dq = tensor.extract %d[%b, %qi] : tensor<?x?xi32>
+      %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+      %same = arith.cmpi eq, %dq, %dk : i32
+      attn.yield %same : i1
+    }
+  return %o, %l : !q, !lse
+}
+
+// A captured f32 bias per (head, query, key) added to the score; the table
+// (BIAS) has fewer rows than there are queries, and the reads past its end
+// give 0.
+func.func @bias_table(%q: !q, %k: !kv, %v: !kv, %bias: tensor<?x?x?xf32>)
+    -> (!q, !lse) {
+  %o, %l = attn.attention %q, %k, %v captures(%bias : tensor<?x?x?xf32>)
+      : !q, !kv, !kv -> !q, !lse
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index,
+         %t: tensor<?x?x?xf32>):
+      %x = tensor.extract %t[%h, %qi, %ki] : tensor<?x?x?xf32>
+      %r = arith.addf %s, %x : f32
+      attn.yield %r : f32
+    }
+  return %o, %l : !q, !lse
+}
+
+// Both: the ids mask, and a score that reads the bias and the ids.
+func.func @documents_bias(%q: !q, %k: !kv, %v: !kv, %ids: tensor<?x?xi32>,
+                          %bias: tensor<?x?x?xf32>) -> (!q, !lse) {
+  %o, %l = attn.attention %q, %k, %v
+      captures(%ids, %bias : tensor<?x?xi32>, tensor<?x?x?xf32>) {causal}
+      : !q, !kv, !kv -> !q, !lse
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %d: tensor<?x?xi32>,
+         %t: tensor<?x?x?xf32>):
+      %dq = tensor.extract %d[%b, %qi] : tensor<?x?xi32>
+      %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+      %same = arith.cmpi eq, %dq, %dk : i32
+      attn.yield %same : i1
+    }
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index,
+         %d: tensor<?x?xi32>, %t: tensor<?x?x?xf32>):
+      %x = tensor.extract %t[%h, %qi, %ki] : tensor<?x?x?xf32>
+      %added = arith.addf %s, %x : f32
+      %dk = tensor.extract %d[%b, %ki] : tensor<?x?xi32>
+      %dkf = arith.sitofp %dk : i32 to f32
+      %half = arith.constant 0.5 : f32
+      %y = arith.mulf %half, %dkf : f32
+      %r = arith.subf %added, %y : f32
+      attn.yield %r : f32
+    }
+  return %o, %l : !q, !lse
+}

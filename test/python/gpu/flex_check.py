@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """attnc.flex against torch's flex_attention on a GPU, with the same Python
 mask and score functions (flex_mods.py): outputs against an fp32 math
-reference, and times of both.
+reference, and times of both. The capture cases (flex_mods.capture_cases)
+read CUDA tensors that attnc captures and torch's functions close over:
+both read the same tensors.
 
   python3 test/python/gpu/flex_mods.py CACHE sm_90a     # where attnc is
   python3 test/python/gpu/flex_check.py CACHE           # on the GPU machine
@@ -98,7 +100,8 @@ def main():
           "rel_err against fp32 math")
     print("| case | attnc ms | flex ms | attnc err | flex err |")
     print("|---|---|---|---|---|")
-    for name, (mask_mod, score_mod) in flex_mods.CASES.items():
+    cases = {**flex_mods.CASES, **flex_mods.capture_cases(B, N, "cuda")}
+    for name, (mask_mod, score_mod) in cases.items():
         attention = flex.attention(mask_mod, score_mod, heads=flex_mods.HEADS,
                                    head_dim=d, dtype="bf16", target="sm_90a",
                                    device="cuda:0", cache_dir=cache,

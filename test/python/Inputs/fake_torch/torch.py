@@ -1,8 +1,10 @@
 """A stand-in for the parts of PyTorch that attnc.torch_call and
 attnc.torch_ops touch, so that their logic runs without torch: dtype
 attributes, torch.empty and torch.zeros_like, CPU tensors with .shape,
-.device, .detach(), .contiguous() and DLPack (dlpack_producer.HostArray),
-and torch.library.custom_op reduced to its documented contract (see
+.device, .detach(), .contiguous(), DLPack (dlpack_producer.HostArray) and
+indexing that hands an index with __torch_function__ to it, as torch's does
+(attnc.flex's tracer reads captured tensors that way), and
+torch.library.custom_op reduced to its documented contract (see
 CustomOp). There is no autograd engine and no torch.compile: tests play
 their parts, calling fake implementations on FakeTensors whose extents may
 be SymInts, as torch.compile's tracing does."""
@@ -10,10 +12,18 @@ be SymInts, as torch.compile's tracing does."""
 import re
 from types import SimpleNamespace
 
+import dlpack_producer
 from dlpack_producer import HostArray
 
 __version__ = "stand-in"
 float32, float64, bfloat16 = "f32", "f64", "bf16"
+float16, int32, int64 = "f16", "i32", "i64"
+
+# The integer and f16 tensors attnc.flex captures: HostArray's dtypes, with
+# their DLPack codes (kDLInt 0, kDLFloat 2), added here for the stand-in.
+dlpack_producer.DTYPES.setdefault("f16", (2, 16, "<e", float, float))
+dlpack_producer.DTYPES.setdefault("i32", (0, 32, "<i", int, int))
+dlpack_producer.DTYPES.setdefault("i64", (0, 64, "<q", int, int))
 
 
 class Device:
@@ -37,6 +47,28 @@ class Tensor(HostArray):
         if self.strides is None and self.offset == 0:
             return self
         return Tensor(self.dtype, self.shape, self.tolist())
+
+    def __getitem__(self, index):
+        """Indexing as torch's begins (python_variable_indexing.cpp): when
+        the index, or an item of an index tuple, has __torch_function__,
+        the indexing goes to it, as __torch_function__(Tensor.__getitem__,
+        types, (tensor, index), {}) with the index as written. Otherwise
+        one int per dimension reads an element (a number here, where torch
+        gives a 0-d tensor); the rest of torch's indexing is not here."""
+        items = index if isinstance(index, tuple) else (index,)
+        overloaded = [type(i) for i in items
+                      if hasattr(type(i), "__torch_function__")]
+        if overloaded:
+            return overloaded[0].__torch_function__(
+                Tensor.__getitem__, tuple(overloaded), (self, index), {})
+        if len(items) != len(self.shape) or not all(
+                type(i) is int and 0 <= i < n
+                for i, n in zip(items, self.shape)):
+            raise NotImplementedError(f"stand-in indexing with {index!r}")
+        position = 0
+        for i, n in zip(items, self.shape):
+            position = position * n + i
+        return self.tolist()[position]
 
 
 class SymInt:
