@@ -370,11 +370,12 @@ private:
 
   /// The smallest and largest element of `buffer` over the box `at`, found
   /// by the warp's lanes together: lane l reads elements l, l + 32, ... of
-  /// the box in row-major order, then a butterfly of shuffles gives every
-  /// lane both extremes. `init` are the identities (max, min).
+  /// the box in row-major order (kUnroll reads in flight per step), then a
+  /// butterfly of shuffles gives every lane both extremes. `init` are the
+  /// identities (max, min).
   SmallVector<Value> warpRange(Value buffer, ArrayRef<Interval> at,
                                ValueRange init) {
-    constexpr int64_t kWarp = 32;
+    constexpr int64_t kWarp = 32, kUnroll = 4;
     Location loc = e.loc;
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(e.b, loc, v).getResult();
@@ -385,21 +386,31 @@ private:
       extents.push_back(e.add(e.sub(range.hi, range.lo), index(1)));
       total = e.mul(total, extents.back());
     }
-    auto loop = scf::ForOp::create(e.b, loc, lane, total, index(kWarp), init);
-    {
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(loop.getBody());
+    auto element = [&](Value linear) {
       SmallVector<Value> position(at.size());
-      Value rest = loop.getInductionVar();
+      Value rest = linear;
       for (size_t d = at.size(); d-- > 0;) {
         position[d] =
             e.add(at[d].lo, arith::RemUIOp::create(e.b, loc, rest, extents[d]));
         rest = arith::DivUIOp::create(e.b, loc, rest, extents[d]);
       }
-      Value v = loadCapture(e.b, loc, buffer, position);
-      ValueRange acc = loop.getRegionIterArgs();
-      scf::YieldOp::create(e.b, loc,
-                           ValueRange{e.min(acc[0], v), e.max(acc[1], v)});
+      return loadCapture(e.b, loc, buffer, position);
+    };
+    auto loop =
+        scf::ForOp::create(e.b, loc, lane, total, index(kWarp * kUnroll), init);
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(loop.getBody());
+      Value low = loop.getRegionIterArgs()[0];
+      Value high = loop.getRegionIterArgs()[1];
+      for (int64_t u = 0; u < kUnroll; ++u) {
+        Value linear = e.add(loop.getInductionVar(), index(u * kWarp));
+        Value inside = e.cmp(arith::CmpIPredicate::ult, linear, total);
+        Value v = element(e.select(inside, linear, index(0)));
+        low = e.select(inside, e.min(low, v), low);
+        high = e.select(inside, e.max(high, v), high);
+      }
+      scf::YieldOp::create(e.b, loc, ValueRange{low, high});
     }
     Value low = loop.getResult(0), high = loop.getResult(1);
     for (int64_t offset = kWarp / 2; offset > 0; offset /= 2) {

@@ -122,10 +122,17 @@ private:
 
   // The key loop.
   SmallVector<Value> initialState();
-  attnc::TileClass classifyKeyTile(Value k0);
+  attnc::TileClass classifyKeyTile(Value k0, Value lane);
+  void countKeyTiles();
+  Value tileList();
+  void buildTileList(Value numTiles);
+  Value listEntry(Value i);
+  Value keyTileAt(Value i);
+  attnc::TileClass tileClassAt(Value i, Value k0);
+  Value mayAllowAt(Value k0);
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
   void synchronizeTile(Value tileNumber, Value nextK0, Value hasNext);
-  SmallVector<Value> tileStep(Value k0, ValueRange state);
+  SmallVector<Value> tileStep(Value i, ValueRange state);
   SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
                                  attnc::TileClass tileClass);
   SmallVector<Value> skipTile(ValueRange state, Value kStage);
@@ -156,6 +163,10 @@ private:
   attnc::BlockGeometry geometry;
   attnc::GlobalSource qSource, kSource, vSource;
   Value qTile, kBegin, kEnd, allAsync;
+  // The loop runs over tileCount key tiles: those of [kBegin, kEnd), or
+  // where useList holds the block's list of non-empty ones (a mask region's
+  // kernel whose range fits the list).
+  Value useList, tileCount;
   // Loop-carried state: m and the partial l of the two rows, then the O
   // accumulator, 4 values per 8 output columns. The wgmma kernel also
   // carries the deferred P (4 registers per 16 keys), whether a P V is
@@ -298,16 +309,171 @@ SmallVector<Value> MmaAttentionKernel::initialState() {
 /// copies arrive by themselves, element-wise stores (layouts without 16-byte
 /// loads) need a release arrive after them, which must also wait for this
 /// thread's copies.
-/// What the classifier says of the key tile from `k0` for this block's rows.
-attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0) {
+/// What the classifier says of the key tile from `k0` for this block's rows;
+/// `lane` where whole warps classify the same tile (TileBox::lane).
+attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0, Value lane) {
   Value kLast =
       arith::SubIOp::create(b, loc, add(k0, columnsFrom(k0)), index(1));
-  // Every thread of the block classifies, so whole warps share the reads.
   return attnc::classifyTile(
       b, loc, op,
       {ids.batch, geometry.headFirst, q0, qLast, k0, kLast, diagonal,
-       geometry.packed ? geometry.headLast : Value(),
-       arith::RemUIOp::create(b, loc, threadId, index(32))});
+       geometry.packed ? geometry.headLast : Value(), lane});
+}
+
+/// The number of key tiles the loop visits (tileCount), building the list
+/// of the non-empty ones where the kernel has one and the range fits it.
+void MmaAttentionKernel::countKeyTiles() {
+  Value span = arith::SubIOp::create(
+      b, loc, arith::MaxUIOp::create(b, loc, kEnd, kBegin), kBegin);
+  Value numTiles = arith::CeilDivUIOp::create(b, loc, span, index(blockN));
+  tileCount = numTiles;
+  if (layout.listCapacity == 0)
+    return;
+  useList = arith::CmpIOp::create(b, loc, P::ule, numTiles,
+                                  index(layout.listCapacity));
+  ifThen(useList, [&] { buildTileList(numTiles); });
+  Value listed = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      memref::LoadOp::create(b, loc, tileList(),
+                             ValueRange{index(layout.listCapacity)}));
+  tileCount = arith::SelectOp::create(b, loc, useList, listed, numTiles);
+}
+
+/// The key-tile list in shared memory: entries, then their count.
+Value MmaAttentionKernel::tileList() {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get({layout.listCapacity + 1}, b.getI32Type(),
+                              nullptr, workgroup);
+  return memref::ViewOp::create(b, loc, type, shared, index(layout.listOffset),
+                                ValueRange{});
+}
+
+/// Lists the block's non-empty key tiles in order: warp w classifies tiles
+/// w, w + warps, ... of the range, its lanes sharing the reads (entry 2t + 1
+/// when partial, 2t when full, -1 when empty); the first warp then compacts
+/// the entries, 32 at a time (a ballot of the kept ones, each placed after
+/// the kept ones of lower lanes), and stores their count after them. So the
+/// key loop visits no empty tile.
+void MmaAttentionKernel::buildTileList(Value numTiles) {
+  Value list = tileList();
+  Type i32 = b.getI32Type();
+  auto i32Const = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
+        .getResult();
+  };
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value warp = arith::DivUIOp::create(b, loc, threadId, index(32));
+  loop(warp, numTiles, index(threads / 32), [&](Value t) {
+    Value k0 = add(kBegin, mul(t, index(blockN)));
+    attnc::TileClass tile = classifyKeyTile(k0, lane);
+    Value code = add(
+        mul(t, index(2)),
+        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tile.mayBlock));
+    Value entry = arith::SelectOp::create(
+        b, loc, tile.mayAllow, arith::IndexCastOp::create(b, loc, i32, code),
+        i32Const(-1));
+    memref::StoreOp::create(b, loc, entry, list, ValueRange{t});
+  });
+  gpu::BarrierOp::create(b, loc);
+  ifThen(arith::CmpIOp::create(b, loc, P::ult, threadId, index(32)), [&] {
+    Value laneBit = arith::ShLIOp::create(
+        b, loc, i32Const(1), arith::IndexCastOp::create(b, loc, i32, threadId));
+    Value below = arith::SubIOp::create(b, loc, laneBit, i32Const(1));
+    auto chunks = scf::ForOp::create(b, loc, index(0), numTiles, index(32),
+                                     ValueRange{i32Const(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      Value t = add(chunks.getInductionVar(), threadId);
+      Value inRange = arith::CmpIOp::create(b, loc, P::ult, t, numTiles);
+      Value read = memref::LoadOp::create(
+          b, loc, list,
+          ValueRange{arith::SelectOp::create(b, loc, inRange, t, index(0))});
+      Value entry =
+          arith::SelectOp::create(b, loc, inRange, read, i32Const(-1));
+      Value keep = arith::CmpIOp::create(b, loc, P::sge, entry, i32Const(0));
+      // Every lane has read its entry before the ballot returns.
+      Value ballot = NVVM::VoteSyncOp::create(b, loc, i32, i32Const(-1), keep,
+                                              NVVM::VoteSyncKind::ballot);
+      Value base = chunks.getRegionIterArgs()[0];
+      Value before = math::CtPopOp::create(
+          b, loc, arith::AndIOp::create(b, loc, ballot, below));
+      Value at = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          arith::AddIOp::create(b, loc, base, before));
+      ifThen(keep, [&] {
+        memref::StoreOp::create(b, loc, entry, list, ValueRange{at});
+      });
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::AddIOp::create(
+              b, loc, base, math::CtPopOp::create(b, loc, ballot))});
+    }
+    ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId, index(0)), [&] {
+      memref::StoreOp::create(b, loc, chunks.getResult(0), list,
+                              ValueRange{index(layout.listCapacity)});
+    });
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// Entry `i` of the list (a valid address whatever `useList` says).
+Value MmaAttentionKernel::listEntry(Value i) {
+  Value at = arith::SelectOp::create(b, loc, useList, i, index(0));
+  return memref::LoadOp::create(b, loc, tileList(), ValueRange{at});
+}
+
+/// The first key of the loop's tile `i`.
+Value MmaAttentionKernel::keyTileAt(Value i) {
+  Value dense = add(kBegin, mul(i, index(blockN)));
+  if (!useList)
+    return dense;
+  Value tile = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      arith::ShRUIOp::create(
+          b, loc, listEntry(i),
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1))));
+  return arith::SelectOp::create(b, loc, useList,
+                                 add(kBegin, mul(tile, index(blockN))), dense);
+}
+
+/// The class of the loop's tile `i` (from `k0`): a listed tile may allow
+/// and its entry says whether it may block; otherwise the classifier's,
+/// every thread classifying it, so whole warps share the reads.
+attnc::TileClass MmaAttentionKernel::tileClassAt(Value i, Value k0) {
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  if (!useList)
+    return classifyKeyTile(k0, lane);
+  Type i1 = b.getI1Type();
+  ValueRange tile = ifElse(
+      useList, {i1, i1},
+      [&] {
+        Value partial = arith::TruncIOp::create(b, loc, i1, listEntry(i));
+        return SmallVector<Value>{
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)), partial};
+      },
+      [&] {
+        attnc::TileClass c = classifyKeyTile(k0, lane);
+        return SmallVector<Value>{c.mayAllow, c.mayBlock};
+      });
+  return {tile[0], tile[1]};
+}
+
+/// Whether the tile at `k0` may hold an allowed pair: listed tiles do.
+Value MmaAttentionKernel::mayAllowAt(Value k0) {
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  if (!useList)
+    return classifyKeyTile(k0, lane).mayAllow;
+  return ifElse(
+      useList, b.getI1Type(),
+      [&] {
+        return SmallVector<Value>{
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true))};
+      },
+      [&] {
+        return SmallVector<Value>{classifyKeyTile(k0, lane).mayAllow};
+      })[0];
 }
 
 void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
@@ -327,7 +493,7 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
   // here would only cost registers (255 instead of 243 for a causal window
   // at hd128, and 1.6x the time).
   if (!op.getMask().empty())
-    ifThen(classifyKeyTile(k0).mayAllow, copy);
+    ifThen(mayAllowAt(k0), copy);
   else
     copy();
   if (!warpgroup()) {
@@ -378,13 +544,15 @@ void MmaAttentionKernel::synchronizeTile(Value tileNumber, Value nextK0,
   });
 }
 
-SmallVector<Value> MmaAttentionKernel::tileStep(Value k0, ValueRange state) {
-  Value tileNumber = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, k0, kBegin), index(blockN));
-  Value nextK0 = add(k0, index(blockN));
-  Value hasNext = arith::CmpIOp::create(b, loc, P::slt, nextK0, kEnd);
+SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
+  Value tileNumber = i;
+  Value k0 = keyTileAt(i);
+  Value nextTile = add(i, index(1));
+  Value hasNext = arith::CmpIOp::create(b, loc, P::ult, nextTile, tileCount);
+  Value nextK0 = keyTileAt(arith::MinUIOp::create(
+      b, loc, nextTile, arith::SubIOp::create(b, loc, tileCount, index(1))));
   synchronizeTile(tileNumber, nextK0, hasNext);
-  attnc::TileClass tileClass = classifyKeyTile(k0);
+  attnc::TileClass tileClass = tileClassAt(i, k0);
   ValueRange next = ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] { return computeTile(state, k0, tileNumber, tileClass); },
@@ -594,13 +762,14 @@ void MmaAttentionKernel::emit() {
       arith::AndIOp::create(b, loc, kSource.vectorized, vSource.vectorized);
   Value allAsyncWithQ =
       arith::AndIOp::create(b, loc, allAsync, qSource.vectorized);
-  ifThen(arith::CmpIOp::create(b, loc, P::slt, kBegin, kEnd),
-         [&] { stageKeyTile(kBegin, index(0), allAsyncWithQ); });
+  countKeyTiles();
+  ifThen(arith::CmpIOp::create(b, loc, P::ugt, tileCount, index(0)),
+         [&] { stageKeyTile(keyTileAt(index(0)), index(0), allAsyncWithQ); });
   auto keyLoop = scf::ForOp::create(
-      b, loc, kBegin, kEnd, index(blockN), init,
-      [&](OpBuilder &nested, Location, Value k0, ValueRange state) {
+      b, loc, index(0), tileCount, index(1), init,
+      [&](OpBuilder &nested, Location, Value i, ValueRange state) {
         inside(nested,
-               [&] { scf::YieldOp::create(b, loc, tileStep(k0, state)); });
+               [&] { scf::YieldOp::create(b, loc, tileStep(i, state)); });
       });
   // A block without key tiles never waited for its q copies.
   NVVM::CpAsyncCommitGroupOp::create(b, loc);

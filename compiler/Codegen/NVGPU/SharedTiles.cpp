@@ -12,6 +12,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -44,6 +45,17 @@ attnc::getMmaSharedLayout(attn::AttentionScoringOpInterface op,
   place(swizzled ? 4 : 2);
   if (swizzled && layout.bytes > sharedMemoryLimit)
     place(3);
+  // A mask region's key-tile list takes what is left, up to 4 KB (more
+  // would cost small kernels their occupancy); too small a list is none.
+  constexpr int64_t kMostEntries = 1023, kFewestEntries = 64;
+  int64_t listOffset = llvm::alignTo(layout.bytes, 16);
+  int64_t entries =
+      std::min(kMostEntries, (sharedMemoryLimit - listOffset) / 4 - 1);
+  if (!op.getMask().empty() && entries >= kFewestEntries) {
+    layout.listOffset = listOffset;
+    layout.listCapacity = entries;
+    layout.bytes = listOffset + 4 * (entries + 1);
+  }
   return layout;
 }
 

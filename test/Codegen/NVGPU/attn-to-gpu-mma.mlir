@@ -91,19 +91,39 @@ module @attnc_kernels {
 
 // -----
 
-// A mask reading captured document ids: the warp's lanes share the reads of
-// each capture range (lane l reads elements l, l + 32, ... of the tile's
-// rows or keys), and a butterfly of xor shuffles gives every lane the
-// smallest and largest id.
+// A mask reading captured document ids. Before the key loop the block
+// lists its non-empty key tiles in shared memory (after the tiles, 1023
+// entries and a count): warp w classifies tiles w, w + 8, ..., its lanes
+// sharing the reads of a capture range (lane l reads elements l, l + 32,
+// ..., four loads per step) and a butterfly of xor shuffles giving every
+// lane the smallest and largest id; then the first warp compacts the
+// entries with a ballot and popc, and the key loop runs over the list.
+// Where the range does not fit the list, the loop classifies each tile.
 
 // CHECK-LABEL: func.func @captured_documents(
 // CHECK-SAME:    %{{[a-z0-9]+}}: memref<1x4x?x64xf16, {{.*}}>, %[[DOC:[a-z0-9]+]]: memref<1x?xi32
 // CHECK:         gpu.launch
 // CHECK:           %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
-// CHECK:           scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %c32 iter_args({{.*}}) -> (i32, i32) {
-// CHECK:             memref.load %[[DOC]]
-// CHECK:           gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
-// CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : i32
+// CHECK:           %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %c1023 : index
+// CHECK:           scf.if %[[FITS]] {
+// CHECK:             %[[LIST:.*]] = memref.view %{{.*}}[%c55296][] : {{.*}} to memref<1024xi32, #gpu.address_space<workgroup>>
+// CHECK:             scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:               scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %c128 iter_args({{.*}}) -> (i32, i32) {
+// CHECK-COUNT-4:         memref.load %[[DOC]]
+// CHECK:               gpu.shuffle  xor
+// CHECK:               memref.store %{{.*}}, %[[LIST]][%[[T]]]
+// CHECK:             gpu.barrier
+// CHECK:               nvvm.vote.sync  ballot
+// CHECK:               math.ctpop
+// CHECK:             memref.store %{{.*}}, %[[LIST]][%c1023]
+// CHECK:             gpu.barrier
+// CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(
+// CHECK:             scf.if %[[FITS]] -> (i1, i1) {
+// CHECK:             } else {
+// CHECK:               scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %c128 iter_args({{.*}}) -> (i32, i32) {
+// CHECK:                 memref.load %[[DOC]]
+// CHECK:               gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK:               gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : i32
 module @attnc_kernels {
   func.func @captured_documents(%q: memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>,
                                 %doc: memref<1x?xi32, strided<[?, ?], offset: ?>>,
