@@ -161,6 +161,53 @@ class Attnc:
         return run
 
 
+class NamedFunction:
+    """Function `name` of an attnc package through the Python binding (or
+    `binding`) on the current CUDA device, for the benchmarks that call one
+    function; a failure to load it is kept and raised by every runner."""
+
+    def __init__(self, package, name, binding=None):
+        self.error = None
+        try:
+            attnc = binding or import_binding()
+            self.torch_call = attnc.torch_call
+            self.runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
+            self.package = self.runtime.load(package)
+            self.fn = self.package.function(name)
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            self.error = e
+
+    def runner(self, sets, extra=()):
+        """run(i): the function on input set i and then `extra` inputs,
+        into outputs made once (and poisoned, so that the first run must
+        write them); returns the first output."""
+        if self.error:
+            raise self.error
+        outputs = self.torch_call(self.fn, *sets[0], *extra)
+        for t in outputs:
+            t.fill_(math.nan)
+
+        def run(i):
+            self.fn.call([*sets[i], *extra], outputs,
+                         torch.cuda.current_stream())
+            return outputs[0]
+        return run
+
+
+def run_table(case_list, measure_case):
+    """[(case, {implementation: result})] by measure_case(case) for each
+    case, printing each row as it is measured; its tensors are freed before
+    the next case."""
+    table = []
+    for case in case_list:
+        results = measure_case(case)
+        table.append((case, results))
+        print(case.label, {n: r.get("ms", r["status"]) for n, r in results.items()},
+              flush=True)
+        torch.cuda.empty_cache()
+    return table
+
+
 def no_attnc(case, sets):
     raise NotApplicable(NO_GPU_KERNEL)
 

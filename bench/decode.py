@@ -101,31 +101,10 @@ def flex(case, sets, attnc):
     return lambda i: _flex(*sets[i], enable_gqa=True)
 
 
-class Attnc:
-    """Function `decode` of the package, through the Python binding."""
-
-    def __init__(self, package):
-        self.error = None
-        try:
-            attnc = forward_bench.import_binding()
-            self.torch_call = attnc.torch_call
-            self.runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
-            self.package = self.runtime.load(package)
-            self.fn = self.package.function("decode")
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            self.error = e
-
-    def __call__(self, case, sets, _):
-        if self.error:
-            raise self.error
-        outputs = self.torch_call(self.fn, *sets[0])
-        for t in outputs:
-            t.fill_(float("nan"))
-
-        def run(i):
-            self.fn.call(sets[i], outputs, torch.cuda.current_stream())
-            return outputs[0]
-        return run
+def attnc_decode(package):
+    """Function `decode` of `package`, as an implementation of the table."""
+    function = forward_bench.NamedFunction(package, "decode")
+    return lambda case, sets, _: function.runner(sets)
 
 
 def copy_bandwidth():
@@ -199,21 +178,17 @@ def main():
              "flash": sdpa(SDPBackend.FLASH_ATTENTION),
              "flex": flex}
     for extra in args.package[1:]:
-        impls["attnc:" + os.path.basename(extra)] = Attnc(extra)
-    impls["attnc"] = Attnc(args.package[0])
+        impls["attnc:" + os.path.basename(extra)] = attnc_decode(extra)
+    impls["attnc"] = attnc_decode(args.package[0])
     names = list(impls)
     bandwidth = copy_bandwidth()
-    table = []
-    for case in cases(args.quick):
+
+    def measure_case(case):
         sets = make_sets(case, args.sets, gen)
         ref = reference(*sets[0])
-        results = {n: measure(make, case, sets, ref, warmup, iters)
-                   for n, make in impls.items()}
-        table.append((case, results))
-        print(case.label, {n: r.get("ms", r["status"]) for n, r in results.items()},
-              flush=True)
-        del sets
-        torch.cuda.empty_cache()
+        return {n: measure(make, case, sets, ref, warmup, iters)
+                for n, make in impls.items()}
+    table = forward_bench.run_table(cases(args.quick), measure_case)
     env = forward_bench.environment()
     env["attnc"] = ", ".join(args.package)
     stem, text = forward_bench.write_reports(

@@ -111,31 +111,11 @@ def flex(case, sets, ids):
     return lambda i: _flex(*sets[i], block_mask=mask)
 
 
-class Attnc:
-    """Function `documents` of the package, through the Python binding."""
-
-    def __init__(self, package, binding=None):
-        self.error = None
-        try:
-            attnc = binding or forward_bench.import_binding()
-            self.torch_call = attnc.torch_call
-            self.runtime = attnc.Runtime(f"cuda:{torch.cuda.current_device()}")
-            self.package = self.runtime.load(package)
-            self.fn = self.package.function("documents")
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            self.error = e
-
-    def __call__(self, case, sets, ids):
-        if self.error:
-            raise self.error
-        outputs = self.torch_call(self.fn, *sets[0], ids)
-        for t in outputs:
-            t.fill_(float("nan"))
-
-        def run(i):
-            self.fn.call([*sets[i], ids], outputs, torch.cuda.current_stream())
-            return outputs[0]
-        return run
+def attnc_documents(package, binding=None):
+    """Function `documents` of `package`, as an implementation of the
+    table: the document ids follow q, k and v."""
+    function = forward_bench.NamedFunction(package, "documents", binding)
+    return lambda case, sets, ids: function.runner(sets, (ids,))
 
 
 def measure(make, case, sets, ids, rows, ref, warmup, iters):
@@ -159,22 +139,18 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     impls = {"flex": flex}
     if args.baseline and args.baseline_package:
-        impls[forward_bench.BASELINE] = Attnc(
+        impls[forward_bench.BASELINE] = attnc_documents(
             args.baseline_package, forward_bench.import_baseline(args.baseline))
-    impls["attnc"] = Attnc(args.package)
+    impls["attnc"] = attnc_documents(args.package)
     names = list(impls)
-    table = []
-    for case in cases(args.quick):
+
+    def measure_case(case):
         ids = make_ids(case, gen)
         sets = make_sets(case, args.sets, gen)
         rows, ref = reference(case, ids, *sets[0])
-        results = {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
-                   for n, make in impls.items()}
-        table.append((case, results))
-        print(case.label, {n: r.get("ms", r["status"]) for n, r in results.items()},
-              flush=True)
-        del sets
-        torch.cuda.empty_cache()
+        return {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
+                for n, make in impls.items()}
+    table = forward_bench.run_table(cases(args.quick), measure_case)
     env = forward_bench.environment()
     env["attnc"] = args.package
     stem, text = forward_bench.write_reports(

@@ -126,6 +126,11 @@ private:
   void countKeyTiles();
   Value tileList();
   void buildTileList(Value numTiles);
+  void classifyIntoList(Value list, Value numTiles);
+  Value compactList(Value list, Value numTiles);
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
   Value listEntry(Value i);
   Value keyTileAt(Value i);
   attnc::TileClass tileClassAt(Value i, Value k0);
@@ -349,73 +354,77 @@ Value MmaAttentionKernel::tileList() {
                                 ValueRange{});
 }
 
-/// Lists the block's non-empty key tiles in order: warp w classifies tiles
-/// w, w + warps, ... of the range, its lanes sharing the reads (entry 2t + 1
-/// when partial, 2t when full, -1 when empty); the first warp then compacts
-/// the entries, 32 at a time (a ballot of the kept ones, each placed after
-/// the kept ones of lower lanes), and stores their count after them. So the
-/// key loop visits no empty tile.
+/// Lists the block's non-empty key tiles in order: every tile of the range
+/// gets its entry, then the first warp compacts the entries and stores
+/// their count after them. So the key loop visits no empty tile.
 void MmaAttentionKernel::buildTileList(Value numTiles) {
   Value list = tileList();
-  Type i32 = b.getI32Type();
-  auto i32Const = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
-        .getResult();
-  };
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
-  Value warp = arith::DivUIOp::create(b, loc, threadId, index(32));
-  loop(warp, numTiles, index(threads / 32), [&](Value t) {
-    Value k0 = add(kBegin, mul(t, index(blockN)));
-    attnc::TileClass tile = classifyKeyTile(k0, lane);
-    Value code = add(
-        mul(t, index(2)),
-        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tile.mayBlock));
-    Value entry = arith::SelectOp::create(
-        b, loc, tile.mayAllow, arith::IndexCastOp::create(b, loc, i32, code),
-        i32Const(-1));
-    memref::StoreOp::create(b, loc, entry, list, ValueRange{t});
-  });
+  classifyIntoList(list, numTiles);
   gpu::BarrierOp::create(b, loc);
   ifThen(arith::CmpIOp::create(b, loc, P::ult, threadId, index(32)), [&] {
-    Value laneBit = arith::ShLIOp::create(
-        b, loc, i32Const(1), arith::IndexCastOp::create(b, loc, i32, threadId));
-    Value below = arith::SubIOp::create(b, loc, laneBit, i32Const(1));
-    auto chunks = scf::ForOp::create(b, loc, index(0), numTiles, index(32),
-                                     ValueRange{i32Const(0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(chunks.getBody());
-      Value t = add(chunks.getInductionVar(), threadId);
-      Value inRange = arith::CmpIOp::create(b, loc, P::ult, t, numTiles);
-      Value read = memref::LoadOp::create(
-          b, loc, list,
-          ValueRange{arith::SelectOp::create(b, loc, inRange, t, index(0))});
-      Value entry =
-          arith::SelectOp::create(b, loc, inRange, read, i32Const(-1));
-      Value keep = arith::CmpIOp::create(b, loc, P::sge, entry, i32Const(0));
-      // Every lane has read its entry before the ballot returns.
-      Value ballot = NVVM::VoteSyncOp::create(b, loc, i32, i32Const(-1), keep,
-                                              NVVM::VoteSyncKind::ballot);
-      Value base = chunks.getRegionIterArgs()[0];
-      Value before = math::CtPopOp::create(
-          b, loc, arith::AndIOp::create(b, loc, ballot, below));
-      Value at = arith::IndexCastOp::create(
-          b, loc, b.getIndexType(),
-          arith::AddIOp::create(b, loc, base, before));
-      ifThen(keep, [&] {
-        memref::StoreOp::create(b, loc, entry, list, ValueRange{at});
-      });
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{arith::AddIOp::create(
-              b, loc, base, math::CtPopOp::create(b, loc, ballot))});
-    }
+    Value count = compactList(list, numTiles);
     ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId, index(0)), [&] {
-      memref::StoreOp::create(b, loc, chunks.getResult(0), list,
+      memref::StoreOp::create(b, loc, count, list,
                               ValueRange{index(layout.listCapacity)});
     });
   });
   gpu::BarrierOp::create(b, loc);
+}
+
+/// Entry t of `list` for each tile t of the range: 2t + 1 when partial, 2t
+/// when full, -1 when empty. Warp w classifies tiles w, w + warps, ..., its
+/// lanes sharing the reads.
+void MmaAttentionKernel::classifyIntoList(Value list, Value numTiles) {
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value warp = arith::DivUIOp::create(b, loc, threadId, index(32));
+  loop(warp, numTiles, index(threads / 32), [&](Value t) {
+    attnc::TileClass tile =
+        classifyKeyTile(add(kBegin, mul(t, index(blockN))), lane);
+    Value code = add(
+        mul(t, index(2)),
+        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tile.mayBlock));
+    Value entry = arith::SelectOp::create(
+        b, loc, tile.mayAllow,
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), code), i32(-1));
+    memref::StoreOp::create(b, loc, entry, list, ValueRange{t});
+  });
+}
+
+/// Moves the kept (non-negative) entries of `list` to its front, in order,
+/// 32 at a time: a ballot of the kept ones, each placed after the kept ones
+/// of lower lanes. Run by the first warp; returns the count (i32).
+Value MmaAttentionKernel::compactList(Value list, Value numTiles) {
+  Value laneBit = arith::ShLIOp::create(
+      b, loc, i32(1),
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), threadId));
+  Value below = arith::SubIOp::create(b, loc, laneBit, i32(1));
+  auto chunks = scf::ForOp::create(b, loc, index(0), numTiles, index(32),
+                                   ValueRange{i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(chunks.getBody());
+  Value t = add(chunks.getInductionVar(), threadId);
+  Value inRange = arith::CmpIOp::create(b, loc, P::ult, t, numTiles);
+  Value read = memref::LoadOp::create(
+      b, loc, list,
+      ValueRange{arith::SelectOp::create(b, loc, inRange, t, index(0))});
+  Value entry = arith::SelectOp::create(b, loc, inRange, read, i32(-1));
+  Value keep = arith::CmpIOp::create(b, loc, P::sge, entry, i32(0));
+  // Every lane has read its entry before the ballot returns, so the stores
+  // below (at or before each lane's own entry) overwrite nothing unread.
+  Value ballot = NVVM::VoteSyncOp::create(b, loc, b.getI32Type(), i32(-1), keep,
+                                          NVVM::VoteSyncKind::ballot);
+  Value base = chunks.getRegionIterArgs()[0];
+  Value before = math::CtPopOp::create(
+      b, loc, arith::AndIOp::create(b, loc, ballot, below));
+  Value at = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), arith::AddIOp::create(b, loc, base, before));
+  ifThen(keep,
+         [&] { memref::StoreOp::create(b, loc, entry, list, ValueRange{at}); });
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::AddIOp::create(b, loc, base,
+                                       math::CtPopOp::create(b, loc, ballot))});
+  return chunks.getResult(0);
 }
 
 /// Entry `i` of the list (a valid address whatever `useList` says).
@@ -431,9 +440,7 @@ Value MmaAttentionKernel::keyTileAt(Value i) {
     return dense;
   Value tile = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
-      arith::ShRUIOp::create(
-          b, loc, listEntry(i),
-          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1))));
+      arith::ShRUIOp::create(b, loc, listEntry(i), i32(1)));
   return arith::SelectOp::create(b, loc, useList,
                                  add(kBegin, mul(tile, index(blockN))), dense);
 }
