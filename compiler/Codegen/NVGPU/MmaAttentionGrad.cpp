@@ -120,6 +120,8 @@ private:
     return f32View(stageOffset(offset, stage), n);
   }
   Value f32View(Value byteOffset, int64_t n);
+  /// The staged dq tile of the bulk reduction (blockM x headDim f32).
+  Value stagedDq() { return f32View(index(layout.dqOffset), blockM * headDim); }
   Value less(Value a, Value c) {
     return arith::CmpIOp::create(b, loc, P::ult, a, c);
   }
@@ -506,7 +508,7 @@ void MmaGradKernel::reduceDqRows(ArrayRef<Value> dq, Value rowBase,
 /// tile's end are staged too (zero: their lse is -inf) and never added.
 void MmaGradKernel::stageDqRows(ArrayRef<Value> dq, Value rowBase,
                                 Value columnFirst, Value q0) {
-  Value staged = f32View(index(layout.dqOffset), blockM * headDim);
+  Value staged = stagedDq();
   int64_t perStore = rowSwizzle ? 2 : 1; // fragments of 8 columns
   auto storeType = VectorType::get({2 * perStore}, b.getF32Type());
   for (int64_t h = 0; h < 2; ++h) {
@@ -531,9 +533,9 @@ void MmaGradKernel::addStagedDq(Value batch, Value head, Value q0,
                                 Value dqAccum) {
   Value bytes = arith::IndexCastOp::create(
       b, loc, b.getI32Type(), mul(queryRowsFrom(q0), index(headDim * 4)));
-  attngpu::BulkReduceAddOp::create(
-      b, loc, f32View(index(layout.dqOffset), blockM * headDim), dqAccum,
-      ValueRange{batch, head, q0, index(0)}, bytes);
+  attngpu::BulkReduceAddOp::create(b, loc, stagedDq(), dqAccum,
+                                   ValueRange{batch, head, q0, index(0)},
+                                   bytes);
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
 }
 
