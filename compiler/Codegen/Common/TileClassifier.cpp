@@ -18,7 +18,6 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
-#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -340,41 +339,17 @@ private:
     };
     SmallVector<Value> extremes = {bound(APInt::getSignedMaxValue(width)),
                                    bound(APInt::getSignedMinValue(width))};
-    if (lane) {
-      SmallVector<Value> range = warpRange(buffer, at, extremes);
-      ints[extract.getResult()] = {range[0], range[1], overflow};
-      return;
-    }
-    SmallVector<Value> index;
-    Location loc = e.loc;
-    std::function<SmallVector<Value>(size_t, ValueRange)> sweep =
-        [&](size_t d, ValueRange acc) -> SmallVector<Value> {
-      if (d == at.size()) {
-        Value v = loadCapture(e.b, loc, buffer, index);
-        return {e.min(acc[0], v), e.max(acc[1], v)};
-      }
-      Value one = arith::ConstantIndexOp::create(e.b, loc, 1);
-      auto loop = scf::ForOp::create(e.b, loc, at[d].lo, e.add(at[d].hi, one),
-                                     one, acc);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(loop.getBody());
-      index.push_back(loop.getInductionVar());
-      SmallVector<Value> next = sweep(d + 1, loop.getRegionIterArgs());
-      index.pop_back();
-      scf::YieldOp::create(e.b, loc, next);
-      return SmallVector<Value>(loop.getResults());
-    };
-    SmallVector<Value> range = sweep(0, extremes);
+    SmallVector<Value> range = boxRange(buffer, at, extremes);
     ints[extract.getResult()] = {range[0], range[1], overflow};
   }
 
-  /// The smallest and largest element of `buffer` over the box `at`, found
-  /// by the warp's lanes together: lane l reads elements l, l + 32, ... of
-  /// the box in row-major order (kUnroll reads in flight per step), then a
-  /// butterfly of shuffles gives every lane both extremes. `init` are the
-  /// identities (max, min).
-  SmallVector<Value> warpRange(Value buffer, ArrayRef<Interval> at,
-                               ValueRange init) {
+  /// The smallest and largest element of `buffer` over the box `at`, read
+  /// in row-major order, kUnroll reads in flight per step. With a lane, the
+  /// warp's lanes share the reads (lane l reads elements l, l + 32, ...) and
+  /// a butterfly of shuffles gives every lane both extremes; without, the
+  /// thread reads them all. `init` are the identities (max, min).
+  SmallVector<Value> boxRange(Value buffer, ArrayRef<Interval> at,
+                              ValueRange init) {
     constexpr int64_t kWarp = 32, kUnroll = 4;
     Location loc = e.loc;
     auto index = [&](int64_t v) {
@@ -396,15 +371,16 @@ private:
       }
       return loadCapture(e.b, loc, buffer, position);
     };
-    auto loop =
-        scf::ForOp::create(e.b, loc, lane, total, index(kWarp * kUnroll), init);
+    int64_t stride = lane ? kWarp : 1;
+    auto loop = scf::ForOp::create(e.b, loc, lane ? lane : index(0), total,
+                                   index(stride * kUnroll), init);
     {
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPointToStart(loop.getBody());
       Value low = loop.getRegionIterArgs()[0];
       Value high = loop.getRegionIterArgs()[1];
       for (int64_t u = 0; u < kUnroll; ++u) {
-        Value linear = e.add(loop.getInductionVar(), index(u * kWarp));
+        Value linear = e.add(loop.getInductionVar(), index(u * stride));
         Value inside = e.cmp(arith::CmpIPredicate::ult, linear, total);
         Value v = element(e.select(inside, linear, index(0)));
         low = e.select(inside, e.min(low, v), low);
@@ -413,7 +389,7 @@ private:
       scf::YieldOp::create(e.b, loc, ValueRange{low, high});
     }
     Value low = loop.getResult(0), high = loop.getResult(1);
-    for (int64_t offset = kWarp / 2; offset > 0; offset /= 2) {
+    for (int64_t offset = lane ? kWarp / 2 : 0; offset > 0; offset /= 2) {
       auto exchange = [&](Value v) {
         return gpu::ShuffleOp::create(e.b, loc, v, offset, kWarp,
                                       gpu::ShuffleMode::XOR)

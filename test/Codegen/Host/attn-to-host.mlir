@@ -187,7 +187,8 @@ module @attnc_kernels {
 
 // Document ids read from a captured tensor: the classifier bounds each
 // capture read by the smallest and largest id over the tile's rows or keys
-// (a loop of loads, 0 past the tensor's end), so a tile of one document is
+// (a loop of loads from the first row or key, four per step, 0 past the
+// tensor's end), so a tile of one document is
 // full and one of disjoint documents is skipped; partial tiles load the ids
 // per score, with the bounds check.
 
@@ -196,13 +197,14 @@ module @attnc_kernels {
 // CHECK-DAG:     %[[MAX:.*]] = arith.constant 2147483647 : i32
 // CHECK-DAG:     %[[MIN:.*]] = arith.constant -2147483648 : i32
 // CHECK:         scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
-// CHECK:           %[[QR:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
+// CHECK:           %[[QR:.*]]:2 = scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
 // CHECK:             memref.dim %[[DOC]]
 // CHECK:             memref.load %[[DOC]]
 // CHECK:             arith.minsi
 // CHECK:             arith.maxsi
-// CHECK:           %[[KR:.*]]:2 = scf.for %{{.*}} = %[[K0]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
-// CHECK:             memref.load %[[DOC]]
+// CHECK:           %[[KR:.*]]:2 = scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(%{{.*}} = %[[MAX]], %{{.*}} = %[[MIN]]) -> (i32, i32) {
+// CHECK:             %[[KEY:.*]] = arith.addi %[[K0]], %{{.*}} : index
+// CHECK:             memref.load %[[DOC]][%c0, %{{.*}}]
 // CHECK:           arith.cmpi sle, %[[QR]]#0, %[[KR]]#1 : i32
 // CHECK:           scf.if
 // CHECK:             scf.if
