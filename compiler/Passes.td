@@ -203,11 +203,14 @@ def AttnHostBlockRanges : Pass<"attn-host-block-ranges", "::mlir::ModuleOp"> {
     its grid (anything else is an error). It takes two more arguments, the
     linear block range `[block_begin, block_end)`, and runs those blocks in
     a loop (x fastest). Static-size allocations of a block's body that the
-    body also frees move out of the loop: one per call, not one per block. The grid moves to the
-    program: every `attnrt.launch` of the kernel gets it, computed from its
-    own buffers.
+    body also frees move out of the loop: one per call, not one per block.
+    The grid moves to the program: every `attnrt.launch` of the kernel gets
+    it, computed from its own buffers. Beside the kernel, the constant
+    `<kernel>_entry_grid` records the grid as the code computes it from its
+    arguments, for the runtime to check the manifest's grid against.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -250,13 +253,16 @@ def AttnOutlineGPUKernels : Pass<"attn-outline-gpu-kernels", "::mlir::ModuleOp">
     size as `known_block_size` and the dynamic shared memory as
     `attngpu.dynamic_shared_memory_bytes`. The grid moves to the program:
     every `attnrt.launch` of the kernel gets it, computed from its own
-    buffers.
+    buffers. Beside each kernel, the constant `<kernel>_grid` in global
+    memory records the grid as the code computes it from its arguments, for
+    the runtime to check the manifest's grid against.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "NVIDIA chip the gpu.module targets">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }
 

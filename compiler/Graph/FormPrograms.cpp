@@ -331,7 +331,8 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
 /// digit. Only a readable stem: the kernel table makes the whole name
 /// unique, and the function's own name stays the package's key. A kernel
 /// name ends in a digit, so it is never one of the names derived from
-/// another kernel's (`<kernel>_entry`, `<kernel>_entry_arg_ranks`), and
+/// another kernel's (`<kernel>_entry`, `<kernel>_entry_arg_ranks`,
+/// `<kernel>_grid`, `<kernel>_entry_grid`), and
 /// it never starts as their C interface wrappers do (`_mlir_ciface_`).
 static std::string symbolStem(StringRef name) {
   std::string stem;

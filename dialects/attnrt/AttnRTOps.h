@@ -50,6 +50,13 @@ inline std::string hostArgRanksName(llvm::StringRef kernel) {
   return (kernel + "_entry_arg_ranks").str();
 }
 
+/// The grid record beside the entry point `entry` of a kernel (host or GPU):
+/// the constant i64 array from which the runtime computes the grid the code
+/// was compiled for, checked against the manifest's (pkg::Kernel).
+inline std::string gridRecordName(llvm::StringRef entry) {
+  return (entry + "_grid").str();
+}
+
 /// Whether `shape` (a program value's symbolic shape) describes `type`:
 /// one entry per dim, static dims equal, dynamic dims named by a symbol (or,
 /// with `fixedDynamicDims`, for arguments, fixed by another value of their

@@ -42,11 +42,6 @@ constexpr int64_t kDefaultSharedBytes = 48 * 1024;
 /// Capacity of each of the JIT's error and info logs.
 constexpr size_t kJitLogBytes = 16 * 1024;
 
-std::string triple(int64_t x, int64_t y, int64_t z) {
-  return "(" + std::to_string(x) + ", " + std::to_string(y) + ", " +
-         std::to_string(z) + ")";
-}
-
 std::string address(uintptr_t value) {
   char text[32];
   std::snprintf(text, sizeof(text), "0x%" PRIxPTR, value);
@@ -119,8 +114,9 @@ class CudaKernel final : public DeviceKernel {
 public:
   CudaKernel(std::shared_ptr<const CudaModule> module, CUfunction function,
              const pkg::Kernel &kernel, const CudaLimits &limits,
-             std::vector<size_t> paramSizes)
-      : module_(std::move(module)), function_(function), entry_(kernel.entry),
+             std::vector<size_t> paramSizes, GridRecord grid)
+      : DeviceKernel(std::move(grid)), module_(std::move(module)),
+        function_(function), entry_(kernel.entry),
         sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)),
         paramSizes_(std::move(paramSizes)) {
     for (int d = 0; d < 3; ++d) {
@@ -162,9 +158,9 @@ Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
   for (int d = 0; d < 3; ++d)
     if (grid[d] > gridLimits_[d])
       return Status::error(
-          "grid " + triple(grid[0], grid[1], grid[2]) + " of '" + entry_ +
-          "' exceeds the limits of " + context.name() + ": at most " +
-          triple(gridLimits_[0], gridLimits_[1], gridLimits_[2]));
+          "grid " + describeTriple(grid[0], grid[1], grid[2]) + " of '" +
+          entry_ + "' exceeds the limits of " + context.name() + ": at most " +
+          describeTriple(gridLimits_[0], gridLimits_[1], gridLimits_[2]));
   // CUDA rejects empty grids; there is nothing to run.
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return Status::ok();
@@ -232,6 +228,9 @@ private:
   /// Checks `kernel`'s launch configuration against the device and
   /// `function`, and opts in to the shared memory it needs.
   Status configure(CUfunction function, const pkg::Kernel &kernel) const;
+  /// The grid record `<entry>_grid` of `module`, a global the code holds.
+  StatusOr<GridRecord> gridRecord(const CudaModule &module,
+                                  const std::string &entry) const;
 
   std::shared_ptr<const CudaContext> context_;
   int ordinal_;
@@ -310,9 +309,36 @@ CudaDevice::loadKernel(std::shared_ptr<const CudaModule> module,
     while (driver().cuFuncGetParamInfo(function, paramSizes.size(), &offset,
                                        &size) == CUDA_SUCCESS)
       paramSizes.push_back(size);
+    auto grid = gridRecord(*module, kernel.entry);
+    if (!grid)
+      return grid.status();
     return std::shared_ptr<const DeviceKernel>(std::make_shared<CudaKernel>(
-        std::move(module), function, kernel, limits_, std::move(paramSizes)));
+        std::move(module), function, kernel, limits_, std::move(paramSizes),
+        std::move(*grid)));
   });
+}
+
+StatusOr<GridRecord> CudaDevice::gridRecord(const CudaModule &module,
+                                            const std::string &entry) const {
+  std::string name = entry + "_grid";
+  CUdeviceptr global = 0;
+  size_t bytes = 0;
+  // Blobs of attnc before the grid records lack the global: recompile them.
+  if (Status s = ATTNC_CUDA_CALL(driver(), cuModuleGetGlobal, &global, &bytes,
+                                 module.get(), name.c_str());
+      !s)
+    return s.withContext("entry '" + entry + "' has no grid record '" + name +
+                         "' (compiled by an older attnc? recompile it)");
+  std::vector<int64_t> words(std::min<size_t>(bytes / sizeof(int64_t), 256));
+  if (!words.empty())
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuMemcpyDtoH, words.data(), global,
+                                   words.size() * sizeof(int64_t));
+        !s)
+      return s;
+  auto record = GridRecord::parse(words.data(), words.size());
+  if (!record)
+    return record.status().withContext("entry '" + entry + "'");
+  return record;
 }
 
 Status CudaDevice::configure(CUfunction function,
@@ -323,10 +349,10 @@ Status CudaDevice::configure(CUfunction function,
   int64_t threads = fits ? block[0] * block[1] * block[2] : 0;
   if (!fits || threads > limits_.threadsPerBlock)
     return Status::error(
-        "block " + triple(block[0], block[1], block[2]) +
+        "block " + describeTriple(block[0], block[1], block[2]) +
         " exceeds the limits of " + name() + ": at most " +
-        triple(limits_.block[0], limits_.block[1], limits_.block[2]) + " and " +
-        std::to_string(limits_.threadsPerBlock) + " threads");
+        describeTriple(limits_.block[0], limits_.block[1], limits_.block[2]) +
+        " and " + std::to_string(limits_.threadsPerBlock) + " threads");
 
   int maxThreads = 0, staticBytes = 0;
   Status s = ATTNC_CUDA_CALL(driver(), cuFuncGetAttribute, &maxThreads,

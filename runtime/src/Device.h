@@ -48,11 +48,38 @@ std::string describeRanks(const std::vector<size_t> &ranks);
 
 /// Grid extents (x, y, z) of one launch, each >= 0.
 using GridExtents = std::array<int64_t, 3>;
+/// "(x, y, z)", for messages about grids and blocks.
+std::string describeTriple(int64_t x, int64_t y, int64_t z);
+
+/// The grid a kernel's code was compiled for, from the grid record beside
+/// its entry (pkg::Kernel): each extent is ceil(constant * (product of
+/// some dims of its arguments) / divisor).
+class GridRecord {
+public:
+  /// Reads a record of at most `available` words at `words` (its first word
+  /// says how many it has); fails on one that is malformed.
+  static StatusOr<GridRecord> parse(const int64_t *words, size_t available);
+  /// The grid the code computes from `args`; fails when the record reads
+  /// an argument or dim they lack, or a product overflows.
+  StatusOr<GridExtents>
+  evaluate(const std::vector<const KernelArg *> &args) const;
+
+private:
+  struct Extent {
+    int64_t constant, divisor;
+    std::vector<std::pair<size_t, size_t>> dims; // (argument, dim)
+  };
+  std::vector<Extent> extents_;
+};
 
 /// One kernel's code, loaded onto a device.
 class DeviceKernel {
 public:
+  explicit DeviceKernel(GridRecord grid) : grid_(std::move(grid)) {}
   virtual ~DeviceKernel() = default;
+  /// The grid the code was compiled for, which each launch's grid (from the
+  /// manifest) must equal.
+  const GridRecord &gridRecord() const { return grid_; }
   /// Runs every block of `grid` on `args` (the values its step names), in
   /// the stream `stream` where the device has streams. The arguments are
   /// pointers, since a call's values are not copied for each step.
@@ -63,6 +90,9 @@ public:
   /// table, the cubin's parameter list). A manifest edited consistently
   /// must not launch a kernel on arguments it does not expect.
   virtual Status checkArgs(const std::vector<size_t> &ranks) const = 0;
+
+private:
+  GridRecord grid_;
 };
 
 /// Kernel name -> the kernel of that name for the device's target.

@@ -232,6 +232,17 @@ Status runStep(const StepPlan &step, const SymbolBindings &symbols,
   args.clear();
   for (size_t index : step.args)
     args.push_back(&values[index]);
+  // A manifest edited consistently must not launch blocks the code does not
+  // bound (or leave some out).
+  auto recorded = step.kernel->gridRecord().evaluate(args);
+  if (!recorded)
+    return recorded.status();
+  if (*recorded != *grid)
+    return Status::error(
+        "the manifest's grid " +
+        describeTriple((*grid)[0], (*grid)[1], (*grid)[2]) +
+        " is not the grid the kernel's code records for these arguments, " +
+        describeTriple((*recorded)[0], (*recorded)[1], (*recorded)[2]));
   return step.kernel->launch(args, *grid, stream);
 }
 

@@ -85,6 +85,7 @@ public:
   /// The argument ranks `entry` records ({n, ranks...}, see attnc's
   /// attn-host-entry-points).
   StatusOr<std::vector<size_t>> argRanks(const std::string &entry) const;
+  StatusOr<GridRecord> gridRecord(const std::string &entry) const;
 
 private:
   SharedObject(void *handle, int fd, std::string blobName)
@@ -211,6 +212,21 @@ SharedObject::argRanks(const std::string &entry) const {
   return ranks;
 }
 
+StatusOr<GridRecord> SharedObject::gridRecord(const std::string &entry) const {
+  auto found = address(entry + "_grid", "grid record");
+  if (!found)
+    return Status::error(found.status().message() +
+                         " (compiled by an older attnc? recompile it)");
+  // The record says how long it is; a symbol's size is not known here.
+  const auto *words = static_cast<const int64_t *>(*found);
+  auto record = GridRecord::parse(
+      words, static_cast<size_t>(std::max<int64_t>(words[0], 0)));
+  if (!record)
+    return record.status().withContext("blob '" + blobName_ + "': entry '" +
+                                       entry + "'");
+  return record;
+}
+
 /// Streams are a device concept the host does not have.
 Status requireNullStream(void *stream) {
   if (stream)
@@ -222,9 +238,10 @@ Status requireNullStream(void *stream) {
 class HostKernel final : public DeviceKernel {
 public:
   HostKernel(std::shared_ptr<const SharedObject> object, HostEntry entry,
-             std::vector<size_t> argRanks, std::shared_ptr<ThreadPool> pool)
-      : object_(std::move(object)), entry_(entry),
-        argRanks_(std::move(argRanks)), pool_(std::move(pool)) {}
+             std::vector<size_t> argRanks, GridRecord grid,
+             std::shared_ptr<ThreadPool> pool)
+      : DeviceKernel(std::move(grid)), object_(std::move(object)),
+        entry_(entry), argRanks_(std::move(argRanks)), pool_(std::move(pool)) {}
 
   Status checkArgs(const std::vector<size_t> &ranks) const override {
     if (ranks == argRanks_)
@@ -355,8 +372,12 @@ StatusOr<KernelMap> HostDevice::load(const pkg::Package &package) {
         auto ranks = object->argRanks(kernel.entry);
         if (!ranks)
           return ranks.status();
+        auto grid = object->gridRecord(kernel.entry);
+        if (!grid)
+          return grid.status();
         return std::shared_ptr<const DeviceKernel>(std::make_shared<HostKernel>(
-            std::move(object), *entry, std::move(*ranks), pool_));
+            std::move(object), *entry, std::move(*ranks), std::move(*grid),
+            pool_));
       });
 }
 

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -99,8 +100,13 @@ LogicalResult lowerKernel(ModuleOp module, func::FuncOp kernel) {
   OpBuilder b(*forall);
   SmallVector<Value> grid = getValueOrCreateConstantIndexOp(
       b, forall->getLoc(), forall->getMixedUpperBound());
-  if (failed(attnc::setLaunchGrids(module, kernel, grid)))
+  FailureOr<SmallVector<int64_t>> record =
+      attnc::setLaunchGrids(module, kernel, grid);
+  if (failed(record))
     return failure();
+  attnc::addI64Table(
+      kernel->getParentOp(), kernel.getLoc(),
+      attnrt::gridRecordName(attnrt::hostEntryName(kernel.getName())), *record);
   Block &body = kernel.getBody().front();
   IndexType index = b.getIndexType();
   Value begin = body.addArgument(index, kernel.getLoc());

@@ -126,8 +126,9 @@ LogicalResult cloneBody(gpu::LaunchOp launch, func::FuncOp kernel,
   return success();
 }
 
-/// Moves the grid of `kernel`'s launch to the program's launches of it.
-LogicalResult moveGrid(ModuleOp module, func::FuncOp kernel) {
+/// Moves the grid of `kernel`'s launch to the program's launches of it;
+/// returns its grid record.
+FailureOr<SmallVector<int64_t>> moveGrid(ModuleOp module, func::FuncOp kernel) {
   FailureOr<gpu::LaunchOp> launch = launchOf(kernel);
   if (failed(launch))
     return failure();
@@ -177,9 +178,13 @@ struct AttnOutlineGPUKernelsPass
     // Grids first, while the launches' symbols still resolve to the kernel
     // functions.
     SmallVector<func::FuncOp> functions = attnc::kernelFunctions(module);
-    for (func::FuncOp kernel : functions)
-      if (failed(moveGrid(module, kernel)))
+    SmallVector<SmallVector<int64_t>> records;
+    for (func::FuncOp kernel : functions) {
+      FailureOr<SmallVector<int64_t>> record = moveGrid(module, kernel);
+      if (failed(record))
         return signalPassFailure();
+      records.push_back(std::move(*record));
+    }
     MLIRContext *ctx = module.getContext();
     OpBuilder b(kernels);
     // PTX 8.1: the vector reductions of the backward kernels
@@ -190,9 +195,14 @@ struct AttnOutlineGPUKernelsPass
         b, kernels.getLoc(), attnrt::kKernelModuleName, b.getArrayAttr({target}));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
-    for (func::FuncOp kernel : functions)
+    for (auto [kernel, record] : llvm::zip_equal(functions, records)) {
       if (failed(outline(kernel, gpuModule)))
         return signalPassFailure();
+      // Global memory, where cuModuleGetGlobal finds it.
+      attnc::addI64Table(gpuModule, kernel.getLoc(),
+                         attnrt::gridRecordName(kernel.getName()), record,
+                         /*addressSpace=*/1);
+    }
     kernels.erase();
   }
 };

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Graph/LaunchGrid.h"
 #include "compiler/Passes.h"
 #include "dialects/attnrt/AttnRTOps.h"
 
@@ -54,16 +55,8 @@ LogicalResult addArgRanks(ModuleOp module, LLVM::LLVMFuncOp kernel,
                               << " expanded memrefs and the block range";
   SmallVector<int64_t> record{static_cast<int64_t>(numArgs)};
   llvm::append_range(record, *ranks);
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToEnd(module.getBody());
-  auto i64 = b.getI64Type();
-  auto type = LLVM::LLVMArrayType::get(i64, record.size());
-  LLVM::GlobalOp::create(
-      b, kernel.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
-      attnrt::hostArgRanksName(kernel.getName()),
-      DenseElementsAttr::get(
-          RankedTensorType::get({static_cast<int64_t>(record.size())}, i64),
-          ArrayRef<int64_t>(record)));
+  attnc::addI64Table(module, kernel.getLoc(),
+                     attnrt::hostArgRanksName(kernel.getName()), record);
   return success();
 }
 

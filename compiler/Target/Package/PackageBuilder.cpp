@@ -6,6 +6,7 @@
 
 #include "compiler/Target/Package/PackageBuilder.h"
 
+#include "compiler/Graph/LaunchGrid.h"
 #include "dialects/attn/AttnOps.h"
 #include "dialects/attngpu/AttnGPUOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
@@ -262,42 +263,23 @@ FailureOr<pkg::GridTerm> gridTerm(Value value) {
               "program values, divided by a constant, to be written to a "
               "package";
   };
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant)))
-    return pkg::GridTerm{constant.getSExtValue(), {}, 1};
-  if (auto dim = value.getDefiningOp<memref::DimOp>()) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    Value source = dim.getSource();
+  FailureOr<attnc::GridProduct> product = attnc::matchGridProduct(value);
+  if (failed(product))
+    return unexpressible();
+  pkg::GridTerm term{product->constant, {}, product->divisor};
+  for (auto [source, index] : product->dims) {
     ArrayAttr shape = attnrt::symbolicShapeOf(source);
-    if (!index || !shape)
+    if (!shape)
       return unexpressible();
-    if (auto symbol = dyn_cast<StringAttr>(shape[*index]))
-      return pkg::GridTerm{1, {symbol.str()}, 1};
-    return pkg::GridTerm{cast<IntegerAttr>(shape[*index]).getInt(), {}, 1};
+    if (auto symbol = dyn_cast<StringAttr>(shape[index]))
+      term.symbols.push_back(symbol.str());
+    else
+      term.constant *= cast<IntegerAttr>(shape[index]).getInt();
   }
-  if (auto mul = value.getDefiningOp<arith::MulIOp>()) {
-    FailureOr<pkg::GridTerm> lhs = gridTerm(mul.getLhs());
-    FailureOr<pkg::GridTerm> rhs = gridTerm(mul.getRhs());
-    if (failed(lhs) || failed(rhs) || lhs->divisor != 1 || rhs->divisor != 1)
-      return unexpressible();
-    lhs->constant *= rhs->constant;
-    llvm::append_range(lhs->symbols, rhs->symbols);
-    return lhs;
-  }
-  if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
-    FailureOr<pkg::GridTerm> term = gridTerm(div.getLhs());
-    if (failed(term) || term->divisor != 1 ||
-        !matchPattern(div.getRhs(), m_ConstantInt(&constant)) ||
-        constant.getSExtValue() <= 0)
-      return unexpressible();
-    if (term->symbols.empty()) // folded to a constant
-      return pkg::GridTerm{llvm::divideCeilSigned(term->constant,
-                                                  constant.getSExtValue()),
-                           {}, 1};
-    term->divisor = constant.getSExtValue();
-    return term;
-  }
-  return unexpressible();
+  if (term.symbols.empty()) // a constant extent
+    return pkg::GridTerm{
+        llvm::divideCeilSigned(term.constant, term.divisor), {}, 1};
+  return term;
 }
 
 /// The kernel's entry, block and shared memory for `target`.

@@ -135,10 +135,63 @@ func.func @prog(%x: memref<?xf32> {attnrt.name = "x", attnrt.shape = ["N"]}) att
   return
 }
 module @attnc_kernels {
-  func.func @k(%a: memref<?xf32>, %n: index) attributes {attnrt.kernel} {
+  func.func @k(%a: memref<?xf32>, %b: memref<?xf32>) attributes {attnrt.kernel} {
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %b, %c0 : memref<?xf32>
     scf.forall (%i) in (%n) {
       %v = memref.load %a[%i] : memref<?xf32>
     }
     return
+  }
+}
+
+// -----
+
+// The code records its grid for the runtime to check the manifest's
+// against, as a product of constants and dims of its arguments divided by
+// a constant: not a scalar argument ...
+module {
+  module @attnc_kernels {
+    // expected-error @below {{the grid of kernel scalar must be a product of constants and dims of its arguments, divided by a constant}}
+    func.func @scalar(%a: memref<?xf32>, %n: index) attributes {attnrt.kernel} {
+      scf.forall (%i) in (%n) {
+        %v = memref.load %a[%i] : memref<?xf32>
+      }
+      return
+    }
+  }
+}
+
+// -----
+
+// ... nor a sum ...
+module {
+  module @attnc_kernels {
+    func.func @sum(%a: memref<?xf32>) attributes {attnrt.kernel} {
+      %c0 = arith.constant 0 : index
+      %n = memref.dim %a, %c0 : memref<?xf32>
+      // expected-error @below {{the grid of kernel sum must be a product of constants and dims of its arguments, divided by a constant}}
+      %m = arith.addi %n, %n : index
+      scf.forall (%i) in (%m) {
+      }
+      return
+    }
+  }
+}
+
+// -----
+
+// ... nor the dims of a view of an argument.
+module {
+  module @attnc_kernels {
+    func.func @view(%a: memref<?x?xf32>) attributes {attnrt.kernel} {
+      %c0 = arith.constant 0 : index
+      %row = memref.collapse_shape %a [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+      // expected-error @below {{the grid of kernel view reads the dims of a value other than its arguments}}
+      %n = memref.dim %row, %c0 : memref<?xf32>
+      scf.forall (%i) in (%n) {
+      }
+      return
+    }
   }
 }

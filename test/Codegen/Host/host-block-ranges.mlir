@@ -8,7 +8,9 @@
 // with x fastest; a static allocation of the block (with its one dealloc)
 // moves out of the loop, a dynamic one stays. The grid moves to the
 // program: each launch of the kernel gets it, computed from the launch's
-// own buffers.
+// own buffers; the constant `<kernel>_entry_grid` records it for the
+// runtime as {words, extents, then per extent: constant, divisor, factor
+// count, (argument, dim) per factor}.
 
 // CHECK-LABEL: func.func @prog(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xf32> {{.*}}, %[[Y:[a-z0-9]+]]: memref<?x8xf32>
@@ -44,6 +46,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      memref.dealloc %[[TILE]]
 // CHECK-NEXT:      return
+// CHECK:         llvm.mlir.global external constant @k_entry_grid(dense<[13, 3, 1, 1, 1, 0, 0, 4, 1, 0, 3, 1, 0]> : tensor<13xi64>) {addr_space = 0 : i32, alignment = 8 : i64}
 func.func @prog(%x: memref<?x8xf32> {attnrt.name = "x", attnrt.shape = ["N", 8]},
                 %y: memref<?x8xf32> {attnrt.name = "y", attnrt.shape = ["N", 8]}) attributes {attnrt.num_inputs = 1 : i64} {
   attnrt.launch @attnc_kernels::@k(%x, %y) : memref<?x8xf32>, memref<?x8xf32>
@@ -84,6 +87,7 @@ module @attnc_kernels {
 // CHECK-NEXT:        arith.muli %[[ID]], %{{.*}} : index
 // CHECK:         func.func @helper(%{{.*}}: index) {
 // CHECK-NEXT:      scf.forall
+// CHECK:         llvm.mlir.global external constant @cast_entry_grid(dense<[7, 1, 1, 16, 1, 0, 0]> : tensor<7xi64>)
 func.func @prog(%x: memref<?xf32> {attnrt.name = "x", attnrt.shape = ["N"]},
                 %y: memref<?xf32> {attnrt.name = "y", attnrt.shape = ["N"]}) attributes {attnrt.num_inputs = 1 : i64} {
   attnrt.launch @attnc_kernels::@cast(%x, %y) : memref<?xf32>, memref<?xf32>

@@ -7,7 +7,8 @@
 // constants from outside the launch recreated inside, the block size as
 // known_block_size and the dynamic shared memory as
 // attngpu.dynamic_shared_memory_bytes. The grid moves to every launch of the
-// kernel, computed from that launch's buffers.
+// kernel, computed from that launch's buffers; the constant `<kernel>_grid`
+// in global memory records it for the runtime (see host-block-ranges.mlir).
 
 // CHECK-LABEL: module attributes {gpu.container_module} {
 // CHECK:         func.func @first(
@@ -39,6 +40,7 @@
 // CHECK-NEXT:        memref.store %[[W]], %[[B]][%[[K]]] : memref<?xf32>
 // CHECK-NEXT:        gpu.return
 // CHECK-NEXT:      }
+// CHECK-NEXT:      llvm.mlir.global external constant @k_grid(dense<[13, 3, 1, 32, 1, 0, 0, 1, 1, 0, 1, 1, 0]> : tensor<13xi64>) {addr_space = 1 : i32, alignment = 8 : i64}
 // CHECK-NEXT:    }
 // CHECK-NOT:     module @attnc_kernels
 // CHIP: gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">]

@@ -18,7 +18,7 @@
 // CHECK:         %[[D1:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
 // CHECK:         llvm.call @_mlir_ciface_k(%[[D0]], %[[D1]], %[[BEGIN]], %[[END]])
 // CHECK:         llvm.return
-// CHECK:       llvm.mlir.global external constant @k_entry_arg_ranks(dense<[2, 2, 1]> : tensor<3xi64>) {addr_space = 0 : i32} : !llvm.array<3 x i64>
+// CHECK:       llvm.mlir.global external constant @k_entry_arg_ranks(dense<[2, 2, 1]> : tensor<3xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<3 x i64>
 // CHECK-NOT:   llvm.func @_mlir_ciface_k_entry
 llvm.func @k(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64, %a5: i64, %a6: i64,
              %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64,

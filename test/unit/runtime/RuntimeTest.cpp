@@ -383,6 +383,37 @@ TEST_F(RuntimeTest, ResolvesGridWithCeildiv) {
   EXPECT_EQ(blocks, (std::vector<int64_t>{0, 0, 0, 0, 0, 0, -1}));
 }
 
+// A manifest whose grid was edited consistently (checksums recomputed) would
+// launch blocks the code does not bound, or leave some out: the grid the
+// code records for the call's arguments is checked first.
+TEST_F(RuntimeTest, RejectsAGridTheCodeDoesNotRecord) {
+  pkg::Function &blocks = package_.functions[2];
+  ASSERT_EQ(blocks.name, "blocks");
+  for (int64_t divisor : {2, 8}) {
+    blocks.kernels[0].grid[0][0].divisor = divisor;
+    std::vector<int64_t> x(10), out(7, -1), calls(1, 0);
+    Status status = function(package_, "blocks")
+                        .call({{x.data(), pkg::DType::I64, {10}, {}}},
+                              {{out.data(), pkg::DType::I64, {7}, {}},
+                               {calls.data(), pkg::DType::I64, {1}, {}}});
+    EXPECT_EQ(status.message(),
+              "step 0 (kernel 'blocks'): the manifest's grid (" +
+                  std::to_string((10 + divisor - 1) / divisor) +
+                  ", 2, 1) is not the grid the kernel's code records for "
+                  "these arguments, (3, 2, 1)");
+    EXPECT_EQ(calls[0], 0) << "nothing ran";
+  }
+}
+
+TEST_F(RuntimeTest, RejectsCodeWithoutAGridRecord) {
+  package_.functions[2].kernels[0].entry = "test_ungridded";
+  auto loaded = load(package_);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.status().message().find("has no grid record"),
+            std::string::npos)
+      << loaded.status().message();
+}
+
 TEST_F(RuntimeTest, EmptyGridMakesNoCall) {
   auto [blocks, calls] = runBlocks(0, 1);
   EXPECT_EQ(calls, 0);
@@ -608,7 +639,7 @@ TEST_F(RuntimeTest, LaysBuffersOutBySlot) {
 }
 
 /// ek f32 [K, 0], es f32 [S, 0] -> blocks i64 [G], calls i64 [1], with a
-/// buffer big f32 [S]: step "count" counts its call (test_blocks), step
+/// buffer big f32 [S]: step "count" counts its call (test_count), step
 /// "huge" has a grid of K * K blocks.
 pkg::Function midwayFunction() {
   pkg::Dim k = pkg::Dim::named("K"), s = pkg::Dim::named("S");
@@ -626,7 +657,7 @@ pkg::Function midwayFunction() {
   count.name = "count";
   count.target = "host";
   count.blob = "host";
-  count.entry = "test_blocks";
+  count.entry = "test_count";
   pkg::Kernel huge = count;
   huge.name = "huge";
   huge.grid = {{pkg::GridTerm{1, {"K"}, 1}}, {pkg::GridTerm{1, {"K"}, 1}}};

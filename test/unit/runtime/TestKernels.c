@@ -86,6 +86,26 @@ const int64_t test_scale_arg_ranks[] = {2, 4, 4};
 /* The layout test's step: ptrs [4], a [n], b [n, 3], c [n], z [n, 0]. */
 const int64_t test_pointers_arg_ranks[] = {5, 1, 1, 2, 1, 2};
 const int64_t test_blocks_arg_ranks[] = {3, 1, 1, 1};
+const int64_t test_count_arg_ranks[] = {3, 1, 1, 1};
+const int64_t test_ungridded_arg_ranks[] = {3, 1, 1, 1};
+
+/*
+ * Each entry's grid record: {words, extents, then per extent: constant,
+ * divisor, factor count, (argument, dim) per factor}; the grid the
+ * entry's manifest entries in TestSupport.cpp launch.
+ */
+/* One block per query row: (N, Hq, B) of args[0]. */
+#define ROW_GRID                                                               \
+  { 17, 3, 1, 1, 1, 0, 2, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0 }
+const int64_t test_attention_grid[] = ROW_GRID;
+const int64_t test_attention_noscale_grid[] = ROW_GRID;
+const int64_t test_scale_grid[] = ROW_GRID;
+/* One block. */
+const int64_t test_pointers_grid[] = {2, 0};
+const int64_t test_count_grid[] = {2, 0};
+/* test_ungridded has none, as code of an attnc before grid records. */
+/* (ceil(N / 4), 2), N the extent of args[0]. */
+const int64_t test_blocks_grid[] = {10, 2, 1, 4, 1, 0, 0, 2, 1, 0};
 
 void test_attention(void **args, int64_t blockBegin, int64_t blockEnd) {
   attention(args, blockBegin, blockEnd, -1.0f);
@@ -136,4 +156,14 @@ void test_blocks(void **args, int64_t blockBegin, int64_t blockEnd) {
   for (int64_t b = blockBegin; b < blockEnd && b < blocks->sizes[0]; ++b)
     blocks->aligned[blocks->offset + b * blocks->strides[0]] = blockBegin;
   __atomic_fetch_add(&calls->aligned[calls->offset], 1, __ATOMIC_RELAXED);
+}
+
+/* x: any [N] -> blocks: i64 [G] (unused), calls: i64 [1]: counts its calls. */
+void test_count(void **args, int64_t blockBegin, int64_t blockEnd) {
+  const MemRef1I64 *calls = args[2];
+  __atomic_fetch_add(&calls->aligned[calls->offset], 1, __ATOMIC_RELAXED);
+}
+
+void test_ungridded(void **args, int64_t blockBegin, int64_t blockEnd) {
+  test_count(args, blockBegin, blockEnd);
 }

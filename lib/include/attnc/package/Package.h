@@ -129,6 +129,14 @@ struct GridTerm {
 /// from `grid`, `block` threads per block and `dynamicSharedMemoryBytes` of
 /// dynamic shared memory (above 48 KiB the runtime opts the kernel in), on
 /// the caller's stream (a CUstream; null is the legacy default stream).
+///
+/// Grid record (both ABIs): beside the entry, the code holds the constant
+/// int64_t array `<entry>_grid` (host: a symbol of the library; CUDA: a
+/// global of the module) = {words, extents, then per extent: constant,
+/// divisor, n, then n pairs (argument, dim)}: extent d is
+/// ceil(constant * (product of the n argument dims) / divisor), up to three
+/// extents, the rest 1. The runtime launches only a grid from `grid` equal
+/// to the one the record gives for the same arguments.
 struct Kernel {
   /// Unique per target within the function; steps launch kernels by name.
   std::string name;

@@ -562,13 +562,40 @@ TEST_F(RuntimeCudaTest, RejectsLaunchConfigsBeyondTheDevice) {
 
 TEST_F(RuntimeCudaTest, RejectsGridsBeyondTheDevice) {
   pkg::Package package = cubinPackage();
-  package.functions[0].kernels[0].grid[1] = {pkg::GridTerm{65536}};
+  rt::Function tall = function(package, "tall");
+  auto run = [&](int64_t n) {
+    std::vector<float> x(n);
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = static_cast<float>(i);
+    std::vector<float> y(n, -1);
+    float *dx = upload(x), *dy = upload(y);
+    Status s = tall.call({{dx, pkg::DType::F32, {n}, {}}},
+                         {{dy, pkg::DType::F32, {n}, {}}});
+    if (s)
+      s = runtime_->synchronize();
+    if (s)
+      download(y, dy);
+    EXPECT_EQ(y, s ? x : std::vector<float>(n, -1));
+    return s.message();
+  };
+  EXPECT_EQ(run(65535), "");
+  EXPECT_EQ(run(65536),
+            "step 0 (kernel 'tall'): grid (1, 65536, 1) of 'test_tall' exceeds "
+            "the limits of cuda:0: at most (2147483647, 65535, 65535)");
+}
+
+// A manifest whose grid was edited consistently (checksums recomputed)
+// would launch blocks the code does not bound: the grid the cubin records
+// is checked first.
+TEST_F(RuntimeCudaTest, RejectsAGridTheCodeDoesNotRecord) {
+  pkg::Package package = cubinPackage();
+  package.functions[0].kernels[0].grid[1] = {pkg::GridTerm{8}};
   test::AttentionData data(1, 4, 4, /*seed=*/11);
   std::vector<rt::TensorRef> t = deviceTensors(data);
   EXPECT_EQ(callError(package, {t[0], t[1], t[2]}, {t[3], t[4]}),
-            "step 0 (kernel 'attention'): grid (1, 65536, 1) of "
-            "'test_attention' exceeds the limits of cuda:0: at most "
-            "(2147483647, 65535, 65535)");
+            "step 0 (kernel 'attention'): the manifest's grid (1, 8, 1) is "
+            "not the grid the kernel's code records for these arguments, "
+            "(1, 4, 1)");
 }
 
 } // namespace

@@ -77,10 +77,17 @@ Package test::makeCudaTestPackage(const std::string &blobKind,
   reverse.kernels = {gpuKernel(target, "reverse", "test_reverse", {}, 1024)};
   reverse.kernels[0].dynamicSharedMemoryBytes = kReverseSharedBytes;
 
+  Function tall = reverse;
+  tall.name = "tall";
+  tall.steps = {Step{"tall", {"x", "y"}}};
+  tall.kernels = {gpuKernel(target, "tall", "test_tall",
+                            {{GridTerm{1}}, {GridTerm{1, {"N"}, 1}}}, 1)};
+
   Package package;
   package.producer = "attnc cuda runtime tests";
   package.functions = {std::move(attention), std::move(reverse),
-                       std::move(chain), pointersFunction(target)};
+                       std::move(chain), pointersFunction(target),
+                       std::move(tall)};
   package.blobs = {Blob{"gpu", blobKind, std::move(code)}};
   return package;
 }

@@ -34,6 +34,8 @@ inline constexpr int64_t kReverseSharedBytes = 160 * 1024;
 ///   pointers   n f32 [N] -> ptrs i64 [2]: the addresses of the buffers
 ///              a f32 [N] (slot 0) and b f32 [N] (slot 1); entry
 ///              test_pointers, one thread
+///   tall       x f32 [N] -> y f32 [N], y = x; entry test_tall, grid
+///              (1, N, 1), one thread
 pkg::Package makeCudaTestPackage(const std::string &blobKind,
                                  std::vector<uint8_t> code,
                                  const std::string &target = "sm_90a");

@@ -11,6 +11,23 @@
 
 #include <stdint.h>
 
+/*
+ * Each entry's grid record, beside it in global memory as attnc emits it:
+ * {words, extents, then per extent: constant, divisor, factor count,
+ * (argument, dim) per factor}; the grids CudaTestSupport.cpp launches.
+ */
+/* (ceil(N / 128), Hq, B) of q [B, Hq, N, D] or x, the first argument. */
+#define ROW_GRID                                                               \
+  { 17, 3, 1, 128, 1, 0, 2, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0 }
+extern "C" __device__ const int64_t test_attention_grid[] = ROW_GRID;
+extern "C" __device__ const int64_t test_scale_grid[] = ROW_GRID;
+/* One block. */
+extern "C" __device__ const int64_t test_pointers_grid[] = {2, 0};
+extern "C" __device__ const int64_t test_reverse_grid[] = {2, 0};
+/* (1, N, 1), x f32 [N] the first argument. */
+extern "C" __device__ const int64_t test_tall_grid[] = {10, 2, 1, 1, 0,
+                                                        1,  1, 1, 0, 0};
+
 /* The parameters of one expanded rank-4 or rank-1 memref argument. */
 #define MEMREF4_PARAMS(NAME, TYPE)                                             \
   TYPE *NAME##Allocated, TYPE *NAME##Aligned, int64_t NAME##Offset,            \
@@ -119,4 +136,14 @@ extern "C" __global__ void test_reverse(MEMREF1_PARAMS(x, float),
       yAligned[yOffset + (base + j) * yStride0] = chunk[size - 1 - j];
     __syncthreads();
   }
+}
+
+/*
+ * x: f32 [N] -> y: f32 [N], one block per element along y (a grid as tall
+ * as x is long, for the device's limits): y = x.
+ */
+extern "C" __global__ void test_tall(MEMREF1_PARAMS(x, float),
+                                     MEMREF1_PARAMS(y, float)) {
+  int64_t i = blockIdx.y;
+  yAligned[yOffset + i * yStride0] = xAligned[xOffset + i * xStride0];
 }
