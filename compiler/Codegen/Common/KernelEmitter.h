@@ -60,17 +60,15 @@ protected:
     body();
   }
 
-  /// for (iv = lb; iv < ub; iv += step) body(iv)
+  /// for (iv = lb; iv < ub; iv += step) body(iv). The body is built inside
+  /// the finished loop op, so that what it emits may look at the loops
+  /// around it (the tile classifier hoists out of them).
   template <typename Fn>
   void loop(mlir::Value lb, mlir::Value ub, mlir::Value step, Fn body) {
-    mlir::scf::ForOp::create(b, loc, lb, ub, step, mlir::ValueRange{},
-                             [&](mlir::OpBuilder &nested, mlir::Location,
-                                 mlir::Value iv, mlir::ValueRange) {
-                               inside(nested, [&] {
-                                 body(iv);
-                                 mlir::scf::YieldOp::create(b, loc);
-                               });
-                             });
+    auto forOp = mlir::scf::ForOp::create(b, loc, lb, ub, step);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    body(forOp.getInductionVar());
   }
 
   /// acc = combine(acc, term(iv)) for iv in [0, ub), starting from `init`.

@@ -221,6 +221,10 @@ public:
   Truth run(Region &region, ArrayRef<Interval> args) {
     Block &block = region.front();
     firstCapture = args.size();
+    // A loop still being built (a body builder's) has no op yet.
+    for (Operation *op = e.b.getInsertionBlock()->getParentOp();
+         isa_and_nonnull<scf::ForOp>(op); op = op->getParentOp())
+      loops.push_back(op);
     for (auto [arg, range] : llvm::zip(block.getArguments(), args))
       ints[arg] = range;
     for (Operation &op : block.without_terminator())
@@ -273,6 +277,48 @@ private:
     return e.b.clone(*op, mapping)->getResult(0);
   }
 
+  /// The values the interval rule of `op` reads: its operands' bounds
+  /// (null where unknown or absent) and the lane.
+  SmallVector<Value> ruleInputs(Operation *op) {
+    SmallVector<Value> inputs{lane};
+    for (Value operand : op->getOperands()) {
+      if (std::optional<Interval> x = interval(operand))
+        llvm::append_range(inputs, ArrayRef<Value>{x->lo, x->hi, x->overflow});
+      if (auto it = bools.find(operand); it != bools.end())
+        llvm::append_range(
+            inputs, ArrayRef<Value>{it->second.mayTrue, it->second.mayFalse});
+    }
+    return inputs;
+  }
+
+  /// Whether `v` is defined in `loop`'s body. (Region::isAncestor asserts
+  /// on the regions of ops still being built, which enclose kernels here.)
+  static bool definedInside(Operation *loop, Value v) {
+    for (Region *r = v.getParentRegion(); r;) {
+      if (r == &loop->getRegion(0))
+        return true;
+      Operation *parent = r->getParentOp();
+      r = parent ? parent->getParentRegion() : nullptr;
+    }
+    return false;
+  }
+
+  /// Moves the insertion point before the outermost of `loops` that defines
+  /// none of the rule's inputs, if any.
+  void placeRule(Operation *op) {
+    SmallVector<Value> inputs = ruleInputs(op);
+    Operation *outermost = nullptr;
+    for (Operation *loop : loops) {
+      bool invariant = llvm::all_of(
+          inputs, [&](Value v) { return !v || !definedInside(loop, v); });
+      if (!invariant)
+        break;
+      outermost = loop;
+    }
+    if (outermost)
+      e.b.setInsertionPoint(outermost);
+  }
+
   /// Every op is a row of the region op table (the verifier admits no
   /// other); its interval rule says how it bounds its result.
   void visit(Operation *op) {
@@ -280,6 +326,8 @@ private:
         attnc::sem::findRegionOp(op->getName().getStringRef());
     if (!info)
       return;
+    OpBuilder::InsertionGuard guard(e.b);
+    placeRule(op);
     using R = attnc::sem::IntervalRule;
     switch (info->interval) {
     case R::None:
@@ -571,6 +619,11 @@ private:
   Value lane; // TileBox::lane
   /// The region argument of the first capture.
   unsigned firstCapture = 0;
+  /// The scf.for loops around the classification, innermost first, up to
+  /// the first op that is not one. A rule goes before the outermost of them
+  /// that defines none of its inputs: a capture read over the rows is then
+  /// read once per block, not once per key tile.
+  SmallVector<Operation *> loops;
   llvm::DenseMap<Value, Interval> ints;
   llvm::DenseMap<Value, Truth> bools;
 };
