@@ -25,7 +25,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 
 // -----
 
-// Head dim 64: three warpgroups (192 rows) on wgmma, 128-row blocks on
+// Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
+// region (its per-element math needs the registers), 128-row blocks on
 // mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
 // dim 96 is no whole number of 64-element panels and takes the mma.sync
 // kernel (64 rows above head dim 64, 128 up to it); f32 takes the scalar
@@ -36,6 +37,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
 // SYNC-LABEL: func.func @narrow
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @narrow_scored
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // GPU-LABEL:  func.func @wide
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // SYNC-LABEL: func.func @wide
@@ -52,6 +55,17 @@ func.func @narrow(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>
       -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+  return %o : tensor<?x4x?x64xf16>
+}
+func.func @narrow_scored(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>
+      -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %t = math.tanh %s : f32
+      attn.yield %t : f32
+    }
   return %o : tensor<?x4x?x64xf16>
 }
 func.func @wide(%q: tensor<?x4x?x256xf16>) -> (tensor<?x4x?x256xf16>, tensor<?x4x?xf32>) {
