@@ -98,20 +98,27 @@ def sdpa(backend):
     return make
 
 
-_flex = None
+_compiled_flex = None
+
+
+def compiled_flex():
+    """torch.compile'd flex_attention, compiled once per process for every
+    benchmark (it still specializes per case)."""
+    global _compiled_flex
+    if _compiled_flex is None:
+        from torch.nn.attention.flex_attention import flex_attention
+        _compiled_flex = torch.compile(flex_attention, dynamic=False)
+    return _compiled_flex
 
 
 def flex(case, sets):
-    from torch.nn.attention.flex_attention import (create_block_mask,
-                                                   flex_attention)
-    global _flex
-    if _flex is None:
-        _flex = torch.compile(flex_attention, dynamic=False)
+    from torch.nn.attention.flex_attention import create_block_mask
+    run = compiled_flex()
     mask = None
     if case.causal:
         mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None,
                                  case.n, case.n, device="cuda")
-    return lambda i: _flex(*sets[i], block_mask=mask)
+    return lambda i: run(*sets[i], block_mask=mask)
 
 
 class Attnc:
@@ -445,6 +452,53 @@ def write_reports(out_dir, env, settings, names, table, suffix,
             dict(case.as_dict(), implementation=n, **results[n])
             for case, results in table for n in names]), f, indent=2)
     return stem, text
+
+
+def start_package_run(doc, source, script):
+    """The command line of a benchmark of one attnc source file (`source`,
+    e.g. bench/documents.mlir; --out, --package, --baseline,
+    --baseline-package and the run options) and start_run's settings:
+    (args, iters, warmup, settings, generator)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--out", default=os.path.join(REPO, "bench", "results"),
+                        help="folder for the .md and .json reports")
+    parser.add_argument("--package", required=True,
+                        help=f"attnc package of {source}")
+    parser.add_argument("--baseline", help="folder of another attnc build's "
+                        "Python binding (attnc/ with its libattnrt.so)")
+    parser.add_argument("--baseline-package",
+                        help=f"another package of {source}, run through "
+                        "--baseline's binding (default: this one)")
+    add_run_arguments(parser)
+    args = parser.parse_args()
+    iters, warmup, settings = start_run(args, script)
+    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    return args, iters, warmup, settings, gen
+
+
+def attnc_implementations(args, make):
+    """The attnc columns of a table: the baseline package's (when given)
+    and --package's, each make(package, binding)."""
+    impls = {}
+    if args.baseline_package:
+        binding = import_baseline(args.baseline) if args.baseline else None
+        impls[BASELINE] = make(args.baseline_package, binding)
+    impls["attnc"] = make(args.package, None)
+    return impls
+
+
+def write_pair_reports(args, settings, names, table, suffix, title):
+    """Writes and prints the reports of a benchmark whose TFLOP/s count the
+    allowed (query, key) pairs (documents.py, variants.py)."""
+    env = environment()
+    env["attnc"] = args.package
+    stem, text = write_reports(
+        args.out, env, settings, names, table, suffix,
+        render=lambda *a: markdown(*a).replace(
+            "Attention forward", title).replace(
+            "4·B·H·N²·D, halved for causal", "4·B·H·D per allowed pair"))
+    print(text)
+    print(f"wrote {stem}.md and {stem}.json")
 
 
 def add_run_arguments(parser):

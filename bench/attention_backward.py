@@ -115,9 +115,6 @@ def sdpa(backend):
     return TorchPeer(forward)
 
 
-_flex = None
-
-
 @lru_cache(maxsize=None)
 def causal_block_mask(n):
     from torch.nn.attention.flex_attention import create_block_mask
@@ -126,12 +123,8 @@ def causal_block_mask(n):
 
 
 def flex_forward(case, q, k, v):
-    from torch.nn.attention.flex_attention import flex_attention
-    global _flex
-    if _flex is None:
-        _flex = torch.compile(flex_attention, dynamic=False)
     mask = causal_block_mask(q.shape[2]) if case.causal else None
-    return _flex(q, k, v, block_mask=mask)
+    return forward_bench.compiled_flex()(q, k, v, block_mask=mask)
 
 
 class Attnc:

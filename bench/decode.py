@@ -90,15 +90,9 @@ def sdpa(backend):
     return make
 
 
-_flex = None
-
-
 def flex(case, sets, attnc):
-    from torch.nn.attention.flex_attention import flex_attention
-    global _flex
-    if _flex is None:
-        _flex = torch.compile(flex_attention, dynamic=False)
-    return lambda i: _flex(*sets[i], enable_gqa=True)
+    run = forward_bench.compiled_flex()
+    return lambda i: run(*sets[i], enable_gqa=True)
 
 
 def attnc_decode(package):

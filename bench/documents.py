@@ -23,7 +23,6 @@ timed). Timing as bench/attention.py does it. TFLOP/s counts the allowed
 usage: python3 bench/documents.py --package FILE [--quick] [--out DIR]
 """
 
-import argparse
 import os
 import sys
 
@@ -94,21 +93,15 @@ def reference(case, ids, q, k, v):
     return rows, ref
 
 
-_flex = None
-
-
 def flex(case, sets, ids):
-    from torch.nn.attention.flex_attention import (create_block_mask,
-                                                   flex_attention)
-    global _flex
-    if _flex is None:
-        _flex = torch.compile(flex_attention, dynamic=False)
+    from torch.nn.attention.flex_attention import create_block_mask
+    run = forward_bench.compiled_flex()
 
     def document_causal(b, h, q, kv):
         return (ids[b, q] == ids[b, kv]) & (q >= kv)
     mask = create_block_mask(document_causal, case.b, None, case.n, case.n,
                              device="cuda")
-    return lambda i: _flex(*sets[i], block_mask=mask)
+    return lambda i: run(*sets[i], block_mask=mask)
 
 
 def attnc_documents(package, binding=None):
@@ -124,24 +117,10 @@ def measure(make, case, sets, ids, rows, ref, warmup, iters):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=os.path.join(forward_bench.REPO,
-                                                      "bench", "results"))
-    parser.add_argument("--package", required=True,
-                        help="attnc package of bench/documents.mlir")
-    parser.add_argument("--baseline", help="folder of another attnc build's "
-                        "Python binding (attnc/ with its libattnrt.so)")
-    parser.add_argument("--baseline-package",
-                        help="that build's package of bench/documents.mlir")
-    forward_bench.add_run_arguments(parser)
-    args = parser.parse_args()
-    iters, warmup, settings = forward_bench.start_run(args, "documents.py")
-    gen = torch.Generator(device="cuda").manual_seed(args.seed)
-    impls = {"flex": flex}
-    if args.baseline and args.baseline_package:
-        impls[forward_bench.BASELINE] = attnc_documents(
-            args.baseline_package, forward_bench.import_baseline(args.baseline))
-    impls["attnc"] = attnc_documents(args.package)
+    args, iters, warmup, settings, gen = forward_bench.start_package_run(
+        __doc__, "bench/documents.mlir", "documents.py")
+    impls = {"flex": flex, **forward_bench.attnc_implementations(
+        args, attnc_documents)}
     names = list(impls)
 
     def measure_case(case):
@@ -151,15 +130,8 @@ def main():
         return {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
                 for n, make in impls.items()}
     table = forward_bench.run_table(cases(args.quick), measure_case)
-    env = forward_bench.environment()
-    env["attnc"] = args.package
-    stem, text = forward_bench.write_reports(
-        args.out, env, settings, names, table, "-documents",
-        render=lambda *a: forward_bench.markdown(*a).replace(
-            "Attention forward", "Packed documents").replace(
-            "4·B·H·N²·D, halved for causal", "4·B·H·D per allowed pair"))
-    print(text)
-    print(f"wrote {stem}.md and {stem}.json")
+    forward_bench.write_pair_reports(args, settings, names, table,
+                                     "-documents", "Packed documents")
 
 
 if __name__ == "__main__":

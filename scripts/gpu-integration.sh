@@ -75,6 +75,8 @@ sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$root/test/attn
   -o "$bundle/packages/bench-decode.attnpkg"
 "$attnc" "$root/bench/documents.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-documents.attnpkg"
+"$attnc" "$root/bench/variants.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-variants.attnpkg"
 # Autograd through attnc packages (test/python/gpu/autograd_check.py).
 "$attnc" "$root/test/python/gpu/autograd_model.mlir" --target=sm_90a \
   -o "$bundle/packages/autograd_model.attnpkg"
