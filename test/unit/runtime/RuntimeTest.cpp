@@ -405,13 +405,17 @@ TEST_F(RuntimeTest, RejectsAGridTheCodeDoesNotRecord) {
   }
 }
 
-TEST_F(RuntimeTest, RejectsCodeWithoutAGridRecord) {
-  package_.functions[2].kernels[0].entry = "test_ungridded";
-  auto loaded = load(package_);
-  ASSERT_FALSE(loaded);
-  EXPECT_NE(loaded.status().message().find("has no grid record"),
-            std::string::npos)
-      << loaded.status().message();
+TEST_F(RuntimeTest, RejectsCodeWithoutAValidGridRecord) {
+  for (auto [entry, message] :
+       {std::pair{"test_ungridded", "has no grid record 'test_ungridded_grid'"},
+        std::pair{"test_misrecorded",
+                  "entry 'test_misrecorded': the grid record is malformed"}}) {
+    package_.functions[2].kernels[0].entry = entry;
+    auto loaded = load(package_);
+    ASSERT_FALSE(loaded) << entry;
+    EXPECT_NE(loaded.status().message().find(message), std::string::npos)
+        << loaded.status().message();
+  }
 }
 
 TEST_F(RuntimeTest, EmptyGridMakesNoCall) {

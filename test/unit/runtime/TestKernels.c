@@ -88,6 +88,7 @@ const int64_t test_pointers_arg_ranks[] = {5, 1, 1, 2, 1, 2};
 const int64_t test_blocks_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_count_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_ungridded_arg_ranks[] = {3, 1, 1, 1};
+const int64_t test_misrecorded_arg_ranks[] = {3, 1, 1, 1};
 
 /*
  * Each entry's grid record: {words, extents, then per extent: constant,
@@ -103,7 +104,9 @@ const int64_t test_scale_grid[] = ROW_GRID;
 /* One block. */
 const int64_t test_pointers_grid[] = {2, 0};
 const int64_t test_count_grid[] = {2, 0};
-/* test_ungridded has none, as code of an attnc before grid records. */
+/* test_ungridded has none, as code of an attnc before grid records;
+ * test_misrecorded's divides by 0. */
+const int64_t test_misrecorded_grid[] = {5, 1, 1, 0, 0};
 /* (ceil(N / 4), 2), N the extent of args[0]. */
 const int64_t test_blocks_grid[] = {10, 2, 1, 4, 1, 0, 0, 2, 1, 0};
 
@@ -165,5 +168,9 @@ void test_count(void **args, int64_t blockBegin, int64_t blockEnd) {
 }
 
 void test_ungridded(void **args, int64_t blockBegin, int64_t blockEnd) {
+  test_count(args, blockBegin, blockEnd);
+}
+
+void test_misrecorded(void **args, int64_t blockBegin, int64_t blockEnd) {
   test_count(args, blockBegin, blockEnd);
 }
