@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <limits>
@@ -225,8 +226,11 @@ public:
     for (Operation *op = e.b.getInsertionBlock()->getParentOp();
          isa_and_nonnull<scf::ForOp>(op); op = op->getParentOp())
       loops.push_back(op);
-    for (auto [arg, range] : llvm::zip(block.getArguments(), args))
+    for (auto [arg, range] : llvm::zip(block.getArguments(), args)) {
+      for (Value bound : {range.lo, range.hi, range.overflow})
+        hoistDefinition(bound);
       ints[arg] = range;
+    }
     for (Operation &op : block.without_terminator())
       visit(&op);
     Value yielded = block.getTerminator()->getOperand(0);
@@ -303,10 +307,9 @@ private:
     return false;
   }
 
-  /// Moves the insertion point before the outermost of `loops` that defines
-  /// none of the rule's inputs, if any.
-  void placeRule(Operation *op) {
-    SmallVector<Value> inputs = ruleInputs(op);
+  /// The outermost of `loops` whose body defines none of `inputs` (null
+  /// values are none), or null.
+  Operation *outermostLoopFreeOf(ArrayRef<Value> inputs) {
     Operation *outermost = nullptr;
     for (Operation *loop : loops) {
       bool invariant = llvm::all_of(
@@ -315,8 +318,29 @@ private:
         break;
       outermost = loop;
     }
-    if (outermost)
-      e.b.setInsertionPoint(outermost);
+    return outermost;
+  }
+
+  /// Moves the insertion point before the outermost of `loops` that defines
+  /// none of the rule's inputs, if any.
+  void placeRule(Operation *op) {
+    if (Operation *loop = outermostLoopFreeOf(ruleInputs(op)))
+      e.b.setInsertionPoint(loop);
+  }
+
+  /// Moves the pure ops that compute a region argument's bound `v` inside
+  /// the loops (the kernel's tile arithmetic, such as a tile's last index)
+  /// before the outermost loop that defines none of their operands, so that
+  /// the rules reading `v` may leave those loops too.
+  void hoistDefinition(Value v) {
+    Operation *def = v ? v.getDefiningOp() : nullptr;
+    if (!def || def->getNumRegions() != 0 || !isPure(def))
+      return;
+    for (Value operand : def->getOperands())
+      hoistDefinition(operand);
+    Operation *loop = outermostLoopFreeOf(llvm::to_vector(def->getOperands()));
+    if (loop && definedInside(loop, v))
+      def->moveBefore(loop);
   }
 
   /// Every op is a row of the region op table (the verifier admits no

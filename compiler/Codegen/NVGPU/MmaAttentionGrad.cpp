@@ -77,6 +77,8 @@ public:
     headDim = op.getQ().getType().getDimSize(3);
     headDimV = op.getV().getType().getDimSize(3);
     threads = attnc::mmaGradThreads(op);
+    // Before the tile loops, so that classifications may leave them.
+    lane = arith::RemUIOp::create(b, loc, threadId, index(32));
   }
 
   void keyBlock(ValueRange ids, Value dk, Value dv, Value dqAccum);
@@ -126,16 +128,19 @@ private:
     return arith::CmpIOp::create(b, loc, P::ult, a, c);
   }
   Value both(Value a, Value c) { return arith::AndIOp::create(b, loc, a, c); }
-  /// for iv in [lb, ub) step: state = body(iv, state).
+  /// for iv in [lb, ub) step: state = body(iv, state). The body is built
+  /// inside the finished loop op, so that the tile classifier can hoist
+  /// what does not depend on the loop out of it.
   template <typename Fn>
   SmallVector<Value> carry(Value lb, Value ub, Value step, ValueRange init,
                            Fn body) {
-    auto forOp = scf::ForOp::create(
-        b, loc, lb, ub, step, init,
-        [&](OpBuilder &nested, Location, Value iv, ValueRange state) {
-          inside(nested,
-                 [&] { scf::YieldOp::create(b, loc, body(iv, state)); });
-        });
+    auto forOp = scf::ForOp::create(b, loc, lb, ub, step, init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(forOp.getBody());
+      scf::YieldOp::create(
+          b, loc, body(forOp.getInductionVar(), forOp.getRegionIterArgs()));
+    }
     return SmallVector<Value>(forOp.getResults());
   }
   /// Commits the copies issued since the last wait (maybe none), waits for
@@ -200,10 +205,10 @@ private:
   SmallVector<Value> ifTileMayAllow(ValueRange state, Value batch, Value head,
                                     Value q0, Value rows, Value k0, Value cols,
                                     Fn compute) {
-    attnc::TileClass tileClass = attnc::classifyTile(
-        b, loc, op,
-        {batch, head, q0, lastOf(q0, rows), k0, lastOf(k0, cols), diagonal,
-         Value(), arith::RemUIOp::create(b, loc, threadId, index(32))});
+    attnc::TileClass tileClass =
+        attnc::classifyTile(b, loc, op,
+                            {batch, head, q0, lastOf(q0, rows), k0,
+                             lastOf(k0, cols), diagonal, Value(), lane});
     return llvm::to_vector(ifElse(
         tileClass.mayAllow, ValueRange(state).getTypes(),
         [&] { return compute(tileClass); },
@@ -269,6 +274,7 @@ private:
   const attnc::KernelBuffers &x;
   const attnc::MmaGradLayout &layout;
   Value shared, threadId;
+  Value lane; // the thread's lane in its warp (TileBox::lane)
   Type element;
   attnc::SyncMma sync;
   attnc::WarpgroupMma wgmma;
