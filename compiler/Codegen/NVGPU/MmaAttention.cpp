@@ -132,8 +132,11 @@ private:
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
   Value listEntry(Value i);
-  Value keyTileAt(Value i);
-  attnc::TileClass tileClassAt(Value i, Value k0);
+  Value keyTileAt(Value i, Value entry);
+  Value keyTileAt(Value i) {
+    return keyTileAt(i, useList ? listEntry(i) : Value());
+  }
+  attnc::TileClass tileClassAt(Value entry, Value k0);
   Value mayAllowAt(Value k0);
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
   void synchronizeTile(Value tileNumber, Value nextK0, Value hasNext);
@@ -150,6 +153,7 @@ private:
   attnc::AttentionBuffers x;
   const attnc::MmaSharedLayout &layout;
   Value shared, threadId;
+  Value lane; // the thread's lane in its warp (TileBox::lane)
   attnc::BlockIds ids;
   bool isWarpgroup;
   int64_t blockM, blockN, headDim, headDimV, threads;
@@ -200,6 +204,8 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
   stateP = stateO + 4 * outFragments;
   pRegisters = blockN / 16 * 4;
   statePending = stateP + pRegisters;
+  // Before the key loops, so that classifications may leave them.
+  lane = arith::RemUIOp::create(b, loc, threadId, index(32));
 }
 
 //===----------------------------------------------------------------------===//
@@ -375,7 +381,6 @@ void MmaAttentionKernel::buildTileList(Value numTiles) {
 /// when full, -1 when empty. Warp w classifies tiles w, w + warps, ..., its
 /// lanes sharing the reads.
 void MmaAttentionKernel::classifyIntoList(Value list, Value numTiles) {
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
   Value warp = arith::DivUIOp::create(b, loc, threadId, index(32));
   loop(warp, numTiles, index(threads / 32), [&](Value t) {
     attnc::TileClass tile =
@@ -433,30 +438,30 @@ Value MmaAttentionKernel::listEntry(Value i) {
   return memref::LoadOp::create(b, loc, tileList(), ValueRange{at});
 }
 
-/// The first key of the loop's tile `i`.
-Value MmaAttentionKernel::keyTileAt(Value i) {
+/// The first key of the loop's tile `i`, whose list entry is `entry` (null
+/// without a list).
+Value MmaAttentionKernel::keyTileAt(Value i, Value entry) {
   Value dense = add(kBegin, mul(i, index(blockN)));
   if (!useList)
     return dense;
   Value tile = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      arith::ShRUIOp::create(b, loc, listEntry(i), i32(1)));
+      b, loc, b.getIndexType(), arith::ShRUIOp::create(b, loc, entry, i32(1)));
   return arith::SelectOp::create(b, loc, useList,
                                  add(kBegin, mul(tile, index(blockN))), dense);
 }
 
-/// The class of the loop's tile `i` (from `k0`): a listed tile may allow
-/// and its entry says whether it may block; otherwise the classifier's,
-/// every thread classifying it, so whole warps share the reads.
-attnc::TileClass MmaAttentionKernel::tileClassAt(Value i, Value k0) {
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+/// The class of the loop's tile from `k0` with list entry `entry`: a listed
+/// tile may allow and its entry says whether it may block; otherwise the
+/// classifier's, every thread classifying it, so whole warps share the
+/// reads.
+attnc::TileClass MmaAttentionKernel::tileClassAt(Value entry, Value k0) {
   if (!useList)
     return classifyKeyTile(k0, lane);
   Type i1 = b.getI1Type();
   ValueRange tile = ifElse(
       useList, {i1, i1},
       [&] {
-        Value partial = arith::TruncIOp::create(b, loc, i1, listEntry(i));
+        Value partial = arith::TruncIOp::create(b, loc, i1, entry);
         return SmallVector<Value>{
             arith::ConstantOp::create(b, loc, b.getBoolAttr(true)), partial};
       },
@@ -469,7 +474,6 @@ attnc::TileClass MmaAttentionKernel::tileClassAt(Value i, Value k0) {
 
 /// Whether the tile at `k0` may hold an allowed pair: listed tiles do.
 Value MmaAttentionKernel::mayAllowAt(Value k0) {
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
   if (!useList)
     return classifyKeyTile(k0, lane).mayAllow;
   return ifElse(
@@ -553,13 +557,15 @@ void MmaAttentionKernel::synchronizeTile(Value tileNumber, Value nextK0,
 
 SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
   Value tileNumber = i;
-  Value k0 = keyTileAt(i);
+  // One read of the tile's list entry gives its keys and its class.
+  Value entry = useList ? listEntry(i) : Value();
+  Value k0 = keyTileAt(i, entry);
   Value nextTile = add(i, index(1));
   Value hasNext = arith::CmpIOp::create(b, loc, P::ult, nextTile, tileCount);
   Value nextK0 = keyTileAt(arith::MinUIOp::create(
       b, loc, nextTile, arith::SubIOp::create(b, loc, tileCount, index(1))));
   synchronizeTile(tileNumber, nextK0, hasNext);
-  attnc::TileClass tileClass = tileClassAt(i, k0);
+  attnc::TileClass tileClass = tileClassAt(entry, k0);
   ValueRange next = ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
       [&] { return computeTile(state, k0, tileNumber, tileClass); },
