@@ -548,7 +548,8 @@ def main():
                         help="folder holding another attnc binding (attnc/ "
                         "with its libattnrt.so) to measure beside this one")
     parser.add_argument("--baseline-package",
-                        help="the package the --baseline build compiled")
+                        help="another package of the same functions, run "
+                        "through --baseline's binding (default: this one)")
     add_run_arguments(parser)
     args = parser.parse_args()
     iters, warmup, settings = start_run(args, "attention.py")
@@ -557,15 +558,15 @@ def main():
              "flex": flex}
     env = environment()
     if args.package:
-        impls["attnc"] = Attnc(args.package, args.function)
+        impls.update(attnc_implementations(
+            args, lambda package, binding: Attnc(package, args.function,
+                                                 binding)))
         env["attnc"] = f"{args.package} ({impls['attnc'].producer})"
+        if BASELINE in impls:
+            env["baseline"] = (f"{args.baseline_package} "
+                               f"({impls[BASELINE].producer})")
     else:
         impls["attnc"] = no_attnc
-    if args.baseline and args.baseline_package:
-        impls[BASELINE] = Attnc(args.baseline_package, args.function,
-                                import_baseline(args.baseline))
-        env["baseline"] = (f"{args.baseline_package} "
-                           f"({impls[BASELINE].producer})")
     names = list(impls)
     generator = torch.Generator(device="cuda").manual_seed(args.seed)
     table = []  # (case, {implementation: result})
@@ -587,7 +588,7 @@ def main():
         del sets, ref
         torch.cuda.empty_cache()
         suffix = ("-quick" if args.quick else "") + \
-            ("-baseline" if args.baseline else "")
+            ("-baseline" if args.baseline_package else "")
         stem, text = write_reports(args.out, env, settings, names, table,
                                    suffix)
     print()
