@@ -51,7 +51,11 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     kernels leave it out. `pack_group = true` (mma_sync, query length 1)
     makes a block's rows the query heads of one key/value group instead of
     query rows of one head, so the group reads its keys and values once
-    (decoding with grouped-query attention). The kernel-config step
+    (decoding with grouped-query attention). `producer = true` (wgmma,
+    forward attention) adds a producer warpgroup that copies the q, key and
+    value tiles while the consumer warpgroups only compute, `setmaxnreg`
+    moving the producer's registers to them (FlashAttention-3's warp
+    specialization). The kernel-config step
     (`attn-kernel-config`) chooses what the attribute leaves open for the
     target; tests pin it.
 
@@ -59,11 +63,13 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     {tiles = #attn.tiles<block_m = 64, block_n = 32>}
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
     {tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>}
+    {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
     ```
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         OptionalParameter<"std::optional<MmaKind>">:$mma,
-                        Attn_OptionalFlag:$pack_group);
+                        Attn_OptionalFlag:$pack_group,
+                        Attn_OptionalFlag:$producer);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

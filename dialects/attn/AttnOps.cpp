@@ -219,9 +219,12 @@ static constexpr int64_t kMaxTile = 256;
 LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 int64_t blockM, int64_t blockN,
                                 std::optional<MmaKind> mma,
-                                std::optional<bool> packGroup) {
+                                std::optional<bool> packGroup,
+                                std::optional<bool> producer) {
   if (packGroup.value_or(false) && mma != MmaKind::Sync)
     return emitError() << "pack_group needs mma = mma_sync";
+  if (producer.value_or(false) && mma != MmaKind::Warpgroup)
+    return emitError() << "producer needs mma = wgmma";
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
@@ -299,6 +302,11 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
            << "pack_group tiles need a forward attention op with a query "
               "length of 1 and block_m of at least the "
            << op.getGroupSize() << " query heads of a key/value group";
+  if (tiles->getProducer().value_or(false) &&
+      !isa<AttentionOp>(op.getOperation()))
+    return op.emitOpError()
+           << "producer tiles need a forward attention op (the gradient "
+              "kernels copy their own tiles)";
   return success();
 }
 

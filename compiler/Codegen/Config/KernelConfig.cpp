@@ -148,6 +148,23 @@ defaultTiles(attn::AttentionScoringOpInterface op,
           fitToExtent(blockN, op.getK().getType().getDimSize(2))};
 }
 
+/// A producer warpgroup for the wgmma kernel of a forward op with a score
+/// region, whose consumers' per-element math the copies competed with
+/// (H200: ALiBi at head dim 64 ran 1.24x faster). Not above head dim 128,
+/// where the consumers' O needs the registers the producer keeps (softcap
+/// at 256 spilled), nor without a score region, where the producer's own
+/// copy instructions cost more than they save (dense head dim 128: 0.8x)
+/// until TMA issues its copies.
+std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
+                                 std::optional<MmaKind> mma) {
+  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
+                            op.getV().getType().getDimSize(3));
+  if (mma != MmaKind::Warpgroup || op.getScore().empty() || widest > 128 ||
+      !isa<attn::AttentionOp>(op.getOperation()))
+    return std::nullopt;
+  return true;
+}
+
 /// Decoding with grouped-query attention on mma.sync: the query heads of a
 /// key/value group fill a block's rows, which then reads the group's keys
 /// and values once instead of once per head.
@@ -181,8 +198,10 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
   }
   std::optional<bool> packGroup =
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
+  std::optional<bool> producer =
+      pinned ? pinned->getProducer() : usesProducer(op, mma);
   op->setAttr("tiles", attn::TilesAttr::get(op.getContext(), blockM, blockN,
-                                            mma, packGroup));
+                                            mma, packGroup, producer));
   return success();
 }
 
@@ -278,7 +297,8 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
     return failure();
   op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
                                             tiles.blockN, mma,
-                                            /*pack_group=*/std::nullopt));
+                                            /*pack_group=*/std::nullopt,
+                                            /*producer=*/std::nullopt));
   return success();
 }
 

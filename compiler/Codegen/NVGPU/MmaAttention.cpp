@@ -24,9 +24,13 @@
 // issued behind that tile's S and runs while that tile's softmax does
 // (FlashAttention-3's intra-warpgroup overlap). Its warpgroups synchronize
 // through mbarriers in shared memory instead of a block-wide barrier per
-// tile: "full" (a tile's copies landed), "k free" and "v free" (both
-// warpgroups are done with a stage), so one may run a tile ahead of the
-// other.
+// tile: "full" (a tile's copies landed), "k free" and "v free" (every
+// warpgroup is done with a stage), so one may run a tile ahead of another.
+// With `producer` tiles it is warp-specialized as FlashAttention-3 is: a
+// producer warpgroup copies the q, key and value tiles, up to the stages
+// ahead of the consumers, which only compute; `setmaxnreg` moves the
+// producer's registers to them. Otherwise each thread copies its part of
+// the next tile once the stages it overwrites are free.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +53,23 @@ using attnc::AFragment;
 using P = arith::CmpIPredicate;
 
 namespace {
+
+/// The threads that copy tiles: the producer warpgroup where the kernel has
+/// one, else all.
+int64_t stagingThreads(attn::AttentionScoringOpInterface op) {
+  int64_t producers = attnc::mmaProducerThreads(op);
+  return producers ? producers : attnc::mmaThreads(op);
+}
+
+/// The thread's index among those that copy tiles.
+Value stagingThread(OpBuilder &b, Location loc,
+                    attn::AttentionScoringOpInterface op, Value threadId) {
+  if (attnc::mmaProducerThreads(op) == 0)
+    return threadId;
+  return arith::SubIOp::create(
+      b, loc, threadId,
+      arith::ConstantIndexOp::create(b, loc, attnc::mmaConsumerThreads(op)));
+}
 
 /// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
 /// reduced across the quad of lanes that share a row.
@@ -102,7 +123,11 @@ public:
   void emit();
 
 private:
+  /// Registers per thread of the producer after `setmaxnreg`: enough for
+  /// its copies' addresses, which a rolled loop of row passes keeps few.
+  static constexpr int32_t kProducerRegisters = 32;
   bool warpgroup() const { return isWarpgroup; }
+  bool hasProducer() const { return attnc::mmaProducerThreads(op) > 0; }
 
   // Geometry and shared memory.
   void setUpBlock();
@@ -139,7 +164,12 @@ private:
   attnc::TileClass tileClassAt(Value entry, Value k0);
   Value mayAllowAt(Value k0);
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
-  void synchronizeTile(Value tileNumber, Value nextK0, Value hasNext);
+  void produceTiles(Value allAsyncWithQ);
+  void waitForFreeStage(Value tileNumber, int64_t offset, int64_t stages);
+  int32_t consumerRegisters() const;
+  void consumeTiles();
+  void synchronizeTile(Value tileNumber);
+  void waitForFullStage(Value tileNumber);
   SmallVector<Value> tileStep(Value i, ValueRange state);
   SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
                                  attnc::TileClass tileClass);
@@ -156,7 +186,7 @@ private:
   Value lane; // the thread's lane in its warp (TileBox::lane)
   attnc::BlockIds ids;
   bool isWarpgroup;
-  int64_t blockM, blockN, headDim, headDimV, threads;
+  int64_t blockM, blockN, headDim, headDimV, threads, consumerThreads;
   int64_t keyFragments, outFragments;
   Type element;
   attnc::ScoreModel model;
@@ -197,10 +227,12 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
       blockM(op.getTiles()->getBlockM()), blockN(op.getTiles()->getBlockN()),
       headDim(op.getQ().getType().getDimSize(3)),
       headDimV(op.getV().getType().getDimSize(3)),
-      threads(attnc::mmaThreads(op)), keyFragments(blockN / 8),
+      threads(attnc::mmaThreads(op)),
+      consumerThreads(attnc::mmaConsumerThreads(op)), keyFragments(blockN / 8),
       outFragments(headDimV / 8), element(op.getQ().getType().getElementType()),
       model(op), wgmma(b, loc, element), sync(b, loc, element),
-      stager(b, loc, threadId, threads) {
+      stager(b, loc, stagingThread(b, loc, op, threadId), stagingThreads(op),
+             /*rolled=*/attnc::mmaProducerThreads(op) > 0) {
   stateP = stateO + 4 * outFragments;
   pRegisters = blockN / 16 * 4;
   statePending = stateP + pRegisters;
@@ -230,20 +262,20 @@ void MmaAttentionKernel::arriveBarrier(Value bar) {
   attngpu::MBarrierArriveOp::create(b, loc, bar);
 }
 
-/// Every thread arrives once per key tile on each barrier: "full" by
-/// cp.async completion, "k free" and "v free" when its warpgroup's products
-/// no longer read the stage.
+/// Once per key tile, every copying thread (the producer's, or all) arrives
+/// on "full" when its copies land, and every consumer thread on "k free"
+/// and "v free" when its warpgroup's products no longer read the stage.
 void MmaAttentionKernel::initBarriers() {
-  Value everyThread =
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(threads));
+  Value producers = i32(stagingThreads(op));
+  Value consumers = i32(consumerThreads);
   ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId, index(0)), [&] {
-    for (auto [offset, count] :
-         {std::pair{layout.fullOffset, int64_t{2}},
-          std::pair{layout.kFreeOffset, int64_t{2}},
-          std::pair{layout.vFreeOffset, layout.vStages}})
+    for (auto [offset, count, arrivals] :
+         {std::tuple{layout.fullOffset, int64_t{2}, producers},
+          std::tuple{layout.kFreeOffset, int64_t{2}, consumers},
+          std::tuple{layout.vFreeOffset, layout.vStages, consumers}})
       for (int64_t i = 0; i < count; ++i)
         attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
-                                        everyThread);
+                                        arrivals);
   });
   attngpu::MBarrierFenceInitOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
@@ -281,10 +313,13 @@ void MmaAttentionKernel::setUpBlock() {
   kSource = stager.makeSource(x.k);
   vSource = stager.makeSource(x.v);
   // The q tile travels with the first key tile's copies: the key loop's
-  // first wait covers both, so their latencies overlap.
+  // first wait covers both, so their latencies overlap. A producer copies
+  // it where there is one.
   qTile = stager.sharedTile(shared, index(layout.qOffset), layout.q, element);
-  stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  if (!hasProducer()) {
+    stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
   // The thread's two rows within the block (g and g + 8 of its warp) and
   // the key offset of its first column within an 8-key fragment.
   localRow[0] = add(lanes.warpRow, lanes.group);
@@ -315,11 +350,6 @@ SmallVector<Value> MmaAttentionKernel::initialState() {
   return init;
 }
 
-/// Copies the key and value tile at `k0` into the stages of tile
-/// `tileNumber`; the wgmma kernel signals "full" when they land: cp.async
-/// copies arrive by themselves, element-wise stores (layouts without 16-byte
-/// loads) need a release arrive after them, which must also wait for this
-/// thread's copies.
 /// What the classifier says of the key tile from `k0` for this block's rows;
 /// `lane` where whole warps classify the same tile (TileBox::lane).
 attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0, Value lane) {
@@ -487,6 +517,11 @@ Value MmaAttentionKernel::mayAllowAt(Value k0) {
       })[0];
 }
 
+/// Copies the key and value tile at `k0` into the stages of tile
+/// `tileNumber`; the wgmma kernel signals "full" when they land: cp.async
+/// copies arrive by themselves, element-wise stores (layouts without 16-byte
+/// loads) need a release arrive after them, which must also wait for this
+/// thread's copies.
 void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
                                       Value onlyAsync) {
   Value cols = columnsFrom(k0);
@@ -502,8 +537,11 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
   // stages' accounting is the same. Without one, the shorthands bound the
   // loop to tiles that are (nearly) all used, and classifying the next tile
   // here would only cost registers (255 instead of 243 for a causal window
-  // at hd128, and 1.6x the time).
-  if (!op.getMask().empty())
+  // at hd128, and 1.6x the time). A producer does not classify either: its
+  // few registers would not hold the classification, and where the mask
+  // region's kernel has a list (ranges of up to 1023 tiles) it lists only
+  // tiles to copy.
+  if (!op.getMask().empty() && !hasProducer())
     ifThen(mayAllowAt(k0), copy);
   else
     copy();
@@ -521,38 +559,42 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
       });
 }
 
-/// Waits for this tile's copies, then prefetches the next tile into the
-/// stages it may overwrite. The wgmma kernel waits for both warpgroups to be
-/// done with those stages (k of tile t - 1, v of tile t + 1 - V), not for a
-/// block-wide barrier: a warpgroup may run up to a tile ahead.
-void MmaAttentionKernel::synchronizeTile(Value tileNumber, Value nextK0,
-                                         Value hasNext) {
-  Value next = add(tileNumber, index(1));
-  if (!warpgroup()) {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    gpu::BarrierOp::create(b, loc);
-    ifThen(hasNext, [&] { stageKeyTile(nextK0, next, allAsync); });
+/// Waits for this tile's copies, then, unless a producer copies the tiles,
+/// prefetches the next tile into the stages it may overwrite: the mma.sync
+/// kernel after a block-wide barrier, the wgmma kernel once every
+/// warpgroup is done with them (k of tile t - 1, v of tile t + 1 - V), so a
+/// warpgroup may run up to a tile ahead.
+void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
+  if (hasProducer()) {
+    waitForFullStage(tileNumber);
     return;
   }
+  Value next = add(tileNumber, index(1));
+  Value hasNext = arith::CmpIOp::create(b, loc, P::ult, next, tileCount);
+  Value nextK0 = keyTileAt(arith::MinUIOp::create(
+      b, loc, next, arith::SubIOp::create(b, loc, tileCount, index(1))));
+  if (warpgroup()) {
+    waitForFullStage(tileNumber);
+  } else {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+  }
+  ifThen(hasNext, [&] {
+    if (warpgroup()) {
+      waitForFreeStage(next, layout.kFreeOffset, 2);
+      waitForFreeStage(next, layout.vFreeOffset, layout.vStages);
+    }
+    stageKeyTile(nextK0, next, allAsync);
+  });
+}
+
+/// Waits until tile `tileNumber`'s copies have landed in its stages.
+void MmaAttentionKernel::waitForFullStage(Value tileNumber) {
   waitBarrier(barrier(layout.fullOffset, stageOf(tileNumber, 2)),
               arith::DivUIOp::create(b, loc, tileNumber, index(2)));
   // wgmma reads shared memory through the async proxy: make the generic
   // proxy's writes (cp.async, element-wise stores) visible to it.
   attngpu::FenceProxyAsyncOp::create(b, loc);
-  ifThen(hasNext, [&] {
-    ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(1)), [&] {
-      Value previous = arith::SubIOp::create(b, loc, tileNumber, index(1));
-      waitBarrier(barrier(layout.kFreeOffset, stageOf(previous, 2)),
-                  arith::DivUIOp::create(b, loc, previous, index(2)));
-    });
-    Value stages = index(layout.vStages);
-    ifThen(arith::CmpIOp::create(b, loc, P::uge, next, stages), [&] {
-      Value reused = arith::SubIOp::create(b, loc, next, stages);
-      waitBarrier(barrier(layout.vFreeOffset, stageOf(reused, layout.vStages)),
-                  arith::DivUIOp::create(b, loc, reused, stages));
-    });
-    stageKeyTile(nextK0, next, allAsync);
-  });
 }
 
 SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
@@ -560,11 +602,7 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
   // One read of the tile's list entry gives its keys and its class.
   Value entry = useList ? listEntry(i) : Value();
   Value k0 = keyTileAt(i, entry);
-  Value nextTile = add(i, index(1));
-  Value hasNext = arith::CmpIOp::create(b, loc, P::ult, nextTile, tileCount);
-  Value nextK0 = keyTileAt(arith::MinUIOp::create(
-      b, loc, nextTile, arith::SubIOp::create(b, loc, tileCount, index(1))));
-  synchronizeTile(tileNumber, nextK0, hasNext);
+  synchronizeTile(tileNumber);
   attnc::TileClass tileClass = tileClassAt(entry, k0);
   ValueRange next = ifElse(
       tileClass.mayAllow, ValueRange(state).getTypes(),
@@ -762,11 +800,74 @@ void MmaAttentionKernel::epilogue(ValueRange final) {
   }
 }
 
+/// The producer warpgroup: hands most of its registers to the consumers,
+/// then copies the q tile and each key tile's keys and values into their
+/// stages once every consumer is done with what they held (k of tile t - 2,
+/// v of tile t - V). Copies of the first tile also complete the q tile's.
+void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
+  NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
+  loop(index(0), tileCount, index(1), [&](Value t) {
+    waitForFreeStage(t, layout.kFreeOffset, 2);
+    waitForFreeStage(t, layout.vFreeOffset, layout.vStages);
+    Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
+    stageKeyTile(
+        keyTileAt(t), t,
+        arith::SelectOp::create(b, loc, first, allAsyncWithQ, allAsync));
+  });
+  // A block without key tiles never waited for its q copies.
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+}
+
+/// Waits until every warpgroup is done with the tile that stage ring
+/// (`stages` mbarriers at `offset`) held before tile `tileNumber`.
+void MmaAttentionKernel::waitForFreeStage(Value tileNumber, int64_t offset,
+                                          int64_t stages) {
+  ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(stages)), [&] {
+    Value reused = arith::SubIOp::create(b, loc, tileNumber, index(stages));
+    waitBarrier(barrier(offset, stageOf(reused, stages)),
+                arith::DivUIOp::create(b, loc, reused, index(stages)));
+  });
+}
+
+/// What `setmaxnreg` gives each consumer thread: its registers at launch
+/// (ptxas fits the block in the 64K file, in multiples of 8) and its share
+/// of those the producer hands back, which are all there is to take: a
+/// larger request waits forever.
+int32_t MmaAttentionKernel::consumerRegisters() const {
+  constexpr int64_t kRegisterFile = 65536;
+  int64_t atLaunch = std::min<int64_t>(kRegisterFile / threads, 255) / 8 * 8;
+  int64_t handedBack =
+      (atLaunch - kProducerRegisters) * attnc::mmaProducerThreads(op);
+  return static_cast<int32_t>(atLaunch + handedBack / consumerThreads / 8 * 8);
+}
+
+/// The consumers' key loop, then the output.
+void MmaAttentionKernel::consumeTiles() {
+  auto keyLoop = scf::ForOp::create(
+      b, loc, index(0), tileCount, index(1), initialState(),
+      [&](OpBuilder &nested, Location, Value i, ValueRange state) {
+        inside(nested,
+               [&] { scf::YieldOp::create(b, loc, tileStep(i, state)); });
+      });
+  if (!hasProducer()) {
+    // A block without key tiles never waited for its q copies.
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  }
+  SmallVector<Value> final(keyLoop.getResults().begin(),
+                           keyLoop.getResults().end());
+  if (warpgroup()) // the last tile's P V
+    llvm::copy(flushPending(keyLoop.getResults()), final.begin() + stateO);
+  epilogue(final);
+}
+
 void MmaAttentionKernel::emit() {
   if (warpgroup())
     initBarriers();
   setUpBlock();
-  SmallVector<Value> init = initialState();
   // Key and value tiles go through stages of shared memory: the copy of
   // the next tile (cp.async when the layout allows) runs while the current
   // one is used; a tile a mask region's classification skips is not
@@ -776,22 +877,20 @@ void MmaAttentionKernel::emit() {
   Value allAsyncWithQ =
       arith::AndIOp::create(b, loc, allAsync, qSource.vectorized);
   countKeyTiles();
+  if (hasProducer()) {
+    ifThenElse(
+        arith::CmpIOp::create(b, loc, P::uge, threadId, index(consumerThreads)),
+        [&] { produceTiles(allAsyncWithQ); },
+        [&] {
+          NVVM::SetMaxRegisterOp::create(b, loc, consumerRegisters(),
+                                         NVVM::SetMaxRegisterAction::increase);
+          consumeTiles();
+        });
+    return;
+  }
   ifThen(arith::CmpIOp::create(b, loc, P::ugt, tileCount, index(0)),
          [&] { stageKeyTile(keyTileAt(index(0)), index(0), allAsyncWithQ); });
-  auto keyLoop = scf::ForOp::create(
-      b, loc, index(0), tileCount, index(1), init,
-      [&](OpBuilder &nested, Location, Value i, ValueRange state) {
-        inside(nested,
-               [&] { scf::YieldOp::create(b, loc, tileStep(i, state)); });
-      });
-  // A block without key tiles never waited for its q copies.
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  SmallVector<Value> final(keyLoop.getResults().begin(),
-                           keyLoop.getResults().end());
-  if (warpgroup()) // the last tile's P V
-    llvm::copy(flushPending(keyLoop.getResults()), final.begin() + stateO);
-  epilogue(final);
+  consumeTiles();
 }
 
 } // namespace

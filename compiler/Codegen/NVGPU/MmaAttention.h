@@ -12,9 +12,22 @@
 
 namespace attnc {
 
-/// Threads of the tensor-core kernel of `op`: a warp per 16 query rows.
-inline int64_t mmaThreads(mlir::attn::AttentionScoringOpInterface op) {
+/// Threads of the tensor-core kernel of `op` that compute: a warp per 16
+/// query rows.
+inline int64_t mmaConsumerThreads(mlir::attn::AttentionScoringOpInterface op) {
   return op.getTiles()->getBlockM() / 16 * 32;
+}
+
+/// The warpgroup that copies the tiles of a wgmma kernel whose tiles say
+/// `producer` (none elsewhere: the computing threads copy their own).
+inline int64_t mmaProducerThreads(mlir::attn::AttentionScoringOpInterface op) {
+  return op.getTiles()->getProducer().value_or(false) ? 128 : 0;
+}
+
+/// Threads of the tensor-core kernel of `op`: its consumers, then its
+/// producer.
+inline int64_t mmaThreads(mlir::attn::AttentionScoringOpInterface op) {
+  return mmaConsumerThreads(op) + mmaProducerThreads(op);
 }
 
 /// Emits the body of block `ids` of `op`'s tensor-core kernel (its tiles

@@ -163,8 +163,19 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
                   index(lanes));
   Value firstRow =
       arith::DivUIOp::create(b, loc, threadId, index(chunksPerRow));
-  for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
-    copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
+  if (!rolled) {
+    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
+      copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
+    return;
+  }
+  // A loop LLVM keeps rolled (its trip count depends on the thread): unrolled,
+  // each pass's row offset would be hoisted out of the key loop into
+  // registers of its own.
+  auto passes =
+      scf::ForOp::create(b, loc, firstRow, index(rows), index(rowsPerPass));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(passes.getBody()->getTerminator());
+  copyChunk(passes.getInductionVar(), col);
 }
 
 void attnc::TileStager::stageElements(Value input, Value tile, Value batch,

@@ -67,12 +67,16 @@ struct GlobalSource {
   mlir::Value vectorized; // i1
 };
 
-/// Copies tiles of inputs into shared tiles with every thread of a block.
+/// Copies tiles of inputs into shared tiles with `threads` threads. Their
+/// copies of a tile unroll, unless `rolled`: then a loop over row passes
+/// keeps few registers live (a producer warpgroup, which hands most of its
+/// registers to the consumers).
 class TileStager : protected KernelEmitter {
 public:
   TileStager(mlir::OpBuilder &b, mlir::Location loc, mlir::Value threadId,
-             int64_t threads)
-      : KernelEmitter(b, loc), threadId(threadId), threads(threads) {}
+             int64_t threads, bool rolled = false)
+      : KernelEmitter(b, loc), threadId(threadId), threads(threads),
+        rolled(rolled) {}
 
   GlobalSource makeSource(mlir::Value input);
 
@@ -97,6 +101,7 @@ private:
 
   mlir::Value threadId;
   int64_t threads;
+  bool rolled;
 };
 
 } // namespace attnc

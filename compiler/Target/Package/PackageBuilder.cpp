@@ -133,6 +133,8 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
         config["mma"] = static_cast<int64_t>(*mma);
       if (tiles->getPackGroup().value_or(false))
         config["pack_group"] = 1;
+      if (tiles->getProducer().value_or(false))
+        config["producer"] = 1;
     }
     return config;
   }

@@ -26,7 +26,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // -----
 
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
-// region (its per-element math needs the registers), 128-row blocks on
+// region (its per-element math needs the registers) and, up to head dim
+// 128, a producer warpgroup copying the tiles; 128-row blocks on
 // mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
 // dim 96 is no whole number of 64-element panels and takes the mma.sync
 // kernel (64 rows above head dim 64, 128 up to it); f32 takes the scalar
@@ -38,11 +39,15 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SYNC-LABEL: func.func @narrow
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_scored
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
+// SYNC-LABEL: func.func @narrow_scored
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @wide
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // SYNC-LABEL: func.func @wide
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @wide_scored
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // GPU-LABEL:  func.func @odd_panels
 // GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_odd_panels
@@ -73,6 +78,17 @@ func.func @wide(%q: tensor<?x4x?x256xf16>) -> (tensor<?x4x?x256xf16>, tensor<?x4
       : tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>
       -> tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
+}
+func.func @wide_scored(%q: tensor<?x4x?x256xf16>) -> tensor<?x4x?x256xf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>
+      -> tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %t = math.tanh %s : f32
+      attn.yield %t : f32
+    }
+  return %o : tensor<?x4x?x256xf16>
 }
 func.func @odd_panels(%q: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %q, %q

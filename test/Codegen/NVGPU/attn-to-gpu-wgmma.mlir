@@ -117,3 +117,63 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// Producer tiles (a score region's kernel): a third warpgroup copies the
+// tiles. Its 128 threads arrive on "full" per tile, the 256 consumers on
+// "k free" and "v free". Past the barriers' set-up the block splits: the
+// producer lowers its registers to 32, copies the q tile and then, per
+// tile, waits until the K stage (tile t - 2) and the V stage (tile t - 4)
+// are free, copies the tile's keys and values with a rolled loop of row
+// passes and arrives on "full" when they land; the consumers take the
+// registers it gave back (232 each) and only wait for each tile's copies.
+
+// CHECK-LABEL: func.func @producer(
+// CHECK-DAG:     %[[CONSUMERS:.*]] = arith.constant 256 : i32
+// CHECK-DAG:     %[[PRODUCERS:.*]] = arith.constant 128 : i32
+// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[C384:.*]] = arith.constant 384 : index
+// CHECK:         gpu.launch {{.*}} threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C384]],
+// CHECK-COUNT-2:   attngpu.mbarrier.init %{{.*}}, %[[PRODUCERS]]
+// CHECK-COUNT-6:   attngpu.mbarrier.init %{{.*}}, %[[CONSUMERS]]
+// CHECK:           %[[IS_PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %[[C256]] : index
+// CHECK-NEXT:      scf.if %[[IS_PRODUCER]] {
+// CHECK-NEXT:        nvvm.setmaxregister  decrease 32
+// CHECK:             scf.for
+// CHECK:               nvgpu.device_async_copy
+// CHECK:             scf.for
+// CHECK:               attngpu.mbarrier.wait
+// CHECK:               attngpu.mbarrier.wait
+// CHECK:               scf.for
+// CHECK:                 nvgpu.device_async_copy
+// CHECK:               scf.for
+// CHECK:                 nvgpu.device_async_copy
+// CHECK:               attngpu.mbarrier.arrive_cp_async
+// CHECK:             nvvm.cp.async.wait.group 0
+// CHECK:             nvvm.setmaxregister  increase 232
+// CHECK-NEXT:        scf.for
+// CHECK-NOT:           nvgpu.device_async_copy
+// CHECK:               attngpu.mbarrier.wait
+// CHECK-NEXT:          attngpu.fence_proxy_async
+// CHECK-NOT:           nvgpu.device_async_copy
+// CHECK:               attngpu.wgmma.mma_async
+// CHECK-NOT:       nvgpu.device_async_copy
+// CHECK:           gpu.terminator
+module @attnc_kernels {
+  func.func @producer(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %out: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %lse: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
+        : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16> -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %t = math.tanh %s : f32
+        attn.yield %t : f32
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x4x?xf32>, memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -1953,6 +1953,28 @@ func.func @pack_group_rows(%q: tensor<1x32x2x64xbf16>, %k: tensor<1x8x?x64xbf16>
 
 // -----
 
+// A producer warpgroup feeds wgmma consumers only.
+func.func @producer_mma_sync(%q: tensor<1x4x64x64xbf16>) {
+  // expected-error @below {{producer needs mma = wgmma}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync, producer = true>}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// The gradient kernels copy their own tiles.
+func.func @producer_grad_kv(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op producer tiles need a forward attention op (the gradient kernels copy their own tiles)}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, producer = true>}
+      : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>, tensor<1x2x128xf32>, tensor<1x2x128x64xbf16>
+      -> tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>
+  return
+}
+
+// -----
+
 // A constant zero divisor is undefined behaviour on every input.
 func.func @mask_divides_by_zero(%q: tensor<1x4x64x32xf32>) {
   %out, %lse = attn.attention %q, %q, %q
