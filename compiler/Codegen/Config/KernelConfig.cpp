@@ -148,19 +148,19 @@ defaultTiles(attn::AttentionScoringOpInterface op,
           fitToExtent(blockN, op.getK().getType().getDimSize(2))};
 }
 
-/// A producer warpgroup for the wgmma kernel of a forward op with a score
-/// region, whose consumers' per-element math the copies competed with
-/// (H200: ALiBi at head dim 64 ran 1.24x faster). Not above head dim 128,
-/// where the consumers' O needs the registers the producer keeps (softcap
-/// at 256 spilled), nor without a score region, where the producer's own
-/// copy instructions cost more than they save (dense head dim 128: 0.8x)
-/// until TMA issues its copies.
+/// A producer warpgroup for the wgmma kernel of a forward op with two
+/// consumer warpgroups (128 rows) up to head dim 128 (H200: dense head dim
+/// 128 1.03-1.05x, ALiBi at head dim 64 1.31x). Not beside three consumers
+/// (192 rows at head dim 64), whose 152 registers each then spill (0.91-
+/// 0.95x), nor at head dim 256, where the consumers' O needs the registers
+/// the producer keeps, nor with a mask region, whose classification does
+/// (packed documents spilled 104 bytes).
 std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
-                                 std::optional<MmaKind> mma) {
+                                 int64_t blockM, std::optional<MmaKind> mma) {
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
                             op.getV().getType().getDimSize(3));
-  if (mma != MmaKind::Warpgroup || op.getScore().empty() || widest > 128 ||
-      !isa<attn::AttentionOp>(op.getOperation()))
+  if (mma != MmaKind::Warpgroup || blockM != 128 || widest > 128 ||
+      !op.getMask().empty() || !isa<attn::AttentionOp>(op.getOperation()))
     return std::nullopt;
   return true;
 }
@@ -199,7 +199,7 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
   std::optional<bool> packGroup =
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
   std::optional<bool> producer =
-      pinned ? pinned->getProducer() : usesProducer(op, mma);
+      pinned ? pinned->getProducer() : usesProducer(op, blockM, mma);
   op->setAttr("tiles", attn::TilesAttr::get(op.getContext(), blockM, blockN,
                                             mma, packGroup, producer));
   return success();

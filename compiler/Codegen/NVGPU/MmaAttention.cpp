@@ -123,9 +123,10 @@ public:
   void emit();
 
 private:
-  /// Registers per thread of the producer after `setmaxnreg`: enough for
-  /// its copies' addresses, which a rolled loop of row passes keeps few.
-  static constexpr int32_t kProducerRegisters = 32;
+  /// Registers per thread of the producer after `setmaxnreg`: what its
+  /// partly unrolled copy loop needs (at 40 it spilled); the consumers of
+  /// a 384-thread block then get 216.
+  static constexpr int32_t kProducerRegisters = 64;
   bool warpgroup() const { return isWarpgroup; }
   bool hasProducer() const { return attnc::mmaProducerThreads(op) > 0; }
 

@@ -133,10 +133,19 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
   auto copyChunk = [&](Value row, Value col) {
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-    // Rows past the end read row 0 (always valid).
-    Value sourceRow =
-        add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
-    Value at = add(add(base, mul(sourceRow, source.strides[2])), col);
+    // Rows past the end read row 0 (always valid). Rolled, the address is
+    // affine in the row, so that LLVM steps it through the loop.
+    Value at;
+    if (rolled) {
+      Value tileStart = add(add(base, mul(first, source.strides[2])), col);
+      at = arith::SelectOp::create(b, loc, inside,
+                                   add(tileStart, mul(row, source.strides[2])),
+                                   tileStart);
+    } else {
+      Value sourceRow =
+          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+      at = add(add(base, mul(sourceRow, source.strides[2])), col);
+    }
     // Rows past the end copy no bytes: cp.async zero-fills them.
     Value sourceElements =
         arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
@@ -168,14 +177,20 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
       copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
     return;
   }
-  // A loop LLVM keeps rolled (its trip count depends on the thread): unrolled,
-  // each pass's row offset would be hoisted out of the key loop into
-  // registers of its own.
-  auto passes =
-      scf::ForOp::create(b, loc, firstRow, index(rows), index(rowsPerPass));
+  // A loop whose trip count depends on the thread, which LLVM unrolls only
+  // partly: fully unrolled, each pass's row offset would be hoisted out of
+  // the key loop into registers of its own. Rows stepped from the pass
+  // number keep the row's residue mod 8 (the swizzle's) visibly the first
+  // row's, so the swizzle is computed once: with the affine address, about
+  // 7 instructions per 16-byte copy instead of 20.
+  Value passCount = arith::CeilDivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, index(rows), firstRow),
+      index(rowsPerPass));
+  auto passes = scf::ForOp::create(b, loc, index(0), passCount, index(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(passes.getBody()->getTerminator());
-  copyChunk(passes.getInductionVar(), col);
+  copyChunk(add(firstRow, mul(passes.getInductionVar(), index(rowsPerPass))),
+            col);
 }
 
 void attnc::TileStager::stageElements(Value input, Value tile, Value batch,

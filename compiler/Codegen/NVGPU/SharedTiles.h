@@ -69,8 +69,8 @@ struct GlobalSource {
 
 /// Copies tiles of inputs into shared tiles with `threads` threads. Their
 /// copies of a tile unroll, unless `rolled`: then a loop over row passes
-/// keeps few registers live (a producer warpgroup, which hands most of its
-/// registers to the consumers).
+/// with addresses stepped through it keeps few registers live (a producer
+/// warpgroup, which hands most of its registers to the consumers).
 class TileStager : protected KernelEmitter {
 public:
   TileStager(mlir::OpBuilder &b, mlir::Location loc, mlir::Value threadId,

@@ -8,12 +8,13 @@
 
 // Dynamic lengths get the target's default tiles: 64 x 64 on the host
 // (no tensor-core kind); on sm_90a those of the warpgroup (wgmma) kernel for
-// 16-bit inputs and head dims that are multiples of 64, with
-// tensor-cores=mma-sync the mma.sync kernel's.
+// 16-bit inputs and head dims that are multiples of 64 (with a producer
+// warpgroup beside two consumer warpgroups), with tensor-cores=mma-sync the
+// mma.sync kernel's.
 // HOST-LABEL: func.func @dynamic
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @dynamic
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
 // SYNC-LABEL: func.func @dynamic
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>) {
@@ -26,9 +27,9 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // -----
 
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
-// region (its per-element math needs the registers) and, up to head dim
-// 128, a producer warpgroup copying the tiles; 128-row blocks on
-// mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
+// region (its per-element math needs the registers) and then a producer
+// warpgroup copying the tiles (none beside three consumers, or at head dim
+// 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
 // dim 96 is no whole number of 64-element panels and takes the mma.sync
 // kernel (64 rows above head dim 64, 128 up to it); f32 takes the scalar
 // kernel.
@@ -46,6 +47,9 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // SYNC-LABEL: func.func @wide
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// A mask region's classification needs the registers a producer keeps.
+// GPU-LABEL:  func.func @masked
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // GPU-LABEL:  func.func @wide_scored
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // GPU-LABEL:  func.func @odd_panels
@@ -78,6 +82,17 @@ func.func @wide(%q: tensor<?x4x?x256xf16>) -> (tensor<?x4x?x256xf16>, tensor<?x4
       : tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>, tensor<?x4x?x256xf16>
       -> tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x4x?x256xf16>, tensor<?x4x?xf32>
+}
+func.func @masked(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %ok = arith.cmpi ne, %qi, %ki : index
+      attn.yield %ok : i1
+    }
+  return %o : tensor<?x4x?x128xbf16>
 }
 func.func @wide_scored(%q: tensor<?x4x?x256xf16>) -> tensor<?x4x?x256xf16> {
   %o, %l = attn.attention %q, %q, %q
@@ -126,7 +141,7 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // GPU-LABEL:  func.func @wide_f32
 // GPU:          tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
 // GPU-LABEL:  func.func @fitted_wgmma
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
 // SYNC-LABEL: func.func @fitted_wgmma
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @fitted_short

@@ -120,14 +120,14 @@ module @attnc_kernels {
 
 // -----
 
-// Producer tiles (a score region's kernel): a third warpgroup copies the
+// Producer tiles: a third warpgroup copies the
 // tiles. Its 128 threads arrive on "full" per tile, the 256 consumers on
 // "k free" and "v free". Past the barriers' set-up the block splits: the
-// producer lowers its registers to 32, copies the q tile and then, per
+// producer lowers its registers to 64, copies the q tile and then, per
 // tile, waits until the K stage (tile t - 2) and the V stage (tile t - 4)
 // are free, copies the tile's keys and values with a rolled loop of row
 // passes and arrives on "full" when they land; the consumers take the
-// registers it gave back (232 each) and only wait for each tile's copies.
+// registers it gave back (216 each) and only wait for each tile's copies.
 
 // CHECK-LABEL: func.func @producer(
 // CHECK-DAG:     %[[CONSUMERS:.*]] = arith.constant 256 : i32
@@ -139,7 +139,7 @@ module @attnc_kernels {
 // CHECK-COUNT-6:   attngpu.mbarrier.init %{{.*}}, %[[CONSUMERS]]
 // CHECK:           %[[IS_PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %[[C256]] : index
 // CHECK-NEXT:      scf.if %[[IS_PRODUCER]] {
-// CHECK-NEXT:        nvvm.setmaxregister  decrease 32
+// CHECK-NEXT:        nvvm.setmaxregister  decrease 64
 // CHECK:             scf.for
 // CHECK:               nvgpu.device_async_copy
 // CHECK:             scf.for
@@ -151,7 +151,7 @@ module @attnc_kernels {
 // CHECK:                 nvgpu.device_async_copy
 // CHECK:               attngpu.mbarrier.arrive_cp_async
 // CHECK:             nvvm.cp.async.wait.group 0
-// CHECK:             nvvm.setmaxregister  increase 232
+// CHECK:             nvvm.setmaxregister  increase 216
 // CHECK-NEXT:        scf.for
 // CHECK-NOT:           nvgpu.device_async_copy
 // CHECK:               attngpu.mbarrier.wait
