@@ -835,14 +835,15 @@ void MmaAttentionKernel::waitForFreeStage(Value tileNumber, int64_t offset,
 
 /// What `setmaxnreg` gives each consumer thread: its registers at launch
 /// (ptxas fits the block in the 64K file, in multiples of 8) and its share
-/// of those the producer hands back, which are all there is to take: a
-/// larger request waits forever.
+/// of those the producer hands back, which are all there is to take (a
+/// larger request waits forever), up to the 256 a thread can have.
 int32_t MmaAttentionKernel::consumerRegisters() const {
-  constexpr int64_t kRegisterFile = 65536;
+  constexpr int64_t kRegisterFile = 65536, kMostPerThread = 256;
   int64_t atLaunch = std::min<int64_t>(kRegisterFile / threads, 255) / 8 * 8;
   int64_t handedBack =
       (atLaunch - kProducerRegisters) * attnc::mmaProducerThreads(op);
-  return static_cast<int32_t>(atLaunch + handedBack / consumerThreads / 8 * 8);
+  return static_cast<int32_t>(std::min(
+      atLaunch + handedBack / consumerThreads / 8 * 8, kMostPerThread));
 }
 
 /// The consumers' key loop, then the output.

@@ -177,3 +177,32 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// One consumer warpgroup beside the producer: its share of what the
+// producer hands back would exceed the 256 registers a thread can have,
+// so it asks for 256.
+
+// CHECK-LABEL: func.func @producer_one_consumer(
+// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK:         gpu.launch {{.*}} threads(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
+// CHECK:           nvvm.setmaxregister  decrease 64
+// CHECK:           nvvm.setmaxregister  increase 256
+module @attnc_kernels {
+  func.func @producer_one_consumer(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %out: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %lse: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, producer = true>}
+        : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16> -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %t = math.tanh %s : f32
+        attn.yield %t : f32
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x4x?xf32>, memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
