@@ -487,6 +487,20 @@ def attnc_implementations(args, make):
     return impls
 
 
+def run_pair_benchmark(doc, source, script, flex, attnc, measure_case,
+                       cases, suffix, title):
+    """main() of a benchmark of one attnc source file against Flex whose
+    TFLOP/s count the allowed pairs (documents.py, variants.py): `flex` and
+    attnc(package, binding) make the implementations, cases(quick) the
+    cases, measure_case(case, impls, args, gen, warmup, iters) a table
+    row."""
+    args, iters, warmup, settings, gen = start_package_run(doc, source, script)
+    impls = {"flex": flex, **attnc_implementations(args, attnc)}
+    table = run_table(cases(args.quick), lambda case: measure_case(
+        case, impls, args, gen, warmup, iters))
+    write_pair_reports(args, settings, list(impls), table, suffix, title)
+
+
 def write_pair_reports(args, settings, names, table, suffix, title):
     """Writes and prints the reports of a benchmark whose TFLOP/s count the
     allowed (query, key) pairs (documents.py, variants.py)."""

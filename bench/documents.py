@@ -116,22 +116,18 @@ def measure(make, case, sets, ids, rows, ref, warmup, iters):
                                  rows, ref, warmup, iters)
 
 
-def main():
-    args, iters, warmup, settings, gen = forward_bench.start_package_run(
-        __doc__, "bench/documents.mlir", "documents.py")
-    impls = {"flex": flex, **forward_bench.attnc_implementations(
-        args, attnc_documents)}
-    names = list(impls)
+def measure_case(case, impls, args, gen, warmup, iters):
+    ids = make_ids(case, gen)
+    sets = make_sets(case, args.sets, gen)
+    rows, ref = reference(case, ids, *sets[0])
+    return {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
+            for n, make in impls.items()}
 
-    def measure_case(case):
-        ids = make_ids(case, gen)
-        sets = make_sets(case, args.sets, gen)
-        rows, ref = reference(case, ids, *sets[0])
-        return {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
-                for n, make in impls.items()}
-    table = forward_bench.run_table(cases(args.quick), measure_case)
-    forward_bench.write_pair_reports(args, settings, names, table,
-                                     "-documents", "Packed documents")
+
+def main():
+    forward_bench.run_pair_benchmark(
+        __doc__, "bench/documents.mlir", "documents.py", flex,
+        attnc_documents, measure_case, cases, "-documents", "Packed documents")
 
 
 if __name__ == "__main__":

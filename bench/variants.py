@@ -130,22 +130,18 @@ def attnc_variants(package, binding=None):
     return make
 
 
-def main():
-    args, iters, warmup, settings, gen = forward_bench.start_package_run(
-        __doc__, "bench/variants.mlir", "variants.py")
-    impls = {"flex": flex, **forward_bench.attnc_implementations(
-        args, attnc_variants)}
-    names = list(impls)
+def measure_case(case, impls, args, gen, warmup, iters):
+    sets = make_sets(case, args.sets, gen)
+    rows, ref = reference(case, *sets[0])
+    return {n: forward_bench.measure(make, case, sets, rows, ref, warmup,
+                                     iters)
+            for n, make in impls.items()}
 
-    def measure_case(case):
-        sets = make_sets(case, args.sets, gen)
-        rows, ref = reference(case, *sets[0])
-        return {n: forward_bench.measure(make, case, sets, rows, ref, warmup,
-                                         iters)
-                for n, make in impls.items()}
-    table = forward_bench.run_table(cases(args.quick), measure_case)
-    forward_bench.write_pair_reports(args, settings, names, table,
-                                     "-variants", "Masks and score modifications")
+
+def main():
+    forward_bench.run_pair_benchmark(
+        __doc__, "bench/variants.mlir", "variants.py", flex, attnc_variants,
+        measure_case, cases, "-variants", "Masks and score modifications")
 
 
 if __name__ == "__main__":
