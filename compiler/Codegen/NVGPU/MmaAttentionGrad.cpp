@@ -96,6 +96,8 @@ private:
     kSource = stager.makeSource(operand(1));
     vSource = stager.makeSource(operand(2));
     doutSource = stager.makeSource(operand(5));
+    lseSource = stager.makeRowValuesSource(operand(3));
+    deltaSource = stager.makeRowValuesSource(operand(4));
     diagonal = attnc::diagonalOffset(
         b, loc, op, memref::DimOp::create(b, loc, operand(0), 2),
         memref::DimOp::create(b, loc, operand(1), 2));
@@ -166,6 +168,17 @@ private:
     SmallVector<Value, 4> indices;
     Value inBounds, lse, delta;
   };
+  /// Column j * 8 + r % 2 of the thread's fragments in a tile of `valid`
+  /// columns from `first`: its index and whether it is below `valid`. Both
+  /// from per-tile bases: the thread's column itself is loop-invariant, and
+  /// LLVM would keep all 16 (i64) live across the tile loop.
+  std::pair<Value, Value> columnOf(Value first, Value valid, int64_t j,
+                                   int64_t r) {
+    Value offset = index(j * 8 + r % 2);
+    Value left = arith::SubIOp::create(b, loc, valid, columnBase);
+    return {add(add(first, columnBase), offset),
+            arith::CmpIOp::create(b, loc, P::slt, offset, left)};
+  }
   /// A tile with fewer than block_m rows or block_n columns, or whose
   /// mask may block a pair (`mayBlock`), takes the guarded per-element
   /// path (`partial`).
@@ -228,7 +241,18 @@ private:
   using Fragments = SmallVector<SmallVector<Value>>;
   std::pair<Fragments, SmallVector<Value>>
   rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
-            Value walkedDp, int64_t walkedRows);
+            Value walkedDp, int64_t walkedRows,
+            llvm::function_ref<void()> whileInFlight);
+  /// The lse (in log2 units) and the delta of query row `i` of the staged
+  /// query tile.
+  Value lseAt(Value i) {
+    return arith::MulFOp::create(b, loc,
+                                 memref::LoadOp::create(b, loc, lseArray, i),
+                                 f32Const(attnc::kLog2E));
+  }
+  Value deltaAt(Value i) {
+    return memref::LoadOp::create(b, loc, deltaArray, i);
+  }
   /// `dp` of rowScores, waited for on wgmma until at most `pending` groups
   /// committed after its own are outstanding.
   Fragments readyScores(ArrayRef<Value> dp, int64_t pending) {
@@ -291,6 +315,7 @@ private:
   Value diagonal; // the mask's diagonalOffset
   Value qTile, doutTile, kTile, vTile, dsTile, lseArray, deltaArray;
   attnc::GlobalSource qSource, doutSource, kSource, vSource;
+  attnc::GlobalRowValues lseSource, deltaSource;
 };
 
 Value MmaGradKernel::f32View(Value byteOffset, int64_t n) {
@@ -400,10 +425,14 @@ void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
 /// the key/value kernel, Sᵀ = K Qᵀ and dPᵀ = V doutᵀ; Q and dout in the
 /// query kernel) against `walked` rows (the other two). The scores are
 /// ready; dP, flat, is still in flight on wgmma (readyScores waits).
+/// `whileInFlight` emits what runs while both products do (loads whose
+/// latency would otherwise follow the wait).
 std::pair<MmaGradKernel::Fragments, SmallVector<Value>>
 MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
-                         Value walkedDp, int64_t walkedRows) {
+                         Value walkedDp, int64_t walkedRows,
+                         llvm::function_ref<void()> whileInFlight) {
   if (!isWarpgroup) {
+    whileInFlight();
     SmallVector<Value> dp;
     for (const SmallVector<Value> &fragment :
          sync.scores(ownDp, walkedDp, walkedRows, headDimV, lanes))
@@ -414,8 +443,9 @@ MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
       wgmma.scores(own, ownRows, walked, walkedRows, headDim, warpgroup),
       wgmma.scores(ownDp, ownRows, walkedDp, walkedRows, headDimV, warpgroup)};
   SmallVector<SmallVector<Value>> values =
-      wgmma.issue(products, /*inFlight=*/1);
-  return {fragmentsOf(values[0]), values[1]};
+      wgmma.issue(products, /*inFlight=*/2);
+  whileInFlight();
+  return {fragmentsOf(wgmma.wait(values[0], {}, /*pending=*/1)), values[1]};
 }
 
 /// Stores the thread's dSᵀ elements into the shared tile, a lane's two
@@ -546,8 +576,8 @@ void MmaGradKernel::addStagedDq(Value batch, Value head, Value q0,
 }
 
 /// Copies the q and dout rows of query tile `q0` of `head`, and their lse
-/// in log2 units (-inf past the end, so those rows weigh nothing) and
-/// delta, into stage `stage`.
+/// and delta, into stage `stage`. Rows past the end are zero (the guarded
+/// per-element path gives them nothing).
 void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                                    Value stage) {
   Value rows =
@@ -556,30 +586,11 @@ void MmaGradKernel::stageQueryTile(Value batch, Value head, Value q0,
                rows);
   stager.stage(doutSource, tile(layout.doutOffset, layout.dout, stage), batch,
                head, q0, rows);
-  Value lse = f32Array(layout.lseOffset, blockM, stage);
-  Value delta = f32Array(layout.deltaOffset, blockM, stage);
-  loop(threadId, index(blockM), index(threads), [&](Value i) {
-    Value row = add(q0, i);
-    SmallVector<Value> values = llvm::to_vector(ifElse(
-        less(i, rows), {b.getF32Type(), b.getF32Type()},
-        [&] {
-          return SmallVector<Value>{
-              arith::MulFOp::create(
-                  b, loc,
-                  memref::LoadOp::create(b, loc, operand(3),
-                                         ValueRange{batch, head, row}),
-                  f32Const(attnc::kLog2E)),
-              memref::LoadOp::create(b, loc, operand(4),
-                                     ValueRange{batch, head, row})};
-        },
-        [&] {
-          return SmallVector<Value>{
-              f32Const(-std::numeric_limits<double>::infinity()),
-              f32Const(0.0)};
-        }));
-    memref::StoreOp::create(b, loc, values[0], lse, i);
-    memref::StoreOp::create(b, loc, values[1], delta, i);
-  });
+  stager.stageRowValues(lseSource, f32Array(layout.lseOffset, blockM, stage),
+                        batch, head, q0, rows);
+  stager.stageRowValues(deltaSource,
+                        f32Array(layout.deltaOffset, blockM, stage), batch,
+                        head, q0, rows);
 }
 
 /// One query tile of head `head`, staged in `stage`, against the block's
@@ -598,16 +609,28 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         deltaArray = f32Array(layout.deltaOffset, blockM, stage);
         // FlashAttention-3's order: P while dPᵀ runs, then dV += Pᵀ dout
         // behind dPᵀ while dS is computed, then dK += dSᵀ Q (and dq).
+        // The lse of the thread's 16 query columns is loaded while Sᵀ
+        // and dPᵀ run, their delta while dPᵀ may still (D128 has no
+        // registers for both across P).
+        SmallVector<Value> columnLse, columnDelta;
+        auto loadColumns = [&](SmallVectorImpl<Value> &values,
+                               Value (MmaGradKernel::*valueAt)(Value)) {
+          for (int64_t c = 0; c < blockM / 8 * 2; ++c)
+            values.push_back(
+                (this->*valueAt)(add(columnBase, index(c / 2 * 8 + c % 2))));
+        };
         auto [sT, dpTInFlight] =
-            rowScores(kTile, vTile, blockN, qTile, doutTile, blockM);
+            rowScores(kTile, vTile, blockN, qTile, doutTile, blockM,
+                      [&] { loadColumns(columnLse, &MmaGradKernel::lseAt); });
         TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
         auto at = [&](int64_t j, int64_t r) {
-          Value column = add(columnBase, index(j * 8 + r % 2));
           Value key = localRow[r / 2];
-          return Element{{batch, head, add(q0, column), add(k0, key)},
-                         both(less(key, cols), less(column, rows)),
-                         memref::LoadOp::create(b, loc, lseArray, column),
-                         memref::LoadOp::create(b, loc, deltaArray, column)};
+          auto [query, queryInBounds] = columnOf(q0, rows, j, r);
+          int64_t c = j * 2 + r % 2;
+          return Element{{batch, head, query, add(k0, key)},
+                         both(less(key, cols), queryInBounds),
+                         columnLse[c],
+                         columnDelta.empty() ? Value() : columnDelta[c]};
         };
         SmallVector<Value> p = probabilities(sT, bounds, at);
         SmallVector<Value> next(state.begin(), state.end());
@@ -616,6 +639,7 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
             dv(next.data() + dkSize, headDimV / 8 * 4);
         SmallVector<Value> dvInFlight =
             addProduct(dv, p, doutTile, blockM, headDimV);
+        loadColumns(columnDelta, &MmaGradKernel::deltaAt);
         Fragments dpT = readyScores(dpTInFlight, /*pending=*/1);
         SmallVector<Value> ds = scoreGradients(sT, dpT, p, bounds, at);
         SmallVector<Value> dkInFlight =
@@ -764,19 +788,20 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
       state, batch, head, q0, rows, k0, cols, [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
-        auto [s, dpInFlight] =
-            rowScores(qTile, doutTile, blockM, kTile, vTile, blockN);
         Value rowLse[2], rowDelta[2];
-        for (int64_t h = 0; h < 2; ++h) {
-          rowLse[h] = memref::LoadOp::create(b, loc, lseArray, localRow[h]);
-          rowDelta[h] = memref::LoadOp::create(b, loc, deltaArray, localRow[h]);
-        }
+        auto [s, dpInFlight] =
+            rowScores(qTile, doutTile, blockM, kTile, vTile, blockN, [&] {
+              for (int64_t h = 0; h < 2; ++h) {
+                rowLse[h] = lseAt(localRow[h]);
+                rowDelta[h] = deltaAt(localRow[h]);
+              }
+            });
         TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
         auto at = [&](int64_t j, int64_t r) {
-          Value column = add(columnBase, index(j * 8 + r % 2));
           Value row = localRow[r / 2];
-          return Element{{batch, head, add(q0, row), add(k0, column)},
-                         both(less(column, cols), less(row, rows)),
+          auto [key, keyInBounds] = columnOf(k0, cols, j, r);
+          return Element{{batch, head, add(q0, row), key},
+                         both(keyInBounds, less(row, rows)),
                          rowLse[r / 2],
                          rowDelta[r / 2]};
         };

@@ -61,6 +61,21 @@ attnc::getMmaSharedLayout(attn::AttentionScoringOpInterface op,
 
 using attnc::GlobalSource;
 
+/// The buffer of `input` from its offset on as a 1-D memref of unit stride.
+static Value flatView(OpBuilder &b, Location loc, Value input,
+                      memref::ExtractStridedMetadataOp metadata) {
+  auto flatType = MemRefType::get(
+      {ShapedType::kDynamic},
+      cast<MemRefType>(input.getType()).getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}));
+  return memref::ReinterpretCastOp::create(
+      b, loc, flatType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()),
+      ArrayRef<OpFoldResult>{
+          b.getIndexAttr(std::numeric_limits<int32_t>::max())},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
 GlobalSource attnc::TileStager::makeSource(Value input) {
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, input);
   GlobalSource source{input, {}, {}, {}};
@@ -78,22 +93,42 @@ GlobalSource attnc::TileStager::makeSource(Value input) {
     vectorized =
         arith::AndIOp::create(b, loc, vectorized, multipleOf(strides[i], 8));
   }
-  Value pointer =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
-  auto memrefType = cast<MemRefType>(input.getType());
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, input);
   Value start = add(pointer, mul(metadata.getOffset(), index(2)));
   source.vectorized =
       arith::AndIOp::create(b, loc, vectorized, multipleOf(start, 16));
-  auto flatType = MemRefType::get(
-      {ShapedType::kDynamic}, memrefType.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}));
-  source.flat = memref::ReinterpretCastOp::create(
-      b, loc, flatType, metadata.getBaseBuffer(),
-      OpFoldResult(metadata.getOffset()),
-      ArrayRef<OpFoldResult>{
-          b.getIndexAttr(std::numeric_limits<int32_t>::max())},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  source.flat = flatView(b, loc, input, metadata);
   return source;
+}
+
+attnc::GlobalRowValues attnc::TileStager::makeRowValuesSource(Value input) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  GlobalRowValues source;
+  source.flat = flatView(b, loc, input, metadata);
+  for (int64_t i = 0; i < 3; ++i)
+    source.strides[i] = metadata.getStrides()[i];
+  return source;
+}
+
+void attnc::TileStager::stageRowValues(const GlobalRowValues &source,
+                                       Value array, Value batch, Value head,
+                                       Value first, Value count) {
+  int64_t length = cast<MemRefType>(array.getType()).getDimSize(0);
+  Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
+  loop(threadId, index(length), index(threads), [&](Value i) {
+    // Entries past the end read entry `first` (always valid) and copy
+    // nothing: cp.async zero-fills them.
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, count);
+    Value row =
+        add(first, arith::SelectOp::create(b, loc, inside, i, index(0)));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), array,
+        ValueRange{i}, source.flat,
+        ValueRange{add(base, mul(row, source.strides[2]))}, b.getIndexAttr(1),
+        arith::SelectOp::create(b, loc, inside, index(1), index(0)),
+        UnitAttr());
+  });
 }
 
 Value attnc::TileStager::sharedTile(Value shared, Value byteOffset,

@@ -67,6 +67,13 @@ struct GlobalSource {
   mlir::Value vectorized; // i1
 };
 
+/// A [B, H, N] input of 32-bit values (the lse and delta of the backward
+/// pass) as a flat view of its buffer, for one 4-byte copy per value.
+struct GlobalRowValues {
+  mlir::Value flat;
+  mlir::Value strides[3];
+};
+
 /// Copies tiles of inputs into shared tiles with `threads` threads. Their
 /// copies of a tile unroll, unless `rolled`: then a loop over row passes
 /// with addresses stepped through it keeps few registers live (a producer
@@ -79,6 +86,7 @@ public:
         rolled(rolled) {}
 
   GlobalSource makeSource(mlir::Value input);
+  GlobalRowValues makeRowValuesSource(mlir::Value input);
 
   /// The tile of `layout` at `byteOffset` of the dynamic shared memory.
   mlir::Value sharedTile(mlir::Value shared, mlir::Value byteOffset,
@@ -91,6 +99,13 @@ public:
   /// loads and stores.
   void stage(const GlobalSource &source, mlir::Value tile, mlir::Value batch,
              mlir::Value head, mlir::Value first, mlir::Value count);
+
+  /// Copies entries [0, count) of row [batch, head, first:] of the input
+  /// into the 1-D shared `array` by cp.async, zero-filling its other
+  /// entries.
+  void stageRowValues(const GlobalRowValues &source, mlir::Value array,
+                      mlir::Value batch, mlir::Value head, mlir::Value first,
+                      mlir::Value count);
 
 private:
   void stageVectors(const GlobalSource &source, mlir::Value tile,

@@ -4,9 +4,11 @@
 // 128 keys, head dim 64): a gpu.launch of ceil(Nk / 128) x Hkv x B blocks
 // of two warpgroups, swizzled tiles at multiples of 1024 bytes. Per query
 // tile: the landed copies fenced for the async proxy before the barrier,
-// then the next tile's copies;
+// then the next tile's copies, its lse and delta by 4-byte cp.async;
 // Sᵀ = K Qᵀ and dPᵀ = V doutᵀ as two products of the warpgroup's 64 key
-// rows (A from its rows of K and V), Sᵀ waited for alone; Pᵀ computed
+// rows (A from its rows of K and V), the lse (scaled to log2 units) and
+// delta of the thread's query columns loaded while both run, Sᵀ waited for
+// alone; Pᵀ computed
 // while dPᵀ runs; dV += Pᵀ dout issued (A from registers, dout MN-major)
 // before dPᵀ is waited for, so it runs while dSᵀ is computed; then dK +=
 // dSᵀ Q, left in flight while dSᵀ goes to shared memory in pairs; dq = dS
@@ -30,6 +32,8 @@
 // CHECK:               attngpu.bulk_reduce_add %[[STAGED:.*]], %{{.*}}[%c0, %{{.*}}, %{{.*}}, %c0], %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, memref<1x4x?x64xf32
 // CHECK-NEXT:          nvvm.cp.async.bulk.commit.group
 // CHECK:             nvgpu.device_async_copy
+// CHECK:             nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[LSE_ROWS:.*]][%{{.*}}], 1, %{{.*}} : memref<?xf32, strided<[1], offset: ?>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK:             nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], 1, %{{.*}} : memref<?xf32, strided<[1], offset: ?>> to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK:               %[[ROWS:.*]] = arith.muli %{{.*}}, %c8192 : index
 // CHECK:               %[[KD:.*]] = attngpu.wgmma.descriptor %[[K:.*]][%[[ROWS]]] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:               %[[QD:.*]] = attngpu.wgmma.descriptor %{{.*}}[%c0] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<64x64xbf16, #gpu.address_space<workgroup>>
@@ -37,7 +41,10 @@
 // CHECK-NEXT:          %[[ST:.*]] = attngpu.wgmma.mma_async a_desc(%[[KD]]) b_desc(%[[QD]]) {a_offsets = array<i64: 0, 32, 64, 96>, b_offsets = array<i64: 0, 32, 64, 96>, element_type = bf16, n = 64 : i64} -> vector<32xf32>
 // CHECK:               %[[DPT:.*]] = attngpu.wgmma.mma_async
 // CHECK-NEXT:          attngpu.wgmma.commit_group
-// CHECK-NEXT:          attngpu.wgmma.wait_group 1(%[[ST]]) : vector<32xf32>
+// CHECK-NEXT:          %[[LSE:.*]] = memref.load %[[LSE_ROWS]]
+// CHECK-NEXT:          arith.mulf %[[LSE]], %{{.*}} : f32
+// CHECK-NOT:           attngpu.wgmma
+// CHECK:               attngpu.wgmma.wait_group 1(%[[ST]]) : vector<32xf32>
 // CHECK:               attngpu.ex2
 // CHECK:               attngpu.wgmma.fence
 // CHECK-NEXT:          %[[DV:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = bf16, n = 64 : i64, transpose_b} -> vector<32xf32>
@@ -99,7 +106,8 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
 // The query gradient kernel on wgmma (pinned 128 queries x 64 keys): two
 // warpgroups of 64 query rows over the key tiles, the forward's products:
 // S = Q Kᵀ and dP = dout Vᵀ (A from the warpgroup's rows of Q and dout),
-// S waited for alone so that P is computed while dP runs, then dS, dQ +=
+// the lse and delta of the thread's two rows loaded while both run, S
+// waited for alone so that P is computed while dP runs, then dS, dQ +=
 // dS K with dS in registers against K MN-major, left in flight into the
 // next tile and waited for after the loop.
 
@@ -116,7 +124,8 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
 // CHECK:               %[[S:.*]] = attngpu.wgmma.mma_async a_desc(%[[QD]]) b_desc(%[[KD]]) {a_offsets = array<i64: 0, 32, 64, 96>, b_offsets = array<i64: 0, 32, 64, 96>, element_type = bf16, n = 64 : i64} -> vector<32xf32>
 // CHECK:               %[[DP:.*]] = attngpu.wgmma.mma_async
 // CHECK-NEXT:          attngpu.wgmma.commit_group
-// CHECK-NEXT:          attngpu.wgmma.wait_group 1(%[[S]]) : vector<32xf32>
+// CHECK-COUNT-2:       memref.load
+// CHECK:               attngpu.wgmma.wait_group 1(%[[S]]) : vector<32xf32>
 // CHECK:               attngpu.ex2
 // CHECK:               attngpu.wgmma.wait_group 0(%[[DP]]) : vector<32xf32>
 // CHECK:               %[[DQ:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = bf16, n = 64 : i64, transpose_b} -> vector<32xf32>
