@@ -78,10 +78,18 @@ class Case:
         return dict(b=self.b, h=self.h, n=self.n, d=self.d, causal=self.causal)
 
 
-def cases(quick):
+def standard_cases(quick):
+    """Head dims 64 and 128, causal and not (also the backward's cases)."""
     shapes = [(4, 16, 4096)] + ([] if quick else [(1, 16, 16384)])
     return [Case(b, h, n, d, causal) for b, h, n in shapes
             for d in (64, 128) for causal in (False, True)]
+
+
+def cases(quick):
+    """The standard cases and, in a full run, head dims 80 and 96 causal."""
+    partial_panels = [] if quick else [Case(4, 16, 4096, d, True)
+                                       for d in (80, 96)]
+    return standard_cases(quick) + partial_panels
 
 
 # --- implementations --------------------------------------------------------

@@ -73,7 +73,7 @@ class Case(forward_bench.Case):
 
 def cases(quick):
     return [Case(c.b, c.h, c.n, c.d, c.causal)
-            for c in forward_bench.cases(quick)]
+            for c in forward_bench.standard_cases(quick)]
 
 
 # --- implementations --------------------------------------------------------

@@ -268,7 +268,9 @@ bool mlir::attn::headDimFitsMma(MmaKind mma, int64_t headDim) {
   case MmaKind::Sync:
     return headDim % 16 == 0 && headDim <= kMaxHeadDim;
   case MmaKind::Warpgroup:
-    return headDim % 64 == 0 && headDim <= 256;
+    // wgmma's k16 steps and n in multiples of 8 up to 256; tiles are padded
+    // to whole 128-byte swizzle panels of 64 columns.
+    return headDim % 16 == 0 && headDim <= 256;
   }
   llvm_unreachable("unknown MmaKind");
 }
@@ -281,10 +283,9 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
     return success();
   Type element = op.getQ().getType().getElementType();
   if (!elementFitsMma(element))
-    return op.emitOpError() << "tensor-core tiles (mma = "
-                            << stringifyMmaKind(*mma)
-                            << ") need f16 or bf16 inputs, got " << element;
-  int64_t multiple = *mma == MmaKind::Warpgroup ? 64 : 16;
+    return op.emitOpError()
+           << "tensor-core tiles (mma = " << stringifyMmaKind(*mma)
+           << ") need f16 or bf16 inputs, got " << element;
   int64_t limit = *mma == MmaKind::Warpgroup ? 256 : kMaxHeadDim;
   for (auto [name, dim] : {std::pair<StringRef, int64_t>{
                                "q", op.getQ().getType().getDimSize(3)},
@@ -292,8 +293,8 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
     if (!headDimFitsMma(*mma, dim))
       return op.emitOpError()
              << "tensor-core tiles (mma = " << stringifyMmaKind(*mma)
-             << ") need head dims that are multiples of " << multiple
-             << " up to " << limit << ", got " << dim << " for " << name;
+             << ") need head dims that are multiples of 16 up to " << limit
+             << ", got " << dim << " for " << name;
   if (tiles->getPackGroup().value_or(false) &&
       (op.getQ().getType().getDimSize(2) != 1 ||
        tiles->getBlockM() < op.getGroupSize() ||

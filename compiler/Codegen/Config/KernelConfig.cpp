@@ -84,8 +84,8 @@ std::optional<Tiles> keyRangeTiles(attn::AttentionScoringOpInterface op) {
 
 /// The tensor-core kernel `op` prefers on `target`: none for f32 inputs
 /// (tf32 would lose precision) or head dims that are not multiples of 16;
-/// keyRangeTiles for decoding; wgmma for head dims that are multiples of 64 up
-/// to 256 (whole 128-byte swizzle panels); mma.sync for the rest.
+/// keyRangeTiles for decoding; wgmma for head dims up to 256 (tiles padded
+/// to whole 128-byte swizzle panels); mma.sync for the rest.
 std::optional<Tiles> preferredMma(attn::AttentionScoringOpInterface op,
                                   const attnc::TargetDescription &target) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
@@ -207,7 +207,8 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
 
 /// Whether `op`'s inputs fit the gradient kernels of `mma` on `target`.
 /// wgmma takes head dims of 64 and 128: the key/value kernel's warpgroups
-/// keep dK and dV of 64 keys in registers.
+/// keep dK and dV of 64 keys in registers, and split dq's columns into
+/// halves that start on a swizzle panel's 16-byte chunk.
 bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                  const attnc::TargetDescription &target) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
@@ -218,9 +219,8 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                   attn::headDimFitsMma(MmaKind::Sync, headDimV);
   if (mma != MmaKind::Warpgroup)
     return fitsSync;
-  return fitsSync && target.hasWgmma && attn::headDimFitsMma(mma, headDim) &&
-         attn::headDimFitsMma(mma, headDimV) &&
-         std::max(headDim, headDimV) <= 128;
+  return fitsSync && target.hasWgmma && headDim % 64 == 0 &&
+         headDimV % 64 == 0 && std::max(headDim, headDimV) <= 128;
 }
 
 /// The gradient kernels take their tiles from the op (attn.attention_grad

@@ -140,8 +140,9 @@ Value attnc::TileStager::sharedTile(Value shared, Value byteOffset,
   if (!layout.swizzled)
     strided = StridedLayoutAttr::get(b.getContext(), 0,
                                      {layout.rowStride(), 1});
-  auto type = MemRefType::get({layout.rows, layout.width}, element, strided,
-                              workgroup);
+  int64_t columns = layout.swizzled ? layout.rowStride() : layout.width;
+  auto type =
+      MemRefType::get({layout.rows, columns}, element, strided, workgroup);
   IntegerAttr swizzle =
       layout.swizzled ? b.getI64IntegerAttr(128) : IntegerAttr();
   return attngpu::SharedTileOp::create(b, loc, type, shared, byteOffset,
@@ -161,8 +162,8 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
                                      Value batch, Value head, Value first,
                                      Value count) {
   const int64_t lanes = 8; // 16 bytes of 16-bit elements
-  auto tileType = cast<MemRefType>(tile.getType());
-  const int64_t rows = tileType.getDimSize(0), width = tileType.getDimSize(1);
+  const int64_t rows = cast<MemRefType>(tile.getType()).getDimSize(0);
+  const int64_t width = cast<MemRefType>(source.input.getType()).getDimSize(3);
   const int64_t chunksPerRow = width / lanes;
   Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
   auto copyChunk = [&](Value row, Value col) {
@@ -231,7 +232,7 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
 void attnc::TileStager::stageElements(Value input, Value tile, Value batch,
                                       Value head, Value first, Value count) {
   auto tileType = cast<MemRefType>(tile.getType());
-  const int64_t width = tileType.getDimSize(1);
+  const int64_t width = cast<MemRefType>(input.getType()).getDimSize(3);
   Value zero = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(tileType.getElementType(), 0.0));
   loop(threadId, index(tileType.getDimSize(0) * width), index(threads),

@@ -21,12 +21,15 @@
 namespace attnc {
 
 /// One tile in shared memory, in the input element type: `rows` x `width`,
-/// padded rows (mma.sync) or the 128-byte swizzle (wgmma).
+/// padded rows (mma.sync) or the 128-byte swizzle (wgmma) of whole 64-column
+/// panels (the columns past `width` are never read).
 struct MmaTileLayout {
   int64_t rows, width;
   bool swizzled;
-  /// Elements per row in memory (padded tiles).
-  int64_t rowStride() const { return swizzled ? width : width + 8; }
+  /// Elements per row in memory.
+  int64_t rowStride() const {
+    return swizzled ? (width + 63) / 64 * 64 : width + 8;
+  }
   int64_t bytes() const { return rows * rowStride() * 2; }
 };
 
@@ -94,9 +97,10 @@ public:
 
   /// Copies rows [0, count) of the input from sequence position `first`
   /// into `tile`, zero-filling its other rows: the tensor cores compute on
-  /// whole tiles. Asynchronous 16-byte copies (cp.async, which the caller
-  /// commits and waits for) when the source allows them, else element
-  /// loads and stores.
+  /// whole tiles (of the input's head dim: a swizzled tile's padding
+  /// columns are left as they are). Asynchronous 16-byte copies (cp.async,
+  /// which the caller commits and waits for) when the source allows them, else
+  /// element loads and stores.
   void stage(const GlobalSource &source, mlir::Value tile, mlir::Value batch,
              mlir::Value head, mlir::Value first, mlir::Value count);
 

@@ -8,7 +8,7 @@
 
 // Dynamic lengths get the target's default tiles: 64 x 64 on the host
 // (no tensor-core kind); on sm_90a those of the warpgroup (wgmma) kernel for
-// 16-bit inputs and head dims that are multiples of 64 (with a producer
+// 16-bit inputs and head dims that are multiples of 16 (with a producer
 // warpgroup beside two consumer warpgroups), with tensor-cores=mma-sync the
 // mma.sync kernel's.
 // HOST-LABEL: func.func @dynamic
@@ -29,10 +29,10 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
 // region (its per-element math needs the registers) and then a producer
 // warpgroup copying the tiles (none beside three consumers, or at head dim
-// 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the warpgroup kernel; head
-// dim 96 is no whole number of 64-element panels and takes the mma.sync
-// kernel (64 rows above head dim 64, 128 up to it); f32 takes the scalar
-// kernel.
+// 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
+// warpgroup kernel; head dims 96 and 32 fill 64-element panels partly and
+// take it too, as 128 and 64 would (the mma.sync kernel only with
+// tensor-cores=mma-sync); f32 takes the scalar kernel.
 // HOST-LABEL: func.func @narrow
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @narrow
@@ -52,10 +52,14 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // GPU-LABEL:  func.func @wide_scored
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
-// GPU-LABEL:  func.func @odd_panels
-// GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
-// GPU-LABEL:  func.func @narrow_odd_panels
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @partial_panels
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
+// SYNC-LABEL: func.func @partial_panels
+// SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @narrow_partial_panels
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// SYNC-LABEL: func.func @narrow_partial_panels
+// SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @single
 // GPU:          tiles = #attn.tiles<block_m = 64, block_n = 64, mma = none>}
 // SYNC-LABEL: func.func @single
@@ -105,13 +109,13 @@ func.func @wide_scored(%q: tensor<?x4x?x256xf16>) -> tensor<?x4x?x256xf16> {
     }
   return %o : tensor<?x4x?x256xf16>
 }
-func.func @odd_panels(%q: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>) {
+func.func @partial_panels(%q: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
       -> tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x4x?x96xbf16>, tensor<?x4x?xf32>
 }
-func.func @narrow_odd_panels(%q: tensor<?x4x?x32xbf16>) -> (tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>) {
+func.func @narrow_partial_panels(%q: tensor<?x4x?x32xbf16>) -> (tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x32xbf16>, tensor<?x4x?x32xbf16>, tensor<?x4x?x32xbf16>
       -> tensor<?x4x?x32xbf16>, tensor<?x4x?xf32>

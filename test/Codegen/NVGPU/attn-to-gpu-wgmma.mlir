@@ -120,6 +120,34 @@ module @attnc_kernels {
 
 // -----
 
+// Head dim 80 fills its second 64-column panel partly: the q, k and v
+// tiles are whole panels (128 x 128), 10 chunks of each row are copied
+// (a flat loop: 256 threads are no whole number of 10-chunk rows), S takes
+// five k16 steps, the fifth from the second panel (128 rows x 128 bytes
+// on), and P V is n = 80 (40 f32 per thread).
+
+// CHECK-LABEL: func.func @partial_panels(
+// CHECK:         attngpu.shared_tile {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1280 step %c256 {
+// CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK:         scf.for
+// CHECK:           attngpu.wgmma.mma_async a_desc(%{{.*}}) b_desc(%{{.*}}) {a_offsets = array<i64: 0, 32, 64, 96, 16384>, b_offsets = array<i64: 0, 32, 64, 96, 16384>, element_type = bf16, n = 128 : i64} -> vector<64xf32>
+// CHECK:           attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<40xf32>) {{{.*}}n = 80 : i64, transpose_b} -> vector<40xf32>
+module @attnc_kernels {
+  func.func @partial_panels(%q: memref<1x2x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %out: memref<1x2x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                  %lse: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x2x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x80xbf16>
+    %o, %l = attn.attention %0, %0, %0 {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+        : tensor<1x2x?x80xbf16>, tensor<1x2x?x80xbf16>, tensor<1x2x?x80xbf16> -> tensor<1x2x?x80xbf16>, tensor<1x2x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x2x?x80xbf16>, memref<1x2x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x2x?xf32>, memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // Producer tiles: a third warpgroup copies the
 // tiles. Its 128 threads arrive on "full" per tile, the 256 consumers on
 // "k free" and "v free". Past the barriers' set-up the block splits: the

@@ -659,12 +659,12 @@ func.func @attention_tiles_mma_f32(%q: tensor<1x4x64x64xf32>) {
 
 // -----
 
-// wgmma reads whole 128-byte swizzle panels: head dims multiples of 64.
-func.func @attention_tiles_wgmma_head_dim(%q: tensor<1x4x64x96xbf16>) {
-  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 64 up to 256, got 96 for q}}
+// wgmma steps through the head dim 16 elements at a time: 72 is rejected.
+func.func @attention_tiles_wgmma_head_dim(%q: tensor<1x4x64x72xbf16>) {
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 16 up to 256, got 72 for q}}
   %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
-      : tensor<1x4x64x96xbf16>, tensor<1x4x64x96xbf16>, tensor<1x4x64x96xbf16>
-      -> tensor<1x4x64x96xbf16>, tensor<1x4x64xf32>
+      : tensor<1x4x64x72xbf16>, tensor<1x4x64x72xbf16>, tensor<1x4x64x72xbf16>
+      -> tensor<1x4x64x72xbf16>, tensor<1x4x64xf32>
   return
 }
 
@@ -694,9 +694,9 @@ func.func @attention_tiles_wgmma_four_warpgroups(%q: tensor<1x4x64x64xbf16>) {
 // -----
 
 // wgmma products are at most n = 256 wide: a head dim of 320 is rejected
-// although it is a multiple of 64.
+// although it is a multiple of 16.
 func.func @attention_tiles_wgmma_head_dim_too_large(%q: tensor<1x4x64x320xf16>) {
-  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 64 up to 256, got 320 for q}}
+  // expected-error @below {{'attn.attention' op tensor-core tiles (mma = wgmma) need head dims that are multiples of 16 up to 256, got 320 for q}}
   %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma>}
       : tensor<1x4x64x320xf16>, tensor<1x4x64x320xf16>, tensor<1x4x64x320xf16>
       -> tensor<1x4x64x320xf16>, tensor<1x4x64xf32>

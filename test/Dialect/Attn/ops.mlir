@@ -197,7 +197,7 @@ func.func @attention_tiles(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf32>,
 // The tensor-core kind of #attn.tiles, each kind at tiles and head dims it
 // accepts: `none` (the scalar kernel, any element type, here f32),
 // `mma_sync` (multiples of 16; head dim 16), `wgmma` (64 to 192 rows by 64
-// or 128 keys; head dims multiples of 64 up to 256).
+// or 128 keys; head dims multiples of 16 up to 256).
 // CHECK-LABEL: func @attention_tiles_mma(
 func.func @attention_tiles_mma(%f: tensor<1x4x64x32xf32>, %s: tensor<1x4x64x16xf16>,
                                %w: tensor<1x4x64x256xbf16>, %w64: tensor<1x4x64x64xbf16>)
