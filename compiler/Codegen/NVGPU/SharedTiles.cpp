@@ -162,9 +162,13 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
                                      Value batch, Value head, Value first,
                                      Value count) {
   const int64_t lanes = 8; // 16 bytes of 16-bit elements
-  const int64_t rows = cast<MemRefType>(tile.getType()).getDimSize(0);
+  auto tileType = cast<MemRefType>(tile.getType());
+  const int64_t rows = tileType.getDimSize(0);
   const int64_t width = cast<MemRefType>(source.input.getType()).getDimSize(3);
-  const int64_t chunksPerRow = width / lanes;
+  // Threads are laid out over the tile's whole rows (a swizzled tile's
+  // padding chunks too, so that passes cover whole rows without a division
+  // per copy); those of padding chunks copy nothing.
+  const int64_t chunksPerRow = tileType.getDimSize(1) / lanes;
   Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
   auto copyChunk = [&](Value row, Value col) {
     Value inside =
@@ -185,10 +189,17 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
     // Rows past the end copy no bytes: cp.async zero-fills them.
     Value sourceElements =
         arith::SelectOp::create(b, loc, inside, index(lanes), index(0));
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-        ValueRange{row, col}, source.flat, ValueRange{at},
-        b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
+    auto copy = [&] {
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+          ValueRange{row, col}, source.flat, ValueRange{at},
+          b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
+    };
+    if (chunksPerRow * lanes == width)
+      return copy();
+    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                 index(width)),
+           copy);
   };
   if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
     loop(threadId, index(rows * chunksPerRow), index(threads),

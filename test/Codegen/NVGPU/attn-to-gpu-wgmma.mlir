@@ -121,15 +121,19 @@ module @attnc_kernels {
 // -----
 
 // Head dim 80 fills its second 64-column panel partly: the q, k and v
-// tiles are whole panels (128 x 128), 10 chunks of each row are copied
-// (a flat loop: 256 threads are no whole number of 10-chunk rows), S takes
+// tiles are whole panels (128 x 128); the copies pass over whole rows of
+// 16 chunks (16 rows per pass), the threads of the 6 padding chunks copy
+// nothing; S takes
 // five k16 steps, the fifth from the second panel (128 rows x 128 bytes
 // on), and P V is n = 80 (40 f32 per thread).
 
 // CHECK-LABEL: func.func @partial_panels(
 // CHECK:         attngpu.shared_tile {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1280 step %c256 {
-// CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK:         %[[CHUNK:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK:         %[[COLUMN:.*]] = arith.muli %[[CHUNK]], %c8 : index
+// CHECK:         %[[REAL:.*]] = arith.cmpi ult, %[[COLUMN]], %c80 : index
+// CHECK-NEXT:    scf.if %[[REAL]] {
+// CHECK-NEXT:      nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK:         scf.for
 // CHECK:           attngpu.wgmma.mma_async a_desc(%{{.*}}) b_desc(%{{.*}}) {a_offsets = array<i64: 0, 32, 64, 96, 16384>, b_offsets = array<i64: 0, 32, 64, 96, 16384>, element_type = bf16, n = 128 : i64} -> vector<64xf32>
 // CHECK:           attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<40xf32>) {{{.*}}n = 80 : i64, transpose_b} -> vector<40xf32>
