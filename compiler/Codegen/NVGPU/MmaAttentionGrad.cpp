@@ -613,15 +613,15 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
         // and dPᵀ run, their delta while dPᵀ may still (D128 has no
         // registers for both across P).
         SmallVector<Value> columnLse, columnDelta;
-        auto loadColumns = [&](SmallVectorImpl<Value> &values,
-                               Value (MmaGradKernel::*valueAt)(Value)) {
-          for (int64_t c = 0; c < blockM / 8 * 2; ++c)
-            values.push_back(
-                (this->*valueAt)(add(columnBase, index(c / 2 * 8 + c % 2))));
+        int64_t columns = blockM / 8 * 2;
+        auto column = [&](int64_t c) {
+          return add(columnBase, index(c / 2 * 8 + c % 2));
         };
         auto [sT, dpTInFlight] =
-            rowScores(kTile, vTile, blockN, qTile, doutTile, blockM,
-                      [&] { loadColumns(columnLse, &MmaGradKernel::lseAt); });
+            rowScores(kTile, vTile, blockN, qTile, doutTile, blockM, [&] {
+              for (int64_t c = 0; c < columns; ++c)
+                columnLse.push_back(lseAt(column(c)));
+            });
         TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
         auto at = [&](int64_t j, int64_t r) {
           Value key = localRow[r / 2];
@@ -639,7 +639,8 @@ SmallVector<Value> MmaGradKernel::keyTileStep(ValueRange state, Value batch,
             dv(next.data() + dkSize, headDimV / 8 * 4);
         SmallVector<Value> dvInFlight =
             addProduct(dv, p, doutTile, blockM, headDimV);
-        loadColumns(columnDelta, &MmaGradKernel::deltaAt);
+        for (int64_t c = 0; c < columns; ++c)
+          columnDelta.push_back(deltaAt(column(c)));
         Fragments dpT = readyScores(dpTInFlight, /*pending=*/1);
         SmallVector<Value> ds = scoreGradients(sT, dpT, p, bounds, at);
         SmallVector<Value> dkInFlight =

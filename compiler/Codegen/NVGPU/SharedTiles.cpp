@@ -196,10 +196,11 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
           b.getIndexAttr(lanes), sourceElements, b.getUnitAttr());
     };
     if (chunksPerRow * lanes == width)
-      return copy();
-    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
-                                 index(width)),
-           copy);
+      copy();
+    else
+      ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                   index(width)),
+             copy);
   };
   if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
     loop(threadId, index(rows * chunksPerRow), index(threads),
