@@ -78,13 +78,18 @@ Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
 /// `target`. On the H200 the tensor-core key/value kernel's dq product and
 /// its reductions cost more than the query kernel's three extra products
 /// from head dim 128 on, also as bulk reductions (bench/NOTES.md); the
-/// scalar kernels are faster with atomics.
+/// scalar kernels are faster with atomics. Below 128, head dims that are
+/// not multiples of 64 take it too where the kernels may be wgmma: its
+/// key/value kernel adds dq only at whole panels.
 bool dqByOwnKernel(attn::AttentionGradOp op,
                    const attnc::TargetDescription &target) {
   RankedTensorType qType = op.getQ().getType();
-  return op.getDeterministic() ||
-         (target.hasMmaSync && attn::elementFitsMma(qType.getElementType()) &&
-          qType.getDimSize(3) >= 128);
+  int64_t headDim = qType.getDimSize(3);
+  bool tensorCores =
+      target.hasMmaSync && attn::elementFitsMma(qType.getElementType());
+  bool wgmma = tensorCores && target.hasWgmma && !target.onlyMmaSync;
+  return op.getDeterministic() || (tensorCores && headDim >= 128) ||
+         (wgmma && headDim % 64 != 0);
 }
 
 /// The swizzle width of the dq accumulator's rows: the columns a wgmma

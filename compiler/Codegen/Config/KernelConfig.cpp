@@ -206,9 +206,9 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
 }
 
 /// Whether `op`'s inputs fit the gradient kernels of `mma` on `target`.
-/// wgmma takes head dims of 64 and 128: the key/value kernel's warpgroups
-/// keep dK and dV of 64 keys in registers, and split dq's columns into
-/// halves that start on a swizzle panel's 16-byte chunk.
+/// wgmma takes head dims up to 128 (the key/value kernel's warpgroups keep
+/// dK and dV of 64 keys in registers), multiples of 64 where the key/value
+/// kernel adds dq (its warpgroups split dq's columns at a swizzle panel).
 bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                  const attnc::TargetDescription &target) {
   int64_t headDim = op.getQ().getType().getDimSize(3);
@@ -219,8 +219,10 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
                   attn::headDimFitsMma(MmaKind::Sync, headDimV);
   if (mma != MmaKind::Warpgroup)
     return fitsSync;
-  return fitsSync && target.hasWgmma && headDim % 64 == 0 &&
-         headDimV % 64 == 0 && std::max(headDim, headDimV) <= 128;
+  auto keyValue = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
+  bool splitsDq = keyValue && keyValue.getDqAccum();
+  return fitsSync && target.hasWgmma && std::max(headDim, headDimV) <= 128 &&
+         (!splitsDq || headDim % 64 == 0);
 }
 
 /// The gradient kernels take their tiles from the op (attn.attention_grad
@@ -266,9 +268,10 @@ LogicalResult checkGradTiles(attn::AttentionScoringOpInterface op, Tiles tiles,
        (keyValue && tiles.blockM != 64)))
     return op.emitOpError()
            << "wgmma gradient kernels need a target with wgmma, f16 or bf16 "
-              "inputs with head dims of 64 or 128, and tiles of 64 (key/value "
-              "kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; "
-              "got "
+              "inputs with head dims that are multiples of 16 up to 128 (of "
+              "64 where the key/value kernel adds dq), and tiles of 64 "
+              "(key/value kernel) or 64 or 128 (query kernel) queries by 64 "
+              "or 128 keys; got "
            << tiles.blockM << "x" << tiles.blockN;
   if (tiles.mma == MmaKind::Sync &&
       (!target.isGpu() || !gradFitsMma(op, tiles.mma, target) ||

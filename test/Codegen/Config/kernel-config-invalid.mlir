@@ -46,7 +46,7 @@ func.func @wgmma(%q: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
 
 // wgmma gradient kernels need a GPU.
 func.func @grad_wgmma_host(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 64x128}}
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims that are multiples of 16 up to 128 (of 64 where the key/value kernel adds dq), and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 64x128}}
   %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
       -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
@@ -67,7 +67,7 @@ func.func @grad_mma_sync_host(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) 
 //--- gpu.mlir
 // The query kernel's block is one or two warpgroups of 64 query rows.
 func.func @grad_q_wgmma_rows(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_q' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 192x64}}
+  // expected-error @below {{'attn.attention_grad_q' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims that are multiples of 16 up to 128 (of 64 where the key/value kernel adds dq), and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 192x64}}
   %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 192, block_n = 64, mma = wgmma>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
       -> tensor<1x2x8x64xbf16>
@@ -78,7 +78,7 @@ func.func @grad_q_wgmma_rows(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
 
 // Its warpgroups keep dK and dV of head dims up to 128 in registers.
 func.func @grad_kv_wgmma_wide(%q: tensor<1x2x8x256xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 64x128}}
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims that are multiples of 16 up to 128 (of 64 where the key/value kernel adds dq), and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 64x128}}
   %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
       : tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x256xbf16>
       -> tensor<1x2x8x256xbf16>, tensor<1x2x8x256xbf16>
@@ -87,9 +87,21 @@ func.func @grad_kv_wgmma_wide(%q: tensor<1x2x8x256xbf16>, %l: tensor<1x2x8xf32>)
 
 // -----
 
+// Its warpgroups split dq's columns at a swizzle panel: with a dq
+// accumulator, head dim 96 is rejected (without one it is taken).
+func.func @grad_kv_wgmma_dq_split(%q: tensor<1x2x8x96xbf16>, %l: tensor<1x2x8xf32>, %acc: tensor<1x2x8x96xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims that are multiples of 16 up to 128 (of 64 where the key/value kernel adds dq), and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 64x128}}
+  %dk, %dv, %sum = attn.attention_grad_kv %q, %q, %q, %l, %l, %q, %acc {row_swizzle = 48 : i64, tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+      : tensor<1x2x8x96xbf16>, tensor<1x2x8x96xbf16>, tensor<1x2x8x96xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x96xbf16>, tensor<1x2x8x96xf32>
+      -> tensor<1x2x8x96xbf16>, tensor<1x2x8x96xbf16>, tensor<1x2x8x96xf32>
+  return
+}
+
+// -----
+
 // 64 queries per tile: the query rows of dq's M.
 func.func @grad_kv_wgmma_rows(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>) {
-  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims of 64 or 128, and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 128x128}}
+  // expected-error @below {{'attn.attention_grad_kv' op wgmma gradient kernels need a target with wgmma, f16 or bf16 inputs with head dims that are multiples of 16 up to 128 (of 64 where the key/value kernel adds dq), and tiles of 64 (key/value kernel) or 64 or 128 (query kernel) queries by 64 or 128 keys; got 128x128}}
   %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
       : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>
       -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
