@@ -150,3 +150,30 @@ func.func @grad_q(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %
   bufferization.materialize_in_destination %dq_t in writable %dq : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
   return
 }
+
+// -----
+
+// Head dim 96 without dq (the separate program): the k, v, q and dout
+// tiles are padded to whole 64-column panels (128 wide), Sᵀ and dPᵀ take
+// six k16 steps, the last two from the second panels (K: 128 rows x 128
+// bytes on, Q: 64 rows), and dV and dK are n = 96 (48 f32 per thread).
+
+// CHECK-LABEL: func.func @grad_kv_partial_panels(
+// CHECK:         attngpu.shared_tile {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:         attngpu.shared_tile {{.*}} to memref<64x128xbf16, #gpu.address_space<workgroup>>
+// CHECK:         attngpu.wgmma.mma_async a_desc(%{{.*}}) b_desc(%{{.*}}) {a_offsets = array<i64: 0, 32, 64, 96, 16384, 16416>, b_offsets = array<i64: 0, 32, 64, 96, 8192, 8224>, element_type = bf16, n = 64 : i64} -> vector<32xf32>
+// CHECK:         attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<48xf32>) {{{.*}}n = 96 : i64, transpose_b} -> vector<48xf32>
+// CHECK:         attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<48xf32>) {{{.*}}n = 96 : i64, transpose_b} -> vector<48xf32>
+func.func @grad_kv_partial_panels(%q: memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>,
+                   %d: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>, %dk: memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                   %dv: memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x96xbf16>
+  %1 = bufferization.to_tensor %l : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %2 = bufferization.to_tensor %d : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %dk_t, %dv_t = attn.attention_grad_kv %0, %0, %0, %1, %2, %0 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+      : tensor<1x2x?x96xbf16>, tensor<1x2x?x96xbf16>, tensor<1x2x?x96xbf16>, tensor<1x2x?xf32>, tensor<1x2x?xf32>, tensor<1x2x?x96xbf16>
+      -> tensor<1x2x?x96xbf16>, tensor<1x2x?x96xbf16>
+  bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x96xbf16>, memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x96xbf16>, memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}
