@@ -78,9 +78,9 @@ Kernel createKernel(OpBuilder &b, attn::AttentionGradOp op, TypeRange results,
 /// `target`. On the H200 the tensor-core key/value kernel's dq product and
 /// its reductions cost more than the query kernel's three extra products
 /// from head dim 128 on, also as bulk reductions (bench/NOTES.md); the
-/// scalar kernels are faster with atomics. Below 128, head dims that are
-/// not multiples of 64 take it too where the kernels may be wgmma: its
-/// key/value kernel adds dq only at whole panels.
+/// scalar kernels are faster with atomics. Below 128, head dims at which
+/// the wgmma key/value kernel cannot add dq take it too where the kernels
+/// may be wgmma.
 bool dqByOwnKernel(attn::AttentionGradOp op,
                    const attnc::TargetDescription &target) {
   RankedTensorType qType = op.getQ().getType();
@@ -89,7 +89,7 @@ bool dqByOwnKernel(attn::AttentionGradOp op,
       target.hasMmaSync && attn::elementFitsMma(qType.getElementType());
   bool wgmma = tensorCores && target.hasWgmma && !target.onlyMmaSync;
   return op.getDeterministic() || (tensorCores && headDim >= 128) ||
-         (wgmma && headDim % 64 != 0);
+         (wgmma && !attn::wgmmaKeyValueAddsDq(headDim));
 }
 
 /// The swizzle width of the dq accumulator's rows: the columns a wgmma

@@ -275,6 +275,10 @@ bool mlir::attn::headDimFitsMma(MmaKind mma, int64_t headDim) {
   llvm_unreachable("unknown MmaKind");
 }
 
+bool mlir::attn::wgmmaKeyValueAddsDq(int64_t headDim) {
+  return headDim % 64 == 0;
+}
+
 /// The tensor-core kind of the tiles must fit the inputs.
 static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
   std::optional<TilesAttr> tiles = op.getTiles();

@@ -47,10 +47,14 @@ inline constexpr llvm::StringLiteral kGradientOfArgumentAttrName =
 /// and its products are m64n64 or m64n128)...
 bool tilesFitMma(MmaKind mma, int64_t blockM, int64_t blockN);
 /// ... and whether `op`'s inputs do: 16-bit elements, head dims that are
-/// multiples of 16 (mma.sync fragments) or of 64 up to 256 (whole 128-byte
-/// swizzle panels for wgmma).
+/// multiples of 16 (mma.sync fragments; wgmma up to 256, its tiles padded
+/// to whole 128-byte swizzle panels).
 bool elementFitsMma(Type element);
 bool headDimFitsMma(MmaKind mma, int64_t headDim);
+/// Whether the wgmma key/value gradient kernel can add dq at `headDim`:
+/// its two warpgroups split dq's columns in halves that must start on a
+/// whole swizzle panel.
+bool wgmmaKeyValueAddsDq(int64_t headDim);
 
 /// The role name of an attention dim class ("B", "Nq", "Nk") shared by the
 /// forward and gradient kernels, or empty.

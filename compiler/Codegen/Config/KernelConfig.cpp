@@ -222,7 +222,7 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
   auto keyValue = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
   bool splitsDq = keyValue && keyValue.getDqAccum();
   return fitsSync && target.hasWgmma && std::max(headDim, headDimV) <= 128 &&
-         (!splitsDq || headDim % 64 == 0);
+         (!splitsDq || attn::wgmmaKeyValueAddsDq(headDim));
 }
 
 /// The gradient kernels take their tiles from the op (attn.attention_grad
