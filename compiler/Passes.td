@@ -302,6 +302,21 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attngpu-to-nvvm", "::mlir::gpu::GPUModu
   ];
 }
 
+def AttnTensorMapParams
+    : Pass<"attn-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass lowered GPU kernels' tensor maps as grid constants";
+  let description = [{
+    A kernel that `attn-outline-gpu-kernels` gave tensor-map parameters
+    (`attngpu.tensor_maps`) takes each as a pointer after its memrefs. Once
+    the kernel is an `llvm.func`, this pass makes those parameters what the
+    runtime passes: 128 bytes by value, 64-byte aligned, and grid constants
+    (`nvvm.grid_constant`), so that the pointer is the parameter's own
+    address, which TMA reads the map from.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def AttnAlignDynamicSharedMemory
     : Pass<"attn-align-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Align the dynamic shared memory of lowered GPU kernels";

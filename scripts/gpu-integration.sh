@@ -95,6 +95,12 @@ if [ -n "${ATTNC_BASELINE:-}" ]; then
   "$ATTNC_BASELINE/bin/attnc" "$root/bench/attention.mlir" --target=sm_90a \
     -o "$bundle/baseline/bench.attnpkg"
 fi
+# The forward kernel's pinned schedule options (TMA, ping-pong): their
+# GPU-RUN cases, and test/GPU/check_tensor_maps.py on other layouts.
+"$attnc" "$root/test/GPU/Inputs/schedules.mlir" --target=sm_90a \
+  -o "$bundle/packages/schedules.attnpkg"
+sed -n 's|^// GPU-RUN: \(.*\)|\1|p' "$root/test/GPU/Inputs/schedules.mlir" |
+  while read -r args; do echo "schedules.attnpkg $args" >>"$cases"; done
 # Masked-out keys holding NaN, through the Python binding (needs PyTorch).
 "$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
   -o "$bundle/packages/masked_keys.attnpkg"
@@ -105,7 +111,8 @@ cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
 # inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
-# test/GPU/check_masked_keys.py, test/python/gpu/flex_check.py and
+# test/GPU/check_masked_keys.py, test/GPU/check_tensor_maps.py,
+# test/python/gpu/flex_check.py and
 # test/python/gpu/autograd_check.py; logs under ${OUT:-./out}.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -136,6 +143,9 @@ if python3 -c "import torch" 2>/dev/null; then
     env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
     "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
     "$here/packages/masked_keys-mma-sync.attnpkg"
+  check test/GPU/check_tensor_maps.py \
+    env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+    "$here/../test/GPU/check_tensor_maps.py" "$here/packages/schedules.attnpkg"
   check test/python/gpu/flex_check.py \
     env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
     python3 "$here/../test/python/gpu/flex_check.py" "$here/flex-cache"

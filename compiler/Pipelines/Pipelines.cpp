@@ -168,6 +168,7 @@ void attnc::buildGpuToNVVMPipeline(OpPassManager &pm) {
   // NVVM ops without an LLVM intrinsic (mbarrier waits) become inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createAttnAlignDynamicSharedMemory());
+  kernels.addPass(createAttnTensorMapParams());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

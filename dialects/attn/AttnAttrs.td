@@ -55,7 +55,12 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     forward attention) adds a producer warpgroup that copies the q, key and
     value tiles while the consumer warpgroups only compute, `setmaxnreg`
     moving the producer's registers to them (FlashAttention-3's warp
-    specialization). The kernel-config step
+    specialization); with `tma = true` it copies them by TMA, one
+    instruction per box, from tensor maps the runtime makes at each launch
+    (where a tensor's layout allows; otherwise as without). `ping_pong =
+    true` (wgmma, forward attention, two or three warpgroups) makes the
+    warpgroups issue their products in turn, so that one's softmax runs
+    under another's products. The kernel-config step
     (`attn-kernel-config`) chooses what the attribute leaves open for the
     target; tests pin it.
 
@@ -64,12 +69,15 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
     {tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>}
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
+    {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
     ```
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         OptionalParameter<"std::optional<MmaKind>">:$mma,
                         Attn_OptionalFlag:$pack_group,
-                        Attn_OptionalFlag:$producer);
+                        Attn_OptionalFlag:$producer,
+                        Attn_OptionalFlag:$tma,
+                        Attn_OptionalFlag:$ping_pong);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

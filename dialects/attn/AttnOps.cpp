@@ -216,15 +216,21 @@ static LogicalResult verifyScale(Operation *op, FloatAttr scaleAttr) {
 /// shared memory and registers (GPU).
 static constexpr int64_t kMaxTile = 256;
 
-LogicalResult TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                int64_t blockM, int64_t blockN,
-                                std::optional<MmaKind> mma,
-                                std::optional<bool> packGroup,
-                                std::optional<bool> producer) {
+LogicalResult
+TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
+                  int64_t blockN, std::optional<MmaKind> mma,
+                  std::optional<bool> packGroup, std::optional<bool> producer,
+                  std::optional<bool> tma, std::optional<bool> pingPong) {
   if (packGroup.value_or(false) && mma != MmaKind::Sync)
     return emitError() << "pack_group needs mma = mma_sync";
   if (producer.value_or(false) && mma != MmaKind::Warpgroup)
     return emitError() << "producer needs mma = wgmma";
+  if (tma.value_or(false) && !producer.value_or(false))
+    return emitError() << "tma needs producer = true (the producer copies by "
+                          "TMA)";
+  if (pingPong.value_or(false) && (mma != MmaKind::Warpgroup || blockM < 128))
+    return emitError() << "ping_pong needs mma = wgmma and two or more "
+                          "warpgroups (block_m >= 128)";
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
@@ -312,6 +318,9 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
     return op.emitOpError()
            << "producer tiles need a forward attention op (the gradient "
               "kernels copy their own tiles)";
+  if (tiles->getPingPong().value_or(false) &&
+      !isa<AttentionOp, AttentionSplitOp>(op.getOperation()))
+    return op.emitOpError() << "ping_pong tiles need a forward attention op";
   return success();
 }
 

@@ -12,9 +12,10 @@
 #include "dialects/attngpu/AttnGPUOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -225,6 +226,43 @@ LogicalResult WgmmaWaitGroupOp::verify() {
 // TMA
 //===----------------------------------------------------------------------===//
 
+void TensorMapOp::build(OpBuilder &b, OperationState &state, Value input,
+                        ArrayRef<int64_t> box, int64_t swizzleBytes) {
+  build(b, state, LLVM::LLVMPointerType::get(b.getContext()), b.getI1Type(),
+        input, b.getDenseI64ArrayAttr(box), b.getI64IntegerAttr(swizzleBytes));
+}
+
+/// What cuTensorMapEncodeTiled takes: ranks 1 to 5, box extents up to 256,
+/// an inner box extent of whole 16-byte units within the swizzle's span.
+LogicalResult TensorMapOp::verify() {
+  MemRefType type = getInput().getType();
+  ArrayRef<int64_t> box = getBox();
+  if (type.getRank() < 1 || type.getRank() > 5)
+    return emitOpError() << "expected an input of rank 1 to 5, got " << type;
+  if (inWorkgroupMemory(type))
+    return emitOpError() << "expected an input in global memory, got " << type;
+  Type element = type.getElementType();
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return emitOpError() << "expected f16, bf16 or f32 elements, got "
+                         << element;
+  if (static_cast<int64_t>(box.size()) != type.getRank())
+    return emitOpError() << "expected " << type.getRank()
+                         << " box extents (one per dim), got " << box.size();
+  for (int64_t extent : box)
+    if (extent < 1 || extent > 256)
+      return emitOpError() << "expected box extents in [1, 256], got "
+                           << extent;
+  int64_t swizzle = getSwizzleBytes();
+  if (swizzle != 0 && swizzle != kSwizzleBytes)
+    return emitOpError() << "expected swizzle_bytes 0 or 128, got " << swizzle;
+  int64_t innerBytes = box.front() * element.getIntOrFloatBitWidth() / 8;
+  if (innerBytes % 16 != 0 || (swizzle != 0 && innerBytes > swizzle))
+    return emitOpError() << "expected an inner box of whole 16-byte units"
+                         << (swizzle ? " up to the swizzle's 128" : "")
+                         << ", got " << innerBytes << " bytes";
+  return success();
+}
+
 LogicalResult TmaLoadOp::verify() {
   size_t rank = getCoordinates().size();
   if (rank < 1 || rank > 5)
@@ -246,6 +284,35 @@ LogicalResult MBarrierOp::verify() {
     return emitOpError() << "expected an 8-byte aligned byte offset, got "
                          << offset.getZExtValue();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+/// Barrier 0 is the block-wide one; a count is of whole warps, at most a
+/// block's 1024 threads.
+static LogicalResult verifyNamedBarrier(Operation *op, Value id,
+                                        int64_t threads) {
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError()
+           << "expected a thread count that is a multiple of 32 up to 1024, "
+              "got "
+           << threads;
+  APInt constant;
+  if (matchPattern(id, m_ConstantInt(&constant)) &&
+      (constant.getSExtValue() < 1 || constant.getSExtValue() > 15))
+    return op->emitOpError() << "expected a barrier id from 1 to 15, got "
+                             << constant.getSExtValue();
+  return success();
+}
+
+LogicalResult NamedBarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
+}
+
+LogicalResult NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,6 +28,14 @@ namespace mlir::attngpu {
 /// bytes: set by attn-outline-gpu-kernels, read by the package writer.
 inline constexpr llvm::StringLiteral kDynamicSharedMemoryBytesAttr =
     "attngpu.dynamic_shared_memory_bytes";
+/// The tensor maps a GPU kernel takes after its memrefs (an array of
+/// {arg, box, swizzle_bytes}: the kernel argument each describes, its box
+/// innermost first and its swizzle), one 128-byte grid-constant parameter
+/// each, then an i64 of their valid bits: set by attn-outline-gpu-kernels,
+/// read by attn-tensor-map-params and the package writer.
+inline constexpr llvm::StringLiteral kTensorMapsAttr = "attngpu.tensor_maps";
+/// The bytes of a CUtensorMap, and the alignment of its parameter.
+inline constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
 } // namespace mlir::attngpu
 
 #endif // ATTNC_DIALECTS_ATTNGPU_ATTNGPUOPS_H

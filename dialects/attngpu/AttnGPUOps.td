@@ -28,7 +28,9 @@ def AttnGPU_Dialect : Dialect {
     swizzled) layout.
   }];
   let useDefaultTypePrinterParser = 1;
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  // attngpu.tensor_map makes !llvm.ptr values.
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 class AttnGPU_Op<string mnemonic, list<Trait> traits = []>
@@ -286,6 +288,41 @@ def AttnGPU_MBarrierWaitOp : AttnGPU_Op<"mbarrier.wait"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+class AttnGPU_NamedBarrierOp<string mnemonic> : AttnGPU_Op<mnemonic> {
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def AttnGPU_NamedBarrierSyncOp : AttnGPU_NamedBarrierOp<"named_barrier.sync"> {
+  let summary = "waits until `threads` threads arrived at barrier `id`";
+  let description = [{
+    `bar.sync id, threads`: the warp counts as arrived and waits until
+    `threads` threads (a multiple of 32, this warp's included) have arrived
+    at the block's barrier `id` (1 to 15; 0 is the block-wide
+    `gpu.barrier`). With `named_barrier.arrive` it passes a turn between
+    groups of warps: one group arrives, the other waits.
+
+    ```mlir
+    attngpu.named_barrier.sync %id, 256
+    ```
+  }];
+}
+
+def AttnGPU_NamedBarrierArriveOp
+    : AttnGPU_NamedBarrierOp<"named_barrier.arrive"> {
+  let summary = "arrives at barrier `id` of `threads` threads without waiting";
+  let description = [{
+    `bar.arrive id, threads`: the warp counts as arrived at barrier `id` and
+    goes on; the `named_barrier.sync` of the same barrier and count waits
+    for it.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Async proxy, TMA, math
 //===----------------------------------------------------------------------===//
 
@@ -298,6 +335,36 @@ def AttnGPU_FenceProxyAsyncOp : AttnGPU_Op<"fence_proxy_async"> {
   let assemblyFormat = "attr-dict";
 }
 
+def AttnGPU_TensorMapOp : AttnGPU_Op<"tensor_map", [Pure]> {
+  let summary = "a TMA tensor map of a kernel input, made by the runtime";
+  let description = [{
+    The CUtensorMap of the kernel's memref argument `input` that the
+    runtime encodes at each launch from the tensor's address, sizes and
+    strides: boxes of `box` elements (innermost first, so the memref's dims
+    reversed) land in shared memory with the `swizzle_bytes` swizzle (0 or
+    128). `map` is its generic address, a grid-constant kernel parameter;
+    `valid` says whether the runtime could describe the tensor (a 16-byte
+    aligned base, unit inner stride and 16-byte multiples for the other
+    strides). Where it is false the map is zeros and the kernel copies
+    another way. attn-outline-gpu-kernels turns each map into parameters of
+    the kernel (lib/include/attnc/package/Package.h, `tensor_maps`).
+
+    ```mlir
+    %map, %valid = attngpu.tensor_map %k {box = array<i64: 64, 128, 1, 1>,
+        swizzle_bytes = 128} : memref<?x16x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$input, DenseI64ArrayAttr:$box,
+                       I64Attr:$swizzle_bytes);
+  let results = (outs LLVM_DefaultPointer:$map, I1:$valid);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$box,
+                   "int64_t":$swizzleBytes)>
+  ];
+}
+
 def AttnGPU_TmaLoadOp : AttnGPU_Op<"tma.load"> {
   let summary = "a TMA copy of a tensor box from global to shared memory";
   let description = [{
@@ -305,8 +372,9 @@ def AttnGPU_TmaLoadOp : AttnGPU_Op<"tma.load"> {
     tensor that the 128-byte CUtensorMap at `tensor_map` (a kernel parameter
     in global or constant memory) describes into the shared tile `tile`.
     The box's bytes complete as transactions on `barrier`, which an
-    `mbarrier.arrive_expect_tx` of the same count must announce. No kernel
-    uses TMA yet; the op's lowering is checked down to PTX by the lit tests.
+    `mbarrier.arrive_expect_tx` of the same count must announce: a box's
+    whole bytes, also where it reaches past the tensor's end (those elements
+    land as zeros).
 
     ```mlir
     attngpu.tma.load %map[%c0, %row], %full to %tile

@@ -282,6 +282,72 @@ Status verifyLaunch(const Kernel &kernel, const std::string &path,
   return Status::ok();
 }
 
+/// Checks each entry of `items` with `check(item, path)`, where `path` is
+/// `list`'s entry in `base`.
+template <typename T, typename Check>
+Status verifyEach(const std::vector<T> &items, const std::string &base,
+                  const char *list, Check &&check) {
+  for (size_t i = 0; i < items.size(); ++i)
+    if (Status s = check(items[i], indexPath(fieldPath(base, list), i)); !s)
+      return s;
+  return Status::ok();
+}
+
+/// Checks what a tensor map says by itself (cuTensorMapEncodeTiled's
+/// limits); verifyStep checks it against the argument it describes.
+Status verifyTensorMap(const TensorMap &map, const std::string &path) {
+  if (map.arg < 0)
+    return fieldError(fieldPath(path, "arg"),
+                      "must be >= 0, got " + std::to_string(map.arg));
+  if (map.box.empty() || map.box.size() > 5)
+    return fieldError(fieldPath(path, "box"),
+                      "expected 1 to 5 extents, got " +
+                          std::to_string(map.box.size()));
+  for (size_t i = 0; i < map.box.size(); ++i)
+    if (map.box[i] < 1 || map.box[i] > 256)
+      return fieldError(indexPath(fieldPath(path, "box"), i),
+                        "expected an extent in [1, 256], got " +
+                            std::to_string(map.box[i]));
+  if (map.swizzleBytes != 0 && map.swizzleBytes != 128)
+    return fieldError(fieldPath(path, "swizzle_bytes"),
+                      "expected 0 or 128, got " +
+                          std::to_string(map.swizzleBytes));
+  return Status::ok();
+}
+
+/// The argument a tensor map describes: a step argument of 2- or 4-byte
+/// floats whose rank is the box's, the box's inner extent whole 16-byte
+/// units within the swizzle.
+Status verifyTensorMapArg(const Function &function, const Step &step,
+                          const TensorMap &map, const std::string &path) {
+  std::string at = "tensor map of kernel " + inQuotes(step.kernel) + ": ";
+  if (static_cast<size_t>(map.arg) >= step.args.size())
+    return fieldError(path, at + "argument " + std::to_string(map.arg) +
+                                " of a step with " +
+                                std::to_string(step.args.size()));
+  const TensorSig *value = function.findValue(step.args[map.arg]);
+  if (!value)
+    return Status::ok(); // the step's own check names it
+  if (value->shape.size() != map.box.size())
+    return fieldError(path, at + "a box of " + std::to_string(map.box.size()) +
+                                " extents for " + inQuotes(value->name) +
+                                " of rank " +
+                                std::to_string(value->shape.size()));
+  if (value->dtype != DType::BF16 && value->dtype != DType::F16 &&
+      value->dtype != DType::F32)
+    return fieldError(path, at + inQuotes(value->name) +
+                                " is not of bf16, f16 or f32");
+  int64_t innerBytes =
+      map.box.front() * static_cast<int64_t>(dtypeSize(value->dtype));
+  if (innerBytes % 16 != 0 ||
+      (map.swizzleBytes != 0 && innerBytes > map.swizzleBytes))
+    return fieldError(path, at + "an inner box of " +
+                                std::to_string(innerBytes) +
+                                " bytes is not whole 16-byte units within "
+                                "the swizzle");
+  return Status::ok();
+}
+
 /// Checks one kernel; `names` holds the kernel names seen so far per target.
 Status verifyKernel(const Kernel &kernel, const std::string &path,
                     const Package &package,
@@ -298,6 +364,13 @@ Status verifyKernel(const Kernel &kernel, const std::string &path,
     return fieldError(fieldPath(path, "blob"),
                       "no blob named " + inQuotes(kernel.blob));
   if (Status s = checkNonEmpty(kernel.entry, fieldPath(path, "entry")); !s)
+    return s;
+  if (kernel.target == "host" && !kernel.tensorMaps.empty())
+    return fieldError(fieldPath(path, "tensor_maps"),
+                      "host kernels take no tensor maps");
+  if (Status s =
+          verifyEach(kernel.tensorMaps, path, "tensor_maps", verifyTensorMap);
+      !s)
     return s;
   return verifyLaunch(kernel, path, symbols);
 }
@@ -330,6 +403,11 @@ Status verifyStep(const Function &function, const Step &step,
                               indexPath(fieldPath(path, "args"), i));
         !s)
       return s;
+  for (const std::string &target : targets)
+    for (const TensorMap &map :
+         function.findKernel(step.kernel, target)->tensorMaps)
+      if (Status s = verifyTensorMapArg(function, step, map, kernelPath); !s)
+        return s;
   return Status::ok();
 }
 
@@ -562,17 +640,6 @@ Status verifyGradientOf(const Function &function, const std::string &path,
   return Status::ok();
 }
 
-/// Checks each entry of `items` with `check(item, path)`, where `path` is
-/// `list`'s entry in `base`.
-template <typename T, typename Check>
-Status verifyEach(const std::vector<T> &items, const std::string &base,
-                  const char *list, Check &&check) {
-  for (size_t i = 0; i < items.size(); ++i)
-    if (Status s = check(items[i], indexPath(fieldPath(base, list), i)); !s)
-      return s;
-  return Status::ok();
-}
-
 Status verifyFunction(const Function &function, const std::string &path,
                       const Package &package) {
   Scope scope;
@@ -660,6 +727,22 @@ Json encode(const Step &step) {
   return {{"kernel", step.kernel}, {"args", step.args}};
 }
 
+Json encode(const TensorMap &map) {
+  return {
+      {"arg", map.arg}, {"box", map.box}, {"swizzle_bytes", map.swizzleBytes}};
+}
+
+Json encode(const Kernel &kernel);
+Json encode(const OpSpec &op);
+Json encode(const Function &function);
+
+template <typename T> Json encodeAll(const std::vector<T> &items) {
+  Json json = Json::array();
+  for (const T &item : items)
+    json.push_back(encode(item));
+  return json;
+}
+
 Json encode(const Kernel &kernel) {
   Json grid = Json::array();
   for (const std::vector<GridTerm> &dim : kernel.grid) {
@@ -668,15 +751,18 @@ Json encode(const Kernel &kernel) {
       terms.push_back(encode(term));
     grid.push_back(terms);
   }
-  return {{"name", kernel.name},
-          {"target", kernel.target},
-          {"blob", kernel.blob},
-          {"entry", kernel.entry},
-          {"grid", grid},
-          {"block", {kernel.block[0], kernel.block[1], kernel.block[2]}},
-          {"dynamic_shared_memory_bytes", kernel.dynamicSharedMemoryBytes},
-          {"config", kernel.config},
-          {"resources", kernel.resources}};
+  Json json = {{"name", kernel.name},
+               {"target", kernel.target},
+               {"blob", kernel.blob},
+               {"entry", kernel.entry},
+               {"grid", grid},
+               {"block", {kernel.block[0], kernel.block[1], kernel.block[2]}},
+               {"dynamic_shared_memory_bytes", kernel.dynamicSharedMemoryBytes},
+               {"config", kernel.config},
+               {"resources", kernel.resources}};
+  if (!kernel.tensorMaps.empty())
+    json["tensor_maps"] = encodeAll(kernel.tensorMaps);
+  return json;
 }
 
 Json encode(const Region &region) {
@@ -725,15 +811,6 @@ Json encode(const OpSpec &op) {
     encodeInto(*op.attention, json);
   if (op.cast)
     json["scale"] = encodeNumber(op.cast->scale);
-  return json;
-}
-
-Json encode(const Function &function);
-
-template <typename T> Json encodeAll(const std::vector<T> &items) {
-  Json json = Json::array();
-  for (const T &item : items)
-    json.push_back(encode(item));
   return json;
 }
 
@@ -799,6 +876,7 @@ Status decode(const Json &json, const std::string &path, DType &out);
 Status decode(const Json &json, const std::string &path, Dim &out);
 Status decode(const Json &json, const std::string &path, TensorSig &out);
 Status decode(const Json &json, const std::string &path, GridTerm &out);
+Status decode(const Json &json, const std::string &path, TensorMap &out);
 Status decode(const Json &json, const std::string &path, Kernel &out);
 Status decode(const Json &json, const std::string &path, RegionOp &out);
 Status decode(const Json &json, const std::string &path, Region &out);
@@ -1015,6 +1093,14 @@ Status decode(const Json &json, const std::string &path, GridTerm &out) {
   });
 }
 
+Status decode(const Json &json, const std::string &path, TensorMap &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("arg", out.arg); },
+               [&] { return r.required("box", out.box); },
+               [&] { return r.required("swizzle_bytes", out.swizzleBytes); });
+  });
+}
+
 Status decode(const Json &json, const std::string &path, Kernel &out) {
   std::vector<int64_t> block;
   return decodeObject(json, path, [&](ObjectReader &r) {
@@ -1037,7 +1123,8 @@ Status decode(const Json &json, const std::string &path, Kernel &out) {
                                    out.dynamicSharedMemoryBytes);
                },
                [&] { return r.required("config", out.config); },
-               [&] { return r.required("resources", out.resources); });
+               [&] { return r.required("resources", out.resources); },
+               [&] { return r.optional("tensor_maps", out.tensorMaps); });
   });
 }
 

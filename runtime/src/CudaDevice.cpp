@@ -10,7 +10,8 @@
 // launch can only fail for reasons of the call. Before a launch, the driver's
 // pointer attributes confirm that each tensor is memory of this device: a
 // host pointer or another device's memory would fault inside the kernel and
-// leave the context unusable.
+// leave the context unusable. Kernels that take TMA tensor maps get them
+// encoded at each launch from their arguments (pkg::Kernel::tensorMaps).
 //
 // The workspaces of calls come from a memory pool of the device's own,
 // created when it opens, whose memory stays mapped between calls: a call
@@ -110,6 +111,67 @@ struct CudaEvent final : DeviceEvent {
   CudaObject<CUevent> event;
 };
 
+/// The sizes of kernel parameters, "3 parameters of 8, 8 and 128 bytes".
+std::string describeSizes(const std::vector<size_t> &sizes) {
+  std::string text = std::to_string(sizes.size()) + " parameters";
+  if (sizes.empty())
+    return text;
+  text += " of ";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    text += (i == 0                  ? ""
+             : i + 1 == sizes.size() ? " and "
+                                     : ", ") +
+            std::to_string(sizes[i]);
+  return text + " bytes";
+}
+
+/// The tensor map data type of `dtype` (pkg::Package verified it is one).
+CUtensorMapDataType tensorMapType(pkg::DType dtype) {
+  switch (dtype) {
+  case pkg::DType::F16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case pkg::DType::BF16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  default:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
+}
+
+/// Encodes the map of `arg` into `out`; false where TMA cannot describe the
+/// tensor (an unaligned base, a non-unit inner stride, other strides that are
+/// not multiples of 16 bytes), which the kernel then copies another way.
+bool encodeTensorMap(const CudaDriver &driver, const pkg::TensorMap &map,
+                     const KernelArg &arg, CUtensorMap &out) {
+  size_t rank = arg.shape.size();
+  uint64_t element = pkg::dtypeSize(arg.dtype);
+  if (rank != map.box.size() || rank == 0 || arg.strides[rank - 1] != 1 ||
+      reinterpret_cast<uintptr_t>(arg.data) % 16 != 0)
+    return false;
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t box[5], elementStrides[5];
+  for (size_t d = 0; d < rank; ++d) {
+    size_t dim = rank - 1 - d; // innermost first
+    dims[d] = static_cast<cuuint64_t>(arg.shape[dim]);
+    box[d] = static_cast<cuuint32_t>(map.box[d]);
+    elementStrides[d] = 1;
+    if (d == 0)
+      continue;
+    uint64_t bytes = static_cast<uint64_t>(arg.strides[dim]) * element;
+    if (arg.strides[dim] <= 0 || bytes % 16 != 0)
+      return false;
+    strides[d - 1] = bytes;
+  }
+  CUtensorMapSwizzle swizzle = map.swizzleBytes == 128
+                                   ? CU_TENSOR_MAP_SWIZZLE_128B
+                                   : CU_TENSOR_MAP_SWIZZLE_NONE;
+  return driver.cuTensorMapEncodeTiled(
+             &out, tensorMapType(arg.dtype), static_cast<cuuint32_t>(rank),
+             arg.data, dims, strides, box, elementStrides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 class CudaKernel final : public DeviceKernel {
 public:
   CudaKernel(std::shared_ptr<const CudaModule> module, CUfunction function,
@@ -118,7 +180,7 @@ public:
       : DeviceKernel(std::move(grid)), module_(std::move(module)),
         function_(function), entry_(kernel.entry),
         sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)),
-        paramSizes_(std::move(paramSizes)) {
+        tensorMaps_(kernel.tensorMaps), paramSizes_(std::move(paramSizes)) {
     for (int d = 0; d < 3; ++d) {
       block_[d] = static_cast<unsigned>(kernel.block[d]);
       gridLimits_[d] = limits.grid[d];
@@ -127,19 +189,21 @@ public:
 
   Status launch(const std::vector<const KernelArg *> &args,
                 const GridExtents &grid, void *stream) const override;
-  /// Each memref is 3 + 2 * rank parameters of 8 bytes.
+  /// Each memref is 3 + 2 * rank parameters of 8 bytes; tensor maps add one
+  /// of 128 bytes each and one of 8 for their valid bits.
   Status checkArgs(const std::vector<size_t> &ranks) const override {
-    size_t words = descriptorWords(ranks);
-    bool allWords = std::all_of(paramSizes_.begin(), paramSizes_.end(),
-                                [](size_t size) { return size == 8; });
-    if (paramSizes_.size() == words && allWords)
+    std::vector<size_t> expected(descriptorWords(ranks), 8);
+    if (!tensorMaps_.empty()) {
+      expected.insert(expected.end(), tensorMaps_.size(), sizeof(CUtensorMap));
+      expected.push_back(8);
+    }
+    if (paramSizes_ == expected)
       return Status::ok();
     return Status::error("the step passes " + std::to_string(ranks.size()) +
-                         " memrefs of " + describeRanks(ranks) + " (" +
-                         std::to_string(words) + " 8-byte parameters), '" +
-                         entry_ + "' takes " +
-                         std::to_string(paramSizes_.size()) + " parameters" +
-                         (allWords ? "" : ", not all of 8 bytes"));
+                         " memrefs of " + describeRanks(ranks) + " and " +
+                         std::to_string(tensorMaps_.size()) + " tensor maps (" +
+                         describeSizes(expected) + "), '" + entry_ +
+                         "' takes " + describeSizes(paramSizes_));
   }
 
 private:
@@ -149,6 +213,7 @@ private:
   unsigned block_[3];
   unsigned sharedBytes_;
   int64_t gridLimits_[3];
+  std::vector<pkg::TensorMap> tensorMaps_;
   std::vector<size_t> paramSizes_; // the cubin's, in order
 };
 
@@ -165,15 +230,29 @@ Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return Status::ok();
 
-  // One word per kernel parameter; params[i] points at word i.
+  // One word per memref parameter, then the tensor maps and their valid
+  // bits; params[i] points at parameter i.
   std::vector<int64_t> words;
   for (const KernelArg *arg : args) {
     std::vector<int64_t> descriptor = memrefDescriptor(*arg);
     words.insert(words.end(), descriptor.begin(), descriptor.end());
   }
+  std::vector<CUtensorMap> maps(tensorMaps_.size());
+  int64_t validMaps = 0;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    std::memset(&maps[i], 0, sizeof(CUtensorMap));
+    if (encodeTensorMap(context.driver(), tensorMaps_[i],
+                        *args.at(static_cast<size_t>(tensorMaps_[i].arg)),
+                        maps[i]))
+      validMaps |= int64_t{1} << i;
+  }
   std::vector<void *> params;
   for (int64_t &word : words)
     params.push_back(&word);
+  for (CUtensorMap &map : maps)
+    params.push_back(&map);
+  if (!maps.empty())
+    params.push_back(&validMaps);
   return context
       .run([&] {
         return ATTNC_CUDA_CALL(

@@ -35,6 +35,7 @@ struct KernelArg {
   void *data;
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;
+  pkg::DType dtype;
 };
 
 /// The MLIR strided memref descriptor of `arg` as int64_t words, the

@@ -133,7 +133,8 @@ StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
     size_t &slot = slotBytes[plan.bufferSlots[b]];
     slot = std::max(slot, static_cast<size_t>(*bytes));
     bufferBytes.push_back(static_cast<size_t>(*bytes));
-    buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides)};
+    buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides),
+                           tensor.dtype};
   }
   Layout layout;
   std::vector<size_t> slotOffsets(plan.numSlots, 0);

@@ -139,7 +139,7 @@ static StatusOr<KernelArg> checkTensor(const TensorRef &tensor,
     return s;
 
   size_t rank = tensor.shape.size();
-  KernelArg arg{tensor.data, tensor.shape, tensor.strides};
+  KernelArg arg{tensor.data, tensor.shape, tensor.strides, tensor.dtype};
   if (arg.strides.empty()) {
     auto strides = denseStrides(tensor.shape);
     if (!strides)

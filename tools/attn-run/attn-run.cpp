@@ -616,7 +616,7 @@ void describeFunction(const pkg::Function &fn) {
     }
     std::printf("  op %s%s\n", op.kind.c_str(), attrs.c_str());
   }
-  for (const pkg::Kernel &k : fn.kernels)
+  for (const pkg::Kernel &k : fn.kernels) {
     std::printf(
         "  kernel %s (%s): block %lldx%lldx%lld, dynamic shared "
         "memory %lld bytes; tiles%s; resources%s\n",
@@ -624,6 +624,15 @@ void describeFunction(const pkg::Function &fn) {
         static_cast<long long>(k.block[1]), static_cast<long long>(k.block[2]),
         static_cast<long long>(k.dynamicSharedMemoryBytes),
         describeMap(k.config).c_str(), describeMap(k.resources).c_str());
+    for (const pkg::TensorMap &map : k.tensorMaps) {
+      std::string box;
+      for (int64_t extent : map.box)
+        box += (box.empty() ? "" : "x") + std::to_string(extent);
+      std::printf("    tensor map of argument %lld: box %s, swizzle %lld\n",
+                  static_cast<long long>(map.arg), box.c_str(),
+                  static_cast<long long>(map.swizzleBytes));
+    }
+  }
 }
 
 /// What --info prints: the package's producer and targets, then each

@@ -200,8 +200,11 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
   std::optional<bool> producer =
       pinned ? pinned->getProducer() : usesProducer(op, blockM, mma);
-  op->setAttr("tiles", attn::TilesAttr::get(op.getContext(), blockM, blockN,
-                                            mma, packGroup, producer));
+  std::optional<bool> tma = pinned ? pinned->getTma() : std::nullopt;
+  std::optional<bool> pingPong = pinned ? pinned->getPingPong() : std::nullopt;
+  op->setAttr("tiles",
+              attn::TilesAttr::get(op.getContext(), blockM, blockN, mma,
+                                   packGroup, producer, tma, pingPong));
   return success();
 }
 
@@ -301,7 +304,9 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
   op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
                                             tiles.blockN, mma,
                                             /*pack_group=*/std::nullopt,
-                                            /*producer=*/std::nullopt));
+                                            /*producer=*/std::nullopt,
+                                            /*tma=*/std::nullopt,
+                                            /*ping_pong=*/std::nullopt));
   return success();
 }
 

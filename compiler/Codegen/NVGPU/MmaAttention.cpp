@@ -29,8 +29,12 @@
 // With `producer` tiles it is warp-specialized as FlashAttention-3 is: a
 // producer warpgroup copies the q, key and value tiles, up to the stages
 // ahead of the consumers, which only compute; `setmaxnreg` moves the
-// producer's registers to them. Otherwise each thread copies its part of
-// the next tile once the stages it overwrites are free.
+// producer's registers to them; with `tma` tiles one producer thread loads
+// each tile by TMA, a box per 64-column panel, from tensor maps the runtime
+// makes. Otherwise each thread copies its part of the next tile once the
+// stages it overwrites are free. With `ping_pong` tiles the consumer
+// warpgroups issue their products in turn (named barriers), so that one's
+// softmax runs while the tensor cores do the other's products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +50,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <limits>
+#include <optional>
 #include <tuple>
 
 using namespace mlir;
@@ -165,9 +170,16 @@ private:
   attnc::TileClass tileClassAt(Value entry, Value k0);
   Value mayAllowAt(Value k0);
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
+  void makeTensorMaps();
   void produceTiles(Value allAsyncWithQ);
+  void copyTiles(Value allAsyncWithQ);
+  void loadTilesByTma();
+  void loadBoxes(Value map, int64_t byteOffset, Value stageBytes,
+                 const attnc::MmaTileLayout &tile, Value head, Value row,
+                 Value full);
   void waitForFreeStage(Value tileNumber, int64_t offset, int64_t stages);
   int32_t consumerRegisters() const;
+  void takeTurns();
   void consumeTiles();
   void synchronizeTile(Value tileNumber);
   void waitForFullStage(Value tileNumber);
@@ -207,6 +219,14 @@ private:
   // where useList holds the block's list of non-empty ones (a mask region's
   // kernel whose range fits the list).
   Value useList, tileCount;
+  // Set where the consumer warpgroups take turns on the tensor cores.
+  std::optional<attnc::TensorCoreTurn> turn;
+  // With `tma` tiles: the tensor maps of q, k and v, and whether the
+  // runtime could make all three (else the producer copies).
+  struct TensorMaps {
+    Value q, k, v, valid;
+  };
+  std::optional<TensorMaps> maps;
   // Loop-carried state: m and the partial l of the two rows, then the O
   // accumulator, 4 values per 8 output columns. The wgmma kernel also
   // carries the deferred P (4 registers per 16 keys), whether a P V is
@@ -264,10 +284,14 @@ void MmaAttentionKernel::arriveBarrier(Value bar) {
 }
 
 /// Once per key tile, every copying thread (the producer's, or all) arrives
-/// on "full" when its copies land, and every consumer thread on "k free"
-/// and "v free" when its warpgroup's products no longer read the stage.
+/// on "full" when its copies land (by TMA, one thread and the bytes), and every
+/// consumer thread on "k free" and "v free" when its warpgroup's products no
+/// longer read the stage.
 void MmaAttentionKernel::initBarriers() {
   Value producers = i32(stagingThreads(op));
+  // By TMA, one thread arrives and announces the bytes.
+  if (maps)
+    producers = arith::SelectOp::create(b, loc, maps->valid, i32(1), producers);
   Value consumers = i32(consumerThreads);
   ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId, index(0)), [&] {
     for (auto [offset, count, arrivals] :
@@ -677,7 +701,7 @@ SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
         wgmma.output(llvm::to_vector(state.slice(stateO, 4 * outFragments)),
                      pending, vTile(pendingStage), blockN, headDimV)};
     SmallVector<SmallVector<Value>> issued =
-        wgmma.issue(products, /*inFlight=*/1);
+        wgmma.issue(products, /*inFlight=*/1, turn ? &*turn : nullptr);
     for (int64_t j = 0; j < keyFragments; ++j)
       s.push_back(SmallVector<Value>(ArrayRef<Value>(issued[0]).slice(j * 4, 4)));
     oInFlight = issued[1];
@@ -740,7 +764,14 @@ SmallVector<Value> MmaAttentionKernel::skipTile(ValueRange state,
   if (!warpgroup())
     return result;
   arriveBarrier(barrier(layout.kFreeOffset, kStage));
+  // A turn per tile, taken or not, keeps the warpgroups in step.
+  if (turn)
+    attngpu::NamedBarrierSyncOp::create(b, loc, turn->own,
+                                        attnc::TensorCoreTurn::kThreads);
   llvm::copy(flushPending(state), result.begin() + stateO);
+  if (turn)
+    attngpu::NamedBarrierArriveOp::create(b, loc, turn->next,
+                                          attnc::TensorCoreTurn::kThreads);
   Value noP = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   std::fill(result.begin() + stateP, result.begin() + stateP + pRegisters,
             noP);
@@ -801,13 +832,97 @@ void MmaAttentionKernel::epilogue(ValueRange final) {
   }
 }
 
+/// The tensor maps of `tma` tiles: boxes of one 64-column panel of a tile.
+void MmaAttentionKernel::makeTensorMaps() {
+  if (!op.getTiles()->getTma().value_or(false))
+    return;
+  auto mapOf = [&](Value input, int64_t rows) {
+    return attngpu::TensorMapOp::create(
+        b, loc, input, ArrayRef<int64_t>{64, rows, 1, 1}, int64_t{128});
+  };
+  attngpu::TensorMapOp q = mapOf(x.q, blockM), k = mapOf(x.k, blockN),
+                       v = mapOf(x.v, blockN);
+  Value valid = arith::AndIOp::create(
+      b, loc, q.getValid(),
+      arith::AndIOp::create(b, loc, k.getValid(), v.getValid()));
+  maps = TensorMaps{q.getMap(), k.getMap(), v.getMap(), valid};
+}
+
 /// The producer warpgroup: hands most of its registers to the consumers,
-/// then copies the q tile and each key tile's keys and values into their
-/// stages once every consumer is done with what they held (k of tile t - 2,
-/// v of tile t - V). Copies of the first tile also complete the q tile's.
+/// then fills the stages, by TMA where the tensor maps are valid.
 void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
   NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
                                  NVVM::SetMaxRegisterAction::decrease);
+  if (!maps) {
+    copyTiles(allAsyncWithQ);
+    return;
+  }
+  ifThenElse(
+      maps->valid,
+      [&] {
+        ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId,
+                                     index(consumerThreads)),
+               [&] { loadTilesByTma(); });
+      },
+      [&] { copyTiles(allAsyncWithQ); });
+}
+
+/// One thread loads each key tile's keys and values into their stages once
+/// every consumer is done with what they held (k of tile t - 2, v of tile
+/// t - V), the q tile with the first; "full" completes when their bytes
+/// (whole boxes, rows past the end as zeros) have landed.
+void MmaAttentionKernel::loadTilesByTma() {
+  auto boxBytes = [](const attnc::MmaTileLayout &tile) {
+    return tile.rows * tile.rowStride() * 2;
+  };
+  int64_t tileBytes = boxBytes(layout.k) + boxBytes(layout.v);
+  loop(index(0), tileCount, index(1), [&](Value t) {
+    waitForFreeStage(t, layout.kFreeOffset, 2);
+    waitForFreeStage(t, layout.vFreeOffset, layout.vStages);
+    Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
+    Value full = barrier(layout.fullOffset, stageOf(t, 2));
+    attngpu::MBarrierArriveExpectTxOp::create(
+        b, loc, full,
+        arith::SelectOp::create(b, loc, first,
+                                i32(tileBytes + boxBytes(layout.q)),
+                                i32(tileBytes)));
+    ifThen(first, [&] {
+      loadBoxes(maps->q, layout.qOffset, index(0), layout.q, ids.head, q0,
+                full);
+    });
+    Value k0 = keyTileAt(t);
+    loadBoxes(maps->k, layout.kOffset,
+              mul(stageOf(t, 2), index(layout.kStageBytes)), layout.k, headKV,
+              k0, full);
+    loadBoxes(maps->v, layout.vOffset,
+              mul(stageOf(t, layout.vStages), index(layout.vStageBytes)),
+              layout.v, headKV, k0, full);
+  });
+}
+
+/// Loads rows from `row` of `head` into the tile at `byteOffset` +
+/// `stageBytes`: a box per 64-column panel.
+void MmaAttentionKernel::loadBoxes(Value map, int64_t byteOffset,
+                                   Value stageBytes,
+                                   const attnc::MmaTileLayout &tile, Value head,
+                                   Value row, Value full) {
+  auto coordinate = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
+  attnc::MmaTileLayout panel{tile.rows, 64, true};
+  for (int64_t p = 0; p < tile.rowStride() / 64; ++p) {
+    Value at = add(index(byteOffset + p * panel.bytes()), stageBytes);
+    attngpu::TmaLoadOp::create(
+        b, loc, map,
+        ValueRange{i32(p * 64), coordinate(row), coordinate(head),
+                   coordinate(ids.batch)},
+        full, stager.sharedTile(shared, at, panel, element));
+  }
+}
+
+/// The producer's copies (cp.async, or element-wise where the layout does
+/// not allow it), the q tile's with the first key tile's.
+void MmaAttentionKernel::copyTiles(Value allAsyncWithQ) {
   stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
   loop(index(0), tileCount, index(1), [&](Value t) {
     waitForFreeStage(t, layout.kFreeOffset, 2);
@@ -846,8 +961,32 @@ int32_t MmaAttentionKernel::consumerRegisters() const {
       atLaunch + handedBack / consumerThreads / 8 * 8, kMostPerThread));
 }
 
+/// With more than one consumer warpgroup, they issue each tile's products
+/// in turn, warpgroup w after w - 1 (barrier w + 1 is w's turn); the first
+/// has the first turn. Every warpgroup walks the same tiles, taking a turn
+/// on each.
+void MmaAttentionKernel::takeTurns() {
+  if (!op.getTiles()->getPingPong().value_or(false))
+    return;
+  int64_t warpgroups = consumerThreads / 128;
+  Value own = arith::DivUIOp::create(b, loc, threadId, index(128));
+  Value next =
+      arith::RemUIOp::create(b, loc, add(own, index(1)), index(warpgroups));
+  auto barrierOf = [&](Value w) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                        add(w, index(1)))
+        .getResult();
+  };
+  turn = attnc::TensorCoreTurn{barrierOf(own), barrierOf(next)};
+  ifThen(arith::CmpIOp::create(b, loc, P::eq, own, index(0)), [&] {
+    attngpu::NamedBarrierArriveOp::create(b, loc, turn->own,
+                                          attnc::TensorCoreTurn::kThreads);
+  });
+}
+
 /// The consumers' key loop, then the output.
 void MmaAttentionKernel::consumeTiles() {
+  takeTurns();
   auto keyLoop = scf::ForOp::create(
       b, loc, index(0), tileCount, index(1), initialState(),
       [&](OpBuilder &nested, Location, Value i, ValueRange state) {
@@ -867,6 +1006,7 @@ void MmaAttentionKernel::consumeTiles() {
 }
 
 void MmaAttentionKernel::emit() {
+  makeTensorMaps();
   if (warpgroup())
     initBarriers();
   setUpBlock();

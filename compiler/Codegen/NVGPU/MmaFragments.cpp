@@ -166,7 +166,8 @@ SmallVector<Value> attnc::WarpgroupMma::fromVector(Value vector) {
 }
 
 SmallVector<SmallVector<Value>>
-attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
+attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight,
+                           const TensorCoreTurn *turn) {
   // Operands first: nothing but the products may sit between the fence
   // and the wait.
   SmallVector<SmallVector<Value>> fragments(products.size());
@@ -177,6 +178,9 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
     accumulators.push_back(
         product.accumulator.empty() ? Value() : toVector(product.accumulator));
   }
+  if (turn)
+    attngpu::NamedBarrierSyncOp::create(b, loc, turn->own,
+                                        TensorCoreTurn::kThreads);
   attngpu::WgmmaFenceOp::create(b, loc);
   SmallVector<Value> results;
   for (auto [i, product] : llvm::enumerate(products)) {
@@ -189,6 +193,9 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight) {
         product.bOffsets, product.transposeA, product.transposeB));
     attngpu::WgmmaCommitGroupOp::create(b, loc);
   }
+  if (turn)
+    attngpu::NamedBarrierArriveOp::create(b, loc, turn->next,
+                                          TensorCoreTurn::kThreads);
   size_t done = results.size() - inFlight;
   if (done > 0) {
     auto waited = attngpu::WgmmaWaitGroupOp::create(

@@ -81,6 +81,16 @@ struct WgmmaProduct {
   bool transposeA = false, transposeB = false;
 };
 
+/// Ping-pong between consumer warpgroups (FlashAttention-3): a warpgroup
+/// issues its products in its turn only, waiting at named barrier `own`,
+/// and passes the turn on at `next` once they are committed, so that one
+/// warpgroup's softmax runs while the tensor cores do another's products.
+struct TensorCoreTurn {
+  mlir::Value own, next;
+  /// Each barrier counts the warpgroup waiting and the one passing.
+  static constexpr int64_t kThreads = 256;
+};
+
 class WarpgroupMma : public FragmentEmitter {
 public:
   WarpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element)
@@ -118,8 +128,10 @@ public:
   /// all of them may be). Returns each product's accumulator: those of the
   /// first products are valid, those of the last `inFlight` are still being
   /// written by the tensor cores and go to wait() before any other use.
+  /// With a `turn`, the products are issued in the warpgroup's turn.
   llvm::SmallVector<llvm::SmallVector<mlir::Value>>
-  issue(llvm::ArrayRef<WgmmaProduct> products, int64_t inFlight);
+  issue(llvm::ArrayRef<WgmmaProduct> products, int64_t inFlight,
+        const TensorCoreTurn *turn = nullptr);
 
   /// Waits until at most `pending` groups are outstanding, those committed
   /// after the one of `accumulators` (groups finish in order); returns

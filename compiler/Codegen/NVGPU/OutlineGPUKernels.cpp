@@ -8,7 +8,8 @@
 // buffers and holds one gpu.launch. The launch body becomes a gpu.func
 // taking the function's buffers (the CUDA ABI of
 // lib/include/attnc/package/Package.h: each memref argument expanded into its
-// descriptor), and the grid moves to the program's launches of the kernel.
+// descriptor, then the tensor maps of attngpu.tensor_map ops), and the grid
+// moves to the program's launches of the kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +17,10 @@
 #include "compiler/Passes.h"
 #include "dialects/attngpu/AttnGPUOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -91,14 +94,59 @@ void mapLaunchArguments(OpBuilder &b, gpu::LaunchOp launch,
       [&](gpu::Dimension d) { return gpu::BlockDimOp::create(b, loc, d); });
 }
 
+/// The tensor maps under `root`, in order: each becomes a parameter of the
+/// kernel after its memrefs, and its validity a bit of one more.
+SmallVector<attngpu::TensorMapOp> tensorMapsOf(Operation *root) {
+  SmallVector<attngpu::TensorMapOp> maps;
+  root->walk([&](attngpu::TensorMapOp op) { maps.push_back(op); });
+  return maps;
+}
+
+/// Describes the tensor maps of `function`'s body on it
+/// (attngpu::kTensorMapsAttr) and replaces them by its trailing
+/// parameters: each map, then their valid bits.
+LogicalResult replaceTensorMaps(gpu::GPUFuncOp function, unsigned memrefs) {
+  SmallVector<attngpu::TensorMapOp> maps = tensorMapsOf(function);
+  if (maps.empty())
+    return success();
+  OpBuilder b = OpBuilder::atBlockBegin(&function.getBody().front());
+  Location loc = function.getLoc();
+  Value bits = function.getArgument(memrefs + maps.size());
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  Value zero = i64(0);
+  SmallVector<Attribute> described;
+  for (auto [i, map] : llvm::enumerate(maps)) {
+    auto input = dyn_cast<BlockArgument>(map.getInput());
+    if (!input || input.getOwner() != &function.getBody().front() ||
+        input.getArgNumber() >= memrefs)
+      return map.emitError() << "a tensor map must describe an argument of "
+                                "the GPU kernel";
+    described.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("arg", b.getI64IntegerAttr(input.getArgNumber())),
+         b.getNamedAttr("box", map.getBoxAttr()),
+         b.getNamedAttr("swizzle_bytes", map.getSwizzleBytesAttr())}));
+    Value bit = arith::AndIOp::create(b, loc, bits, i64(int64_t{1} << i));
+    map.getMap().replaceAllUsesWith(function.getArgument(memrefs + i));
+    map.getValid().replaceAllUsesWith(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero));
+    map.erase();
+  }
+  function->setAttr(attngpu::kTensorMapsAttr, b.getArrayAttr(described));
+  return success();
+}
+
 /// Clones the launch body into `function`, with the kernel's arguments
-/// mapped to the function's and constants from outside recreated inside.
+/// mapped to the function's, tensor maps to its trailing parameters and
+/// constants from outside recreated inside.
 LogicalResult cloneBody(gpu::LaunchOp launch, func::FuncOp kernel,
                         gpu::GPUFuncOp function) {
   Block &entry = function.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   IRMapping mapping;
-  mapping.map(kernel.getArguments(), function.getArguments());
+  mapping.map(kernel.getArguments(),
+              function.getArguments().take_front(kernel.getNumArguments()));
   mapLaunchArguments(b, launch, mapping);
   WalkResult outside = launch.getBody().walk([&](Operation *op) {
     for (Value operand : op->getOperands()) {
@@ -123,7 +171,7 @@ LogicalResult cloneBody(gpu::LaunchOp launch, func::FuncOp kernel,
     else
       b.clone(op, mapping);
   }
-  return success();
+  return replaceTensorMaps(function, kernel.getNumArguments());
 }
 
 /// Moves the grid of `kernel`'s launch to the program's launches of it;
@@ -157,8 +205,15 @@ LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
     return failure();
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
+  // Tensor maps follow the memrefs: a pointer to each, then their valid bits.
+  size_t maps = tensorMapsOf(*launch).size();
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  if (maps) {
+    inputs.append(maps, LLVM::LLVMPointerType::get(b.getContext()));
+    inputs.push_back(b.getI64Type());
+  }
   auto function = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
-                                         kernel.getFunctionType());
+                                         b.getFunctionType(inputs, {}));
   function->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                     b.getUnitAttr());
   function.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));

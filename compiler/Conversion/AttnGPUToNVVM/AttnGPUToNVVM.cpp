@@ -143,6 +143,11 @@ public:
   void addSteps(WgmmaMmaAsyncOp product, size_t index,
                 function_ref<Value(Value)> remap);
   void commit() { steps += "wgmma.commit_group.sync.aligned;\n"; }
+  /// Passes a turn on (attngpu.named_barrier.arrive) after the commits.
+  void arrive(NamedBarrierArriveOp op, function_ref<Value(Value)> remap) {
+    steps += "bar.arrive " + statement.addInput(remap(op.getId()), "r") + ", " +
+             std::to_string(op.getThreads()) + ";\n";
+  }
 
   /// The whole statement: `fence` first, `wait` (pending groups) last when
   /// given. Returns each product's result vector.
@@ -221,13 +226,15 @@ void WgmmaAsm::addSteps(WgmmaMmaAsyncOp product, size_t index,
 }
 
 /// The ops of an issue sequence: a fence, then groups of products each
-/// closed by a commit, then a wait whose values are products' results.
-/// Side-effect free ops between them (other than products) compute before
-/// the statement, which replaces the wait.
+/// closed by a commit, possibly a named barrier arrival (passing a turn
+/// on), then a wait whose values are products' results. Side-effect free
+/// ops between them (other than products) compute before the statement,
+/// which replaces the wait.
 struct IssueSequence {
   SmallVector<WgmmaMmaAsyncOp> products;
   SmallVector<size_t> groupEnds; // products before each commit
   SmallVector<Operation *> commits;
+  NamedBarrierArriveOp arrive;
   WgmmaWaitGroupOp wait;
 };
 
@@ -239,9 +246,18 @@ std::optional<IssueSequence> matchIssueSequence(WgmmaFenceOp fence) {
             op->getNumRegions() == 0 && isMemoryEffectFree(op));
   };
   Operation *op = fence->getNextNode();
-  for (; op && inSequence(op); op = op->getNextNode()) {
+  for (; op && (inSequence(op) || isa<NamedBarrierArriveOp>(op));
+       op = op->getNextNode()) {
+    if (auto arrive = dyn_cast<NamedBarrierArriveOp>(op)) {
+      if (sequence.arrive || sequence.commits.empty())
+        return std::nullopt;
+      sequence.arrive = arrive;
+      continue;
+    }
     if (!isa<WgmmaMmaAsyncOp, WgmmaCommitGroupOp>(op))
       continue;
+    if (sequence.arrive) // products after the turn passed
+      return std::nullopt;
     if (auto product = dyn_cast<WgmmaMmaAsyncOp>(op)) {
       sequence.products.push_back(product);
       continue;
@@ -289,6 +305,8 @@ struct WgmmaIssueSequenceLowering : OpConversionPattern<WgmmaFenceOp> {
         wgmma.addSteps(sequence->products[next], next, remap);
       wgmma.commit();
     }
+    if (sequence->arrive)
+      wgmma.arrive(sequence->arrive, remap);
     SmallVector<Value> results =
         wgmma.emit(/*fence=*/true, sequence->wait.getPending());
     SmallVector<Value> waited;
@@ -299,6 +317,8 @@ struct WgmmaIssueSequenceLowering : OpConversionPattern<WgmmaFenceOp> {
     rewriter.replaceOp(sequence->wait, waited);
     for (Operation *commit : sequence->commits)
       rewriter.eraseOp(commit);
+    if (sequence->arrive)
+      rewriter.eraseOp(sequence->arrive);
     for (auto [product, result] : llvm::zip(sequence->products, results))
       rewriter.replaceOp(product, result);
     rewriter.eraseOp(fence);
@@ -456,6 +476,24 @@ void lowerArriveExpectTx(MBarrierArriveExpectTxOp op,
       NVVM::MemScopeKindAttr(), BoolAttr(), Value());
 }
 
+void lowerNamedSync(NamedBarrierSyncOp op, NamedBarrierSyncOp::Adaptor adaptor,
+                    ConversionPatternRewriter &rewriter) {
+  Value threads = arith::ConstantOp::create(
+      rewriter, op.getLoc(), rewriter.getI32IntegerAttr(op.getThreads()));
+  rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(
+      op, Type(), adaptor.getId(), threads, NVVM::BarrierReductionAttr(),
+      Value());
+}
+
+void lowerNamedArrive(NamedBarrierArriveOp op,
+                      NamedBarrierArriveOp::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) {
+  Value threads = arith::ConstantOp::create(
+      rewriter, op.getLoc(), rewriter.getI32IntegerAttr(op.getThreads()));
+  rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(op, adaptor.getId(),
+                                                     threads);
+}
+
 /// Spins until the phase completes; the ticks are only a suspend hint.
 void lowerWait(MBarrierWaitOp op, MBarrierWaitOp::Adaptor adaptor,
                ConversionPatternRewriter &rewriter) {
@@ -571,7 +609,7 @@ void lowerBulkReduceAdd(BulkReduceAddOp op, BulkReduceAddOp::Adaptor adaptor,
 struct ConvertAttnGPUToNVVMPass
     : attnc::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
   void runOnOperation() override {
-    if (failed(checkSharedTilesLowered()))
+    if (failed(checkSharedTilesLowered()) || failed(checkTensorMapsOutlined()))
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
@@ -605,6 +643,8 @@ struct ConvertAttnGPUToNVVMPass
         Lowering<MBarrierArriveCpAsyncOp, lowerArriveCpAsync>,
         Lowering<MBarrierArriveExpectTxOp, lowerArriveExpectTx>,
         Lowering<MBarrierWaitOp, lowerWait>,
+        Lowering<NamedBarrierSyncOp, lowerNamedSync>,
+        Lowering<NamedBarrierArriveOp, lowerNamedArrive>,
         Lowering<FenceProxyAsyncOp, lowerFenceProxyAsync>,
         Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>,
         Lowering<RedAddOp, lowerRedAdd>,
@@ -618,6 +658,17 @@ struct ConvertAttnGPUToNVVMPass
   }
 
 private:
+  /// A tensor map is a kernel parameter, which outlining makes it.
+  LogicalResult checkTensorMapsOutlined() {
+    WalkResult walk = getOperation()->walk([](TensorMapOp op) {
+      op.emitOpError() << "must become a kernel parameter by "
+                          "attn-outline-gpu-kernels before "
+                          "convert-attngpu-to-nvvm";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
   /// Tiles have no address of their own until their layout is lowered.
   LogicalResult checkSharedTilesLowered() {
     WalkResult walk = getOperation()->walk([](SharedTileOp op) {

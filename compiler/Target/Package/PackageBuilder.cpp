@@ -135,6 +135,10 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
         config["pack_group"] = 1;
       if (tiles->getProducer().value_or(false))
         config["producer"] = 1;
+      if (tiles->getTma().value_or(false))
+        config["tma"] = 1;
+      if (tiles->getPingPong().value_or(false))
+        config["ping_pong"] = 1;
     }
     return config;
   }
@@ -284,7 +288,30 @@ FailureOr<pkg::GridTerm> gridTerm(Value value) {
   return term;
 }
 
-/// The kernel's entry, block and shared memory for `target`.
+/// The tensor maps the kernel takes (attngpu::kTensorMapsAttr).
+LogicalResult describeTensorMaps(gpu::GPUFuncOp function, pkg::Kernel &k) {
+  auto maps = function->getAttrOfType<ArrayAttr>(attngpu::kTensorMapsAttr);
+  if (!maps)
+    return success();
+  for (Attribute entry : maps) {
+    auto map = dyn_cast<DictionaryAttr>(entry);
+    auto arg = map ? map.getAs<IntegerAttr>("arg") : IntegerAttr();
+    auto box = map ? map.getAs<DenseI64ArrayAttr>("box") : DenseI64ArrayAttr();
+    auto swizzle =
+        map ? map.getAs<IntegerAttr>("swizzle_bytes") : IntegerAttr();
+    if (!arg || !box || !swizzle)
+      return function.emitError()
+             << "malformed " << attngpu::kTensorMapsAttr << " entry " << entry;
+    pkg::TensorMap described;
+    described.arg = arg.getInt();
+    described.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+    described.swizzleBytes = swizzle.getInt();
+    k.tensorMaps.push_back(std::move(described));
+  }
+  return success();
+}
+
+/// The kernel's entry, block, shared memory and tensor maps for `target`.
 LogicalResult describeEntry(Operation *kernel, StringRef target,
                             pkg::Kernel &k) {
   if (target == "host") {
@@ -305,7 +332,7 @@ LogicalResult describeEntry(Operation *kernel, StringRef target,
   for (int i = 0; i < 3; ++i)
     k.block[i] = (*block)[i];
   k.dynamicSharedMemoryBytes = shared.getInt();
-  return success();
+  return describeTensorMaps(function, k);
 }
 
 } // namespace

@@ -238,3 +238,81 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// `tma` tiles: the producer loads by TMA where the runtime could make the
+// tensor maps of q, k and v (one per input, a box per 64-column panel of a
+// tile), else it copies as without. By TMA one thread arrives on "full"
+// (so the barriers expect 1 arrival, not the producer's 128) announcing
+// the bytes of the key and value boxes, and of the q boxes with the first
+// tile (2 x 16384 + 2 x 16384, plus 2 x 16384). `ping_pong` tiles: the
+// consumer warpgroups issue each tile's products in turn, warpgroup w
+// waiting at named barrier w + 1 and passing the turn to the next
+// ((w + 1) mod 2, barrier ((w + 1) mod 2) + 1); the first has the first turn.
+
+// CHECK-LABEL: func.func @tma_ping_pong(
+// CHECK-SAME:    %[[Q:[a-z0-9]+]]: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[K:[a-z0-9]+]]: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[V:[a-z0-9]+]]: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK:         gpu.launch
+// CHECK:           %[[QMAP:.*]], %[[QOK:.*]] = attngpu.tensor_map %[[Q]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK-NEXT:      %[[KMAP:.*]], %[[KOK:.*]] = attngpu.tensor_map %[[K]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK-NEXT:      %[[VMAP:.*]], %[[VOK:.*]] = attngpu.tensor_map %[[V]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK-NEXT:      %[[KVOK:.*]] = arith.andi %[[KOK]], %[[VOK]] : i1
+// CHECK-NEXT:      %[[OK:.*]] = arith.andi %[[QOK]], %[[KVOK]] : i1
+// CHECK-NEXT:      %[[ARRIVALS:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : i32
+// CHECK:           attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
+// CHECK-NEXT:      attngpu.mbarrier %{{.*}}
+// CHECK-NEXT:      attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
+// CHECK:           nvvm.setmaxregister  decrease 64
+// CHECK-NEXT:      scf.if %[[OK]] {
+// CHECK:             scf.for
+// CHECK:               %[[BYTES:.*]] = arith.select %{{.*}}, %c98304_i32, %c65536_i32 : i32
+// CHECK-NEXT:          attngpu.mbarrier.arrive_expect_tx %[[FULL:.*]], %[[BYTES]]
+// CHECK-NEXT:          scf.if
+// CHECK:                 attngpu.tma.load %[[QMAP]][%c0_i32, {{.*}}], %[[FULL]] to
+// CHECK:                 attngpu.tma.load %[[QMAP]][%c64_i32, {{.*}}], %[[FULL]] to
+// CHECK:               attngpu.tma.load %[[KMAP]][%c0_i32, {{.*}}], %[[FULL]] to
+// CHECK:               attngpu.tma.load %[[KMAP]][%c64_i32, {{.*}}], %[[FULL]] to
+// CHECK:               attngpu.tma.load %[[VMAP]][%c0_i32, {{.*}}], %[[FULL]] to
+// CHECK:               attngpu.tma.load %[[VMAP]][%c64_i32, {{.*}}], %[[FULL]] to
+// CHECK:           } else {
+// CHECK:             nvgpu.device_async_copy
+// CHECK:             attngpu.mbarrier.arrive_cp_async
+// CHECK:           nvvm.setmaxregister  increase 216
+// CHECK-NEXT:      %[[WG:.*]] = arith.divui %{{.*}}, %c128 : index
+// CHECK-NEXT:      %[[OWN:.*]] = arith.addi %[[WG]], %c1 : index
+// CHECK-NEXT:      %[[NEXTWG:.*]] = arith.remui %[[OWN]], %c2 : index
+// CHECK-NEXT:      %[[OWNID:.*]] = arith.index_castui %[[OWN]] : index to i32
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[NEXTWG]], %c1 : index
+// CHECK-NEXT:      %[[NEXTID:.*]] = arith.index_castui %[[NEXT]] : index to i32
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0 : index
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        attngpu.named_barrier.arrive %[[OWNID]], 256
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.for
+// CHECK:             attngpu.named_barrier.sync %[[OWNID]], 256
+// CHECK-NEXT:        attngpu.wgmma.fence
+// CHECK-NEXT:        attngpu.wgmma.mma_async
+// CHECK-NEXT:        attngpu.wgmma.commit_group
+// CHECK-NEXT:        attngpu.wgmma.mma_async
+// CHECK-NEXT:        attngpu.wgmma.commit_group
+// CHECK-NEXT:        attngpu.named_barrier.arrive %[[NEXTID]], 256
+// CHECK-NEXT:        attngpu.wgmma.wait_group
+module @attnc_kernels {
+  func.func @tma_ping_pong(%q: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %k: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %v: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %out: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %lse: memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
+    %1 = bufferization.to_tensor %k : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
+    %2 = bufferization.to_tensor %v : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
+    %o, %l = attn.attention %0, %1, %2 {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
+        : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<?x4x?x128xbf16>, memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<?x4x?xf32>, memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -165,3 +165,24 @@ module {
     }
   }
 }
+
+// -----
+
+// A tensor map describes a kernel argument, which the runtime encodes: not
+// a view made inside the kernel.
+module {
+  module @attnc_kernels {
+    func.func @view_map(%a: memref<?x2x?x64xbf16>) attributes {attnrt.kernel} {
+      %c1 = arith.constant 1 : index
+      gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+                 threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+        %view = memref.cast %a : memref<?x2x?x64xbf16> to memref<?x?x?x64xbf16>
+        // expected-error @below {{a tensor map must describe an argument of the GPU kernel}}
+        %m, %ok = attngpu.tensor_map %view {box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x?x?x64xbf16>
+        %p = llvm.ptrtoint %m : !llvm.ptr to i64
+        gpu.terminator
+      }
+      return
+    }
+  }
+}

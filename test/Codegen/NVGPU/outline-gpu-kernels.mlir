@@ -231,3 +231,53 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// Tensor maps become parameters after the memrefs, in order (here one
+// inside a branch), then one i64 of their valid bits: map i is valid where
+// bit i is set. attngpu.tensor_maps says which argument each describes,
+// with its box and swizzle; the program's launch still passes only the
+// memrefs (the runtime makes the maps).
+// CHECK-LABEL: func.func @prog(
+// CHECK:         attnrt.launch @attnc_kernels::@maps grid({{.*}}) (%{{.*}}, %{{.*}}) : memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>
+// CHECK-LABEL: gpu.func @maps(
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: memref<?x2x?x64xbf16>, %[[B:[a-z0-9]+]]: memref<?x2x?x64xbf16>, %[[MAP0:[a-z0-9]+]]: !llvm.ptr, %[[MAP1:[a-z0-9]+]]: !llvm.ptr, %[[BITS:[a-z0-9]+]]: i64) kernel
+// CHECK-SAME:    attngpu.tensor_maps = [{arg = 1 : i64, box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}, {arg = 0 : i64, box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64}]
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG:     %[[BIT0:.*]] = arith.andi %[[BITS]], %[[ONE]] : i64
+// CHECK-DAG:     %[[VALID0:.*]] = arith.cmpi ne, %[[BIT0]], %[[ZERO]] : i64
+// CHECK-DAG:     %[[BIT1:.*]] = arith.andi %[[BITS]], %[[TWO]] : i64
+// CHECK-DAG:     %[[VALID1:.*]] = arith.cmpi ne, %[[BIT1]], %[[ZERO]] : i64
+// CHECK:         llvm.ptrtoint %[[MAP0]] : !llvm.ptr to i64
+// CHECK-NEXT:    arith.extui %[[VALID0]] : i1 to i64
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      llvm.ptrtoint %[[MAP1]] : !llvm.ptr to i64
+// CHECK-NEXT:      arith.extui %[[VALID1]] : i1 to i64
+// CHECK-NOT:     attngpu.tensor_map
+func.func @prog(%x: memref<?x2x?x64xbf16> {attnrt.name = "x", attnrt.shape = ["B", 2, "N", 64]},
+                %y: memref<?x2x?x64xbf16> {attnrt.name = "y", attnrt.shape = ["B", 2, "N", 64]}) attributes {attnrt.num_inputs = 1 : i64} {
+  attnrt.launch @attnc_kernels::@maps(%x, %y) : memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>
+  return
+}
+module @attnc_kernels {
+  func.func @maps(%a: memref<?x2x?x64xbf16>, %b: memref<?x2x?x64xbf16>) attributes {attnrt.kernel} {
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %m0, %ok0 = attngpu.tensor_map %b {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x2x?x64xbf16>
+      %p0 = llvm.ptrtoint %m0 : !llvm.ptr to i64
+      %v0 = arith.extui %ok0 : i1 to i64
+      scf.if %true {
+        %m1, %ok1 = attngpu.tensor_map %a {box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x2x?x64xbf16>
+        %p1 = llvm.ptrtoint %m1 : !llvm.ptr to i64
+        %v1 = arith.extui %ok1 : i1 to i64
+      }
+      gpu.terminator
+    }
+    return
+  }
+}

@@ -15,3 +15,14 @@ gpu.module @shared_tile {
     return
   }
 }
+
+// -----
+
+// A tensor map is a kernel parameter once attn-outline-gpu-kernels has run.
+gpu.module @tensor_map {
+  func.func @tensor_map(%k: memref<?x16x?x128xbf16>) {
+    // expected-error @below {{'attngpu.tensor_map' op must become a kernel parameter by attn-outline-gpu-kernels before convert-attngpu-to-nvvm}}
+    %m, %ok = attngpu.tensor_map %k {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+    return
+  }
+}

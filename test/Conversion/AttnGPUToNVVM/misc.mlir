@@ -158,3 +158,22 @@ gpu.module @bulk_reduce_add {
     return
   }
 }
+
+// -----
+
+// Named barriers: bar.sync as nvvm.barrier with an id and a thread count,
+// bar.arrive as nvvm.barrier.arrive.
+gpu.module @named_barriers {
+  // CHECK-LABEL: func.func @named_barriers(
+  // CHECK-SAME: %[[ID:[a-zA-Z0-9_]+]]: i32
+  func.func @named_barriers(%id: i32) {
+    // CHECK-NEXT: %[[N:.*]] = arith.constant 256 : i32
+    // CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
+    // CHECK-NEXT: %[[M:.*]] = arith.constant 384 : i32
+    // CHECK-NEXT: nvvm.barrier.arrive id = %[[ID]] number_of_threads = %[[M]]
+    // CHECK-NEXT: return
+    attngpu.named_barrier.sync %id, 256
+    attngpu.named_barrier.arrive %id, 384
+    return
+  }
+}

@@ -433,6 +433,51 @@ gpu.module @broken_by_region {
   }
 }
 
+// -----
+
+// A named barrier arrival after the commits (a warpgroup passing its turn
+// on the tensor cores once its products are issued) joins the statement:
+// `bar.arrive` with the id as an "r" input and the count, after the commit
+// and before the wait; a second arrival, or one before a commit, ends the
+// sequence (the products then lower one by one).
+gpu.module @issue_then_arrive {
+  // CHECK-LABEL: func.func @issue_then_arrive(
+  // CHECK-SAME: %[[DA:[a-zA-Z0-9_]+]]: i64, %[[DB:[a-zA-Z0-9_]+]]: i64, %[[ID:[a-zA-Z0-9_]+]]: i32)
+  func.func @issue_then_arrive(%da: i64, %db: i64, %id: i32) -> vector<4xf32> {
+    // CHECK-NOT: nvvm.barrier
+    // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+    // CHECK-NEXT: %[[ASM:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred accumulate, overwrite;\0A.reg .b64 desc<2>;\0Asetp.ne.b32 accumulate, $4, 0;\0Asetp.eq.b32 overwrite, $4, 0;\0Aadd.s64 desc0, $5, 0;\0Aadd.s64 desc1, $6, 0;\0Awgmma.fence.sync.aligned;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, desc0, desc1, overwrite, 1, 1, 0, 0;\0Awgmma.commit_group.sync.aligned;\0Abar.arrive $7, 256;\0Awgmma.wait_group.sync.aligned 0;\0A}", "=f,=f,=f,=f,r,l,l,r" %[[ONE]], %[[DA]], %[[DB]], %[[ID]] : (i32, i64, i64, i32) -> !llvm.struct<(f32, f32, f32, f32)>
+    attngpu.wgmma.fence
+    %s = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db)
+        {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
+    attngpu.wgmma.commit_group
+    attngpu.named_barrier.arrive %id, 256
+    %w = attngpu.wgmma.wait_group 0 (%s) : vector<4xf32>
+    return %w : vector<4xf32>
+  }
+}
+
+// -----
+
+gpu.module @arrive_twice {
+  // CHECK-LABEL: func.func @arrive_twice(
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: nvvm.barrier.arrive
+  // CHECK: nvvm.barrier.arrive
+  // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+  func.func @arrive_twice(%da: i64, %db: i64, %id: i32) -> vector<4xf32> {
+    attngpu.wgmma.fence
+    %s = attngpu.wgmma.mma_async a_desc(%da) b_desc(%db)
+        {n = 8, element_type = bf16, a_offsets = array<i64: 0>, b_offsets = array<i64: 0>} -> vector<4xf32>
+    attngpu.wgmma.commit_group
+    attngpu.named_barrier.arrive %id, 256
+    attngpu.named_barrier.arrive %id, 256
+    %w = attngpu.wgmma.wait_group 0 (%s) : vector<4xf32>
+    return %w : vector<4xf32>
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Fence, commit and wait on their own
 //===----------------------------------------------------------------------===//

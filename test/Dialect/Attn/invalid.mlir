@@ -1975,6 +1975,50 @@ func.func @producer_grad_kv(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>
 
 // -----
 
+// TMA copies are the producer's.
+func.func @tma_without_producer(%q: tensor<1x4x128x64xbf16>) {
+  // expected-error @below {{tma needs producer = true (the producer copies by TMA)}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, tma = true>}
+      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
+      -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
+  return
+}
+
+// -----
+
+// Turns pass between warpgroups: one is not enough.
+func.func @ping_pong_one_warpgroup(%q: tensor<1x4x128x64xbf16>) {
+  // expected-error @below {{ping_pong needs mma = wgmma and two or more warpgroups (block_m >= 128)}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, ping_pong = true>}
+      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
+      -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
+  return
+}
+
+// -----
+
+// ... and they are turns on wgmma.
+func.func @ping_pong_mma_sync(%q: tensor<1x4x128x64xbf16>) {
+  // expected-error @below {{ping_pong needs mma = wgmma and two or more warpgroups (block_m >= 128)}}
+  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync, ping_pong = true>}
+      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
+      -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
+  return
+}
+
+// -----
+
+// The gradient kernels do not take turns.
+func.func @ping_pong_grad_kv(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op ping_pong tiles need a forward attention op}}
+  %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, ping_pong = true>}
+      : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>, tensor<1x2x128xf32>, tensor<1x2x128x64xbf16>
+      -> tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>
+  return
+}
+
+// -----
+
 // A constant zero divisor is undefined behaviour on every input.
 func.func @mask_divides_by_zero(%q: tensor<1x4x64x32xf32>) {
   %out, %lse = attn.attention %q, %q, %q

@@ -788,3 +788,121 @@ func.func @bulk_reduce_add_destination(%acc: memref<4x64xf32, #gpu.address_space
   attngpu.bulk_reduce_add %staged, %acc[%i, %i], %n : memref<256xf32, #gpu.address_space<workgroup>>, memref<4x64xf32, #gpu.address_space<workgroup>>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// attngpu.named_barrier.sync / arrive
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Barriers count whole warps.
+func.func @named_barrier_partial_warp(%id: i32) {
+  // expected-error @below {{'attngpu.named_barrier.sync' op expected a thread count that is a multiple of 32 up to 1024, got 100}}
+  attngpu.named_barrier.sync %id, 100
+  return
+}
+
+// -----
+
+// A block has at most 1024 threads.
+func.func @named_barrier_too_many(%id: i32) {
+  // expected-error @below {{'attngpu.named_barrier.arrive' op expected a thread count that is a multiple of 32 up to 1024, got 2048}}
+  attngpu.named_barrier.arrive %id, 2048
+  return
+}
+
+// -----
+
+// Barrier 0 is the block-wide gpu.barrier.
+func.func @named_barrier_zero() {
+  %id = arith.constant 0 : i32
+  // expected-error @below {{'attngpu.named_barrier.sync' op expected a barrier id from 1 to 15, got 0}}
+  attngpu.named_barrier.sync %id, 256
+  return
+}
+
+// -----
+
+// There are 16 barriers.
+func.func @named_barrier_sixteen() {
+  %id = arith.constant 16 : i32
+  // expected-error @below {{'attngpu.named_barrier.arrive' op expected a barrier id from 1 to 15, got 16}}
+  attngpu.named_barrier.arrive %id, 256
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attngpu.tensor_map
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// TMA describes tensors of rank 1 to 5.
+func.func @tensor_map_rank_six(%t: memref<2x2x2x2x2x64xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected an input of rank 1 to 5, got 'memref<2x2x2x2x2x64xbf16>'}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 64, 1, 1, 1, 1, 1>, swizzle_bytes = 128 : i64} : memref<2x2x2x2x2x64xbf16>
+  return
+}
+
+// -----
+
+// TMA copies from global memory.
+func.func @tensor_map_shared(%t: memref<64x64xbf16, #gpu.address_space<workgroup>>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected an input in global memory, got 'memref<64x64xbf16, #gpu.address_space<workgroup>>'}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 64, 64>, swizzle_bytes = 128 : i64} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// The maps attnc makes are of 16- and 32-bit floats.
+func.func @tensor_map_i8(%t: memref<?x128xi8>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected f16, bf16 or f32 elements, got 'i8'}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 128, 64>, swizzle_bytes = 128 : i64} : memref<?x128xi8>
+  return
+}
+
+// -----
+
+// One box extent per dim.
+func.func @tensor_map_box_rank(%t: memref<?x16x?x128xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected 4 box extents (one per dim), got 2}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 64, 128>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+  return
+}
+
+// -----
+
+// Box extents are at most 256.
+func.func @tensor_map_box_extent(%t: memref<?x16x?x128xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected box extents in [1, 256], got 512}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 64, 512, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+  return
+}
+
+// -----
+
+// attnc's tiles use no swizzle or the 128-byte one.
+func.func @tensor_map_swizzle(%t: memref<?x16x?x128xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected swizzle_bytes 0 or 128, got 64}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 32, 128, 1, 1>, swizzle_bytes = 64 : i64} : memref<?x16x?x128xbf16>
+  return
+}
+
+// -----
+
+// A 128-byte swizzled box row is at most 128 bytes.
+func.func @tensor_map_wide_box(%t: memref<?x16x?x128xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected an inner box of whole 16-byte units up to the swizzle's 128, got 256 bytes}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 128, 128, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+  return
+}
+
+// -----
+
+// A box row is whole 16-byte units.
+func.func @tensor_map_partial_unit(%t: memref<?x16x?x128xbf16>) {
+  // expected-error @below {{'attngpu.tensor_map' op expected an inner box of whole 16-byte units, got 12 bytes}}
+  %m, %ok = attngpu.tensor_map %t {box = array<i64: 6, 128, 1, 1>, swizzle_bytes = 0 : i64} : memref<?x16x?x128xbf16>
+  return
+}

@@ -200,3 +200,27 @@ func.func @bulk_reduce_add(%acc: memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offs
   attngpu.bulk_reduce_add %staged, %acc[%i, %i, %i, %i], %bytes : memref<4096xf32, #gpu.address_space<workgroup>>, memref<?x8x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>
   return
 }
+
+// Named barriers: a warpgroup waits for its turn and passes the next one on.
+// CHECK-LABEL: func @named_barriers(
+// CHECK-SAME: %[[ID:[a-zA-Z0-9_]+]]: i32
+func.func @named_barriers(%id: i32) {
+  // CHECK-NEXT: attngpu.named_barrier.sync %[[ID]], 256{{$}}
+  // CHECK-NEXT: attngpu.named_barrier.arrive %[[ID]], 256{{$}}
+  attngpu.named_barrier.sync %id, 256
+  attngpu.named_barrier.arrive %id, 256
+  return
+}
+
+// The tensor map of a kernel input: one 64-column panel of 128 rows per
+// box, 128-byte swizzle; an f32 map of rank 1 without swizzle.
+// CHECK-LABEL: func @tensor_maps(
+// CHECK-SAME: %[[K:[a-zA-Z0-9_]+]]: memref<?x16x?x128xbf16>, %[[S:[a-zA-Z0-9_]+]]: memref<?xf32>
+func.func @tensor_maps(%k: memref<?x16x?x128xbf16>, %s: memref<?xf32>) -> (!llvm.ptr, i1, !llvm.ptr, i1) {
+  // CHECK-NEXT: %[[KMAP:.*]], %[[KOK:.*]] = attngpu.tensor_map %[[K]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+  // CHECK-NEXT: %[[SMAP:.*]], %[[SOK:.*]] = attngpu.tensor_map %[[S]] {box = array<i64: 256>, swizzle_bytes = 0 : i64} : memref<?xf32>
+  // CHECK-NEXT: return %[[KMAP]], %[[KOK]], %[[SMAP]], %[[SOK]]
+  %kmap, %kok = attngpu.tensor_map %k {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64} : memref<?x16x?x128xbf16>
+  %smap, %sok = attngpu.tensor_map %s {box = array<i64: 256>, swizzle_bytes = 0 : i64} : memref<?xf32>
+  return %kmap, %kok, %smap, %sok : !llvm.ptr, i1, !llvm.ptr, i1
+}

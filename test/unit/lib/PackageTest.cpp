@@ -58,12 +58,16 @@ static bool operator==(const Buffer &a, const Buffer &b) {
 static bool operator==(const Step &a, const Step &b) {
   return a.kernel == b.kernel && a.args == b.args;
 }
+static bool operator==(const TensorMap &a, const TensorMap &b) {
+  return a.arg == b.arg && a.box == b.box && a.swizzleBytes == b.swizzleBytes;
+}
 static bool operator==(const Kernel &a, const Kernel &b) {
   return a.name == b.name && a.target == b.target && a.blob == b.blob &&
          a.entry == b.entry && a.grid == b.grid &&
          std::equal(a.block, a.block + 3, b.block) &&
          a.dynamicSharedMemoryBytes == b.dynamicSharedMemoryBytes &&
-         a.config == b.config && a.resources == b.resources;
+         a.config == b.config && a.resources == b.resources &&
+         a.tensorMaps == b.tensorMaps;
 }
 static bool operator==(const RegionOp &a, const RegionOp &b) {
   return a.name == b.name && a.operands == b.operands && a.type == b.type &&
@@ -202,6 +206,13 @@ Function attentionProgram() {
   gpu.dynamicSharedMemoryBytes = 147456;
   gpu.config = {{"block_m", 128}, {"block_n", 128}, {"stages", 2}};
   gpu.resources = {{"registers", 168}, {"spill_stores", 0}};
+  TensorMap qMap, kMap;
+  qMap.arg = 0;
+  qMap.box = {64, 128, 1, 1};
+  qMap.swizzleBytes = 128;
+  kMap.arg = 1;
+  kMap.box = {8, 64, 1, 1};
+  gpu.tensorMaps = {qMap, kMap};
   fn.kernels = {host, gpu,
                 kernel("cast", "host", "host", "cast_host",
                        {{GridTerm{128, {"B", "N"}, 16384}}}),
@@ -412,6 +423,11 @@ TEST(LibPackage, RoundTripKeepsEveryField) {
   EXPECT_EQ(gpu->grid[0][0].divisor, 128);
   EXPECT_EQ(gpu->block[0], 384);
   EXPECT_EQ(gpu->resources.at("registers"), 168);
+  ASSERT_EQ(gpu->tensorMaps.size(), 2u);
+  EXPECT_EQ(gpu->tensorMaps[1].arg, 1);
+  EXPECT_EQ(gpu->tensorMaps[0].box, (std::vector<int64_t>{64, 128, 1, 1}));
+  EXPECT_EQ(gpu->tensorMaps[0].swizzleBytes, 128);
+  EXPECT_TRUE(function->findKernel("attention", "host")->tensorMaps.empty());
   EXPECT_EQ(function->findKernel("cast", "sm_90a")->entry, "cast_kernel");
   EXPECT_EQ(function->findKernel("cast", "sm_80"), nullptr);
   EXPECT_EQ(function->buffers[1].slot, 3);
@@ -692,8 +708,8 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",  "score",      "predicate",
-      "value",       "ceildiv",      "const", "gradient_of"};
+      "window_left", "window_right", "mask",  "score",       "predicate",
+      "value",       "ceildiv",      "const", "gradient_of", "tensor_maps"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -847,6 +863,64 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"empty entry",
        [](Json &m) { m["functions"][0]["kernels"][0]["entry"] = ""; },
        "functions[0].kernels[0].entry: must not be empty"},
+      {"tensor map of a host kernel",
+       [](Json &m) {
+         m["functions"][0]["kernels"][0]["tensor_maps"] =
+             m["functions"][0]["kernels"][1]["tensor_maps"];
+       },
+       "functions[0].kernels[0].tensor_maps: host kernels take no tensor "
+       "maps"},
+      {"tensor map of a negative argument",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][1]["arg"] = -1;
+       },
+       "functions[0].kernels[1].tensor_maps[1].arg: must be >= 0, got -1"},
+      {"tensor map without a box",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][0]["box"] =
+             Json::array();
+       },
+       "functions[0].kernels[1].tensor_maps[0].box: expected 1 to 5 extents, "
+       "got 0"},
+      {"tensor map box extent",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][0]["box"][1] = 512;
+       },
+       "functions[0].kernels[1].tensor_maps[0].box[1]: expected an extent in "
+       "[1, 256], got 512"},
+      {"tensor map swizzle",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][0]["swizzle_bytes"] =
+             64;
+       },
+       "functions[0].kernels[1].tensor_maps[0].swizzle_bytes: expected 0 or "
+       "128, got 64"},
+      {"tensor map past the step's arguments",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][1]["arg"] = 5;
+       },
+       "functions[0].steps[0].kernel: tensor map of kernel \"attention\": "
+       "argument 5 of a step with 5"},
+      {"tensor map box of another rank",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][0]["box"] = {64, 128,
+                                                                     1};
+       },
+       "functions[0].steps[0].kernel: tensor map of kernel \"attention\": a "
+       "box of 3 extents for \"q\" of rank 4"},
+      {"tensor map box wider than the swizzle",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][0]["box"][0] = 128;
+       },
+       "functions[0].steps[0].kernel: tensor map of kernel \"attention\": an "
+       "inner box of 256 bytes is not whole 16-byte units within the "
+       "swizzle"},
+      {"tensor map box of partial 16-byte units",
+       [](Json &m) {
+         m["functions"][0]["kernels"][1]["tensor_maps"][1]["box"][0] = 4;
+       },
+       "functions[0].steps[0].kernel: tensor map of kernel \"attention\": an "
+       "inner box of 8 bytes is not whole 16-byte units within the swizzle"},
       {"blob offset past the end",
        [](Json &m) { m["blobs"][0]["offset"] = 1000000; },
        "blobs[0]: offset 1000000 + size 300 lies outside the blob section (400 "

@@ -130,6 +130,16 @@ struct GridTerm {
 /// dynamic shared memory (above 48 KiB the runtime opts the kernel in), on
 /// the caller's stream (a CUstream; null is the legacy default stream).
 ///
+/// A CUDA kernel may also take tensor maps (`tensorMaps`): after the memref
+/// parameters, one 128-byte parameter (64-byte aligned, a grid constant)
+/// per map, a CUtensorMap of step argument `arg` that the runtime encodes
+/// at each launch (cuTensorMapEncodeTiled: the argument's data pointer,
+/// sizes and byte strides, its dims reversed, with the map's box and
+/// swizzle); then one int64_t whose bit i says whether map i could be made
+/// (a 16-byte aligned base, unit inner stride, other strides multiples of
+/// 16 bytes). A map that could not be made is zeros, and the kernel must
+/// not read it.
+///
 /// Grid record (both ABIs): beside the entry, the code holds the constant
 /// int64_t array `<entry>_grid` (host: a symbol of the library; CUDA: a
 /// global of the module) = {words, extents, then per extent: constant,
@@ -137,6 +147,15 @@ struct GridTerm {
 /// ceil(constant * (product of the n argument dims) / divisor), up to three
 /// extents, the rest 1. The runtime launches only a grid from `grid` equal
 /// to the one the record gives for the same arguments.
+/// A TMA tensor map a CUDA kernel takes (see Kernel).
+/// JSON: {"arg": 1, "box": [64, 128, 1, 1], "swizzle_bytes": 128}.
+struct TensorMap {
+  int64_t arg = 0;
+  /// Box extents, innermost first (the argument's dims reversed).
+  std::vector<int64_t> box;
+  int64_t swizzleBytes = 0; // 0 or 128
+};
+
 struct Kernel {
   /// Unique per target within the function; steps launch kernels by name.
   std::string name;
@@ -153,6 +172,8 @@ struct Kernel {
   std::map<std::string, int64_t> config;
   /// Resource report of the code generator ("registers", "spill_stores", ...).
   std::map<std::string, int64_t> resources;
+  /// JSON "tensor_maps", left out when empty (CUDA targets only).
+  std::vector<TensorMap> tensorMaps;
 };
 
 //===----------------------------------------------------------------------===//
