@@ -7,7 +7,8 @@
 # rank 4 become bf16, lse stays f32, pinned tiles dropped) compiled twice, with the default
 # tensor-core kernels (wgmma where it applies) and with
 # --tensor-cores=mma-sync, so that the same cases cover both tensor-core
-# kernels. Run here (needs the built attnc and a
+# kernels (the models that reach every kernel kind also with
+# --kernel-schedule=tma,ping-pong). Run here (needs the built attnc and a
 # CUDA toolkit, no GPU); then on the GPU machine:
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
 # With ATTNC_BASELINE set to an earlier build (a folder with bin/attnc,
@@ -36,8 +37,15 @@ for model in "$root"/test/Integration/Host/*.mlir; do
   sed -E 's/(tensor<[^x>]+x[^x>]+x[^x>]+x[0-9]+)xf32>/\1xbf16>/g; s/, tiles = #attn.tiles<[^>]*>//; s/ \{tiles = #attn.tiles<[^>]*>\}//' \
     "$model" >"$variants/$name-bf16.mlir"
   # name, model, attnc flags
+  schedule=
+  # The wgmma kernels' measured-not-default options on the models that
+  # reach every kernel kind (attnc --kernel-schedule).
+  case "$name" in gradients | heads | masks | scores)
+    schedule="$name-bf16-scheduled:$variants/$name-bf16.mlir:--kernel-schedule=tma,ping-pong" ;;
+  esac
   for variant in "$name:$model:" "$name-bf16:$variants/$name-bf16.mlir:" \
-    "$name-bf16-mma-sync:$variants/$name-bf16.mlir:--tensor-cores=mma-sync"; do
+    "$name-bf16-mma-sync:$variants/$name-bf16.mlir:--tensor-cores=mma-sync" \
+    $schedule; do
     IFS=: read -r vname source flags <<<"$variant"
     # shellcheck disable=SC2086
     "$attnc" "$source" --target=sm_90a $flags -o "$bundle/packages/$vname.attnpkg"

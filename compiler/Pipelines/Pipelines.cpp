@@ -93,18 +93,23 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
-                                 const std::string &tensorCores,
-                                 int64_t keyRanges,
-                                 const std::string &programTarget) {
+void attnc::buildProgramPipeline(
+    OpPassManager &pm, const std::string &target,
+    const std::string &tensorCores, int64_t keyRanges,
+    const std::string &programTarget,
+    const std::vector<std::string> &kernelSchedule) {
   const std::string &shapeTarget =
       programTarget.empty() ? target : programTarget;
   pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({shapeTarget}));
   pm.addNestedPass<func::FuncOp>(createAttnSplitKeys({shapeTarget, keyRanges}));
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
+  AttnKernelConfigOptions config;
+  config.target = target;
+  config.tensorCores = tensorCores;
+  config.kernelSchedule.assign(kernelSchedule.begin(), kernelSchedule.end());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
-      createAttnKernelConfig({target, tensorCores}));
+      createAttnKernelConfig(config));
 }
 
 void attnc::buildHostKernelPipeline(OpPassManager &pm) {
@@ -190,6 +195,10 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       llvm::cl::desc("Target whose costs shape the programs (default: "
                      "target)"),
       llvm::cl::init("")};
+  ListOption<std::string> kernelSchedule{
+      *this, "kernel-schedule",
+      llvm::cl::desc("wgmma kernel options to give every kernel they "
+                     "apply to: tma, ping-pong")};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
@@ -217,8 +226,10 @@ void attnc::registerAttncPassesAndPipelines() {
       "Form programs of kernels, plan their buffers and configure the "
       "kernels for a target",
       [](OpPassManager &pm, const TargetOptions &options) {
-        buildProgramPipeline(pm, options.target, options.tensorCores,
-                             options.keyRanges, options.programTarget);
+        buildProgramPipeline(
+            pm, options.target, options.tensorCores, options.keyRanges,
+            options.programTarget,
+            {options.kernelSchedule.begin(), options.kernelSchedule.end()});
       });
   PassPipelineRegistration<>(
       "attnc-host-kernels",

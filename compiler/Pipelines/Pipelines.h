@@ -25,6 +25,7 @@
 #define ATTNC_COMPILER_PIPELINES_PIPELINES_H
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 class DialectRegistry;
@@ -53,7 +54,8 @@ void buildFrontendPipeline(mlir::OpPassManager &pm,
 void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
                           const std::string &tensorCores = "auto",
                           int64_t keyRanges = 0,
-                          const std::string &programTarget = "");
+                          const std::string &programTarget = "",
+                          const std::vector<std::string> &kernelSchedule = {});
 void buildHostKernelPipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuKernelPipeline(mlir::OpPassManager &pm, const std::string &chip);

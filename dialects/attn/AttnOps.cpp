@@ -228,9 +228,8 @@ TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
   if (tma.value_or(false) && !producer.value_or(false))
     return emitError() << "tma needs producer = true (the producer copies by "
                           "TMA)";
-  if (pingPong.value_or(false) && (mma != MmaKind::Warpgroup || blockM < 128))
-    return emitError() << "ping_pong needs mma = wgmma and two or more "
-                          "warpgroups (block_m >= 128)";
+  if (pingPong.value_or(false) && mma != MmaKind::Warpgroup)
+    return emitError() << "ping_pong needs mma = wgmma";
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
@@ -285,6 +284,11 @@ bool mlir::attn::wgmmaKeyValueAddsDq(int64_t headDim) {
   return headDim % 64 == 0;
 }
 
+int64_t mlir::attn::wgmmaWarpgroups(int64_t blockM, int64_t blockN,
+                                    bool ownsKeys) {
+  return (ownsKeys ? blockN : blockM) / 64;
+}
+
 /// The tensor-core kind of the tiles must fit the inputs.
 static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
   std::optional<TilesAttr> tiles = op.getTiles();
@@ -319,8 +323,11 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
            << "producer tiles need a forward attention op (the gradient "
               "kernels copy their own tiles)";
   if (tiles->getPingPong().value_or(false) &&
-      !isa<AttentionOp, AttentionSplitOp>(op.getOperation()))
-    return op.emitOpError() << "ping_pong tiles need a forward attention op";
+      wgmmaWarpgroups(tiles->getBlockM(), tiles->getBlockN(),
+                      isa<AttentionGradKVOp>(op.getOperation())) < 2)
+    return op.emitOpError()
+           << "ping_pong tiles need two or more warpgroups to take turns (64 "
+              "rows of block_m each, of block_n for attention_grad_kv)";
   return success();
 }
 

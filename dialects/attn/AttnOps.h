@@ -55,6 +55,10 @@ bool headDimFitsMma(MmaKind mma, int64_t headDim);
 /// its two warpgroups split dq's columns in halves that must start on a
 /// whole swizzle panel.
 bool wgmmaKeyValueAddsDq(int64_t headDim);
+/// The warpgroups of a wgmma kernel of `blockM` x `blockN` tiles: one per
+/// 64 rows it owns, query rows, or keys where it owns keys (`ownsKeys`,
+/// attention_grad_kv).
+int64_t wgmmaWarpgroups(int64_t blockM, int64_t blockN, bool ownsKeys);
 
 /// The role name of an attention dim class ("B", "Nq", "Nk") shared by the
 /// forward and gradient kernels, or empty.

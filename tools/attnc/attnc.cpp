@@ -77,11 +77,21 @@ llvm::cl::opt<TensorCores> tensorCores(
     llvm::cl::desc("sm_90a tensor-core kernel for 16-bit inputs"),
     llvm::cl::values(
         clEnumValN(TensorCores::Auto, "auto",
-                   "wgmma for head dims that are multiples of 64 up to 256, "
-                   "mma.sync for other multiples of 16 (the default)"),
+                   "wgmma for head dims that are multiples of 16 up to 256, "
+                   "mma.sync for short static query lengths (the default)"),
         clEnumValN(TensorCores::MmaSync, "mma-sync",
                    "mma.sync wherever tensor cores apply")),
     llvm::cl::init(TensorCores::Auto), llvm::cl::cat(attncCategory));
+
+llvm::cl::list<std::string> kernelSchedule(
+    "kernel-schedule",
+    llvm::cl::desc("sm_90a wgmma kernel options to give every kernel they "
+                   "apply to, comma separated, while they are measured (no "
+                   "kernel gets them by default): tma (a forward kernel's "
+                   "producer loads by TMA), ping-pong (the warpgroups of a "
+                   "forward or gradient kernel take turns on the tensor "
+                   "cores)"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"),
@@ -288,7 +298,9 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName,
         attnc::buildProgramPipeline(
             pm, targetName,
             tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto",
-            keyRanges, programTarget);
+            keyRanges, programTarget,
+            std::vector<std::string>(kernelSchedule.begin(),
+                                     kernelSchedule.end()));
       })))
     return failure();
   phaseTimes.lap("programs");

@@ -177,8 +177,43 @@ std::optional<bool> packsGroup(attn::AttentionScoringOpInterface op,
   return true;
 }
 
+/// The kernel-schedule options of attn-kernel-config.
+struct KernelSchedule {
+  bool tma = false, pingPong = false;
+};
+
+FailureOr<KernelSchedule> parseSchedule(ArrayRef<std::string> options,
+                                        Operation *op) {
+  KernelSchedule schedule;
+  for (const std::string &option : options) {
+    if (option == "tma")
+      schedule.tma = true;
+    else if (option == "ping-pong")
+      schedule.pingPong = true;
+    else
+      return op->emitError() << "unknown kernel-schedule option '" << option
+                             << "'; expected tma or ping-pong";
+  }
+  return schedule;
+}
+
+/// An option kernel-schedule asks for (`asked`) where it `applies`.
+std::optional<bool> scheduled(bool asked, bool applies) {
+  return asked && applies ? std::optional<bool>(true) : std::nullopt;
+}
+
+/// Whether turns apply to `op`'s kernel: wgmma with two or more warpgroups.
+bool takesTurns(attn::AttentionScoringOpInterface op, int64_t blockM,
+                int64_t blockN, std::optional<MmaKind> mma) {
+  return mma == MmaKind::Warpgroup &&
+         attn::wgmmaWarpgroups(
+             blockM, blockN, isa<attn::AttentionGradKVOp>(op.getOperation())) >=
+             2;
+}
+
 LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
-                                 const attnc::TargetDescription &target) {
+                                 const attnc::TargetDescription &target,
+                                 KernelSchedule schedule) {
   std::optional<attn::TilesAttr> pinned = op.getTiles();
   auto [blockM, blockN] = pinned ? std::pair{pinned->getBlockM(),
                                              pinned->getBlockN()}
@@ -200,8 +235,13 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
   std::optional<bool> producer =
       pinned ? pinned->getProducer() : usesProducer(op, blockM, mma);
-  std::optional<bool> tma = pinned ? pinned->getTma() : std::nullopt;
-  std::optional<bool> pingPong = pinned ? pinned->getPingPong() : std::nullopt;
+  std::optional<bool> tma =
+      pinned ? pinned->getTma()
+             : scheduled(schedule.tma, producer.value_or(false));
+  std::optional<bool> pingPong =
+      pinned
+          ? pinned->getPingPong()
+          : scheduled(schedule.pingPong, takesTurns(op, blockM, blockN, mma));
   op->setAttr("tiles",
               attn::TilesAttr::get(op.getContext(), blockM, blockN, mma,
                                    packGroup, producer, tma, pingPong));
@@ -288,7 +328,8 @@ LogicalResult checkGradTiles(attn::AttentionScoringOpInterface op, Tiles tiles,
 }
 
 LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
-                                  const attnc::TargetDescription &target) {
+                                  const attnc::TargetDescription &target,
+                                  KernelSchedule schedule) {
   std::optional<attn::TilesAttr> pinned = op.getTiles();
   std::optional<MmaKind> mma = pinned ? pinned->getMma() : std::nullopt;
   if (target.isGpu() && !mma)
@@ -301,12 +342,15 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
     tiles = {pinned->getBlockM(), pinned->getBlockN(), tiles.mma};
   if (failed(checkGradTiles(op, tiles, target)))
     return failure();
+  std::optional<bool> pingPong =
+      pinned ? pinned->getPingPong()
+             : scheduled(schedule.pingPong,
+                         takesTurns(op, tiles.blockM, tiles.blockN, mma));
   op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
                                             tiles.blockN, mma,
                                             /*pack_group=*/std::nullopt,
                                             /*producer=*/std::nullopt,
-                                            /*tma=*/std::nullopt,
-                                            /*ping_pong=*/std::nullopt));
+                                            /*tma=*/std::nullopt, pingPong));
   return success();
 }
 
@@ -343,15 +387,21 @@ struct AttnKernelConfigPass
         });
     if (failed(description))
       return signalPassFailure();
+    FailureOr<KernelSchedule> schedule =
+        parseSchedule(kernelSchedule, getOperation());
+    if (failed(schedule))
+      return signalPassFailure();
     WalkResult result = getOperation().walk([&](Operation *op) {
       if (isa<attn::AttentionOp, attn::AttentionSplitOp>(op))
         return failed(configureAttention(
-                   cast<attn::AttentionScoringOpInterface>(op), *description))
+                   cast<attn::AttentionScoringOpInterface>(op), *description,
+                   *schedule))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       if (isa<attn::AttentionGradKVOp, attn::AttentionGradQOp>(op))
         return failed(configureGradKernel(
-                   cast<attn::AttentionScoringOpInterface>(op), *description))
+                   cast<attn::AttentionScoringOpInterface>(op), *description,
+                   *schedule))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))

@@ -766,12 +766,10 @@ SmallVector<Value> MmaAttentionKernel::skipTile(ValueRange state,
   arriveBarrier(barrier(layout.kFreeOffset, kStage));
   // A turn per tile, taken or not, keeps the warpgroups in step.
   if (turn)
-    attngpu::NamedBarrierSyncOp::create(b, loc, turn->own,
-                                        attnc::TensorCoreTurn::kThreads);
+    turn->await(b, loc);
   llvm::copy(flushPending(state), result.begin() + stateO);
   if (turn)
-    attngpu::NamedBarrierArriveOp::create(b, loc, turn->next,
-                                          attnc::TensorCoreTurn::kThreads);
+    turn->pass(b, loc);
   Value noP = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   std::fill(result.begin() + stateP, result.begin() + stateP + pRegisters,
             noP);
@@ -961,27 +959,14 @@ int32_t MmaAttentionKernel::consumerRegisters() const {
       atLaunch + handedBack / consumerThreads / 8 * 8, kMostPerThread));
 }
 
-/// With more than one consumer warpgroup, they issue each tile's products
-/// in turn, warpgroup w after w - 1 (barrier w + 1 is w's turn); the first
-/// has the first turn. Every warpgroup walks the same tiles, taking a turn
+/// With `ping_pong` tiles the consumer warpgroups issue each tile's
+/// products in turn. Every warpgroup walks the same tiles, taking a turn
 /// on each.
 void MmaAttentionKernel::takeTurns() {
-  if (!op.getTiles()->getPingPong().value_or(false))
-    return;
-  int64_t warpgroups = consumerThreads / 128;
-  Value own = arith::DivUIOp::create(b, loc, threadId, index(128));
-  Value next =
-      arith::RemUIOp::create(b, loc, add(own, index(1)), index(warpgroups));
-  auto barrierOf = [&](Value w) {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
-                                        add(w, index(1)))
-        .getResult();
-  };
-  turn = attnc::TensorCoreTurn{barrierOf(own), barrierOf(next)};
-  ifThen(arith::CmpIOp::create(b, loc, P::eq, own, index(0)), [&] {
-    attngpu::NamedBarrierArriveOp::create(b, loc, turn->own,
-                                          attnc::TensorCoreTurn::kThreads);
-  });
+  if (op.getTiles()->getPingPong().value_or(false))
+    turn = attnc::TensorCoreTurn::start(
+        b, loc, arith::DivUIOp::create(b, loc, threadId, index(128)),
+        consumerThreads / 128);
 }
 
 /// The consumers' key loop, then the output.

@@ -101,6 +101,10 @@ private:
     diagonal = attnc::diagonalOffset(
         b, loc, op, memref::DimOp::create(b, loc, operand(0), 2),
         memref::DimOp::create(b, loc, operand(1), 2));
+    // With `ping_pong` tiles the warpgroups issue each tile's scores in
+    // turn; every warpgroup meets the same tiles.
+    if (op.getTiles()->getPingPong().value_or(false))
+      turn = attnc::TensorCoreTurn::start(b, loc, warpgroup, threads / 128);
   }
   Value operand(int64_t i) { return x.operands[i]; }
   /// The valid query rows of the tile at `q0`, keys of the tile at `k0`.
@@ -309,6 +313,7 @@ private:
   bool bulkDq = false;
   std::optional<int64_t> rowSwizzle; // of the dq accumulator
   Value warpgroup; // lanes.warp / 4
+  std::optional<attnc::TensorCoreTurn> turn;
   int64_t blockM, blockN, headDim, headDimV, threads;
   // The thread's two fragment rows within the tile, its first column.
   Value localRow[2], columnBase;
@@ -443,7 +448,7 @@ MmaGradKernel::rowScores(Value own, Value ownDp, int64_t ownRows, Value walked,
       wgmma.scores(own, ownRows, walked, walkedRows, headDim, warpgroup),
       wgmma.scores(ownDp, ownRows, walkedDp, walkedRows, headDimV, warpgroup)};
   SmallVector<SmallVector<Value>> values =
-      wgmma.issue(products, /*inFlight=*/2);
+      wgmma.issue(products, /*inFlight=*/2, turn ? &*turn : nullptr);
   whileInFlight();
   return {fragmentsOf(wgmma.wait(values[0], {}, /*pending=*/1)), values[1]};
 }

@@ -165,6 +165,39 @@ SmallVector<Value> attnc::WarpgroupMma::fromVector(Value vector) {
   return values;
 }
 
+attnc::TensorCoreTurn attnc::TensorCoreTurn::start(OpBuilder &b, Location loc,
+                                                   Value warpgroup,
+                                                   int64_t warpgroups) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto barrierOf = [&](Value w) {
+    return arith::IndexCastUIOp::create(
+               b, loc, b.getI32Type(),
+               arith::AddIOp::create(b, loc, w, index(1)))
+        .getResult();
+  };
+  Value next = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, warpgroup, index(1)),
+      index(warpgroups));
+  TensorCoreTurn turn(barrierOf(warpgroup), barrierOf(next));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      warpgroup, index(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  attngpu::NamedBarrierArriveOp::create(b, loc, turn.own, kThreads);
+  return turn;
+}
+
+void attnc::TensorCoreTurn::await(OpBuilder &b, Location loc) const {
+  attngpu::NamedBarrierSyncOp::create(b, loc, own, kThreads);
+}
+
+void attnc::TensorCoreTurn::pass(OpBuilder &b, Location loc) const {
+  attngpu::NamedBarrierArriveOp::create(b, loc, next, kThreads);
+}
+
 SmallVector<SmallVector<Value>>
 attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight,
                            const TensorCoreTurn *turn) {
@@ -179,8 +212,7 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight,
         product.accumulator.empty() ? Value() : toVector(product.accumulator));
   }
   if (turn)
-    attngpu::NamedBarrierSyncOp::create(b, loc, turn->own,
-                                        TensorCoreTurn::kThreads);
+    turn->await(b, loc);
   attngpu::WgmmaFenceOp::create(b, loc);
   SmallVector<Value> results;
   for (auto [i, product] : llvm::enumerate(products)) {
@@ -194,8 +226,7 @@ attnc::WarpgroupMma::issue(ArrayRef<WgmmaProduct> products, int64_t inFlight,
     attngpu::WgmmaCommitGroupOp::create(b, loc);
   }
   if (turn)
-    attngpu::NamedBarrierArriveOp::create(b, loc, turn->next,
-                                          TensorCoreTurn::kThreads);
+    turn->pass(b, loc);
   size_t done = results.size() - inFlight;
   if (done > 0) {
     auto waited = attngpu::WgmmaWaitGroupOp::create(

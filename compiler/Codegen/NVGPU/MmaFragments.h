@@ -81,14 +81,28 @@ struct WgmmaProduct {
   bool transposeA = false, transposeB = false;
 };
 
-/// Ping-pong between consumer warpgroups (FlashAttention-3): a warpgroup
-/// issues its products in its turn only, waiting at named barrier `own`,
-/// and passes the turn on at `next` once they are committed, so that one
-/// warpgroup's softmax runs while the tensor cores do another's products.
-struct TensorCoreTurn {
-  mlir::Value own, next;
+/// Ping-pong between warpgroups (FlashAttention-3): a warpgroup issues its
+/// products in its turn only, waiting at its named barrier, and passes the
+/// turn on to the next once they are committed, so that one warpgroup's
+/// per-element work runs while the tensor cores do another's products.
+/// Warpgroup w waits at barrier w + 1 (0 is the block's); every warpgroup
+/// must take the same number of turns.
+class TensorCoreTurn {
+public:
+  /// The turns of `warpgroups` warpgroups, `warpgroup` being this one's
+  /// index; the first has the first turn.
+  static TensorCoreTurn start(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value warpgroup, int64_t warpgroups);
+  /// Waits for this warpgroup's turn.
+  void await(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Passes the turn on to the next warpgroup.
+  void pass(mlir::OpBuilder &b, mlir::Location loc) const;
+
+private:
+  TensorCoreTurn(mlir::Value own, mlir::Value next) : own(own), next(next) {}
   /// Each barrier counts the warpgroup waiting and the one passing.
   static constexpr int64_t kThreads = 256;
+  mlir::Value own, next;
 };
 
 class WarpgroupMma : public FragmentEmitter {

@@ -3,6 +3,10 @@
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=mma-sync}))' | FileCheck %s --check-prefix=SYNC
 // The host target is the default.
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config))' | FileCheck %s --check-prefix=HOST
+// kernel-schedule gives the forward wgmma kernels the options no kernel
+// gets by default: tma where there is a producer, ping_pong where there are
+// two or more consumer warpgroups.
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=tma,ping-pong}))' | FileCheck %s --check-prefix=SCHED
 // In the program pipeline it configures the kernel functions of @attnc_kernels.
 // RUN: attn-opt %s -split-input-file --attnc-programs='target=sm_90a' | FileCheck %s --check-prefix=PIPE
 
@@ -17,6 +21,8 @@
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
 // SYNC-LABEL: func.func @dynamic
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// SCHED-LABEL: func.func @dynamic
+// SCHED:         tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
 func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
@@ -37,6 +43,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @narrow
 // GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// SCHED-LABEL: func.func @narrow
+// SCHED:         tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, ping_pong = true>}
 // SYNC-LABEL: func.func @narrow
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_scored
@@ -45,6 +53,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @wide
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+// SCHED-LABEL: func.func @wide
+// SCHED:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, ping_pong = true>}
 // SYNC-LABEL: func.func @wide
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // A mask region's classification needs the registers a producer keeps.

@@ -177,3 +177,39 @@ func.func @grad_kv_partial_panels(%q: memref<1x2x?x96xbf16, strided<[?, ?, ?, ?]
   bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x96xbf16>, memref<1x2x?x96xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
   return
 }
+
+// -----
+
+// `ping_pong` tiles: the key/value kernel's two warpgroups (64 keys each)
+// issue each query tile's Sᵀ and dPᵀ in turn, warpgroup w waiting at named
+// barrier w + 1 and passing the turn on once both are committed; the first
+// has the first turn.
+
+// CHECK-LABEL: func.func @grad_kv_ping_pong(
+// CHECK:         %[[NEXTID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK-NEXT:    %[[OWNID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK-NEXT:      attngpu.named_barrier.arrive %[[OWNID]], 256
+// CHECK-NEXT:    }
+// CHECK:         scf.for
+// CHECK:           attngpu.named_barrier.sync %[[OWNID]], 256
+// CHECK-NEXT:      attngpu.wgmma.fence
+// CHECK-NEXT:      attngpu.wgmma.mma_async
+// CHECK-NEXT:      attngpu.wgmma.commit_group
+// CHECK-NEXT:      attngpu.wgmma.mma_async
+// CHECK-NEXT:      attngpu.wgmma.commit_group
+// CHECK-NEXT:      attngpu.named_barrier.arrive %[[NEXTID]], 256
+func.func @grad_kv_ping_pong(%q: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>,
+                   %d: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>, %dk: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                   %dv: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %1 = bufferization.to_tensor %l : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %2 = bufferization.to_tensor %d : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %dk_t, %dv_t = attn.attention_grad_kv %0, %0, %0, %1, %2, %0 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, ping_pong = true>}
+      : tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?xf32>, tensor<1x2x?xf32>, tensor<1x2x?x64xbf16>
+      -> tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>
+  bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}

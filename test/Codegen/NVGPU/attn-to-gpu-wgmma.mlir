@@ -282,12 +282,12 @@ module @attnc_kernels {
 // CHECK:             attngpu.mbarrier.arrive_cp_async
 // CHECK:           nvvm.setmaxregister  increase 216
 // CHECK-NEXT:      %[[WG:.*]] = arith.divui %{{.*}}, %c128 : index
-// CHECK-NEXT:      %[[OWN:.*]] = arith.addi %[[WG]], %c1 : index
-// CHECK-NEXT:      %[[NEXTWG:.*]] = arith.remui %[[OWN]], %c2 : index
-// CHECK-NEXT:      %[[OWNID:.*]] = arith.index_castui %[[OWN]] : index to i32
-// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[NEXTWG]], %c1 : index
-// CHECK-NEXT:      %[[NEXTID:.*]] = arith.index_castui %[[NEXT]] : index to i32
-// CHECK-NEXT:      %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0 : index
+// CHECK-DAG:       %[[OWN:.*]] = arith.addi %[[WG]], %c1 : index
+// CHECK-DAG:       %[[NEXTWG:.*]] = arith.remui %[[OWN]], %c2 : index
+// CHECK-DAG:       %[[OWNID:.*]] = arith.index_castui %[[OWN]] : index to i32
+// CHECK-DAG:       %[[NEXT:.*]] = arith.addi %[[NEXTWG]], %c1 : index
+// CHECK-DAG:       %[[NEXTID:.*]] = arith.index_castui %[[NEXT]] : index to i32
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0 : index
 // CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK-NEXT:        attngpu.named_barrier.arrive %[[OWNID]], 256
 // CHECK-NEXT:      }
