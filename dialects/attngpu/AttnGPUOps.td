@@ -369,8 +369,8 @@ def AttnGPU_TmaLoadOp : AttnGPU_Op<"tma.load"> {
   let summary = "a TMA copy of a tensor box from global to shared memory";
   let description = [{
     Copies the box at `coordinates` (innermost first, in elements) of the
-    tensor that the 128-byte CUtensorMap at `tensor_map` (a kernel parameter
-    in global or constant memory) describes into the shared tile `tile`.
+    tensor that the 128-byte CUtensorMap at `tensor_map` (a grid-constant
+    kernel parameter, see `attngpu.tensor_map`) describes into the shared tile `tile`.
     The box's bytes complete as transactions on `barrier`, which an
     `mbarrier.arrive_expect_tx` of the same count must announce: a box's
     whole bytes, also where it reaches past the tensor's end (those elements

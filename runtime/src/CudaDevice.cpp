@@ -240,11 +240,12 @@ Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
   std::vector<CUtensorMap> maps(tensorMaps_.size());
   int64_t validMaps = 0;
   for (size_t i = 0; i < maps.size(); ++i) {
-    std::memset(&maps[i], 0, sizeof(CUtensorMap));
     if (encodeTensorMap(context.driver(), tensorMaps_[i],
                         *args.at(static_cast<size_t>(tensorMaps_[i].arg)),
                         maps[i]))
       validMaps |= int64_t{1} << i;
+    else
+      maps[i] = CUtensorMap{}; // whatever a failed encode left: zeros
   }
   std::vector<void *> params;
   for (int64_t &word : words)

@@ -870,10 +870,8 @@ void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
 /// t - V), the q tile with the first; "full" completes when their bytes
 /// (whole boxes, rows past the end as zeros) have landed.
 void MmaAttentionKernel::loadTilesByTma() {
-  auto boxBytes = [](const attnc::MmaTileLayout &tile) {
-    return tile.rows * tile.rowStride() * 2;
-  };
-  int64_t tileBytes = boxBytes(layout.k) + boxBytes(layout.v);
+  // A tile's boxes fill it whole, padding panels included.
+  int64_t tileBytes = layout.k.bytes() + layout.v.bytes();
   loop(index(0), tileCount, index(1), [&](Value t) {
     waitForFreeStage(t, layout.kFreeOffset, 2);
     waitForFreeStage(t, layout.vFreeOffset, layout.vStages);
@@ -881,9 +879,8 @@ void MmaAttentionKernel::loadTilesByTma() {
     Value full = barrier(layout.fullOffset, stageOf(t, 2));
     attngpu::MBarrierArriveExpectTxOp::create(
         b, loc, full,
-        arith::SelectOp::create(b, loc, first,
-                                i32(tileBytes + boxBytes(layout.q)),
-                                i32(tileBytes)));
+        arith::SelectOp::create(
+            b, loc, first, i32(tileBytes + layout.q.bytes()), i32(tileBytes)));
     ifThen(first, [&] {
       loadBoxes(maps->q, layout.qOffset, index(0), layout.q, ids.head, q0,
                 full);
