@@ -235,9 +235,11 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
   std::optional<bool> producer =
       pinned ? pinned->getProducer() : usesProducer(op, blockM, mma);
+  // A producer loads by TMA (H200, dense D128: 1.28x the cp.async
+  // producer, 1.22x causal; bench/NOTES.md).
   std::optional<bool> tma =
       pinned ? pinned->getTma()
-             : scheduled(schedule.tma, producer.value_or(false));
+             : scheduled(/*asked=*/true, producer.value_or(false));
   std::optional<bool> pingPong =
       pinned
           ? pinned->getPingPong()
