@@ -170,11 +170,9 @@ def AttnKernelConfig : Pass<"attn-kernel-config", "::mlir::func::FuncOp"> {
            "mma.sync) or mma-sync (mma.sync everywhere it applies)">,
     ListOption<"kernelSchedule", "kernel-schedule", "std::string",
                "Options of the wgmma kernels that no kernel gets by "
-               "default while they are measured, for every kernel they "
-               "apply to (tiles pinned by the op are kept): tma (a forward "
-               "kernel's producer loading by TMA) and ping-pong (the "
-               "warpgroups of a forward or gradient kernel taking turns on "
-               "the tensor cores)">,
+               "default, for every kernel they apply to (tiles pinned by "
+               "the op are kept): ping-pong (the warpgroups of a forward or "
+               "gradient kernel taking turns on the tensor cores)">,
   ];
 }
 

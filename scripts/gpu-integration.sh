@@ -8,7 +8,7 @@
 # tensor-core kernels (wgmma where it applies) and with
 # --tensor-cores=mma-sync, so that the same cases cover both tensor-core
 # kernels (the models that reach every kernel kind also with
-# --kernel-schedule=tma,ping-pong). Run here (needs the built attnc and a
+# --kernel-schedule=ping-pong). Run here (needs the built attnc and a
 # CUDA toolkit, no GPU); then on the GPU machine:
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
 # With ATTNC_BASELINE set to an earlier build (a folder with bin/attnc,
@@ -38,10 +38,10 @@ for model in "$root"/test/Integration/Host/*.mlir; do
     "$model" >"$variants/$name-bf16.mlir"
   # name, model, attnc flags
   schedule=
-  # The wgmma kernels' measured-not-default options on the models that
+  # The wgmma kernels' option no kernel gets by default on the models that
   # reach every kernel kind (attnc --kernel-schedule).
   case "$name" in gradients | heads | masks | scores)
-    schedule="$name-bf16-scheduled:$variants/$name-bf16.mlir:--kernel-schedule=tma,ping-pong" ;;
+    schedule="$name-bf16-scheduled:$variants/$name-bf16.mlir:--kernel-schedule=ping-pong" ;;
   esac
   for variant in "$name:$model:" "$name-bf16:$variants/$name-bf16.mlir:" \
     "$name-bf16-mma-sync:$variants/$name-bf16.mlir:--tensor-cores=mma-sync" \
@@ -87,16 +87,10 @@ sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$root/test/attn
   -o "$bundle/packages/bench-documents.attnpkg"
 "$attnc" "$root/bench/variants.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-variants.attnpkg"
-# The benchmarks with the wgmma kernels' measured-not-default options
-# (bench/NOTES.md, "TMA loads and ping-pong"), to compare with the
-# default packages above.
-for schedule in tma ping-pong tma,ping-pong; do
-  "$attnc" "$root/bench/attention.mlir" --target=sm_90a \
-    --kernel-schedule="$schedule" -o "$bundle/packages/bench-${schedule/,/-}.attnpkg"
-  "$attnc" "$root/bench/variants.mlir" --target=sm_90a \
-    --kernel-schedule="$schedule" \
-    -o "$bundle/packages/bench-variants-${schedule/,/-}.attnpkg"
-done
+# The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
+# ping-pong"), to compare with the default packages above.
+"$attnc" "$root/bench/attention.mlir" --target=sm_90a \
+  --kernel-schedule=ping-pong -o "$bundle/packages/bench-ping-pong.attnpkg"
 "$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
   --kernel-schedule=ping-pong -o "$bundle/packages/bench-backward-ping-pong.attnpkg"
 # Autograd through attnc packages (test/python/gpu/autograd_check.py).

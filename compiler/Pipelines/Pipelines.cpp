@@ -198,7 +198,7 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
   ListOption<std::string> kernelSchedule{
       *this, "kernel-schedule",
       llvm::cl::desc("wgmma kernel options to give every kernel they "
-                     "apply to: tma, ping-pong")};
+                     "apply to: ping-pong")};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",

@@ -85,12 +85,10 @@ llvm::cl::opt<TensorCores> tensorCores(
 
 llvm::cl::list<std::string> kernelSchedule(
     "kernel-schedule",
-    llvm::cl::desc("sm_90a wgmma kernel options to give every kernel they "
-                   "apply to, comma separated, while they are measured (no "
-                   "kernel gets them by default): tma (a forward kernel's "
-                   "producer loads by TMA), ping-pong (the warpgroups of a "
-                   "forward or gradient kernel take turns on the tensor "
-                   "cores)"),
+    llvm::cl::desc("sm_90a wgmma kernel options that no kernel gets by "
+                   "default, for every kernel they apply to, comma "
+                   "separated: ping-pong (the warpgroups of a forward or "
+                   "gradient kernel take turns on the tensor cores)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<Emit> emit(

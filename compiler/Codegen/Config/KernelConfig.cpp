@@ -179,20 +179,18 @@ std::optional<bool> packsGroup(attn::AttentionScoringOpInterface op,
 
 /// The kernel-schedule options of attn-kernel-config.
 struct KernelSchedule {
-  bool tma = false, pingPong = false;
+  bool pingPong = false;
 };
 
 FailureOr<KernelSchedule> parseSchedule(ArrayRef<std::string> options,
                                         Operation *op) {
   KernelSchedule schedule;
   for (const std::string &option : options) {
-    if (option == "tma")
-      schedule.tma = true;
-    else if (option == "ping-pong")
+    if (option == "ping-pong")
       schedule.pingPong = true;
     else
       return op->emitError() << "unknown kernel-schedule option '" << option
-                             << "'; expected tma or ping-pong";
+                             << "'; expected ping-pong";
   }
   return schedule;
 }
@@ -239,7 +237,8 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
   // producer, 1.22x causal; bench/NOTES.md).
   std::optional<bool> tma =
       pinned ? pinned->getTma()
-             : scheduled(/*asked=*/true, producer.value_or(false));
+             : (producer.value_or(false) ? std::optional<bool>(true)
+                                         : std::nullopt);
   std::optional<bool> pingPong =
       pinned
           ? pinned->getPingPong()

@@ -1,7 +1,7 @@
 // RUN: split-file %s %t
 // RUN: attn-opt %t/target.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_100}))'
 // RUN: attn-opt %t/tensor-cores.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=wmma}))'
-// RUN: attn-opt %t/schedule.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=tma,pingpong}))'
+// RUN: attn-opt %t/schedule.mlir -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=pingpong}))'
 // RUN: attn-opt %t/host.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=host}))'
 // RUN: attn-opt %t/gpu.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a}))'
 
@@ -17,7 +17,7 @@ func.func @f() {
 }
 
 //--- schedule.mlir
-// expected-error @below {{unknown kernel-schedule option 'pingpong'; expected tma or ping-pong}}
+// expected-error @below {{unknown kernel-schedule option 'pingpong'; expected ping-pong}}
 func.func @f() {
   return
 }

@@ -3,10 +3,9 @@
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=mma-sync}))' | FileCheck %s --check-prefix=SYNC
 // The host target is the default.
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config))' | FileCheck %s --check-prefix=HOST
-// kernel-schedule gives the forward wgmma kernels the options no kernel
-// gets by default: tma where there is a producer, ping_pong where there are
-// two or more consumer warpgroups.
-// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=tma,ping-pong}))' | FileCheck %s --check-prefix=SCHED
+// kernel-schedule gives the wgmma kernels the option no kernel gets by
+// default: ping_pong where there are two or more warpgroups.
+// RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=ping-pong}))' | FileCheck %s --check-prefix=SCHED
 // In the program pipeline it configures the kernel functions of @attnc_kernels.
 // RUN: attn-opt %s -split-input-file --attnc-programs='target=sm_90a' | FileCheck %s --check-prefix=PIPE
 

@@ -1,5 +1,6 @@
 // The forward kernel's schedule options, pinned (attn-kernel-config gives
-// them to no kernel yet): TMA loads by the producer (`tma`), the consumers
+// `tma` to every kernel with a producer, `ping_pong` to none): TMA loads
+// by the producer (`tma`), the consumers
 // taking turns on the tensor cores (`ping_pong`), and both; with head dim
 // 80 (boxes reaching past the head dim), grouped-query heads and a value
 // head dim other than the query's, and three consumer warpgroups taking
