@@ -43,6 +43,7 @@
 #include "compiler/Codegen/Common/OnlineSoftmax.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "compiler/Codegen/NVGPU/MmaFragments.h"
+#include "compiler/Codegen/NVGPU/StageRing.h"
 #include "dialects/attngpu/AttnGPUOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -58,23 +59,6 @@ using attnc::AFragment;
 using P = arith::CmpIPredicate;
 
 namespace {
-
-/// The threads that copy tiles: the producer warpgroup where the kernel has
-/// one, else all.
-int64_t stagingThreads(attn::AttentionScoringOpInterface op) {
-  int64_t producers = attnc::mmaProducerThreads(op);
-  return producers ? producers : attnc::mmaThreads(op);
-}
-
-/// The thread's index among those that copy tiles.
-Value stagingThread(OpBuilder &b, Location loc,
-                    attn::AttentionScoringOpInterface op, Value threadId) {
-  if (attnc::mmaProducerThreads(op) == 0)
-    return threadId;
-  return arith::SubIOp::create(
-      b, loc, threadId,
-      arith::ConstantIndexOp::create(b, loc, attnc::mmaConsumerThreads(op)));
-}
 
 /// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
 /// reduced across the quad of lanes that share a row.
@@ -138,11 +122,11 @@ private:
   // Geometry and shared memory.
   void setUpBlock();
   void initBarriers();
-  Value barrier(int64_t offset, Value slot);
-  void waitBarrier(Value bar, Value use);
-  void arriveBarrier(Value bar);
+  Value barrier(int64_t offset, Value slot) {
+    return barriers.at(offset, slot);
+  }
   Value stageOf(Value tileNumber, int64_t stages) {
-    return arith::RemUIOp::create(b, loc, tileNumber, index(stages));
+    return barriers.slotOf(tileNumber, stages);
   }
   Value kTile(Value stage);
   Value vTile(Value stage);
@@ -176,13 +160,23 @@ private:
   void loadTilesByTma();
   void loadBoxes(Value map, int64_t byteOffset, Value stageBytes,
                  const attnc::MmaTileLayout &tile, Value head, Value row,
-                 Value full);
-  void waitForFreeStage(Value tileNumber, int64_t offset, int64_t stages);
-  int32_t consumerRegisters() const;
+                 Value full) {
+    attnc::loadPanels(b, loc, stager, shared, element, map, byteOffset,
+                      stageBytes, tile, row, head, ids.batch, full);
+  }
+  void waitForFreeStage(Value tileNumber, int64_t offset, int64_t stages) {
+    barriers.waitForFree(offset, tileNumber, stages);
+  }
+  int32_t consumerRegisters() const {
+    return attnc::consumerRegisters(threads, attnc::mmaProducerThreads(op),
+                                    kProducerRegisters);
+  }
   void takeTurns();
   void consumeTiles();
   void synchronizeTile(Value tileNumber);
-  void waitForFullStage(Value tileNumber);
+  void waitForFullStage(Value tileNumber) {
+    barriers.waitForFull(layout.fullOffset, tileNumber, 2);
+  }
   SmallVector<Value> tileStep(Value i, ValueRange state);
   SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
                                  attnc::TileClass tileClass);
@@ -206,6 +200,7 @@ private:
   attnc::WarpgroupMma wgmma;
   attnc::SyncMma sync;
   attnc::TileStager stager;
+  attnc::StageBarriers barriers;
   attnc::LaneGeometry lanes;
   // The block: its rows, the thread's two rows and first column.
   Value seqK, headKV, q0, rows, qLast, diagonal, columnBase;
@@ -252,8 +247,10 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
       consumerThreads(attnc::mmaConsumerThreads(op)), keyFragments(blockN / 8),
       outFragments(headDimV / 8), element(op.getQ().getType().getElementType()),
       model(op), wgmma(b, loc, element), sync(b, loc, element),
-      stager(b, loc, stagingThread(b, loc, op, threadId), stagingThreads(op),
-             /*rolled=*/attnc::mmaProducerThreads(op) > 0) {
+      stager(b, loc, attnc::stagingThread(b, loc, op, threadId),
+             attnc::stagingThreads(op),
+             /*rolled=*/attnc::mmaProducerThreads(op) > 0),
+      barriers(b, loc, shared) {
   stateP = stateO + 4 * outFragments;
   pRegisters = blockN / 16 * 4;
   statePending = stateP + pRegisters;
@@ -265,30 +262,12 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
 // Geometry and shared memory
 //===----------------------------------------------------------------------===//
 
-/// The mbarrier at byte `offset` + 8 `slot` of shared memory.
-Value MmaAttentionKernel::barrier(int64_t offset, Value slot) {
-  return attngpu::MBarrierOp::create(
-      b, loc, attngpu::MBarrierType::get(b.getContext()), shared,
-      add(index(offset), mul(slot, index(8))));
-}
-
-/// Waits until the barrier completes its phase for use `use` (0, 1, ...).
-void MmaAttentionKernel::waitBarrier(Value bar, Value use) {
-  Value parity = arith::IndexCastUIOp::create(
-      b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, use, index(2)));
-  attngpu::MBarrierWaitOp::create(b, loc, bar, parity);
-}
-
-void MmaAttentionKernel::arriveBarrier(Value bar) {
-  attngpu::MBarrierArriveOp::create(b, loc, bar);
-}
-
 /// Once per key tile, every copying thread (the producer's, or all) arrives
 /// on "full" when its copies land (by TMA, one thread and the bytes), and every
 /// consumer thread on "k free" and "v free" when its warpgroup's products no
 /// longer read the stage.
 void MmaAttentionKernel::initBarriers() {
-  Value producers = i32(stagingThreads(op));
+  Value producers = i32(attnc::stagingThreads(op));
   // By TMA, one thread arrives and announces the bytes.
   if (maps)
     producers = arith::SelectOp::create(b, loc, maps->valid, i32(1), producers);
@@ -580,7 +559,7 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
       [&] {
         NVVM::CpAsyncCommitGroupOp::create(b, loc);
         NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-        arriveBarrier(full);
+        barriers.arrive(full);
       });
 }
 
@@ -613,15 +592,6 @@ void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
   });
 }
 
-/// Waits until tile `tileNumber`'s copies have landed in its stages.
-void MmaAttentionKernel::waitForFullStage(Value tileNumber) {
-  waitBarrier(barrier(layout.fullOffset, stageOf(tileNumber, 2)),
-              arith::DivUIOp::create(b, loc, tileNumber, index(2)));
-  // wgmma reads shared memory through the async proxy: make the generic
-  // proxy's writes (cp.async, element-wise stores) visible to it.
-  attngpu::FenceProxyAsyncOp::create(b, loc);
-}
-
 SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
   Value tileNumber = i;
   // One read of the tile's list entry gives its keys and its class.
@@ -637,7 +607,7 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
   if (warpgroup())
     ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(1)), [&] {
       Value previous = arith::SubIOp::create(b, loc, tileNumber, index(1));
-      arriveBarrier(
+      barriers.arrive(
           barrier(layout.vFreeOffset, stageOf(previous, layout.vStages)));
     });
   return llvm::to_vector(next);
@@ -705,7 +675,7 @@ SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
     for (int64_t j = 0; j < keyFragments; ++j)
       s.push_back(SmallVector<Value>(ArrayRef<Value>(issued[0]).slice(j * 4, 4)));
     oInFlight = issued[1];
-    arriveBarrier(barrier(layout.kFreeOffset, kStage)); // S read the k tile
+    barriers.arrive(barrier(layout.kFreeOffset, kStage)); // S read the k tile
   } else {
     s = sync.scores(qTile, kTile(kStage), blockN, headDim, lanes);
   }
@@ -763,7 +733,7 @@ SmallVector<Value> MmaAttentionKernel::skipTile(ValueRange state,
   SmallVector<Value> result(state.begin(), state.end());
   if (!warpgroup())
     return result;
-  arriveBarrier(barrier(layout.kFreeOffset, kStage));
+  barriers.arrive(barrier(layout.kFreeOffset, kStage));
   // A turn per tile, taken or not, keeps the warpgroups in step.
   if (turn)
     turn->await(b, loc);
@@ -895,26 +865,6 @@ void MmaAttentionKernel::loadTilesByTma() {
   });
 }
 
-/// Loads rows from `row` of `head` into the tile at `byteOffset` +
-/// `stageBytes`: a box per 64-column panel.
-void MmaAttentionKernel::loadBoxes(Value map, int64_t byteOffset,
-                                   Value stageBytes,
-                                   const attnc::MmaTileLayout &tile, Value head,
-                                   Value row, Value full) {
-  auto coordinate = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v).getResult();
-  };
-  attnc::MmaTileLayout panel{tile.rows, 64, true};
-  for (int64_t p = 0; p < tile.rowStride() / 64; ++p) {
-    Value at = add(index(byteOffset + p * panel.bytes()), stageBytes);
-    attngpu::TmaLoadOp::create(
-        b, loc, map,
-        ValueRange{i32(p * 64), coordinate(row), coordinate(head),
-                   coordinate(ids.batch)},
-        full, stager.sharedTile(shared, at, panel, element));
-  }
-}
-
 /// The producer's copies (cp.async, or element-wise where the layout does
 /// not allow it), the q tile's with the first key tile's.
 void MmaAttentionKernel::copyTiles(Value allAsyncWithQ) {
@@ -930,30 +880,6 @@ void MmaAttentionKernel::copyTiles(Value allAsyncWithQ) {
   // A block without key tiles never waited for its q copies.
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-}
-
-/// Waits until every warpgroup is done with the tile that stage ring
-/// (`stages` mbarriers at `offset`) held before tile `tileNumber`.
-void MmaAttentionKernel::waitForFreeStage(Value tileNumber, int64_t offset,
-                                          int64_t stages) {
-  ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(stages)), [&] {
-    Value reused = arith::SubIOp::create(b, loc, tileNumber, index(stages));
-    waitBarrier(barrier(offset, stageOf(reused, stages)),
-                arith::DivUIOp::create(b, loc, reused, index(stages)));
-  });
-}
-
-/// What `setmaxnreg` gives each consumer thread: its registers at launch
-/// (ptxas fits the block in the 64K file, in multiples of 8) and its share
-/// of those the producer hands back, which are all there is to take (a
-/// larger request waits forever), up to the 256 a thread can have.
-int32_t MmaAttentionKernel::consumerRegisters() const {
-  constexpr int64_t kRegisterFile = 65536, kMostPerThread = 256;
-  int64_t atLaunch = std::min<int64_t>(kRegisterFile / threads, 255) / 8 * 8;
-  int64_t handedBack =
-      (atLaunch - kProducerRegisters) * attnc::mmaProducerThreads(op);
-  return static_cast<int32_t>(std::min(
-      atLaunch + handedBack / consumerThreads / 8 * 8, kMostPerThread));
 }
 
 /// With `ping_pong` tiles the consumer warpgroups issue each tile's

@@ -13,13 +13,17 @@
 namespace attnc {
 
 /// Threads of the tensor-core kernel of `op` that compute: a warp per 16
-/// query rows.
+/// rows of the block's own side (its query rows; its keys in
+/// attention_grad_kv).
 inline int64_t mmaConsumerThreads(mlir::attn::AttentionScoringOpInterface op) {
-  return op.getTiles()->getBlockM() / 16 * 32;
+  mlir::attn::TilesAttr tiles = *op.getTiles();
+  bool ownsKeys = mlir::isa<mlir::attn::AttentionGradKVOp>(op.getOperation());
+  return (ownsKeys ? tiles.getBlockN() : tiles.getBlockM()) / 16 * 32;
 }
 
 /// The warpgroup that copies the tiles of a wgmma kernel whose tiles say
-/// `producer` (none elsewhere: the computing threads copy their own).
+/// `producer` (none elsewhere: the computing threads copy their own). It
+/// comes after the consumers.
 inline int64_t mmaProducerThreads(mlir::attn::AttentionScoringOpInterface op) {
   return op.getTiles()->getProducer().value_or(false) ? 128 : 0;
 }
