@@ -51,14 +51,14 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     kernels leave it out. `pack_group = true` (mma_sync, query length 1)
     makes a block's rows the query heads of one key/value group instead of
     query rows of one head, so the group reads its keys and values once
-    (decoding with grouped-query attention). `producer = true` (wgmma,
-    forward attention) adds a producer warpgroup that copies the q, key and
-    value tiles while the consumer warpgroups only compute, `setmaxnreg`
-    moving the producer's registers to them (FlashAttention-3's warp
-    specialization); with `tma = true` it copies them by TMA, one
-    instruction per box, from tensor maps the runtime makes at each launch
-    (where a tensor's layout allows; otherwise as without). `ping_pong =
-    true` (wgmma, forward attention, two or three warpgroups) makes the
+    (decoding with grouped-query attention). `producer = true` (wgmma;
+    attention and its gradient kernels, which need `tma` with it) adds a
+    producer warpgroup that copies the tiles while the consumer warpgroups
+    only compute, `setmaxnreg` moving the producer's registers to them
+    (FlashAttention-3's warp specialization); with `tma = true` it copies
+    them by TMA, one instruction per box, from tensor maps the runtime
+    makes at each launch (where a tensor's layout allows; otherwise as
+    without). `ping_pong = true` (wgmma, two or three warpgroups) makes the
     warpgroups issue their products in turn, so that one's softmax runs
     under another's products. The kernel-config step
     (`attn-kernel-config`) chooses what the attribute leaves open for the

@@ -318,10 +318,16 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
               "length of 1 and block_m of at least the "
            << op.getGroupSize() << " query heads of a key/value group";
   if (tiles->getProducer().value_or(false) &&
-      !isa<AttentionOp>(op.getOperation()))
+      !isa<AttentionOp, AttentionGradKVOp, AttentionGradQOp>(op.getOperation()))
     return op.emitOpError()
-           << "producer tiles need a forward attention op (the gradient "
-              "kernels copy their own tiles)";
+           << "producer tiles need attention, attention_grad_kv or "
+              "attention_grad_q (the split kernels copy their own tiles)";
+  if (tiles->getProducer().value_or(false) &&
+      !tiles->getTma().value_or(false) &&
+      isa<AttentionGradKVOp, AttentionGradQOp>(op.getOperation()))
+    return op.emitOpError()
+           << "producer tiles of a gradient op need tma = true (its producer "
+              "loads by TMA where it can)";
   if (tiles->getPingPong().value_or(false) &&
       wgmmaWarpgroups(tiles->getBlockM(), tiles->getBlockN(),
                       isa<AttentionGradKVOp>(op.getOperation())) < 2)

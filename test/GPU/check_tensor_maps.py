@@ -2,8 +2,9 @@
 
     python3 test/GPU/check_tensor_maps.py PACKAGE
 
-PACKAGE: Inputs/schedules.mlir compiled for sm_90a. Each function with
-head dim 128 runs on three layouts of the same values, against fp32 SDPA:
+PACKAGE: Inputs/schedules.mlir compiled for sm_90a. Each forward function
+with head dim 128, and the gradient function grads_bwd, runs on three
+layouts of the same values, against fp32 SDPA (and its autograd):
 - contiguous: the runtime makes tensor maps, the producer loads by TMA;
 - [B, N, H, D] storage viewed as [B, H, N, D]: tensor maps of other
   strides;
@@ -54,6 +55,39 @@ def check(fn, causal):
     return ok
 
 
+def check_gradients(fn):
+    """grads_bwd (GQA 8:2, causal) against fp32 autograd of SDPA."""
+    hq, hkv = 8, 2
+    q = torch.randn(B, hq, N, D, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(B, hkv, N, D, device="cuda", dtype=torch.bfloat16)
+            for _ in range(2))
+    dout = torch.randn_like(q)
+    qf, kf, vf = (x.float().requires_grad_() for x in (q, k, v))
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        qf, kf.repeat_interleave(hq // hkv, 1), vf.repeat_interleave(hq // hkv, 1),
+        is_causal=True, scale=1 / math.sqrt(D))
+    ref.backward(dout.float())
+    out = ref.detach().to(torch.bfloat16)
+    scores = (qf.detach() @ kf.detach().repeat_interleave(hq // hkv, 1)
+              .transpose(-1, -2)) / math.sqrt(D)
+    scores += torch.full((N, N), float("-inf"), device="cuda").triu(1)
+    lse = torch.logsumexp(scores, dim=-1)
+    ok = True
+    for (name, ql), (_, kl), (_, vl), (_, ol), (_, gl) in zip(
+            layouts(q), layouts(k), layouts(v), layouts(out), layouts(dout)):
+        grads = attnc.torch_call(fn, ql, kl, vl, ol, lse, gl,
+                                 stream=torch.cuda.current_stream())
+        torch.cuda.synchronize()
+        for label, got, want in zip(("dq", "dk", "dv"), grads,
+                                    (qf.grad, kf.grad, vf.grad)):
+            err = ((got.float() - want).norm() / want.norm()).item()
+            good = err <= 2e-2 and not math.isnan(err)
+            print(f"{fn.name} {name} {label}: rel_err {err:.2g} "
+                  f"{'ok' if good else 'FAILED'}")
+            ok &= good
+    return ok
+
+
 def main():
     torch.manual_seed(0)
     failures = 0
@@ -62,6 +96,7 @@ def main():
             for name, causal in (("tma", False), ("ping_pong", True),
                                  ("tma_ping_pong", True)):
                 failures += not check(pkg.function(name), causal)
+            failures += not check_gradients(pkg.function("grads_bwd"))
     sys.exit(1 if failures else 0)
 
 

@@ -347,11 +347,21 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getPingPong()
              : scheduled(schedule.pingPong,
                          takesTurns(op, tiles.blockM, tiles.blockN, mma));
+  // wgmma gradient kernels are warp-specialized, their producer loading by
+  // TMA (bench/NOTES.md, "The backward pass"), but for the key/value kernel
+  // that adds dq, whose consumers need more registers than a producer
+  // leaves them.
+  auto kv = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
+  std::optional<bool> specialized =
+      mma == MmaKind::Warpgroup && !(kv && kv.getDqAccum())
+          ? std::optional<bool>(true)
+          : std::nullopt;
+  std::optional<bool> producer = pinned ? pinned->getProducer() : specialized;
+  std::optional<bool> tma = pinned ? pinned->getTma() : specialized;
   op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
                                             tiles.blockN, mma,
                                             /*pack_group=*/std::nullopt,
-                                            /*producer=*/std::nullopt,
-                                            /*tma=*/std::nullopt, pingPong));
+                                            producer, tma, pingPong));
   return success();
 }
 

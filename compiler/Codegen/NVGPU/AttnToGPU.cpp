@@ -246,7 +246,7 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
       mmaLayout = attnc::getMmaGradLayout(op);
     buildLaunch(
         rewriter, loc, attnc::gradKernelGrid(rewriter, loc, op, buffers),
-        mma ? attnc::mmaGradThreads(op) : attnc::gradKernelThreads(op),
+        mma ? attnc::mmaThreads(op) : attnc::gradKernelThreads(op),
         mma ? mmaLayout.bytes : gradSharedBytes(op), [&](gpu::LaunchOp launch) {
           Value shared = dynamicSharedMemory(rewriter, loc);
           gpu::KernelDim3 block = launch.getBlockIds();

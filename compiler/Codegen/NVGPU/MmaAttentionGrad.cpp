@@ -30,9 +30,11 @@
 // copied with cp.async (element copies where strides do not allow it)
 // while this one is used. One block barrier per tile, once its copies
 // landed, also frees the previous tile's stage (and dSᵀ) for the next
-// copies. The pieces are those of the forward kernel (MmaFragments.h,
-// TileStager) and the per-element gradient of the host and scalar kernels
-// (GradBlock.h).
+// copies. With `producer` tiles (wgmma) a producer warpgroup loads them
+// instead, by TMA, into a ring of stages on mbarriers (StageRing.h), and
+// the consumers only compute. The pieces are those of the forward kernel
+// (MmaFragments.h, TileStager, StageRing.h) and the per-element gradient of
+// the host and scalar kernels (GradBlock.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,7 @@
 #include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "compiler/Codegen/NVGPU/MmaFragments.h"
+#include "compiler/Codegen/NVGPU/StageRing.h"
 #include "dialects/attngpu/AttnGPUOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -69,14 +72,19 @@ public:
         layout(layout), shared(shared), threadId(threadId),
         element(op.getQ().getType().getElementType()), sync(b, loc, element),
         wgmma(b, loc, element),
-        stager(b, loc, threadId, attnc::mmaGradThreads(op)) {
+        stager(b, loc, attnc::stagingThread(b, loc, op, threadId),
+               attnc::stagingThreads(op),
+               /*rolled=*/attnc::mmaProducerThreads(op) > 0),
+        barriers(b, loc, shared) {
     isWarpgroup = op.getTiles()->getMma() == attn::MmaKind::Warpgroup;
     this->rowSwizzle = rowSwizzle;
     blockM = op.getTiles()->getBlockM();
     blockN = op.getTiles()->getBlockN();
     headDim = op.getQ().getType().getDimSize(3);
     headDimV = op.getV().getType().getDimSize(3);
-    threads = attnc::mmaGradThreads(op);
+    threads = attnc::mmaThreads(op);
+    consumers = attnc::mmaConsumerThreads(op);
+    producer = attnc::mmaProducerThreads(op) > 0;
     // Before the tile loops, so that classifications may leave them.
     lane = arith::RemUIOp::create(b, loc, threadId, index(32));
   }
@@ -101,10 +109,12 @@ private:
     diagonal = attnc::diagonalOffset(
         b, loc, op, memref::DimOp::create(b, loc, operand(0), 2),
         memref::DimOp::create(b, loc, operand(1), 2));
-    // With `ping_pong` tiles the warpgroups issue each tile's scores in
-    // turn; every warpgroup meets the same tiles.
+  }
+  /// With `ping_pong` tiles the consumer warpgroups issue each tile's
+  /// scores in turn; every warpgroup meets the same tiles.
+  void takeTurns() {
     if (op.getTiles()->getPingPong().value_or(false))
-      turn = attnc::TensorCoreTurn::start(b, loc, warpgroup, threads / 128);
+      turn = attnc::TensorCoreTurn::start(b, loc, warpgroup, consumers / 128);
   }
   Value operand(int64_t i) { return x.operands[i]; }
   /// The valid query rows of the tile at `q0`, keys of the tile at `k0`.
@@ -125,11 +135,13 @@ private:
                  : index(offset);
   }
   Value f32Array(int64_t offset, int64_t n, Value stage = Value()) {
-    return f32View(stageOffset(offset, stage), n);
+    return f32View(stageOffset(offset, stage), {n});
   }
-  Value f32View(Value byteOffset, int64_t n);
+  Value f32View(Value byteOffset, ArrayRef<int64_t> shape);
   /// The staged dq tile of the bulk reduction (blockM x headDim f32).
-  Value stagedDq() { return f32View(index(layout.dqOffset), blockM * headDim); }
+  Value stagedDq() {
+    return f32View(index(layout.dqOffset), {blockM * headDim});
+  }
   Value less(Value a, Value c) {
     return arith::CmpIOp::create(b, loc, P::ult, a, c);
   }
@@ -150,19 +162,79 @@ private:
     return SmallVector<Value>(forOp.getResults());
   }
   /// Commits the copies issued since the last wait (maybe none), waits for
-  /// them, and makes the landed tiles visible to the block (and to wgmma,
-  /// which reads shared memory through the async proxy). Past the barrier
-  /// every thread is also done with the previous tile: its stage is free
-  /// for the next copies.
+  /// them, and makes the landed tiles visible to the consumers (and to
+  /// wgmma, which reads shared memory through the async proxy). Past the
+  /// barrier every consumer is also done with the previous tile: its stage
+  /// is free for the next copies.
   void waitForCopies() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     if (isWarpgroup)
       attngpu::FenceProxyAsyncOp::create(b, loc);
-    gpu::BarrierOp::create(b, loc);
+    consumersBarrier();
   }
   Value stageOf(Value tileNumber) {
-    return arith::RemUIOp::create(b, loc, tileNumber, index(2));
+    return arith::RemUIOp::create(b, loc, tileNumber, index(layout.stages));
+  }
+  /// Every consumer thread meets here (the block's barrier without a
+  /// producer).
+  void consumersBarrier() {
+    if (!producer) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    attngpu::NamedBarrierSyncOp::create(b, loc, i32(attnc::kConsumersBarrier),
+                                        consumers);
+  }
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+
+  // Warp specialization (`producer` tiles, with `tma`): the producer
+  // warpgroup fills a ring of two stages with the walked tiles, the block's
+  // own tiles with the first: one thread by TMA, or, where the runtime
+  // could not describe every input, all of its threads by cp.async (or
+  // element copies).
+  void makeTensorMaps();
+  void initBarriers();
+  /// The producer warpgroup fills the stages with `tiles` walked tiles
+  /// (produceTiles), the consumers run consume().
+  template <typename Copy, typename Load, typename Consume>
+  void specialize(Value tiles, int64_t walkedBytes, int64_t ownBytes, Copy copy,
+                  Load load, Consume consume);
+  /// The walked tiles' stage ring: "full" (loads landed) of tile `t`.
+  Value fullBarrier(Value t) {
+    return barriers.at(layout.fullOffset, stageOf(t));
+  }
+  /// Fills the stages with `tiles` walked tiles, each once its stage is
+  /// free: by `load(t, first, full)` after announcing their bytes
+  /// (`ownBytes` more with the first), else by `copy(t, first)`.
+  template <typename Copy, typename Load>
+  void produceTiles(Value tiles, int64_t walkedBytes, int64_t ownBytes,
+                    Copy copy, Load load);
+  /// Frees tile `t`'s stage for the producer.
+  void releaseTile(Value t) {
+    barriers.release(layout.freeOffset, t, layout.stages);
+  }
+  void loadPanels(Value map, int64_t offset, Value stage,
+                  const attnc::MmaTileLayout &tileLayout, Value batch,
+                  Value head, Value row, Value full);
+  void loadRowValues(Value map, int64_t offset, Value stage, Value batch,
+                     Value head, Value row, Value full);
+  /// The bytes of a query tile's boxes (q, dout, lse and delta) and of a
+  /// key tile's (k and v): whole tiles, padding panels included.
+  int64_t queryTileBytes() const {
+    return layout.q.bytes() + layout.dout.bytes() + 2 * blockM * 4;
+  }
+  int64_t keyTileBytes() const { return layout.k.bytes() + layout.v.bytes(); }
+  /// Registers per thread of the producer after `setmaxnreg`. The
+  /// key/value kernel's consumers need 240 at head dim 128 (dK and dV in
+  /// registers), which leaves the producer 24: its copies, the fallback
+  /// where TMA cannot load, spill (ptxas: 220 bytes; nothing where it
+  /// loads by TMA). The query kernel's consumers fit in 216, leaving the
+  /// producer 72, at which its copies do not spill (at 64 they did, causal).
+  int64_t producerRegisters() {
+    return isa<attn::AttentionGradKVOp>(op.getOperation()) ? 24 : 72;
   }
 
   /// Element (j, r) of the thread's fragments: its (indices, in bounds,
@@ -216,20 +288,27 @@ private:
 
   /// compute(tileClass) where the tile of `rows` query rows from `q0` and
   /// `cols` keys from `k0` may hold allowed pairs (the classifier's verdict
-  /// is uniform over the block, so barriers inside are safe), else `state`
-  /// unchanged.
-  template <typename Fn>
+  /// is uniform over the block, so barriers inside are safe), else skip()
+  /// (by default `state` unchanged).
+  template <typename Fn, typename Skip>
   SmallVector<Value> ifTileMayAllow(ValueRange state, Value batch, Value head,
                                     Value q0, Value rows, Value k0, Value cols,
-                                    Fn compute) {
+                                    Fn compute, Skip skip) {
     attnc::TileClass tileClass =
         attnc::classifyTile(b, loc, op,
                             {batch, head, q0, lastOf(q0, rows), k0,
                              lastOf(k0, cols), diagonal, Value(), lane});
     return llvm::to_vector(ifElse(
         tileClass.mayAllow, ValueRange(state).getTypes(),
-        [&] { return compute(tileClass); },
-        [&] { return SmallVector<Value>(state.begin(), state.end()); }));
+        [&] { return compute(tileClass); }, skip));
+  }
+  template <typename Fn>
+  SmallVector<Value> ifTileMayAllow(ValueRange state, Value batch, Value head,
+                                    Value q0, Value rows, Value k0, Value cols,
+                                    Fn compute) {
+    return ifTileMayAllow(state, batch, head, q0, rows, k0, cols, compute, [&] {
+      return SmallVector<Value>(state.begin(), state.end());
+    });
   }
   void stageQueryTile(Value batch, Value head, Value q0, Value stage);
   /// acc += A B with A from the thread's per-element values `a` and B the
@@ -294,8 +373,21 @@ private:
     return arith::CmpIOp::create(b, loc, P::eq, threadId, index(0));
   }
   void stageKeyTile(Value batch, Value kvHead, Value k0, Value stage);
+  template <typename TileAt>
+  SmallVector<Value> walkQueryTiles(Value tiles, TileAt tileAt, Value batch,
+                                    Value k0, Value cols, Value dqAccum);
+  void loadQueryTile(Value stage, Value batch, Value head, Value q0,
+                     Value full);
+  SmallVector<Value> walkKeyTiles(attnc::KeyRange keys, Value batch, Value head,
+                                  Value kvHead, Value q0, Value rows);
   SmallVector<Value> queryTileStep(ValueRange state, Value batch, Value head,
-                                   Value q0, Value rows, Value k0, Value stage);
+                                   Value q0, Value rows, Value k0, Value t);
+  /// Frees the stage of the tile before tile `t` (if any) for the producer.
+  void releasePrevious(Value t) {
+    if (producer)
+      ifThen(less(index(0), t),
+             [&] { releaseTile(arith::SubIOp::create(b, loc, t, index(1))); });
+  }
 
   attn::AttentionScoringOpInterface op;
   Region &scoreGrad;
@@ -307,8 +399,18 @@ private:
   attnc::SyncMma sync;
   attnc::WarpgroupMma wgmma;
   attnc::TileStager stager;
+  attnc::StageBarriers barriers;
   attnc::LaneGeometry lanes;
   bool isWarpgroup;
+  bool producer;     // `producer` tiles: a warpgroup copies, see above
+  int64_t consumers; // the threads that compute
+  // With `tma` tiles: the inputs' tensor maps (boxes of a tile, 64 columns
+  // wide; lse and delta rows of a query tile), and whether the runtime
+  // could make every one (else the producer copies).
+  struct TensorMaps {
+    Value q, k, v, dout, lse, delta, valid;
+  };
+  std::optional<TensorMaps> maps;
   // The wgmma key/value kernel adds dq by bulk reductions of staged rows.
   bool bulkDq = false;
   std::optional<int64_t> rowSwizzle; // of the dq accumulator
@@ -323,13 +425,13 @@ private:
   attnc::GlobalRowValues lseSource, deltaSource;
 };
 
-Value MmaGradKernel::f32View(Value byteOffset, int64_t n) {
+Value MmaGradKernel::f32View(Value byteOffset, ArrayRef<int64_t> shape) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                    nullptr, workgroup);
   Value bytes = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
-  auto type = MemRefType::get({n}, b.getF32Type(), nullptr, workgroup);
+  auto type = MemRefType::get(shape, b.getF32Type(), nullptr, workgroup);
   return memref::ViewOp::create(b, loc, type, bytes, byteOffset, ValueRange{});
 }
 
@@ -422,6 +524,134 @@ void MmaGradKernel::storeRows(ArrayRef<Value> acc, int64_t width, Value out,
 }
 
 //===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+void MmaGradKernel::makeTensorMaps() {
+  if (!op.getTiles()->getTma().value_or(false))
+    return;
+  auto tileMap = [&](int64_t i, int64_t rows) {
+    return attngpu::TensorMapOp::create(
+        b, loc, operand(i), ArrayRef<int64_t>{64, rows, 1, 1}, int64_t{128});
+  };
+  auto rowMap = [&](int64_t i) {
+    return attngpu::TensorMapOp::create(
+        b, loc, operand(i), ArrayRef<int64_t>{blockM, 1, 1}, int64_t{0});
+  };
+  SmallVector<attngpu::TensorMapOp> all = {
+      tileMap(0, blockM), tileMap(1, blockN), tileMap(2, blockN),
+      tileMap(5, blockM), rowMap(3),          rowMap(4)};
+  Value valid = all.front().getValid();
+  for (attngpu::TensorMapOp map : ArrayRef(all).drop_front())
+    valid = both(valid, map.getValid());
+  maps = TensorMaps{all[0].getMap(),
+                    all[1].getMap(),
+                    all[2].getMap(),
+                    all[3].getMap(),
+                    all[4].getMap(),
+                    all[5].getMap(),
+                    valid};
+}
+
+/// Each walked tile's "full" expects every copying thread (by TMA, one
+/// thread and the bytes it announces), its "free" every consumer.
+void MmaGradKernel::initBarriers() {
+  Value copiers = arith::SelectOp::create(b, loc, maps->valid, i32(1),
+                                          i32(attnc::stagingThreads(op)));
+  ifThen(isFirstThread(), [&] {
+    for (int64_t i = 0; i < layout.stages; ++i) {
+      attngpu::MBarrierInitOp::create(
+          b, loc, barriers.at(layout.fullOffset, index(i)), copiers);
+      attngpu::MBarrierInitOp::create(
+          b, loc, barriers.at(layout.freeOffset, index(i)), i32(consumers));
+    }
+  });
+  attngpu::MBarrierFenceInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// The producer warpgroup hands most of its registers to the consumers.
+template <typename Copy, typename Load, typename Consume>
+void MmaGradKernel::specialize(Value tiles, int64_t walkedBytes,
+                               int64_t ownBytes, Copy copy, Load load,
+                               Consume consume) {
+  initBarriers();
+  ifThenElse(
+      arith::CmpIOp::create(b, loc, P::uge, threadId, index(consumers)),
+      [&] {
+        NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(),
+                                       NVVM::SetMaxRegisterAction::decrease);
+        produceTiles(tiles, walkedBytes, ownBytes, copy, load);
+      },
+      [&] {
+        NVVM::SetMaxRegisterOp::create(
+            b, loc,
+            attnc::consumerRegisters(threads, threads - consumers,
+                                     producerRegisters()),
+            NVVM::SetMaxRegisterAction::increase);
+        takeTurns();
+        consume();
+      });
+}
+
+template <typename Copy, typename Load>
+void MmaGradKernel::produceTiles(Value tiles, int64_t walkedBytes,
+                                 int64_t ownBytes, Copy copy, Load load) {
+  auto eachTile = [&](auto fill) {
+    loop(index(0), tiles, index(1), [&](Value t) {
+      barriers.waitForFree(layout.freeOffset, t, layout.stages);
+      fill(t, arith::CmpIOp::create(b, loc, P::eq, t, index(0)));
+    });
+  };
+  ifThenElse(
+      maps->valid,
+      [&] {
+        Value loads =
+            arith::CmpIOp::create(b, loc, P::eq, threadId, index(consumers));
+        ifThen(loads, [&] {
+          eachTile([&](Value t, Value first) {
+            Value full = fullBarrier(t);
+            attngpu::MBarrierArriveExpectTxOp::create(
+                b, loc, full,
+                arith::SelectOp::create(b, loc, first,
+                                        i32(walkedBytes + ownBytes),
+                                        i32(walkedBytes)));
+            load(t, first, full);
+          });
+        });
+      },
+      [&] {
+        eachTile([&](Value t, Value first) {
+          copy(t, first);
+          NVVM::CpAsyncCommitGroupOp::create(b, loc);
+          NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+          barriers.arrive(fullBarrier(t));
+        });
+      });
+}
+
+void MmaGradKernel::loadPanels(Value map, int64_t offset, Value stage,
+                               const attnc::MmaTileLayout &tileLayout,
+                               Value batch, Value head, Value row, Value full) {
+  Value stageBytes = stage ? mul(stage, index(layout.stageBytes)) : index(0);
+  attnc::loadPanels(b, loc, stager, shared, element, map, offset, stageBytes,
+                    tileLayout, row, head, batch, full);
+}
+
+/// One box of lse or delta: the f32 values of a query tile's rows.
+void MmaGradKernel::loadRowValues(Value map, int64_t offset, Value stage,
+                                  Value batch, Value head, Value row,
+                                  Value full) {
+  auto coordinate = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
+  attngpu::TmaLoadOp::create(
+      b, loc, map,
+      ValueRange{coordinate(row), coordinate(head), coordinate(batch)}, full,
+      f32View(stageOffset(offset, stage), {1, blockM}));
+}
+
+//===----------------------------------------------------------------------===//
 // attention_grad_kv
 //===----------------------------------------------------------------------===//
 
@@ -476,7 +706,7 @@ void MmaGradKernel::storeTransposedDs(ArrayRef<Value> dsFlat) {
     ifThen(isFirstThread(), [&] {
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
     });
-  gpu::BarrierOp::create(b, loc);
+  consumersBarrier();
 }
 
 /// dS K for query rows from `rowBase` on (set here) and `width` columns
@@ -683,6 +913,7 @@ SmallVector<Value> MmaGradKernel::addProduct(MutableArrayRef<Value> acc,
 
 void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
                              Value dqAccum) {
+  makeTensorMaps();
   setUp();
   bulkDq = dqAccum && isWarpgroup;
   Value kvHead = ids[1], batch = ids[2];
@@ -692,8 +923,6 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
   kTile = tile(layout.kOffset, layout.k);
   vTile = tile(layout.vOffset, layout.v);
   dsTile = tile(layout.dsTOffset, layout.dsT);
-  stager.stage(kSource, kTile, batch, kvHead, k0, cols);
-  stager.stage(vSource, vTile, batch, kvHead, k0, cols);
 
   // One walk over the query tiles of every head of the group (they all add
   // into this block's dK and dV): tile t is tile t % perHead of member
@@ -713,11 +942,57 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
     return std::pair{add(mul(kvHead, index(group)), member),
                      add(queries.begin, mul(within, index(blockM)))};
   };
-  ifThen(less(index(0), tiles), [&] {
-    auto [head, q0] = tileAt(index(0));
-    stageQueryTile(batch, head, q0, index(0));
-  });
-  NVVM::CpAsyncCommitGroupOp::create(b, loc); // with k and v
+  auto stageKeys = [&] {
+    stager.stage(kSource, kTile, batch, kvHead, k0, cols);
+    stager.stage(vSource, vTile, batch, kvHead, k0, cols);
+  };
+  auto consume = [&] {
+    SmallVector<Value> final =
+        walkQueryTiles(tiles, tileAt, batch, k0, cols, dqAccum);
+    int64_t dkSize = headDim / 8 * 4;
+    if (dk)
+      storeRows(ArrayRef<Value>(final).take_front(dkSize), headDim, dk, batch,
+                kvHead, k0, cols);
+    if (dv)
+      storeRows(ArrayRef<Value>(final).slice(dkSize, headDimV / 8 * 4),
+                headDimV, dv, batch, kvHead, k0, cols);
+  };
+  if (!producer) {
+    stageKeys();
+    ifThen(less(index(0), tiles), [&] {
+      auto [head, q0] = tileAt(index(0));
+      stageQueryTile(batch, head, q0, index(0));
+    });
+    NVVM::CpAsyncCommitGroupOp::create(b, loc); // with k and v
+    takeTurns();
+    return consume();
+  }
+  specialize(
+      tiles, queryTileBytes(), keyTileBytes(),
+      [&](Value t, Value first) {
+        ifThen(first, stageKeys);
+        auto [head, q0] = tileAt(t);
+        stageQueryTile(batch, head, q0, stageOf(t));
+      },
+      [&](Value t, Value first, Value full) {
+        ifThen(first, [&] {
+          loadPanels(maps->k, layout.kOffset, Value(), layout.k, batch, kvHead,
+                     k0, full);
+          loadPanels(maps->v, layout.vOffset, Value(), layout.v, batch, kvHead,
+                     k0, full);
+        });
+        auto [head, q0] = tileAt(t);
+        loadQueryTile(stageOf(t), batch, head, q0, full);
+      },
+      consume);
+}
+
+/// The consumers' walk over the query tiles: dK then dV (then, with bulk
+/// dq, whether the last tile staged dq rows) after the last.
+template <typename TileAt>
+SmallVector<Value> MmaGradKernel::walkQueryTiles(Value tiles, TileAt tileAt,
+                                                 Value batch, Value k0,
+                                                 Value cols, Value dqAccum) {
   SmallVector<Value> init((headDim + headDimV) / 8 * 4, f32Const(0.0));
   // With bulk dq, whether the previous tile staged dq rows rides along to
   // the next tile's barrier, after which they are added (a flag, not the
@@ -732,25 +1007,36 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
     init.push_back(flag(false));
   SmallVector<Value> final =
       carry(index(0), tiles, index(1), init, [&](Value t, ValueRange state) {
-        waitForCopies();
+        if (producer) {
+          barriers.waitForFull(layout.fullOffset, t, layout.stages);
+          if (bulkDq)
+            consumersBarrier();
+        } else {
+          waitForCopies();
+        }
         SmallVector<Value> current(state);
         if (bulkDq) {
           addStagedOf(state.back(), t);
           current.back() = flag(false);
         }
         Value next = add(t, index(1));
-        ifThen(less(next, tiles), [&] {
-          auto [head, q0] = tileAt(next);
-          stageQueryTile(batch, head, q0, stageOf(next));
-        });
+        if (!producer)
+          ifThen(less(next, tiles), [&] {
+            auto [head, q0] = tileAt(next);
+            stageQueryTile(batch, head, q0, stageOf(next));
+          });
         auto [head, q0] = tileAt(t);
-        return keyTileStep(current, batch, head, q0, k0, cols, stageOf(t),
-                           dqAccum);
+        SmallVector<Value> result = keyTileStep(current, batch, head, q0, k0,
+                                                cols, stageOf(t), dqAccum);
+        if (producer) // its products and loads are done with the stage
+          releaseTile(t);
+        return result;
       });
   // A block without query tiles never waited for its key copies.
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  if (!producer)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   if (bulkDq) {
-    gpu::BarrierOp::create(b, loc);
+    consumersBarrier();
     addStagedOf(final.back(), tiles);
     // Shared memory must outlive the engine's reads, and the sums land
     // before the kernel ends.
@@ -758,13 +1044,18 @@ void MmaGradKernel::keyBlock(ValueRange ids, Value dk, Value dv,
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
     });
   }
-  int64_t dkSize = headDim / 8 * 4;
-  if (dk)
-    storeRows(ArrayRef<Value>(final).take_front(dkSize), headDim, dk, batch,
-              kvHead, k0, cols);
-  if (dv)
-    storeRows(ArrayRef<Value>(final).slice(dkSize, headDimV / 8 * 4), headDimV,
-              dv, batch, kvHead, k0, cols);
+  return final;
+}
+
+/// TMA: the q and dout rows of query tile `q0` of `head`, and their lse and
+/// delta, into stage `stage` (rows past the end land as zeros).
+void MmaGradKernel::loadQueryTile(Value stage, Value batch, Value head,
+                                  Value q0, Value full) {
+  loadPanels(maps->q, layout.qOffset, stage, layout.q, batch, head, q0, full);
+  loadPanels(maps->dout, layout.doutOffset, stage, layout.dout, batch, head, q0,
+             full);
+  loadRowValues(maps->lse, layout.lseOffset, stage, batch, head, q0, full);
+  loadRowValues(maps->delta, layout.deltaOffset, stage, batch, head, q0, full);
 }
 
 //===----------------------------------------------------------------------===//
@@ -782,19 +1073,25 @@ void MmaGradKernel::stageKeyTile(Value batch, Value kvHead, Value k0,
                k0, cols);
 }
 
-/// One key tile, staged in `stage`, against the block's query rows;
-/// `state` holds dQ.
+/// One key tile, the `t`th, against the block's query rows; `state` holds
+/// dQ. With a producer, the dQ product stays in flight into the next tile,
+/// whose first wait (or, where it is skipped, its wait for dQ) frees this
+/// tile's stage: "free" completes once every consumer has. Without one,
+/// the next tile's copies go into the stage behind a block barrier that
+/// does not order the other warpgroup's products: dQ is waited for here.
 SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                                                 Value head, Value q0,
-                                                Value rows, Value k0,
-                                                Value stage) {
+                                                Value rows, Value k0, Value t) {
   Value cols =
       keysFrom(k0);
+  Value stage = stageOf(t);
   return ifTileMayAllow(
-      state, batch, head, q0, rows, k0, cols, [&](attnc::TileClass tileClass) {
+      state, batch, head, q0, rows, k0, cols,
+      [&](attnc::TileClass tileClass) {
         kTile = tile(layout.kOffset, layout.k, stage);
         vTile = tile(layout.vOffset, layout.v, stage);
         Value rowLse[2], rowDelta[2];
+        // The first wait (for S) also covers the previous tile's dQ.
         auto [s, dpInFlight] =
             rowScores(qTile, doutTile, blockM, kTile, vTile, blockN, [&] {
               for (int64_t h = 0; h < 2; ++h) {
@@ -802,6 +1099,7 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
                 rowDelta[h] = deltaAt(localRow[h]);
               }
             });
+        releasePrevious(t);
         TileBounds bounds = tileBounds(rows, cols, tileClass.mayBlock);
         auto at = [&](int64_t j, int64_t r) {
           Value row = localRow[r / 2];
@@ -816,15 +1114,52 @@ SmallVector<Value> MmaGradKernel::queryTileStep(ValueRange state, Value batch,
         Fragments dp = readyScores(dpInFlight, /*pending=*/0);
         SmallVector<Value> ds = scoreGradients(s, dp, p, bounds, at);
         SmallVector<Value> next(state.begin(), state.end());
-        // dQ stays in flight into the next tile, whose first wait (for its
-        // S, committed after it) covers it; the loop's result is waited for.
         SmallVector<Value> dqInFlight =
             addProduct(next, ds, kTile, blockN, headDim);
-        return isWarpgroup ? dqInFlight : next;
+        if (!isWarpgroup)
+          return next;
+        return producer ? dqInFlight : wgmma.wait(dqInFlight, {});
+      },
+      [&] {
+        if (!producer)
+          return SmallVector<Value>(state.begin(), state.end());
+        SmallVector<Value> dq = wgmma.wait(state, {});
+        releasePrevious(t);
+        return dq;
       });
 }
 
+/// The consumers' walk over the key tiles `keys`: dQ after the last.
+SmallVector<Value> MmaGradKernel::walkKeyTiles(attnc::KeyRange keys,
+                                               Value batch, Value head,
+                                               Value kvHead, Value q0,
+                                               Value rows) {
+  SmallVector<Value> init(headDim / 8 * 4, f32Const(0.0));
+  SmallVector<Value> final =
+      carry(keys.begin, keys.end, index(blockN), init,
+            [&](Value k0, ValueRange state) {
+              Value t = arith::DivUIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
+                  index(blockN));
+              if (producer)
+                barriers.waitForFull(layout.fullOffset, t, layout.stages);
+              else
+                waitForCopies();
+              Value next = add(k0, index(blockN));
+              if (!producer)
+                ifThen(less(next, keys.end), [&] {
+                  stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
+                });
+              return queryTileStep(state, batch, head, q0, rows, k0, t);
+            });
+  if (!producer)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  // With a producer the last tile's dQ product is still in flight.
+  return producer ? wgmma.wait(final, {}) : final;
+}
+
 void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
+  makeTensorMaps();
   setUp();
   Value head = ids[1], batch = ids[2];
   Value q0 = mul(ids[0], index(blockM));
@@ -835,33 +1170,45 @@ void MmaGradKernel::queryBlock(ValueRange ids, Value dq) {
   doutTile = tile(layout.doutOffset, layout.dout);
   lseArray = f32Array(layout.lseOffset, blockM);
   deltaArray = f32Array(layout.deltaOffset, blockM);
-  stageQueryTile(batch, head, q0, Value());
-
   Value seqK = memref::DimOp::create(b, loc, operand(1), 2);
   attnc::KeyRange keys = attnc::keyLoopBounds(b, loc, op, q0, lastOf(q0, rows),
                                               seqK, diagonal, blockN);
-  ifThen(less(keys.begin, keys.end),
-         [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
-  NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout
-  SmallVector<Value> init(headDim / 8 * 4, f32Const(0.0));
-  SmallVector<Value> final =
-      carry(keys.begin, keys.end, index(blockN), init,
-            [&](Value k0, ValueRange state) {
-              Value t = arith::DivUIOp::create(
-                  b, loc, arith::SubIOp::create(b, loc, k0, keys.begin),
-                  index(blockN));
-              waitForCopies();
-              Value next = add(k0, index(blockN));
-              ifThen(less(next, keys.end), [&] {
-                stageKeyTile(batch, kvHead, next, stageOf(add(t, index(1))));
-              });
-              return queryTileStep(state, batch, head, q0, rows, k0,
-                                   stageOf(t));
-            });
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  if (isWarpgroup)
-    final = wgmma.wait(final, {});
-  storeRows(final, headDim, dq, batch, head, q0, rows);
+  auto consume = [&] {
+    storeRows(walkKeyTiles(keys, batch, head, kvHead, q0, rows), headDim, dq,
+              batch, head, q0, rows);
+  };
+  if (!producer) {
+    stageQueryTile(batch, head, q0, Value());
+    ifThen(less(keys.begin, keys.end),
+           [&] { stageKeyTile(batch, kvHead, keys.begin, index(0)); });
+    NVVM::CpAsyncCommitGroupOp::create(b, loc); // with q and dout
+    takeTurns();
+    return consume();
+  }
+  Value tiles = arith::CeilDivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, arith::MaxUIOp::create(b, loc, keys.end, keys.begin),
+          keys.begin),
+      index(blockN));
+  auto keyTileAt = [&](Value t) {
+    return add(keys.begin, mul(t, index(blockN)));
+  };
+  specialize(
+      tiles, keyTileBytes(), queryTileBytes(),
+      [&](Value t, Value first) {
+        ifThen(first, [&] { stageQueryTile(batch, head, q0, Value()); });
+        stageKeyTile(batch, kvHead, keyTileAt(t), stageOf(t));
+      },
+      [&](Value t, Value first, Value full) {
+        ifThen(first, [&] { loadQueryTile(Value(), batch, head, q0, full); });
+        Value k0 = keyTileAt(t);
+        loadPanels(maps->k, layout.kOffset, stageOf(t), layout.k, batch, kvHead,
+                   k0, full);
+        loadPanels(maps->v, layout.vOffset, stageOf(t), layout.v, batch, kvHead,
+                   k0, full);
+      },
+      consume);
 }
 
 } // namespace
@@ -905,7 +1252,8 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
   else
     placeKeySide();
   layout.stageBytes = offset;
-  offset *= 2;
+  layout.stages = mmaProducerThreads(op) ? kProducerStages : 2;
+  offset *= layout.stages;
   if (walksQueries)
     placeKeySide();
   else
@@ -915,14 +1263,12 @@ attnc::getMmaGradLayout(attn::AttentionScoringOpInterface op) {
   auto kv = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
   if (kv && kv.getDqAccum() && swizzled)
     layout.dqOffset = place(blockM * headDim * 4);
+  if (mmaProducerThreads(op)) {
+    layout.fullOffset = place(layout.stages * 8);
+    layout.freeOffset = place(layout.stages * 8);
+  }
   layout.bytes = offset;
   return layout;
-}
-
-int64_t attnc::mmaGradThreads(attn::AttentionScoringOpInterface op) {
-  attn::TilesAttr tiles = *op.getTiles();
-  bool ownsKeys = isa<attn::AttentionGradKVOp>(op.getOperation());
-  return (ownsKeys ? tiles.getBlockN() : tiles.getBlockM()) / 16 * 32;
 }
 
 void attnc::emitMmaGradKV(OpBuilder &b, Location loc,

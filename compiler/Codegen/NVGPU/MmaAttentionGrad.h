@@ -24,25 +24,30 @@ namespace attnc {
 /// Shared memory of a gradient kernel: the query-side tiles q and dout
 /// with the f32 lse and delta of their rows, the key-side tiles k and v,
 /// and dSᵀ (keys x queries; the key/value kernel's dq). The side a kernel
-/// walks (queries for attention_grad_kv, keys for attention_grad_q) has two
-/// stages, `stageBytes` apart: the next tile is copied while this one is
-/// used. The wgmma key/value kernel with a dq accumulator also stages each
-/// query tile's f32 dq rows at dqOffset (block_m x head dim, in the
-/// accumulator's row order) for the bulk reduction that adds them.
+/// walks (queries for attention_grad_kv, keys for attention_grad_q) has
+/// `stages` stages, `stageBytes` apart: the next tiles are copied while
+/// this one is used (two, or kProducerStages with a producer). The wgmma
+/// key/value kernel with a dq accumulator also stages each query tile's f32 dq
+/// rows at dqOffset (block_m x head dim, in the accumulator's row order) for
+/// the bulk reduction that adds them.
 struct MmaGradLayout {
   MmaTileLayout q, dout, k, v, dsT;
   int64_t qOffset, doutOffset, kOffset, vOffset, dsTOffset;
   int64_t dqOffset = 0;
+  // With a producer (`producer` tiles): the walked stages' mbarriers, one
+  // "full" (the copies landed) and one "free" (every consumer is done) per
+  // stage.
+  int64_t fullOffset = 0, freeOffset = 0;
   int64_t lseOffset, deltaOffset;
-  int64_t stageBytes;
+  int64_t stageBytes, stages;
   int64_t bytes;
 };
 
-MmaGradLayout getMmaGradLayout(mlir::attn::AttentionScoringOpInterface op);
+/// Walked stages of a kernel with a producer, which may run this many tiles
+/// ahead of the slowest consumer.
+constexpr int64_t kProducerStages = 2;
 
-/// 32 threads per 16 rows of the block's own side (keys of the key/value
-/// kernel, queries of the query kernel).
-int64_t mmaGradThreads(mlir::attn::AttentionScoringOpInterface op);
+MmaGradLayout getMmaGradLayout(mlir::attn::AttentionScoringOpInterface op);
 
 /// Emits block `ids` (x, y, z of GradBlock's grid) of each kernel.
 void emitMmaGradKV(mlir::OpBuilder &b, mlir::Location loc,

@@ -310,8 +310,9 @@ func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
 
 // Gradient kernels: 64 x 64 tiles on the host; on a GPU the wgmma kernels
 // for 16-bit inputs up to head dim 128 (key/value: 64 queries x 128 keys;
-// query: 128 queries x 64 keys), else the scalar ones (f32: 32 x 32 at
-// head dim 128, whose f32 tiles live in shared memory); the delta kernel
+// query: 128 queries x 64 keys; warp-specialized, the producer loading by
+// TMA), else the scalar ones (f32: 32 x 32 at head dim 128, whose f32
+// tiles live in shared memory); the delta kernel
 // takes rows per block. Without wgmma both are mma.sync's (64 x 64 up to
 // head dim 128).
 // HOST-LABEL: func.func @gradient_kernels
@@ -320,8 +321,8 @@ func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
 // HOST:         attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @gradient_kernels
 // GPU:          attn.attention_grad_delta {{.*}}{block_size = 128 : i64}
-// GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
-// GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+// GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, producer = true, tma = true>}
+// GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // GPU:          attn.attention_grad_q {{.*}}{tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
 // SYNC-LABEL: func.func @gradient_kernels
 // SYNC:         attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
@@ -341,6 +342,23 @@ func.func @gradient_kernels(%q: tensor<1x2x8x128xbf16>, %f: tensor<1x2x8x128xf32
       : tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8x128xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x128xf32>
       -> tensor<1x2x8x128xf32>
   return %dq, %dk, %dv : tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>, tensor<1x2x8x128xbf16>
+}
+
+// -----
+
+// The key/value kernel that adds dq (head dim 64) keeps no producer: its
+// consumers need the registers.
+// GPU-LABEL:  func.func @gradient_kernel_adding_dq
+// GPU:          attn.attention_grad_kv {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma>}
+func.func @gradient_kernel_adding_dq(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8xf32>)
+    -> (tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>) {
+  %delta, %acc = attn.attention_grad_delta %q, %q
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8xf32>, tensor<1x2x8x64xf32>
+  %dk, %dv, %acc1 = attn.attention_grad_kv %q, %q, %q, %l, %delta, %q, %acc
+      : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
+      -> tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xf32>
+  %dq = attn.cast %acc1 : tensor<1x2x8x64xf32> to tensor<1x2x8x64xbf16>
+  return %dk, %dq : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>
 }
 
 // -----

@@ -108,8 +108,9 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
 // S = Q Kᵀ and dP = dout Vᵀ (A from the warpgroup's rows of Q and dout),
 // the lse and delta of the thread's two rows loaded while both run, S
 // waited for alone so that P is computed while dP runs, then dS, dQ +=
-// dS K with dS in registers against K MN-major, left in flight into the
-// next tile and waited for after the loop.
+// dS K with dS in registers against K MN-major, waited for in the tile
+// (without a producer the next tile's copies go behind a block barrier,
+// which does not order the other warpgroup's products).
 
 // CHECK-LABEL: func.func @grad_q(
 // CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c67584_i32
@@ -130,10 +131,9 @@ func.func @grad_kv(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, 
 // CHECK:               attngpu.wgmma.wait_group 0(%[[DP]]) : vector<32xf32>
 // CHECK:               %[[DQ:.*]] = attngpu.wgmma.mma_async a_regs({{.*}}) b_desc(%{{.*}}) acc(%{{.*}} : vector<32xf32>) {b_offsets = array<i64: 0, 2048, 4096, 6144>, element_type = bf16, n = 64 : i64, transpose_b} -> vector<32xf32>
 // CHECK-NEXT:          attngpu.wgmma.commit_group
+// CHECK-NEXT:          attngpu.wgmma.wait_group 0(%[[DQ]]) : vector<32xf32>
 // CHECK-NOT:           attngpu.wgmma
 // CHECK:           nvvm.cp.async.wait.group 0
-// CHECK-NEXT:      %[[DQ_SUM:.*]] = vector.from_elements
-// CHECK-NEXT:      attngpu.wgmma.wait_group 0(%[[DQ_SUM]]) : vector<32xf32>
 func.func @grad_q(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
                   %v: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
                   %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
@@ -207,6 +207,89 @@ func.func @grad_kv_ping_pong(%q: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], off
   %1 = bufferization.to_tensor %l : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
   %2 = bufferization.to_tensor %d : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
   %dk_t, %dv_t = attn.attention_grad_kv %0, %0, %0, %1, %2, %0 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, ping_pong = true>}
+      : tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?xf32>, tensor<1x2x?xf32>, tensor<1x2x?x64xbf16>
+      -> tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>
+  bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  bufferization.materialize_in_destination %dv_t in writable %dv : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// Warp-specialized (`producer` and `tma` tiles, the default): 384 threads,
+// the inputs' tensor maps (tiles in boxes of 64 columns, lse and delta
+// rows), a ring of two stages on mbarriers ("full" expects the loading
+// thread, or the producer's 128 copying threads where a map is invalid;
+// "free" the 256 consumers). The producer keeps 72 registers: one thread
+// loads each key tile by TMA (the q, dout, lse and delta rows with the
+// first); otherwise its threads copy. The consumers wait on "full" and free
+// the previous tile's stage once their first wait covers its dQ product,
+// which stays in flight into the next tile.
+
+// CHECK-LABEL: func.func @grad_q_producer(
+// CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK-COUNT-4:   attngpu.tensor_map {{.*}} {box = array<i64: 64, {{64|128}}, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK-COUNT-2:   attngpu.tensor_map {{.*}} {box = array<i64: 128, 1, 1>, swizzle_bytes = 0 : i64}
+// CHECK:           attngpu.mbarrier.init %{{.*}}, %c256_i32
+// CHECK:           nvvm.setmaxregister  decrease 72
+// CHECK:               attngpu.mbarrier.arrive_expect_tx
+// CHECK-COUNT-4:         attngpu.tma.load
+// CHECK-COUNT-2:       attngpu.tma.load
+// CHECK:             nvvm.cp.async.wait.group 0
+// CHECK:             attngpu.mbarrier.arrive
+// CHECK:           nvvm.setmaxregister  increase 216
+// CHECK:           scf.for
+// CHECK:             attngpu.mbarrier.wait
+// CHECK:               attngpu.wgmma.wait_group 1
+// CHECK:               attngpu.mbarrier.arrive
+// CHECK:               attngpu.wgmma.commit_group
+// CHECK-NOT:           attngpu.wgmma.wait_group
+// CHECK:             } else {
+// CHECK:               attngpu.wgmma.wait_group 0
+// CHECK:               attngpu.mbarrier.arrive
+// CHECK:           attngpu.wgmma.wait_group 0
+func.func @grad_q_producer(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %k: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                           %v: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>,
+                           %d: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>, %do: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                           %dq: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %1 = bufferization.to_tensor %k : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %2 = bufferization.to_tensor %v : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %3 = bufferization.to_tensor %l : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %4 = bufferization.to_tensor %d : memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x4x?xf32>
+  %5 = bufferization.to_tensor %do : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+  %dq_t = attn.attention_grad_q %0, %1, %2, %3, %4, %5 {causal, tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
+      : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x4x?xf32>, tensor<1x4x?xf32>, tensor<1x4x?x64xbf16>
+      -> tensor<1x4x?x64xbf16>
+  bufferization.materialize_in_destination %dq_t in writable %dq : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// The key/value kernel warp-specialized: the producer keeps 24 registers;
+// it loads k and v with the first query tile, then q, dout, lse and delta
+// per query tile; the consumers free a tile's stage once dK and dV, its
+// last products, are waited for.
+
+// CHECK-LABEL: func.func @grad_kv_producer(
+// CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK:           nvvm.setmaxregister  decrease 24
+// CHECK:               attngpu.mbarrier.arrive_expect_tx
+// CHECK-COUNT-2:         attngpu.tma.load
+// CHECK-COUNT-4:       attngpu.tma.load
+// CHECK:           nvvm.setmaxregister  increase 240
+// CHECK:           scf.for
+// CHECK:             attngpu.mbarrier.wait
+// CHECK-COUNT-2:       attngpu.wgmma.wait_group 0
+// CHECK:             attngpu.mbarrier.arrive
+func.func @grad_kv_producer(%q: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %l: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>,
+                            %d: memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>>,
+                            %dk: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>, %dv: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+  %0 = bufferization.to_tensor %q : memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x2x?x64xbf16>
+  %1 = bufferization.to_tensor %l : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %2 = bufferization.to_tensor %d : memref<1x2x?xf32, strided<[?, ?, ?], offset: ?>> to tensor<1x2x?xf32>
+  %dk_t, %dv_t = attn.attention_grad_kv %0, %0, %0, %1, %2, %0 {tiles = #attn.tiles<block_m = 64, block_n = 128, mma = wgmma, producer = true, tma = true>}
       : tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?xf32>, tensor<1x2x?xf32>, tensor<1x2x?x64xbf16>
       -> tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>
   bufferization.materialize_in_destination %dk_t in writable %dk : (tensor<1x2x?x64xbf16>, memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()

@@ -1964,12 +1964,23 @@ func.func @producer_mma_sync(%q: tensor<1x4x64x64xbf16>) {
 
 // -----
 
-// The gradient kernels copy their own tiles.
-func.func @producer_grad_kv(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>) {
-  // expected-error @below {{'attn.attention_grad_kv' op producer tiles need a forward attention op (the gradient kernels copy their own tiles)}}
+// A gradient kernel's producer loads by TMA.
+func.func @producer_grad_kv_without_tma(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>) {
+  // expected-error @below {{'attn.attention_grad_kv' op producer tiles of a gradient op need tma = true (its producer loads by TMA where it can)}}
   %dk, %dv = attn.attention_grad_kv %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, producer = true>}
       : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>, tensor<1x2x128xf32>, tensor<1x2x128x64xbf16>
       -> tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>
+  return
+}
+
+// -----
+
+// The split kernels copy their own tiles.
+func.func @producer_split(%q: tensor<1x4x1x64xbf16>, %k: tensor<1x4x128x64xbf16>) {
+  // expected-error @below {{'attn.attention_split' op producer tiles need attention, attention_grad_kv or attention_grad_q (the split kernels copy their own tiles)}}
+  %po, %pl = attn.attention_split %q, %k, %k {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, producer = true>}
+      : tensor<1x4x1x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
+      -> tensor<2x1x4x1x64xf32>, tensor<2x1x4x1xf32>
   return
 }
 

@@ -60,3 +60,19 @@ func.func @three_turns(%q: !t64, %k: !t64, %v: !t64) -> (!t64, !lse) {
       : !t64, !t64, !t64 -> !t64, !lse
   return %o, %l : !t64, !lse
 }
+
+// The gradient kernels' producer (the default of wgmma gradient kernels):
+// TMA loads, and the producer's copies where TMA cannot load (Nq = 77:
+// the lse rows are 308 bytes apart, not a multiple of 16). Grouped-query
+// heads, causal.
+// GPU-RUN: --fn grads_bwd --shape B=2 --shape Nq=1000 --shape Nk=1000 --check
+// GPU-RUN: --fn grads_bwd --shape B=1 --shape Nq=77 --shape Nk=77 --check
+// GPU-RUN: --fn grads_bwd --shape B=1 --shape Nq=300 --shape Nk=1500 --check
+func.func @grads(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>,
+                 %v: tensor<?x2x?x128xbf16>)
+    -> (tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>) attributes {attn.backward} {
+  %o, %l = attn.attention %q, %k, %v {causal}
+      : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16>
+      -> tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>
+  return %o, %l : tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>
+}
