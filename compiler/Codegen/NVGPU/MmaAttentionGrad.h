@@ -26,7 +26,7 @@ namespace attnc {
 /// and dSᵀ (keys x queries; the key/value kernel's dq). The side a kernel
 /// walks (queries for attention_grad_kv, keys for attention_grad_q) has
 /// `stages` stages, `stageBytes` apart: the next tiles are copied while
-/// this one is used (two, or kProducerStages with a producer). The wgmma
+/// this one is used (two). The wgmma
 /// key/value kernel with a dq accumulator also stages each query tile's f32 dq
 /// rows at dqOffset (block_m x head dim, in the accumulator's row order) for
 /// the bulk reduction that adds them.
@@ -42,10 +42,6 @@ struct MmaGradLayout {
   int64_t stageBytes, stages;
   int64_t bytes;
 };
-
-/// Walked stages of a kernel with a producer, which may run this many tiles
-/// ahead of the slowest consumer.
-constexpr int64_t kProducerStages = 2;
 
 MmaGradLayout getMmaGradLayout(mlir::attn::AttentionScoringOpInterface op);
 
