@@ -34,6 +34,13 @@ protected:
   mlir::Value index(int64_t v) {
     return mlir::arith::ConstantIndexOp::create(b, loc, v);
   }
+  mlir::Value i32(int64_t v) {
+    return mlir::arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  /// An index as an i32 (TMA coordinates, mbarrier phases).
+  mlir::Value toI32(mlir::Value v) {
+    return mlir::arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+  }
   mlir::Value f32Const(double v) { return f32Constant(b, loc, v); }
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return mlir::arith::AddIOp::create(b, loc, x, y);

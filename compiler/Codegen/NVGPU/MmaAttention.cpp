@@ -143,9 +143,6 @@ private:
   void buildTileList(Value numTiles);
   void classifyIntoList(Value list, Value numTiles);
   Value compactList(Value list, Value numTiles);
-  Value i32(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
   Value listEntry(Value i);
   Value keyTileAt(Value i, Value entry);
   Value keyTileAt(Value i) {
@@ -164,19 +161,15 @@ private:
     attnc::loadPanels(b, loc, stager, shared, element, map, byteOffset,
                       stageBytes, tile, row, head, ids.batch, full);
   }
-  void waitForFreeStage(Value tileNumber, int64_t offset, int64_t stages) {
-    barriers.waitForFree(offset, tileNumber, stages);
-  }
-  int32_t consumerRegisters() const {
-    return attnc::consumerRegisters(threads, attnc::mmaProducerThreads(op),
-                                    kProducerRegisters);
+  /// Waits until every warpgroup is done with what the k and v stages of
+  /// tile `tileNumber` held before (k of tile t - 2, v of tile t - V).
+  void waitForFreeStages(Value tileNumber) {
+    barriers.waitForFree(layout.kFreeOffset, tileNumber, 2);
+    barriers.waitForFree(layout.vFreeOffset, tileNumber, layout.vStages);
   }
   void takeTurns();
   void consumeTiles();
   void synchronizeTile(Value tileNumber);
-  void waitForFullStage(Value tileNumber) {
-    barriers.waitForFull(layout.fullOffset, tileNumber, 2);
-  }
   SmallVector<Value> tileStep(Value i, ValueRange state);
   SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
                                  attnc::TileClass tileClass);
@@ -570,7 +563,7 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
 /// warpgroup may run up to a tile ahead.
 void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
   if (hasProducer()) {
-    waitForFullStage(tileNumber);
+    barriers.waitForFull(layout.fullOffset, tileNumber, 2);
     return;
   }
   Value next = add(tileNumber, index(1));
@@ -578,15 +571,14 @@ void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
   Value nextK0 = keyTileAt(arith::MinUIOp::create(
       b, loc, next, arith::SubIOp::create(b, loc, tileCount, index(1))));
   if (warpgroup()) {
-    waitForFullStage(tileNumber);
+    barriers.waitForFull(layout.fullOffset, tileNumber, 2);
   } else {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     gpu::BarrierOp::create(b, loc);
   }
   ifThen(hasNext, [&] {
     if (warpgroup()) {
-      waitForFreeStage(next, layout.kFreeOffset, 2);
-      waitForFreeStage(next, layout.vFreeOffset, layout.vStages);
+      waitForFreeStages(next);
     }
     stageKeyTile(nextK0, next, allAsync);
   });
@@ -843,8 +835,7 @@ void MmaAttentionKernel::loadTilesByTma() {
   // A tile's boxes fill it whole, padding panels included.
   int64_t tileBytes = layout.k.bytes() + layout.v.bytes();
   loop(index(0), tileCount, index(1), [&](Value t) {
-    waitForFreeStage(t, layout.kFreeOffset, 2);
-    waitForFreeStage(t, layout.vFreeOffset, layout.vStages);
+    waitForFreeStages(t);
     Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
     Value full = barrier(layout.fullOffset, stageOf(t, 2));
     attngpu::MBarrierArriveExpectTxOp::create(
@@ -870,8 +861,7 @@ void MmaAttentionKernel::loadTilesByTma() {
 void MmaAttentionKernel::copyTiles(Value allAsyncWithQ) {
   stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
   loop(index(0), tileCount, index(1), [&](Value t) {
-    waitForFreeStage(t, layout.kFreeOffset, 2);
-    waitForFreeStage(t, layout.vFreeOffset, layout.vStages);
+    waitForFreeStages(t);
     Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
     stageKeyTile(
         keyTileAt(t), t,
@@ -932,8 +922,11 @@ void MmaAttentionKernel::emit() {
         arith::CmpIOp::create(b, loc, P::uge, threadId, index(consumerThreads)),
         [&] { produceTiles(allAsyncWithQ); },
         [&] {
-          NVVM::SetMaxRegisterOp::create(b, loc, consumerRegisters(),
-                                         NVVM::SetMaxRegisterAction::increase);
+          NVVM::SetMaxRegisterOp::create(
+              b, loc,
+              attnc::consumerRegisters(threads, threads - consumerThreads,
+                                       kProducerRegisters),
+              NVVM::SetMaxRegisterAction::increase);
           consumeTiles();
         });
     return;

@@ -186,9 +186,6 @@ private:
     attngpu::NamedBarrierSyncOp::create(b, loc, i32(attnc::kConsumersBarrier),
                                         consumers);
   }
-  Value i32(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
 
   // Warp specialization (`producer` tiles, with `tma`): the producer
   // warpgroup fills a ring of stages with the walked tiles, the block's
@@ -642,12 +639,8 @@ void MmaGradKernel::loadPanels(Value map, int64_t offset, Value stage,
 void MmaGradKernel::loadRowValues(Value map, int64_t offset, Value stage,
                                   Value batch, Value head, Value row,
                                   Value full) {
-  auto coordinate = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v).getResult();
-  };
   attngpu::TmaLoadOp::create(
-      b, loc, map,
-      ValueRange{coordinate(row), coordinate(head), coordinate(batch)}, full,
+      b, loc, map, ValueRange{toI32(row), toI32(head), toI32(batch)}, full,
       f32View(stageOffset(offset, stage), {1, blockM}));
 }
 

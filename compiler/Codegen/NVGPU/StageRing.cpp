@@ -33,9 +33,8 @@ Value attnc::StageBarriers::slotOf(Value tile, int64_t stages) {
 }
 
 void attnc::StageBarriers::wait(Value bar, Value use) {
-  Value parity = arith::IndexCastUIOp::create(
-      b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, use, index(2)));
-  attngpu::MBarrierWaitOp::create(b, loc, bar, parity);
+  attngpu::MBarrierWaitOp::create(
+      b, loc, bar, toI32(arith::RemUIOp::create(b, loc, use, index(2))));
 }
 
 void attnc::StageBarriers::arrive(Value bar) {
