@@ -5,11 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Each kernel op becomes a gpu.launch over its grid. Attention: block
-// (x, y, z) = (query block, head, batch) of the grid the host uses (query
-// blocks in reverse for causal kernels, so that the long blocks near the
-// end of the sequence start first), with the kernel its tiles name. Cast:
-// blocks of block_size elements, 256 threads. Gradient kernels: the grids
-// of GradBlock, their scalar form with f32 tiles in shared memory.
+// (x, y, z) = (query block, head, batch) of the grid the host uses, with
+// the kernel its tiles name. Cast: blocks of block_size elements, 256
+// threads. Gradient kernels: the grids of GradBlock, their scalar form with
+// f32 tiles in shared memory. Causal kernels take their blocks in the
+// order of causalBlockIds: the most work first, a few heads at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +132,60 @@ void buildLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
   gpu::TerminatorOp::create(b, loc);
 }
 
+/// (Batch, head) pairs whose row blocks a causal launch interleaves: enough
+/// blocks of each length in flight that the last wave holds short ones, few
+/// enough heads that the rows they all walk stay in L2 (8 heads of 4k bf16
+/// rows of 128 keys and values are 16 MiB).
+constexpr int64_t kCausalHeadGroup = 8;
+
+/// Block ids (row block, head, batch) of a causal kernel, in the order that
+/// starts long blocks first: launch order walks groups of kCausalHeadGroup
+/// (batch, head) pairs, in each group the row blocks from the most work to
+/// the least, the group's pairs side by side. The most work is at the last
+/// row block (query blocks) or the first (key blocks, `mostWorkLast`
+/// false). The mapping is a permutation of the grid.
+SmallVector<Value, 3> causalBlockIds(OpBuilder &b, Location loc,
+                                     gpu::LaunchOp launch, bool mostWorkLast) {
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y).getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  };
+  auto div = [&](Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y).getResult();
+  };
+  gpu::KernelDim3 id = launch.getBlockIds();
+  gpu::KernelDim3 grid = launch.getGridSize();
+  Value pair = add(id.y, mul(grid.y, id.z));
+  Value linear = add(id.x, mul(grid.x, pair));
+  Value group = constant(kCausalHeadGroup);
+  Value firstPair = mul(div(linear, mul(grid.x, group)), group);
+  Value inGroup = sub(linear, mul(firstPair, grid.x));
+  Value groupPairs = arith::MinUIOp::create(
+      b, loc, group, sub(mul(grid.y, grid.z), firstPair));
+  Value step = div(inGroup, groupPairs);
+  Value row = mostWorkLast ? sub(sub(grid.x, step), constant(1)) : step;
+  Value blockPair = add(firstPair, sub(inGroup, mul(step, groupPairs)));
+  return {row, arith::RemUIOp::create(b, loc, blockPair, grid.y),
+          div(blockPair, grid.y)};
+}
+
+/// The block's ids: in launch order, or causalBlockIds's for causal kernels.
+SmallVector<Value, 3> blockIds(OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                               bool causal, bool mostWorkLast) {
+  if (causal)
+    return causalBlockIds(b, loc, launch, mostWorkLast);
+  gpu::KernelDim3 id = launch.getBlockIds();
+  return {id.x, id.y, id.z};
+}
+
 Value dynamicSharedMemory(OpBuilder &b, Location loc) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -159,15 +213,12 @@ template <typename Op> struct AttentionToGPU : attnc::KernelOpLowering<Op> {
     int64_t sharedBytes =
         tensorCores ? mmaLayout.bytes : getScalarLayout(op).bytes;
     buildLaunch(rewriter, loc, attnc::attentionGrid(rewriter, loc, op, x),
-                threads,
-                sharedBytes, [&](gpu::LaunchOp launch) {
-                  gpu::KernelDim3 block = launch.getBlockIds();
-                  Value qBlock = block.x;
-                  if (op.getCausal())
-                    qBlock = reversed(rewriter, loc, qBlock,
-                                      launch.getGridSize().x);
+                threads, sharedBytes, [&](gpu::LaunchOp launch) {
+                  SmallVector<Value, 3> block =
+                      blockIds(rewriter, loc, launch, op.getCausal(),
+                               /*mostWorkLast=*/true);
                   attnc::BlockIds ids = attnc::attentionBlockIds(
-                      rewriter, loc, op, qBlock, block.y, block.z);
+                      rewriter, loc, op, block[0], block[1], block[2]);
                   Value shared = dynamicSharedMemory(rewriter, loc);
                   Value thread = launch.getThreadIds().x;
                   if (tensorCores)
@@ -178,14 +229,6 @@ template <typename Op> struct AttentionToGPU : attnc::KernelOpLowering<Op> {
                                         scalarTiles(rewriter, loc, op, shared),
                                         ids, thread);
                 });
-  }
-
-  /// `count - 1 - id`: causal blocks near the end of the sequence do the
-  /// most work, so they start first and the last wave holds short ones.
-  static Value reversed(OpBuilder &b, Location loc, Value id, Value count) {
-    return arith::SubIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, count, id),
-        arith::ConstantIndexOp::create(b, loc, 1));
   }
 
   const attnc::TargetDescription &target;
@@ -249,8 +292,10 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
         mma ? attnc::mmaThreads(op) : attnc::gradKernelThreads(op),
         mma ? mmaLayout.bytes : gradSharedBytes(op), [&](gpu::LaunchOp launch) {
           Value shared = dynamicSharedMemory(rewriter, loc);
-          gpu::KernelDim3 block = launch.getBlockIds();
-          SmallVector<Value, 3> ids = {block.x, block.y, block.z};
+          // Key blocks near the start walk the most query tiles.
+          SmallVector<Value, 3> ids =
+              blockIds(rewriter, loc, launch, op.getCausal(),
+                       /*mostWorkLast=*/!isa<attn::AttentionGradKVOp>(op));
           Value thread = launch.getThreadIds().x;
           if (mma)
             return emitMma(rewriter, loc, op, buffers, mmaLayout, shared,

@@ -14,7 +14,7 @@
 // (P from registers, V transposed) as two commit groups, waits for S only,
 // runs the softmax (xor shuffles, ex2) while P V runs and waits for it
 // before packing the next P; the last P V runs after the loop. Causal
-// blocks run last first.
+// blocks run last first (a group of heads at a time).
 
 // CHECK-LABEL: func.func @causal(
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
@@ -22,7 +22,9 @@
 // CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
 // CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
-// CHECK:           arith.subi %[[GX]], %[[BX]] : index
+// CHECK:           arith.addi %[[BX]], %{{.*}} : index
+// CHECK:           arith.minui
+// CHECK:           arith.subi %[[GX]], %{{.*}} : index
 // CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK:           %[[FIRST_THREAD:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
 // CHECK-NEXT:      scf.if %[[FIRST_THREAD]] {

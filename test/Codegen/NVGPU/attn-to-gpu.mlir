@@ -2,7 +2,9 @@
 
 // The scalar kernel (mma = none): the kernel function keeps its buffers and
 // holds a gpu.launch over the grid (query block, head, batch) with one
-// thread per query row. Causal kernels run query blocks last first. The
+// thread per query row. Causal kernels take their blocks in groups of 8
+// (batch, head) pairs, in each the query blocks last first, the pairs side
+// by side (block ids from the linear launch index). The
 // f32 tiles are views of dynamic shared memory, the per-row ones (q, s,
 // acc) padded by one element; copies are spread over the block's threads
 // between barriers, and each thread's row is guarded by thread < rows.
@@ -22,11 +24,29 @@
 // CHECK-DAG:     %[[SHARED:.*]] = arith.constant 20800 : i32
 // CHECK:         %[[NQ:.*]] = memref.dim %[[Q]], %[[C2]]
 // CHECK:         %[[QBLOCKS:.*]] = arith.ceildivui %[[NQ]], %[[C16]] : index
-// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %[[HEAD:[a-z0-9_]+]], %[[BATCH:[a-z0-9_]+]]) in (%[[GX:[a-z0-9_]+]] = %[[QBLOCKS]], %{{[a-z0-9_]+}} = %[[C8]], %{{[a-z0-9_]+}} = %[[C2]])
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %[[BY:[a-z0-9_]+]], %[[BZ:[a-z0-9_]+]]) in (%[[GX:[a-z0-9_]+]] = %[[QBLOCKS]], %[[GY:[a-z0-9_]+]] = %[[C8]], %[[GZ:[a-z0-9_]+]] = %[[C2]])
 // CHECK-SAME:      threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C16]], %{{[a-z0-9_]+}} = %[[C1]], %{{[a-z0-9_]+}} = %[[C1]])
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
-// CHECK:           %[[REST:.*]] = arith.subi %[[GX]], %[[BX]] : index
+// CHECK:           %[[ZPAIRS:.*]] = arith.muli %[[GY]], %[[BZ]] : index
+// CHECK:           %[[PAIR:.*]] = arith.addi %[[BY]], %[[ZPAIRS]] : index
+// CHECK:           %[[PAIRROWS:.*]] = arith.muli %[[GX]], %[[PAIR]] : index
+// CHECK:           %[[LINEAR:.*]] = arith.addi %[[BX]], %[[PAIRROWS]] : index
+// CHECK:           %[[SPAN:.*]] = arith.muli %[[GX]], %[[C8]] : index
+// CHECK:           %[[GROUP:.*]] = arith.divui %[[LINEAR]], %[[SPAN]] : index
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[GROUP]], %[[C8]] : index
+// CHECK:           %[[BEFORE:.*]] = arith.muli %[[FIRST]], %[[GX]] : index
+// CHECK:           %[[IN_GROUP:.*]] = arith.subi %[[LINEAR]], %[[BEFORE]] : index
+// CHECK:           %[[PAIRS:.*]] = arith.muli %[[GY]], %[[GZ]] : index
+// CHECK:           %[[LEFT:.*]] = arith.subi %[[PAIRS]], %[[FIRST]] : index
+// CHECK:           %[[GROUP_PAIRS:.*]] = arith.minui %[[LEFT]], %[[C8]] : index
+// CHECK:           %[[STEP:.*]] = arith.divui %[[IN_GROUP]], %[[GROUP_PAIRS]] : index
+// CHECK:           %[[REST:.*]] = arith.subi %[[GX]], %[[STEP]] : index
 // CHECK:           %[[QBLOCK:.*]] = arith.subi %[[REST]], %[[C1]] : index
+// CHECK:           %[[STEPS:.*]] = arith.muli %[[STEP]], %[[GROUP_PAIRS]] : index
+// CHECK:           %[[WITHIN:.*]] = arith.subi %[[IN_GROUP]], %[[STEPS]] : index
+// CHECK:           %[[BLOCK_PAIR:.*]] = arith.addi %[[FIRST]], %[[WITHIN]] : index
+// CHECK:           %[[HEAD:.*]] = arith.remui %[[BLOCK_PAIR]], %[[GY]] : index
+// CHECK:           %[[BATCH:.*]] = arith.divui %[[BLOCK_PAIR]], %[[GY]] : index
 // CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK:           %[[Q_TILE:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x65xf32, #gpu.address_space<workgroup>>
 // CHECK:           memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<32x64xf32, #gpu.address_space<workgroup>>
