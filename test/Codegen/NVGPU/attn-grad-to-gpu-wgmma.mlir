@@ -2,8 +2,8 @@
 
 // The key/value gradient kernel on wgmma (pinned wgmma tiles: 64 queries x
 // 128 keys, head dim 64): a gpu.launch of ceil(Nk / 128) x Hkv x B blocks
-// of two warpgroups (causal: key blocks first to last, 8 heads side by
-// side), swizzled tiles at multiples of 1024 bytes. Per query
+// of two warpgroups (in grid order though causal: it adds dq), swizzled
+// tiles at multiples of 1024 bytes. Per query
 // tile: the landed copies fenced for the async proxy before the barrier,
 // then the next tile's copies, its lse and delta by 4-byte cp.async;
 // Sᵀ = K Qᵀ and dPᵀ = V doutᵀ as two products of the warpgroup's 64 key
@@ -23,17 +23,16 @@
 
 // CHECK-LABEL: func.func @grad_kv(
 // CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c128 : index
-// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%[[GX:.*]] = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c102400_i32
-// CHECK:           %[[GROUP_PAIRS:.*]] = arith.minui %{{.*}}, %c8 : index
-// CHECK-NEXT:      %[[KEY_BLOCK:.*]] = arith.divui %{{.*}}, %[[GROUP_PAIRS]] : index
-// CHECK-NEXT:      arith.muli %[[KEY_BLOCK]], %[[GROUP_PAIRS]] : index
+// CHECK:         gpu.launch blocks(%[[KEY_BLOCK:.*]], %[[HEAD:.*]], %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c102400_i32
+// CHECK-NOT:       arith.minui %{{.*}}, %c8 : index
+// CHECK:           arith.muli %[[KEY_BLOCK]], %c128 : index
 // CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK-NEXT:        nvvm.cp.async.wait.group 0
 // CHECK-NEXT:        attngpu.fence_proxy_async
 // CHECK-NEXT:        gpu.barrier
 // CHECK:             scf.if
-// CHECK:               attngpu.bulk_reduce_add %[[STAGED:.*]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %c0], %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, memref<1x4x?x64xf32
+// CHECK:               attngpu.bulk_reduce_add %[[STAGED:.*]], %{{.*}}[%c0, %{{.*}}, %{{.*}}, %c0], %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, memref<1x4x?x64xf32
 // CHECK-NEXT:          nvvm.cp.async.bulk.commit.group
 // CHECK:             nvgpu.device_async_copy
 // CHECK:             nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[LSE_ROWS:.*]][%{{.*}}], 1, %{{.*}} : memref<?xf32, strided<[1], offset: ?>> to memref<64xf32, #gpu.address_space<workgroup>>
@@ -227,7 +226,7 @@ func.func @grad_kv_ping_pong(%q: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], off
 
 // Warp-specialized (`producer` and `tma` tiles, the default): 384 threads,
 // the inputs' tensor maps (tiles in boxes of 64 columns, lse and delta
-// rows), a ring of two stages (causal) on mbarriers ("full" expects the loading
+// rows), a ring of three stages on mbarriers ("full" expects the loading
 // thread, or the producer's 128 copying threads where a map is invalid;
 // "free" the 256 consumers). The producer keeps 72 registers: one thread
 // loads each key tile by TMA (the q, dout, lse and delta rows with the
@@ -239,7 +238,7 @@ func.func @grad_kv_ping_pong(%q: memref<1x2x?x64xbf16, strided<[?, ?, ?, ?], off
 // CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1)
 // CHECK-COUNT-4:   attngpu.tensor_map {{.*}} {box = array<i64: 64, {{64|128}}, 1, 1>, swizzle_bytes = 128 : i64}
 // CHECK-COUNT-2:   attngpu.tensor_map {{.*}} {box = array<i64: 128, 1, 1>, swizzle_bytes = 0 : i64}
-// CHECK-COUNT-2:   attngpu.mbarrier.init %{{.*}}, %c256_i32
+// CHECK-COUNT-3:   attngpu.mbarrier.init %{{.*}}, %c256_i32
 // CHECK-NOT:       attngpu.mbarrier.init
 // CHECK:           nvvm.setmaxregister  decrease 72
 // CHECK:               attngpu.mbarrier.arrive_expect_tx
@@ -280,8 +279,7 @@ func.func @grad_q_producer(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offse
 // The key/value kernel warp-specialized: the producer keeps 24 registers;
 // it loads k and v with the first query tile, then q, dout, lse and delta
 // per query tile; the consumers free a tile's stage once dK and dV, its
-// last products, are waited for. Without a mask the ring has three stages
-// (masked kernels, as @grad_q_producer, two).
+// last products, are waited for.
 
 // CHECK-LABEL: func.func @grad_kv_producer(
 // CHECK:         gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1)
