@@ -24,6 +24,34 @@ attnc="$build/bin/attnc"
 
 bash "$root/scripts/gpu-bundle.sh" "${1:--j2}"
 mkdir -p "$bundle/packages"
+
+# Packages compile in the background, as many at a time as the -jN given
+# (attnc's ptxas runs on one core); a failure is written down, and
+# finish_compiles waits for all and fails if any did.
+max_jobs="${1:--j2}"
+max_jobs="${max_jobs#-j}"
+failures="$bundle/compile-failures.txt"
+rm -f "$failures"
+running=0
+compile_with() {
+  local compiler=$1
+  shift
+  if [ "$running" -ge "$max_jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  { "$compiler" "$@" || echo "$*" >>"$failures"; } &
+  running=$((running + 1))
+}
+compile() { compile_with "$attnc" "$@"; }
+finish_compiles() {
+  wait
+  if [ -s "$failures" ]; then
+    echo "gpu-integration: these compiles failed:" >&2
+    cat "$failures" >&2
+    exit 1
+  fi
+}
 cases="$bundle/cases.txt"
 : >"$cases"
 
@@ -48,7 +76,7 @@ for model in "$root"/test/Integration/Host/*.mlir; do
     $schedule; do
     IFS=: read -r vname source flags <<<"$variant"
     # shellcheck disable=SC2086
-    "$attnc" "$source" --target=sm_90a $flags -o "$bundle/packages/$vname.attnpkg"
+    compile "$source" --target=sm_90a $flags -o "$bundle/packages/$vname.attnpkg"
     sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$model" |
       while read -r args; do echo "$vname.attnpkg $args" >>"$cases"; done
     # Packages a model compiles with extra flags (`// RUN: attnc %s FLAGS
@@ -56,45 +84,45 @@ for model in "$root"/test/Integration/Host/*.mlir; do
     # with --repeat where the host test asks for it (not for the scheduled
     # variant: the bundle stays under the 64 MiB a run may carry).
     [ -n "$schedule" ] && [ "$variant" = "$schedule" ] && continue
-    sed -n 's|^// RUN: attnc %s \(.*\)-o %t\.\([a-z0-9-]*\)\.attnpkg.*|\2 \1|p' "$model" |
-      while read -r suffix extra; do
-        # shellcheck disable=SC2086
-        "$attnc" "$source" --target=sm_90a $flags $extra \
-          -o "$bundle/packages/$vname-$suffix.attnpkg"
-        sed -n "s|^// RUN: attn-run %t\.$suffix\.attnpkg \([^|]*--check[^|]*\)[|].*|\1|p" "$model" |
-          while read -r args; do echo "$vname-$suffix.attnpkg $args" >>"$cases"; done
-      done
+    # (The loop reads a process substitution, not a pipe, so that its
+    # background compiles are this shell's jobs.)
+    while read -r suffix extra; do
+      # shellcheck disable=SC2086
+      compile "$source" --target=sm_90a $flags $extra \
+        -o "$bundle/packages/$vname-$suffix.attnpkg"
+      sed -n "s|^// RUN: attn-run %t\.$suffix\.attnpkg \([^|]*--check[^|]*\)[|].*|\1|p" "$model" |
+        while read -r args; do echo "$vname-$suffix.attnpkg $args" >>"$cases"; done
+    done < <(sed -n 's|^// RUN: attnc %s \(.*\)-o %t\.\([a-z0-9-]*\)\.attnpkg.*|\2 \1|p' "$model")
   done
 done
-rm -rf "$variants"
 for model in "$root"/examples/*.mlir; do
   name="$(basename "$model" .mlir)"
-  "$attnc" "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
+  compile "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
   sed -n 's|^// EXAMPLE-RUN: \(.*\)|\1 --check|p' "$model" |
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
 done
 # A package for the host and sm_90a: cuda:0 must pick the sm_90a kernels.
-"$attnc" "$root/test/attnc/multi-target.mlir" --target=host,sm_90a \
+compile "$root/test/attnc/multi-target.mlir" --target=host,sm_90a \
   -o "$bundle/packages/multi-target.attnpkg"
 sed -n 's|^// RUN: attn-run %t.attnpkg \([^|]*--check\).*|\1|p' "$root/test/attnc/multi-target.mlir" |
   while read -r args; do echo "multi-target.attnpkg $args" >>"$cases"; done
-"$attnc" "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
-"$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
+compile "$root/bench/attention.mlir" --target=sm_90a -o "$bundle/packages/bench.attnpkg"
+compile "$root/bench/attention_backward.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-backward.attnpkg"
-"$attnc" "$root/bench/decode.mlir" --target=sm_90a \
+compile "$root/bench/decode.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-decode.attnpkg"
-"$attnc" "$root/bench/documents.mlir" --target=sm_90a \
+compile "$root/bench/documents.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-documents.attnpkg"
-"$attnc" "$root/bench/variants.mlir" --target=sm_90a \
+compile "$root/bench/variants.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-variants.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
-"$attnc" "$root/bench/attention.mlir" --target=sm_90a \
+compile "$root/bench/attention.mlir" --target=sm_90a \
   --kernel-schedule=ping-pong -o "$bundle/packages/bench-ping-pong.attnpkg"
-"$attnc" "$root/bench/attention_backward.mlir" --target=sm_90a \
+compile "$root/bench/attention_backward.mlir" --target=sm_90a \
   --kernel-schedule=ping-pong -o "$bundle/packages/bench-backward-ping-pong.attnpkg"
 # Autograd through attnc packages (test/python/gpu/autograd_check.py).
-"$attnc" "$root/test/python/gpu/autograd_model.mlir" --target=sm_90a \
+compile "$root/test/python/gpu/autograd_model.mlir" --target=sm_90a \
   -o "$bundle/packages/autograd_model.attnpkg"
 rm -rf "$bundle/python" && mkdir -p "$bundle/python"
 cp -r "$root/python/attnc" "$bundle/python/"
@@ -108,20 +136,22 @@ if [ -n "${ATTNC_BASELINE:-}" ]; then
   cp -r "$ATTNC_BASELINE/python/attnc" "$bundle/baseline/"
   rm -rf "$bundle/baseline/attnc/__pycache__"
   cp "$ATTNC_BASELINE/lib/libattnrt.so" "$bundle/baseline/attnc/"
-  "$ATTNC_BASELINE/bin/attnc" "$root/bench/attention.mlir" --target=sm_90a \
+  compile_with "$ATTNC_BASELINE/bin/attnc" "$root/bench/attention.mlir" --target=sm_90a \
     -o "$bundle/baseline/bench.attnpkg"
 fi
 # The forward kernel's pinned schedule options (TMA, ping-pong): their
 # GPU-RUN cases, and test/GPU/check_tensor_maps.py on other layouts.
-"$attnc" "$root/test/GPU/Inputs/schedules.mlir" --target=sm_90a \
+compile "$root/test/GPU/Inputs/schedules.mlir" --target=sm_90a \
   -o "$bundle/packages/schedules.attnpkg"
 sed -n 's|^// GPU-RUN: \(.*\)|\1|p' "$root/test/GPU/Inputs/schedules.mlir" |
   while read -r args; do echo "schedules.attnpkg $args" >>"$cases"; done
 # Masked-out keys holding NaN, through the Python binding (needs PyTorch).
-"$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
+compile "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
   -o "$bundle/packages/masked_keys.attnpkg"
-"$attnc" "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
+compile "$root/test/GPU/Inputs/masked_keys.mlir" --target=sm_90a \
   --tensor-cores=mma-sync -o "$bundle/packages/masked_keys-mma-sync.attnpkg"
+finish_compiles
+rm -rf "$variants"
 
 cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
