@@ -488,8 +488,9 @@ attnc::makeGradTiles(attn::AttentionScoringOpInterface op, int64_t pad,
 }
 
 int64_t attnc::gradKernelThreads(Operation *op) {
-  if (auto delta = dyn_cast<attn::AttentionGradDeltaOp>(op))
-    return *delta.getBlockSize();
+  // Whatever the block's rows: its warps take them in turn.
+  if (isa<attn::AttentionGradDeltaOp>(op))
+    return 128;
   attn::TilesAttr tiles =
       *cast<attn::AttentionScoringOpInterface>(op).getTiles();
   return isa<attn::AttentionGradKVOp>(op) ? tiles.getBlockN()

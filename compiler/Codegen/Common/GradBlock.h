@@ -92,7 +92,8 @@ GradTiles
 makeGradTiles(mlir::attn::AttentionScoringOpInterface op, int64_t pad,
               llvm::function_ref<mlir::Value(llvm::ArrayRef<int64_t>)> make);
 
-/// Threads per GPU block of each kernel: one per key row, query row or row.
+/// Threads per GPU block of each kernel: one per key row or query row; the
+/// delta kernel's four warps, one per row at a time.
 int64_t gradKernelThreads(mlir::Operation *op);
 
 /// Emits block `ids` (x, y, z of the grid) of each kernel at the builder's

@@ -45,8 +45,14 @@ protected:
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return mlir::arith::AddIOp::create(b, loc, x, y);
   }
+  mlir::Value sub(mlir::Value x, mlir::Value y) {
+    return mlir::arith::SubIOp::create(b, loc, x, y);
+  }
   mlir::Value mul(mlir::Value x, mlir::Value y) {
     return mlir::arith::MulIOp::create(b, loc, x, y);
+  }
+  mlir::Value divUI(mlir::Value x, mlir::Value y) {
+    return mlir::arith::DivUIOp::create(b, loc, x, y);
   }
   /// min(tile, extent - first): the valid rows of a tile from `first` on.
   mlir::Value validRows(int64_t tile, mlir::Value extent, mlir::Value first) {

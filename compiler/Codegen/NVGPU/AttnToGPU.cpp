@@ -9,7 +9,7 @@
 // the kernel its tiles name. Cast: blocks of block_size elements, 256
 // threads. Gradient kernels: the grids of GradBlock, their scalar form with
 // f32 tiles in shared memory. Causal kernels take their blocks in the
-// order of causalBlockIds: the most work first, a few heads at a time.
+// order of CausalBlockOrder: the most work first, a few heads at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,44 +144,34 @@ constexpr int64_t kCausalHeadGroup = 8;
 /// the least, the group's pairs side by side. The most work is at the last
 /// row block (query blocks) or the first (key blocks, `mostWorkLast`
 /// false). The mapping is a permutation of the grid.
-SmallVector<Value, 3> causalBlockIds(OpBuilder &b, Location loc,
-                                     gpu::LaunchOp launch, bool mostWorkLast) {
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  auto sub = [&](Value x, Value y) {
-    return arith::SubIOp::create(b, loc, x, y).getResult();
-  };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
-  };
-  auto div = [&](Value x, Value y) {
-    return arith::DivUIOp::create(b, loc, x, y).getResult();
-  };
-  gpu::KernelDim3 id = launch.getBlockIds();
-  gpu::KernelDim3 grid = launch.getGridSize();
-  Value pair = add(id.y, mul(grid.y, id.z));
-  Value linear = add(id.x, mul(grid.x, pair));
-  Value group = constant(kCausalHeadGroup);
-  Value firstPair = mul(div(linear, mul(grid.x, group)), group);
-  Value inGroup = sub(linear, mul(firstPair, grid.x));
-  Value groupPairs = arith::MinUIOp::create(
-      b, loc, group, sub(mul(grid.y, grid.z), firstPair));
-  Value step = div(inGroup, groupPairs);
-  Value row = mostWorkLast ? sub(sub(grid.x, step), constant(1)) : step;
-  Value blockPair = add(firstPair, sub(inGroup, mul(step, groupPairs)));
-  return {row, arith::RemUIOp::create(b, loc, blockPair, grid.y),
-          div(blockPair, grid.y)};
-}
+class CausalBlockOrder : attnc::KernelEmitter {
+public:
+  CausalBlockOrder(OpBuilder &b, Location loc) : KernelEmitter(b, loc) {}
 
-/// The block's ids: in launch order, or causalBlockIds's for causal kernels.
+  SmallVector<Value, 3> ids(gpu::LaunchOp launch, bool mostWorkLast) {
+    gpu::KernelDim3 id = launch.getBlockIds();
+    gpu::KernelDim3 grid = launch.getGridSize();
+    Value pair = add(id.y, mul(grid.y, id.z));
+    Value linear = add(id.x, mul(grid.x, pair));
+    Value group = index(kCausalHeadGroup);
+    Value firstPair = mul(divUI(linear, mul(grid.x, group)), group);
+    Value inGroup = sub(linear, mul(firstPair, grid.x));
+    Value groupPairs = arith::MinUIOp::create(
+        b, loc, group, sub(mul(grid.y, grid.z), firstPair));
+    Value step = divUI(inGroup, groupPairs);
+    Value row = mostWorkLast ? sub(sub(grid.x, step), index(1)) : step;
+    Value blockPair = add(firstPair, sub(inGroup, mul(step, groupPairs)));
+    return {row, arith::RemUIOp::create(b, loc, blockPair, grid.y),
+            divUI(blockPair, grid.y)};
+  }
+};
+
+/// The block's ids: in launch order, or CausalBlockOrder's for causal
+/// kernels.
 SmallVector<Value, 3> blockIds(OpBuilder &b, Location loc, gpu::LaunchOp launch,
                                bool causal, bool mostWorkLast) {
   if (causal)
-    return causalBlockIds(b, loc, launch, mostWorkLast);
+    return CausalBlockOrder(b, loc).ids(launch, mostWorkLast);
   gpu::KernelDim3 id = launch.getBlockIds();
   return {id.x, id.y, id.z};
 }
@@ -305,9 +295,9 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
         });
   }
 
-  /// Whether the blocks take causalBlockIds's order: not those of a
+  /// Whether the blocks take CausalBlockOrder's order: not those of a
   /// key/value kernel that adds dq (H200, B1 H16 N16k D64 causal: 0.96x
-  /// the grid order, its dq additions to the rows of 8 heads at once).
+  /// the grid order).
   static bool causalOrder(Op op) {
     auto kv = dyn_cast<attn::AttentionGradKVOp>(op.getOperation());
     return op.getCausal() && !(kv && kv.getDqAccum());

@@ -174,7 +174,7 @@ private:
     consumersBarrier();
   }
   Value stageOf(Value tileNumber) {
-    return arith::RemUIOp::create(b, loc, tileNumber, index(layout.stages));
+    return barriers.slotOf(tileNumber, layout.stages);
   }
   /// Every consumer thread meets here (the block's barrier without a
   /// producer).
@@ -227,9 +227,10 @@ private:
   /// Registers per thread of the producer after `setmaxnreg`. The
   /// key/value kernel's consumers need 240 at head dim 128 (dK and dV in
   /// registers), which leaves the producer 24: its copies, the fallback
-  /// where TMA cannot load, spill (ptxas: 220 bytes; nothing where it
-  /// loads by TMA). The query kernel's consumers fit in 216, leaving the
-  /// producer 72, at which its copies do not spill (at 64 they did, causal).
+  /// where TMA cannot load, spill (ptxas: 284 bytes with three stages;
+  /// nothing where it loads by TMA). The query kernel's consumers fit in 216,
+  /// leaving the producer 72, at which its copies do not spill (at 64 they did,
+  /// causal).
   int64_t producerRegisters() {
     return isa<attn::AttentionGradKVOp>(op.getOperation()) ? 24 : 72;
   }

@@ -197,7 +197,8 @@ module @attnc_kernels {
 // -----
 
 // attention_grad_delta: a warp per row of the block (its 4 warps take rows
-// warp, warp + 4, ...), the lanes on consecutive columns: 80 columns are two
+// warp, warp + 4, ... of its 48: a block's rows need not match its 128
+// threads), the lanes on consecutive columns: 80 columns are two
 // full steps of 32 and a last one for lanes below 16; the lanes' sums meet
 // by xor shuffles and lane 0 stores delta; the dq accumulator's row is
 // zeroed by the lanes in turn.
@@ -208,10 +209,12 @@ module @attnc_kernels {
 // CHECK-SAME:    %[[DELTA:[a-z0-9]+]]: memref<2x4x?xf32, strided<[?, ?, ?], offset: ?>>,
 // CHECK-SAME:    %[[ACCUM:[a-z0-9]+]]: memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>)
 // CHECK:         gpu.launch blocks(%{{.*}}, %[[HEAD:[a-z0-9_]+]], %[[BATCH:[a-z0-9_]+]]) in ({{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
+// CHECK:           %[[FIRST:.*]] = arith.muli %{{.*}}, %c48 : index
+// CHECK:           %[[ROWS:.*]] = arith.minui %{{.*}}, %c48 : index
 // CHECK-DAG:       %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
 // CHECK-DAG:       %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
-// CHECK:           scf.for %[[R:.*]] = %[[WARP]] to %{{.*}} step %c4 {
-// CHECK:             %[[ROW:.*]] = arith.addi %{{.*}}, %[[R]] : index
+// CHECK:           scf.for %[[R:.*]] = %[[WARP]] to %[[ROWS]] step %c4 {
+// CHECK:             %[[ROW:.*]] = arith.addi %[[FIRST]], %[[R]] : index
 // CHECK:             %[[FULL:.*]] = scf.for %[[K:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
 // CHECK:               %[[COL:.*]] = arith.addi %[[LANE]], %{{.*}} : index
 // CHECK-DAG:           memref.load %[[OUT]][%[[BATCH]], %[[HEAD]], %[[ROW]], %[[COL]]]
@@ -235,7 +238,7 @@ module @attnc_kernels {
                         %accum: memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
     %0 = bufferization.to_tensor %out : memref<2x4x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x4x?x80xbf16>
     %1 = bufferization.to_tensor %dout : memref<2x4x?x80xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x4x?x80xbf16>
-    %d, %a = attn.attention_grad_delta %0, %1 {block_size = 128 : i64} : tensor<2x4x?x80xbf16>, tensor<2x4x?x80xbf16> -> tensor<2x4x?xf32>, tensor<2x4x?x64xf32>
+    %d, %a = attn.attention_grad_delta %0, %1 {block_size = 48 : i64} : tensor<2x4x?x80xbf16>, tensor<2x4x?x80xbf16> -> tensor<2x4x?xf32>, tensor<2x4x?x64xf32>
     bufferization.materialize_in_destination %d in writable %delta : (tensor<2x4x?xf32>, memref<2x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
     bufferization.materialize_in_destination %a in writable %accum : (tensor<2x4x?x64xf32>, memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
     return
