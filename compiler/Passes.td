@@ -62,6 +62,22 @@ def AttnDifferentiateScore : Pass<"attn-differentiate-score", "::mlir::ModuleOp"
 // Graph: functions of attn ops -> programs of kernels
 //===----------------------------------------------------------------------===//
 
+def AttnFuseElementwise : Pass<"attn-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Turn element-wise tensor code into fused attn.elementwise kernels";
+  let description = [{
+    Float `arith` and `math` ops on tensors of one shape whose scalar forms
+    are rows of the region op table (`lib/semantics/RegionOps.def`) become
+    `attn.elementwise` ops, with splat constant operands moved into the
+    body. Then every `attn.elementwise` whose result is read only by one
+    other `attn.elementwise` is fused into it: one kernel reads the chain's
+    inputs once and writes its last result. A fused intermediate of a
+    16-bit type is rounded to that type inside the body, so results do not
+    change.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def AttnExpandAttentionGrad
     : Pass<"attn-expand-attention-grad", "::mlir::func::FuncOp"> {
   let summary = "Turn attn.attention_grad into its kernels";

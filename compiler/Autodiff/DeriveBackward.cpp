@@ -103,6 +103,11 @@ func::FuncOp BackwardBuilder::createFunction() {
   auto func = func::FuncOp::create(b, forward.getLoc(),
                                    (forward.getName() + "_bwd").str(), type);
   func->setAttr(attn::kGradientOfAttrName, FlatSymbolRefAttr::get(forward));
+  unsigned cotangent = forward.getNumArguments() + forward.getNumResults();
+  for (auto [i, value] : llvm::enumerate(returned))
+    if (takesCotangent(value))
+      func.setArgAttr(cotangent++, attn::kCotangentOfResultAttrName,
+                      b.getI64IntegerAttr(i));
   unsigned result = 0;
   if (results.size() != forward.getNumArguments())
     for (BlockArgument arg : forward.getArguments())
@@ -120,9 +125,11 @@ LogicalResult BackwardBuilder::addCotangent(Value value, Value cotangent,
   auto [it, inserted] = cotangents.try_emplace(value, cotangent);
   if (inserted)
     return success();
-  return emitError(loc)
-         << "this value feeds several differentiated uses; summing their "
-            "gradients needs element-wise ops that attnc does not have yet";
+  // Gradient rules give each operand a cotangent of its type. A value with
+  // several differentiated uses gets the sum of their gradients.
+  OpBuilder b = OpBuilder::atBlockEnd(&backward.getBody().front());
+  it->second = attn::buildElementwiseSum(b, loc, it->second, cotangent);
+  return success();
 }
 
 /// Applies the gradient rule of (the clone of) `op` if any of its results

@@ -80,7 +80,9 @@ LogicalResult checkGraph(func::FuncOp func) {
       return op.emitError()
              << "code generation does not support " << op.getName()
              << " in a function; functions hold attn.attention, "
-                "attn.attention_grad and attn.cast ops";
+                "attn.attention_grad, attn.cast and attn.elementwise ops (and "
+                "float arith and math ops on tensors, which "
+                "attn-fuse-elementwise turns into attn.elementwise)";
     for (Value result : op.getResults())
       if (failed(checkType(result.getType(), op.getLoc())))
         return failure();
@@ -92,24 +94,55 @@ LogicalResult checkGraph(func::FuncOp func) {
   return success();
 }
 
-/// For a backward function, the symbolic shapes of its forward function's
-/// program arguments (inputs, then outputs), which its own first arguments
-/// are: their dims keep the forward's symbols even where no op of the
-/// backward reads them. Empty otherwise, or while the forward is no
-/// program yet.
-SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
+/// The forward function of backward function `func`, once it is a
+/// program; null otherwise.
+func::FuncOp forwardProgramOf(func::FuncOp func) {
   auto forwardName =
       func->getAttrOfType<FlatSymbolRefAttr>(attn::kGradientOfAttrName);
   auto forward = forwardName
                      ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
                            func, forwardName)
                      : func::FuncOp();
+  return forward && forward->hasAttr(attnrt::kNumInputsAttr) ? forward
+                                                             : func::FuncOp();
+}
+
+/// For a backward function, the symbolic shapes of its forward function's
+/// program arguments (inputs, then outputs), which its own first arguments
+/// are: their dims keep the forward's symbols even where no op of the
+/// backward reads them. Empty otherwise, or while the forward is no
+/// program yet.
+SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
   SmallVector<ArrayAttr> shapes;
-  if (!forward || !forward->hasAttr(attnrt::kNumInputsAttr))
-    return shapes;
-  for (BlockArgument arg : forward.getArguments())
-    shapes.push_back(attnrt::symbolicShapeOf(arg));
+  if (func::FuncOp forward = forwardProgramOf(func))
+    for (BlockArgument arg : forward.getArguments())
+      shapes.push_back(attnrt::symbolicShapeOf(arg));
   return shapes;
+}
+
+/// For a backward function, the names of its arguments that the forward
+/// program names: its inputs and outputs, which the backward takes first,
+/// and "d<output>" for the cotangent of each output. Empty otherwise.
+SmallVector<std::string> forwardValueNames(func::FuncOp func) {
+  SmallVector<std::string> names;
+  func::FuncOp forward = forwardProgramOf(func);
+  if (!forward)
+    return names;
+  auto nameOf = [&](unsigned i) {
+    return forward.getArgAttrOfType<StringAttr>(i, attnrt::kNameAttr)
+        .getValue()
+        .str();
+  };
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    names.push_back(nameOf(i));
+  unsigned numInputs =
+      forward->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr).getInt();
+  for (unsigned i = names.size(); i < func.getNumArguments(); ++i) {
+    auto of =
+        func.getArgAttrOfType<IntegerAttr>(i, attn::kCotangentOfResultAttrName);
+    names.push_back(of ? "d" + nameOf(numInputs + of.getInt()) : "");
+  }
+  return names;
 }
 
 /// Builds the program of one function.
@@ -150,8 +183,10 @@ private:
 };
 
 /// Inputs are named after their role in the op that first reads them ("q"),
-/// outputs after the role of the result they return ("out", "lse"); a name
-/// already taken falls back to "arg<i>" / "result<i>".
+/// outputs after the role of the result they return ("out", "lse"); a
+/// backward function's inputs after the forward program's values ("q",
+/// "out", "dout"). A name already taken falls back to "arg<i>" /
+/// "result<i>".
 void ProgramBuilder::nameValues() {
   std::set<std::string> taken;
   auto give = [&](StringRef role, std::string fallback) {
@@ -172,13 +207,17 @@ void ProgramBuilder::nameValues() {
         return roles[op->getNumOperands() + i];
     return "";
   };
+  SmallVector<std::string> forwardNames = forwardValueNames(func);
   for (BlockArgument arg : func.getArguments()) {
     Operation *reader = nullptr;
     for (Operation &op : func.getBody().front().without_terminator())
       if (!reader && llvm::is_contained(op.getOperands(), arg))
         reader = &op;
-    inputNames[arg] = give(reader ? roleOf(arg, reader) : "",
-                           "arg" + std::to_string(arg.getArgNumber()));
+    StringRef role = arg.getArgNumber() < forwardNames.size()
+                         ? StringRef(forwardNames[arg.getArgNumber()])
+                     : reader ? roleOf(arg, reader)
+                              : StringRef();
+    inputNames[arg] = give(role, "arg" + std::to_string(arg.getArgNumber()));
   }
   // A backward function's result is the gradient of the forward function's
   // argument it names (else the one at its index), which is its own
@@ -260,6 +299,16 @@ void ProgramBuilder::createProgram() {
         i < numInputs ? inputNames[value] : resultNames[i - numInputs];
     program.setArgAttr(i, attnrt::kNameAttr, b.getStringAttr(name));
     program.setArgAttr(i, attnrt::kShapeAttr, symbols.shapeOf(value));
+    // What a backward function's cotangents and gradients stand for.
+    Attribute of = i < numInputs
+                       ? func.getArgAttr(i, attn::kCotangentOfResultAttrName)
+                       : func.getResultAttr(i - numInputs,
+                                            attn::kGradientOfArgumentAttrName);
+    if (of)
+      program.setArgAttr(i,
+                         i < numInputs ? attn::kCotangentOfResultAttrName
+                                       : attn::kGradientOfArgumentAttrName,
+                         of);
   }
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = entry->getArgument(arg.getArgNumber());

@@ -86,11 +86,15 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
   pm.addPass(
       createAttnDeriveBackward({options.backwardAll, options.deterministic}));
   pm.addPass(createAttnDifferentiateScore());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The backward's own element-wise chains (gradients that meet, and the
+  // products of the chain rule).
+  pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
 }
 
 void attnc::buildProgramPipeline(

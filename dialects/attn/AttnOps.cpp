@@ -12,6 +12,8 @@
 
 #include "dialects/attn/AttnOps.h"
 
+#include "dialects/attn/RegionTangents.h"
+
 #include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -604,11 +606,11 @@ static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
   const attnc::sem::RegionOpInfo *info =
       attnc::sem::findRegionOp(op->getName().getStringRef());
   if (!info || op->getNumResults() != 1 || op->getNumRegions() != 0)
-    return op->emitOpError()
-           << "is not allowed in the " << regionName
-           << " region of attn.attention: regions hold only the scalar arith "
-              "and math ops of the region op table "
-              "(lib/semantics/RegionOps.def)";
+    return op->emitOpError() << "is not allowed in the " << regionName
+                             << " region of " << op->getParentOp()->getName()
+                             << ": regions hold only the scalar arith "
+                                "and math ops of the region op table "
+                                "(lib/semantics/RegionOps.def)";
   std::optional<attnc::sem::ScalarType> result =
       regionScalarType(op->getResult(0).getType());
   if (!result)
@@ -950,6 +952,23 @@ LogicalResult LinearAttentionOp::verify() {
 // CastOp
 //===----------------------------------------------------------------------===//
 
+/// The shape and block size of a kernel of independent elements (cast,
+/// elementwise): static dims in range, a positive block.
+static LogicalResult verifyElementKernelShape(Operation *op,
+                                              ArrayRef<int64_t> shape,
+                                              std::optional<int64_t> block) {
+  for (int64_t extent : shape)
+    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
+      return op->emitOpError()
+             << "dim " << extent
+             << " is out of range; static dims must be in [1, " << kMaxExtent
+             << "]";
+  if (block && *block < 1)
+    return op->emitOpError()
+           << "expected block_size to be positive, got " << *block;
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   RankedTensorType inType = getIn().getType();
   RankedTensorType outType = getOut().getType();
@@ -965,14 +984,9 @@ LogicalResult CastOp::verify() {
     return emitOpError() << "expected the result element type to be f32, f16, "
                             "bf16, f8E4M3FN or f8E5M2, got "
                          << to;
-  for (int64_t extent : inType.getShape())
-    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
-      return emitOpError() << "dim " << extent
-                           << " is out of range; static dims must be in [1, "
-                           << kMaxExtent << "]";
-  if (std::optional<int64_t> block = getBlockSize(); block && *block < 1)
-    return emitOpError() << "expected block_size to be positive, got "
-                         << *block;
+  if (failed(verifyElementKernelShape(getOperation(), inType.getShape(),
+                                      getBlockSize())))
+    return failure();
   if (getInRowSwizzle() && inType.getRank() < 2)
     return emitOpError() << "expected in_row_swizzle on rows: an input of "
                             "rank 2 or more, got "
@@ -991,6 +1005,50 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
       !getInRowSwizzle())
     return getIn();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ElementwiseOp
+//===----------------------------------------------------------------------===//
+
+static bool isElementwiseElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+LogicalResult ElementwiseOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expected at least one input";
+  RankedTensorType outType = getOut().getType();
+  if (!isElementwiseElementType(outType.getElementType()))
+    return emitOpError() << "expected the result to have f32, f16 or bf16 "
+                            "elements, got "
+                         << outType;
+  if (failed(verifyElementKernelShape(getOperation(), outType.getShape(),
+                                      getBlockSize())))
+    return failure();
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (!isElementwiseElementType(type.getElementType()))
+      return emitOpError() << "expected input " << i
+                           << " to have f32, f16 or bf16 elements, got "
+                           << type;
+    if (type.getRank() != outType.getRank() ||
+        !llvm::all_of(
+            llvm::zip(type.getShape(), outType.getShape()), [](auto dims) {
+              return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+            }))
+      return emitOpError() << "expected input " << i
+                           << " to have the result's shape, got " << type
+                           << " and " << outType;
+  }
+  return success();
+}
+
+LogicalResult ElementwiseOp::verifyRegions() {
+  Type f32 = Float32Type::get(getContext());
+  SmallVector<Type> args(getInputs().size(), f32);
+  return verifyAttentionRegion(*this, getBody(), "body", args,
+                               "one f32 per input", f32);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1230,6 +1288,26 @@ StringRef CastOp::getDimClassName(int64_t) { return ""; }
 
 bool CastOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
+StringRef ElementwiseOp::getKernelKind() { return "elementwise"; }
+
+/// Inputs have no role (fusion orders them freely), so a program names the
+/// arguments they read by position.
+SmallVector<StringRef> ElementwiseOp::getValueRoles() {
+  SmallVector<StringRef> roles(getInputs().size(), "");
+  roles.push_back("out");
+  return roles;
+}
+
+SmallVector<SmallVector<int64_t>> ElementwiseOp::getDimClasses() {
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, getOut().getType().getRank()));
+  return SmallVector<SmallVector<int64_t>>(getInputs().size() + 1, dims);
+}
+
+StringRef ElementwiseOp::getDimClassName(int64_t) { return ""; }
+
+bool ElementwiseOp::hasKernelConfig() { return getBlockSize().has_value(); }
+
 //===----------------------------------------------------------------------===//
 // VJPOpInterface
 //===----------------------------------------------------------------------===//
@@ -1257,6 +1335,96 @@ FailureOr<SmallVector<Value>> CastOp::buildVJP(OpBuilder &builder,
                      getScaleAttr(), /*block_size=*/IntegerAttr(),
                      /*in_row_swizzle=*/IntegerAttr());
   return SmallVector<Value>{operandCotangent};
+}
+
+/// The cotangent of input `index`: an elementwise op over the inputs and
+/// `cotangent` whose body is the forward body's tangent in that input,
+/// seeded with the cotangent (forward mode is linear in its seed, so this
+/// is cotangent * d body / d input). Inputs the body does not read are
+/// dropped. Null when the body does not depend on the input; `cotangent`
+/// itself when the derivative is 1 and the types agree.
+static FailureOr<Value> buildInputCotangent(ElementwiseOp op, OpBuilder &b,
+                                            unsigned index, Value cotangent) {
+  Location loc = op.getLoc();
+  Type inputType = op.getInputs()[index].getType();
+  SmallVector<Value> operands(op.getInputs());
+  operands.push_back(cotangent);
+  auto grad = ElementwiseOp::create(b, loc, inputType, operands,
+                                    /*block_size=*/IntegerAttr());
+  Block &source = op.getBody().front();
+  Block *body = new Block();
+  grad.getBody().push_back(body);
+  for (Value operand : operands)
+    body->addArgument(b.getF32Type(), operand.getLoc());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(body);
+  IRMapping mapping;
+  mapping.map(source.getArguments(), body->getArguments().drop_back());
+  FailureOr<Value> tangent = cloneWithTangent(
+      b, source, mapping,
+      {{source.getArgument(index), body->getArguments().back()}},
+      source.getTerminator()->getOperand(0), "input " + std::to_string(index));
+  if (failed(tangent) || !*tangent ||
+      (*tangent == body->getArguments().back() &&
+       cotangent.getType() == inputType)) {
+    grad.erase();
+    if (failed(tangent))
+      return failure();
+    return *tangent ? cotangent : Value();
+  }
+  YieldOp::create(b, loc, *tangent);
+  // Forward values the derivative does not read, and then the arguments
+  // nothing reads, go: an input need not stay alive for it.
+  SmallVector<Operation *> cloned = llvm::map_to_vector(
+      body->without_terminator(), [](Operation &nested) { return &nested; });
+  for (Operation *nested : llvm::reverse(cloned))
+    if (nested->use_empty())
+      nested->erase();
+  for (unsigned i = body->getNumArguments(); i-- > 0;)
+    if (body->getArgument(i).use_empty()) {
+      body->eraseArgument(i);
+      grad->eraseOperand(i);
+    }
+  return grad.getOut();
+}
+
+FailureOr<SmallVector<Value>>
+ElementwiseOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
+  if (resultCotangents.size() != 1)
+    return emitOpError() << "expected one result cotangent, got "
+                         << resultCotangents.size();
+  Value cotangent = resultCotangents.front();
+  SmallVector<Value> cotangents(getInputs().size(), Value());
+  if (!cotangent)
+    return cotangents;
+  if (cotangent.getType() != getOut().getType())
+    return emitOpError() << "expected the result cotangent to be "
+                         << getOut().getType() << ", got "
+                         << cotangent.getType();
+  for (unsigned i = 0; i < cotangents.size(); ++i) {
+    FailureOr<Value> input = buildInputCotangent(*this, builder, i, cotangent);
+    if (failed(input))
+      return failure();
+    cotangents[i] = *input;
+  }
+  return cotangents;
+}
+
+Value mlir::attn::buildElementwiseSum(OpBuilder &b, Location loc, Value x,
+                                      Value y) {
+  auto sum = ElementwiseOp::create(b, loc, x.getType(), ValueRange{x, y},
+                                   /*block_size=*/IntegerAttr());
+  Block *body = new Block();
+  sum.getBody().push_back(body);
+  Type f32 = b.getF32Type();
+  body->addArguments({f32, f32}, {loc, loc});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(body);
+  YieldOp::create(
+      b, loc,
+      arith::AddFOp::create(b, loc, body->getArgument(0), body->getArgument(1))
+          .getResult());
+  return sum.getOut();
 }
 
 bool AttentionOp::isDifferentiableResult(unsigned index) { return index == 0; }

@@ -40,6 +40,10 @@ inline constexpr llvm::StringLiteral kGradientOfAttrName = "attn.gradient_of";
 /// results and arguments need not line up).
 inline constexpr llvm::StringLiteral kGradientOfArgumentAttrName =
     "attn.gradient_of_argument";
+/// The argument attribute of a backward function's cotangent argument
+/// naming the forward function's result it is the cotangent of.
+inline constexpr llvm::StringLiteral kCotangentOfResultAttrName =
+    "attn.cotangent_of_result";
 
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query
@@ -67,6 +71,9 @@ llvm::StringRef attentionDimName(int64_t dimClass);
 /// The predicate of a region's comparison op in arith's spelling (the one
 /// the region op table and the manifest use); empty for other ops.
 std::string regionPredicate(Operation *op);
+
+/// x + y as an attn.elementwise of x's type (gradients that meet).
+Value buildElementwiseSum(OpBuilder &b, Location loc, Value x, Value y);
 } // namespace mlir::attn
 
 #endif // ATTNC_DIALECTS_ATTN_ATTNOPS_H

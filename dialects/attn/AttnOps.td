@@ -491,16 +491,68 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// attn.elementwise
+//===----------------------------------------------------------------------===//
+
+def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
+  let summary = "a scalar function applied to every element of its inputs";
+  let description = [{
+    Computes `out[i] = round(body(f32(in0[i]), f32(in1[i]), ...))` for every
+    index `i`: the inputs and the result have one shape, each input element
+    enters the body as an exact `f32`, the body computes in `f32` and its
+    yield is rounded once (nearest even) to the result's element type.
+    Inputs and result are f32, f16 or bf16.
+
+    The body is a single block that takes one `f32` per input and yields one
+    `f32`, and holds only the scalar ops of the region op table
+    (`lib/semantics/RegionOps.def`), the table that mask and score regions
+    use and that the package, the fp64 reference and every code generator
+    read. Front ends usually write upstream `arith` and `math` ops on
+    tensors instead; `attn-fuse-elementwise` turns chains of them into this
+    op, one kernel per chain.
+
+    `block_size` pins the elements each block of the kernel computes (the
+    kernel-config step chooses it otherwise).
+
+    Example (a residual add of a bf16 branch into an f32 stream):
+
+    ```mlir
+    %y = attn.elementwise %x, %branch
+        : tensor<?x?x2048xf32>, tensor<?x?x2048xbf16> -> tensor<?x?x2048xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      attn.yield %s : f32
+    }
+    ```
+  }];
+
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out);
+  let regions = (region SizedRegion<1>:$body);
+
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($out) $body
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // attn.yield
 //===----------------------------------------------------------------------===//
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
     ParentOneOf<["AttentionOp", "AttentionSplitOp", "AttentionGradOp", "AttentionGradKVOp",
-                 "AttentionGradQOp"]>]> {
+                 "AttentionGradQOp", "ElementwiseOp"]>]> {
   let summary = "yields the value of a mask or score region";
   let description = [{
-    Terminates a region of `attn.attention` or its gradient ops: an `i1` in
-    a mask region, an `f32` in a score or score_grad region.
+    Terminates a region of `attn.attention` or its gradient ops (an `i1` in
+    a mask region, an `f32` in a score or score_grad region), or the body of
+    `attn.elementwise` (an `f32`).
 
     ```mlir
     attn.yield %allowed : i1

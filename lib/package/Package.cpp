@@ -462,7 +462,7 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
 }
 
 /// Which spec an op kind carries.
-enum class SpecKind { None, Attention, Cast };
+enum class SpecKind { None, Attention, Cast, Elementwise };
 
 /// An op kind: its operand and result counts, and its spec.
 struct OpKind {
@@ -472,6 +472,8 @@ struct OpKind {
   /// dq accumulator of attention_grad_kv).
   bool takesAccumulator;
   SpecKind spec;
+  /// Whether numOperands is the least count rather than the exact one.
+  bool variadicOperands = false;
 };
 
 constexpr OpKind kOpKinds[] = {
@@ -480,6 +482,7 @@ constexpr OpKind kOpKinds[] = {
     {"attention_grad_kv", 6, 2, true, SpecKind::Attention},
     {"attention_grad_q", 6, 1, false, SpecKind::Attention},
     {"cast", 1, 1, false, SpecKind::Cast},
+    {"elementwise", 1, 1, false, SpecKind::Elementwise, true},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -505,14 +508,19 @@ std::string unknownOpKind(const std::string &kind) {
 /// where `allowEmpty`).
 Status verifyOpValues(const Function &function,
                       const std::vector<std::string> &names, size_t expected,
-                      bool orOneMore, const std::string &kind,
+                      bool orOneMore, bool orMore, const std::string &kind,
                       const std::string &path, bool allowEmpty) {
-  if (names.size() != expected && !(orOneMore && names.size() == expected + 1))
-    return fieldError(
-        path, "expected " + std::to_string(expected) +
-                  (orOneMore ? " or " + std::to_string(expected + 1) : "") +
-                  " for an op of kind " + inQuotes(kind) + ", got " +
-                  std::to_string(names.size()));
+  bool counted = names.size() == expected ||
+                 (orOneMore && names.size() == expected + 1) ||
+                 (orMore && names.size() > expected);
+  if (!counted)
+    return fieldError(path,
+                      "expected " + std::to_string(expected) +
+                          (orOneMore ? " or " + std::to_string(expected + 1)
+                           : orMore  ? " or more"
+                                     : "") +
+                          " for an op of kind " + inQuotes(kind) + ", got " +
+                          std::to_string(names.size()));
   for (size_t i = 0; i < names.size(); ++i)
     if (!(allowEmpty && names[i].empty()))
       if (Status s = checkValue(function, names[i], indexPath(path, i)); !s)
@@ -533,18 +541,19 @@ Status verifyOpArity(const Function &function, const OpSpec &op,
           [&] {
             return verifyOpValues(function, op.operands,
                                   kind.numOperands + captures,
-                                  kind.takesAccumulator, op.kind,
-                                  fieldPath(path, "operands"), false);
+                                  kind.takesAccumulator, kind.variadicOperands,
+                                  op.kind, fieldPath(path, "operands"), false);
           },
           [&] {
             return verifyOpValues(function, op.results, kind.numResults,
-                                  kind.takesAccumulator, op.kind,
+                                  kind.takesAccumulator, false, op.kind,
                                   fieldPath(path, "results"), true);
           });
       !s)
     return s;
   bool accumulates = op.operands.size() > kind.numOperands + captures;
-  if (accumulates != (op.results.size() > kind.numResults))
+  if (kind.takesAccumulator &&
+      accumulates != (op.results.size() > kind.numResults))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 " takes an accumulator as operand and result "
                                 "together, got " +
@@ -562,7 +571,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
   if (Status s = verifyOpArity(function, op, *kind, path); !s)
     return s;
   if (op.attention.has_value() != (kind->spec == SpecKind::Attention) ||
-      op.cast.has_value() != (kind->spec == SpecKind::Cast))
+      op.cast.has_value() != (kind->spec == SpecKind::Cast) ||
+      op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 (kind->spec == SpecKind::None
                                      ? " takes no spec"
@@ -570,6 +580,16 @@ Status verifyOp(const Function &function, const OpSpec &op,
                                        "other"));
   if (op.attention)
     return verifyAttention(*op.attention, path);
+  if (op.elementwise) {
+    std::string body = fieldPath(path, "body");
+    if (op.elementwise->body.numArgs !=
+        static_cast<int64_t>(op.operands.size()))
+      return fieldError(fieldPath(body, "num_args"),
+                        "expected one argument per operand (" +
+                            std::to_string(op.operands.size()) + "), got " +
+                            std::to_string(op.elementwise->body.numArgs));
+    return verifyElementwiseBody(op.elementwise->body).withContext(body);
+  }
   return op.cast ? checkFinite(op.cast->scale, fieldPath(path, "scale"))
                  : Status::ok();
 }
@@ -593,6 +613,37 @@ bool sameSignature(const TensorSig &a, const TensorSig &b) {
                              (x.isStatic() ? x.extent == y.extent
                                            : x.symbol == y.symbol);
                     });
+}
+
+/// Checks a gradient function's map of `count` values (`valueAt(k)`) to
+/// distinct values of `primal`, each of the same signature; an empty map
+/// stands for 0, 1, 2, ...
+template <typename ValueAt>
+Status verifyGradientMap(const std::vector<int64_t> &map,
+                         const std::string &path, size_t count,
+                         const std::vector<TensorSig> &primal,
+                         ValueAt valueAt) {
+  if (!map.empty() && map.size() != count)
+    return fieldError(path, "expected " + std::to_string(count) +
+                                " entries, got " + std::to_string(map.size()));
+  std::set<int64_t> seen;
+  for (size_t k = 0; k < count; ++k) {
+    int64_t index = map.empty() ? static_cast<int64_t>(k) : map[k];
+    std::string entry = indexPath(path, k);
+    if (index < 0 || static_cast<size_t>(index) >= primal.size() ||
+        !seen.insert(index).second)
+      return fieldError(entry, "expected a distinct index below " +
+                                   std::to_string(primal.size()) + ", got " +
+                                   std::to_string(index));
+    const TensorSig &value = valueAt(k);
+    if (value.dtype != primal[index].dtype ||
+        value.shape.size() != primal[index].shape.size())
+      return fieldError(entry, inQuotes(value.name) + " (" + describe(value) +
+                                   ") does not stand for " +
+                                   inQuotes(primal[index].name) + " (" +
+                                   describe(primal[index]) + ")");
+  }
+  return Status::ok();
 }
 
 /// Checks a gradient function against the function it differentiates
@@ -637,7 +688,21 @@ Status verifyGradientOf(const Function &function, const std::string &path,
                           " has at most one output per input of it (" +
                           std::to_string(numIn) + "), got " +
                           std::to_string(function.outputs.size()));
-  return Status::ok();
+  return all(
+      [&] {
+        return verifyGradientMap(function.cotangentOf,
+                                 fieldPath(path, "cotangent_of"),
+                                 numInputs - numIn - numOut, primal->outputs,
+                                 [&](size_t k) -> const TensorSig & {
+                                   return function.inputs[numIn + numOut + k];
+                                 });
+      },
+      [&] {
+        return verifyGradientMap(
+            function.gradientOfInputs, fieldPath(path, "gradient_of_inputs"),
+            function.outputs.size(), primal->inputs,
+            [&](size_t k) -> const TensorSig & { return function.outputs[k]; });
+      });
 }
 
 Status verifyFunction(const Function &function, const std::string &path,
@@ -811,6 +876,8 @@ Json encode(const OpSpec &op) {
     encodeInto(*op.attention, json);
   if (op.cast)
     json["scale"] = encodeNumber(op.cast->scale);
+  if (op.elementwise)
+    json["body"] = encode(op.elementwise->body);
   return json;
 }
 
@@ -818,6 +885,10 @@ Json encode(const Function &function) {
   Json json = {{"name", function.name}};
   if (function.gradientOf)
     json["gradient_of"] = *function.gradientOf;
+  if (!function.cotangentOf.empty())
+    json["cotangent_of"] = function.cotangentOf;
+  if (!function.gradientOfInputs.empty())
+    json["gradient_of_inputs"] = function.gradientOfInputs;
   json["inputs"] = encodeAll(function.inputs);
   json["outputs"] = encodeAll(function.outputs);
   json["buffers"] = encodeAll(function.buffers);
@@ -1172,6 +1243,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return decodeFields(r, out.attention.emplace());
   case SpecKind::Cast:
     return r.required("scale", out.cast.emplace().scale);
+  case SpecKind::Elementwise:
+    return r.required("body", out.elementwise.emplace().body);
   case SpecKind::None:
     break;
   }
@@ -1189,14 +1262,17 @@ Status decode(const Json &json, const std::string &path, OpSpec &out) {
 
 Status decode(const Json &json, const std::string &path, Function &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
-    return all([&] { return r.required("name", out.name); },
-               [&] { return r.optional("gradient_of", out.gradientOf); },
-               [&] { return r.required("inputs", out.inputs); },
-               [&] { return r.required("outputs", out.outputs); },
-               [&] { return r.required("buffers", out.buffers); },
-               [&] { return r.required("steps", out.steps); },
-               [&] { return r.required("kernels", out.kernels); },
-               [&] { return r.required("ops", out.ops); });
+    return all(
+        [&] { return r.required("name", out.name); },
+        [&] { return r.optional("gradient_of", out.gradientOf); },
+        [&] { return r.optional("cotangent_of", out.cotangentOf); },
+        [&] { return r.optional("gradient_of_inputs", out.gradientOfInputs); },
+        [&] { return r.required("inputs", out.inputs); },
+        [&] { return r.required("outputs", out.outputs); },
+        [&] { return r.required("buffers", out.buffers); },
+        [&] { return r.required("steps", out.steps); },
+        [&] { return r.required("kernels", out.kernels); },
+        [&] { return r.required("ops", out.ops); });
   });
 }
 
@@ -1522,6 +1598,10 @@ uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed) {
   return hash;
 }
 
+/// Checks that every operand names an argument or an earlier op and that
+/// `yield` names a value.
+static Status verifyRegionValues(const Region &region);
+
 Status verifyRegion(const Region &region) {
   if (region.numCaptures < 0 || region.numCaptures > region.numArgs)
     return fieldError("num_captures", "must be in [0, num_args], got " +
@@ -1532,6 +1612,21 @@ Status verifyRegion(const Region &region) {
                       std::string("must be 4 (mask) or 5 (score)") +
                           (region.numCaptures ? " besides the captures" : "") +
                           ", got " + std::to_string(ownArgs));
+  return verifyRegionValues(region);
+}
+
+Status verifyElementwiseBody(const Region &region) {
+  if (region.numCaptures != 0)
+    return fieldError("num_captures", "an elementwise body has no captures, "
+                                      "got " +
+                                          std::to_string(region.numCaptures));
+  if (region.numArgs < 1)
+    return fieldError("num_args", "must be at least 1, got " +
+                                      std::to_string(region.numArgs));
+  return verifyRegionValues(region);
+}
+
+static Status verifyRegionValues(const Region &region) {
   const int64_t numValues =
       region.numArgs + static_cast<int64_t>(region.ops.size());
   auto checkInRange = [&](int64_t value, const std::string &path) {

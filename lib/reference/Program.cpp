@@ -15,6 +15,7 @@
 #include "lib/dtype/DType.h"
 #include "lib/reference/Attention.h"
 #include "lib/reference/AttentionGrad.h"
+#include "lib/reference/Region.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
 
@@ -97,8 +98,9 @@ bool bind(const Pattern &pattern, const std::vector<int64_t> &shape,
 class Evaluator {
 public:
   Evaluator(const pkg::Function &function, const SymbolValues &symbols,
-            ValueData values)
-      : function(function), symbols(symbols), values(std::move(values)) {}
+            ValueData values, Rounding rounding)
+      : function(function), symbols(symbols), values(std::move(values)),
+        rounding(rounding) {}
 
   Status checkInputs() const;
   Status run(const pkg::OpSpec &op);
@@ -108,6 +110,10 @@ public:
 private:
   StatusOr<std::vector<int64_t>> shapeOf(const std::string &name) const;
   StatusOr<const std::vector<double> *> operand(const std::string &name) const;
+  /// The data of operand `name` of an element-by-element op, whose shape
+  /// must be that of its result `result`.
+  StatusOr<const std::vector<double> *>
+  operandShapedAs(const std::string &name, const std::string &result) const;
   /// Rounds `data` to `name`'s dtype and keeps it as that value.
   Status store(const std::string &name, std::vector<double> data);
   /// Binds the shapes of an attention-family op from its operand and
@@ -122,6 +128,7 @@ private:
   Status runGradKV(const pkg::OpSpec &op);
   Status runGradQ(const pkg::OpSpec &op);
   Status runCast(const pkg::OpSpec &op);
+  Status runElementwise(const pkg::OpSpec &op);
   /// Binds the operands and the named results of an attention-family op
   /// to their patterns.
   StatusOr<AttnDims>
@@ -137,6 +144,7 @@ private:
   const pkg::Function &function;
   const SymbolValues &symbols;
   ValueData values;
+  Rounding rounding;
 };
 
 StatusOr<std::vector<int64_t>>
@@ -168,7 +176,8 @@ Status Evaluator::store(const std::string &name, std::vector<double> data) {
   const pkg::TensorSig *sig = function.findValue(name);
   if (!sig)
     return Status::error("no value named " + inQuotes(name));
-  roundTo(sig->dtype, data);
+  if (rounding == Rounding::ToDTypes)
+    roundTo(sig->dtype, data);
   values[name] = std::move(data);
   return Status::ok();
 }
@@ -246,6 +255,12 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     if (!op.cast || op.operands.size() != 1 || op.results.size() != 1)
       return Status::error("needs a cast spec, 1 operand and 1 result");
     return runCast(op);
+  }
+  if (op.kind == "elementwise") {
+    if (!op.elementwise || op.operands.empty() || op.results.size() != 1)
+      return Status::error(
+          "needs an elementwise spec, 1 or more operands and 1 result");
+    return runElementwise(op);
   }
   return Status::error("unknown kind " + inQuotes(op.kind));
 }
@@ -420,21 +435,27 @@ Status Evaluator::runGradQ(const pkg::OpSpec &op) {
                      });
 }
 
+StatusOr<const std::vector<double> *>
+Evaluator::operandShapedAs(const std::string &name,
+                           const std::string &result) const {
+  auto shape = shapeOf(name);
+  if (!shape)
+    return shape.status();
+  auto resultShape = shapeOf(result);
+  if (!resultShape)
+    return resultShape.status();
+  if (*shape != *resultShape)
+    return Status::error("operand " + name + " has shape " + shapeText(*shape) +
+                         ", result " + result + " has " +
+                         shapeText(*resultShape));
+  return operand(name);
+}
+
 Status Evaluator::runCast(const pkg::OpSpec &op) {
-  const std::string &from = op.operands[0], &to = op.results[0];
-  auto fromShape = shapeOf(from);
-  if (!fromShape)
-    return fromShape.status();
+  const std::string &to = op.results[0];
   if (to.empty())
     return Status::ok();
-  auto toShape = shapeOf(to);
-  if (!toShape)
-    return toShape.status();
-  if (*fromShape != *toShape)
-    return Status::error("operand " + from + " has shape " +
-                         shapeText(*fromShape) + ", result " + to + " has " +
-                         shapeText(*toShape));
-  auto data = operand(from);
+  auto data = operandShapedAs(op.operands[0], to);
   if (!data)
     return data.status();
   std::vector<double> result = **data;
@@ -443,13 +464,45 @@ Status Evaluator::runCast(const pkg::OpSpec &op) {
   return store(to, std::move(result));
 }
 
+Status Evaluator::runElementwise(const pkg::OpSpec &op) {
+  const std::string &to = op.results[0];
+  if (to.empty())
+    return Status::ok();
+  std::vector<const std::vector<double> *> inputs;
+  for (const std::string &name : op.operands) {
+    auto data = operandShapedAs(name, to);
+    if (!data)
+      return data.status();
+    inputs.push_back(*data);
+  }
+  auto body = RegionEvaluator::createElementwise(op.elementwise->body);
+  if (!body)
+    return body.status().withContext("body");
+  if (!body->yieldsFloat())
+    return Status::error("body yields " + body->yieldType() +
+                         ", expected a float");
+  std::vector<double> result(inputs.front()->size());
+  std::vector<double> elements(inputs.size());
+  RegionArgs args;
+  args.inputs = elements.data();
+  for (size_t i = 0; i < result.size(); ++i) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      elements[k] = (*inputs[k])[i];
+    auto value = body->evaluate(args);
+    if (!value)
+      return value.status().withContext("body");
+    result[i] = value->floatValue;
+  }
+  return store(to, std::move(result));
+}
+
 } // namespace
 
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
                                     const SymbolValues &symbols,
-                                    ValueData inputs) {
+                                    ValueData inputs, Rounding rounding) {
   try {
-    Evaluator evaluator(function, symbols, std::move(inputs));
+    Evaluator evaluator(function, symbols, std::move(inputs), rounding);
     if (Status s = evaluator.checkInputs(); !s)
       return s;
     for (size_t i = 0; i < function.ops.size(); ++i) {

@@ -8,10 +8,11 @@
 // reference that `attn-run --check` and the tests compare a program's
 // outputs with. Each op runs on the values named by its operands
 // (attention through attentionForward, the backward kinds through
-// lib/reference/AttentionGrad.h, cast as x * scale) and its results are
-// rounded to the dtype of the values they name (lib/dtype: f32 rounds to
-// float, the narrow float types through float, integers to nearest and
-// saturated), as storing them in the compiled program's tensors would.
+// lib/reference/AttentionGrad.h, cast as x * scale, elementwise through the
+// region evaluator) and its results are rounded to the dtype of the values they
+// name (lib/dtype: f32 rounds to float, the narrow float types through float,
+// integers to nearest and saturated), as storing them in the compiled program's
+// tensors would.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,11 @@ using SymbolValues = std::map<std::string, int64_t>;
 /// Elements of values by name, dense row-major.
 using ValueData = std::map<std::string, std::vector<double>>;
 
+/// Whether op results are rounded to their values' dtypes (what the
+/// compiled program computes) or kept in double (the exact function, which
+/// finite differences need).
+enum class Rounding { ToDTypes, None };
+
 /// Runs `function.ops` in order. Each value the ops name (inputs, outputs,
 /// buffers) has the shape of its signature with its symbols replaced by
 /// their extents in `symbols`; `inputs` holds the elements of each input of
@@ -51,11 +57,13 @@ using ValueData = std::map<std::string, std::vector<double>>;
 ///   attention_grad_q      q, k, v, lse, delta, dout -> dq
 /// with q, dq, dq_accum [B, Hq, Nq, D], k, dk [B, Hkv, Nk, D], v, dv
 /// [B, Hkv, Nk, Dv], out, dout [B, Hq, Nq, Dv], lse, delta [B, Hq, Nq];
-/// cast: the result's shape is the operand's. Messages name the op, e.g.
-/// "op 1 (cast): operand t0 has shape [2, 3], result o has [3, 2]".
+/// cast and elementwise: each operand's shape is the result's. Messages name
+/// the op, e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3,
+/// 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,
                                     const SymbolValues &symbols,
-                                    ValueData inputs);
+                                    ValueData inputs,
+                                    Rounding rounding = Rounding::ToDTypes);
 
 } // namespace attnc::ref
 

@@ -621,6 +621,7 @@ StatusOr<Instr> compile(const pkg::RegionOp &op,
 struct CompiledRegion {
   int64_t numArgs = 0; // with the captures
   bool isScore = false;
+  bool isElementwise = false;
   std::vector<CaptureUse> captures;
   std::vector<Instr> instrs;
   int64_t yield = 0;
@@ -688,13 +689,20 @@ Status run(const CompiledRegion &code, const RegionArgs &args,
   if (!code.captures.empty() && !args.captures)
     return Status::error("the region's captures are not bound");
   int64_t first = 0;
-  if (code.isScore) {
-    values[0].f = args.s;
-    values[0].t = 1; // ds/ds
-    first = 1;
+  if (code.isElementwise) {
+    if (!args.inputs)
+      return Status::error("the body's inputs are not bound");
+    for (int64_t i = 0; i < code.numArgs; ++i)
+      values[i].f = args.inputs[i];
+  } else {
+    if (code.isScore) {
+      values[0].f = args.s;
+      values[0].t = 1; // ds/ds
+      first = 1;
+    }
+    for (int64_t index : {args.b, args.h, args.qIdx, args.kIdx})
+      values[first++].i = index;
   }
-  for (int64_t index : {args.b, args.h, args.qIdx, args.kIdx})
-    values[first++].i = index;
   for (size_t i = 0; i < code.instrs.size(); ++i) {
     const size_t result = code.numArgs + i;
     const Instr &in = code.instrs[i];
@@ -761,14 +769,29 @@ bool RegionEvaluator::yieldsFloat() const { return program->yieldsFloat; }
 StatusOr<RegionEvaluator> RegionEvaluator::create(const pkg::Region &region) {
   if (Status s = pkg::verifyRegion(region); !s)
     return s;
+  return build(region, /*elementwise=*/false);
+}
+
+StatusOr<RegionEvaluator>
+RegionEvaluator::createElementwise(const pkg::Region &region) {
+  if (Status s = pkg::verifyElementwiseBody(region); !s)
+    return s;
+  return build(region, /*elementwise=*/true);
+}
+
+StatusOr<RegionEvaluator> RegionEvaluator::build(const pkg::Region &region,
+                                                 bool elementwise) {
   auto program = std::make_shared<Program>();
   program->numArgs = region.numArgs;
-  program->isScore = region.numArgs - region.numCaptures == 5;
+  program->isElementwise = elementwise;
+  program->isScore = !elementwise && region.numArgs - region.numCaptures == 5;
   program->captures.resize(region.numCaptures);
   program->yield = region.yield;
-  // Mask arguments are all index; a score region's `s` comes first. A
-  // capture's type is the element type its reads give (compile).
-  std::vector<ScalarType> types(region.numArgs, ScalarType::Index);
+  // Mask arguments are all index; a score region's `s` comes first; an
+  // elementwise body takes floats. A capture's type is the element type its
+  // reads give (compile).
+  std::vector<ScalarType> types(
+      region.numArgs, elementwise ? ScalarType::F32 : ScalarType::Index);
   if (program->isScore)
     types[0] = ScalarType::F32;
   const int64_t firstCapture = region.numArgs - region.numCaptures;

@@ -56,6 +56,9 @@ struct RegionArgs {
   int64_t kIdx = 0;
   /// As many as the region's captures; checked by checkCaptures.
   const CaptureView *captures = nullptr;
+  /// An elementwise body's arguments, one per argument (the other fields
+  /// are then unused).
+  const double *inputs = nullptr;
 };
 
 /// A value computed by a region: an integer wrapped to its type (i1 is 0 or
@@ -82,8 +85,12 @@ public:
   /// operand types, predicate). Messages name the op, e.g. "op 3
   /// (arith.foo): unknown op".
   static StatusOr<RegionEvaluator> create(const pkg::Region &region);
+  /// The same for the body of an elementwise op (pkg::verifyElementwiseBody):
+  /// every argument is a float, read from RegionArgs::inputs.
+  static StatusOr<RegionEvaluator> createElementwise(const pkg::Region &region);
 
-  /// 4 for a mask region, 5 for a score region (not counting captures).
+  /// 4 for a mask region, 5 for a score region (not counting captures), the
+  /// input count for an elementwise body.
   int64_t numArgs() const;
   int64_t numCaptures() const;
   /// Checks that `captures` are the region's (as many, and each read with
@@ -112,6 +119,8 @@ public:
   Status checkDifferentiable() const;
 
 private:
+  static StatusOr<RegionEvaluator> build(const pkg::Region &region,
+                                         bool elementwise);
   struct Program;
   explicit RegionEvaluator(std::shared_ptr<const Program> program);
   std::shared_ptr<const Program> program;

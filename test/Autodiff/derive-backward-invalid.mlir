@@ -1,17 +1,5 @@
 // RUN: attn-opt %s -split-input-file -attn-derive-backward -verify-diagnostics
 
-// Self-attention on one tensor: its three cotangents need a sum.
-func.func @shared_operand(%x: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
-    attributes {attn.backward} {
-  // expected-error @below {{this value feeds several differentiated uses; summing their gradients needs element-wise ops that attnc does not have yet}}
-  %out, %lse = attn.attention %x, %x, %x
-      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
-      -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
-  return %out, %lse : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
-}
-
-// -----
-
 // An argument nothing differentiable reads has no gradient.
 // expected-error @below {{argument 3 of 'unused' reaches no differentiable result; it has no gradient}}
 func.func @unused(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %extra: tensor<4xf32>)
@@ -60,4 +48,17 @@ func.func @swizzled_cast(%q: tensor<1x2x8x32xf32>, %k: tensor<1x2x8x32xbf16>, %v
       : tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>
       -> tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>
   return %out, %lse : tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>
+}
+
+// -----
+
+// An elementwise body through an op that is piecewise constant in an input.
+func.func @floor(%x: tensor<8xf32>) -> tensor<8xf32> attributes {attn.backward} {
+  %y = attn.elementwise %x : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32):
+    // expected-error @below {{'math.floor' op is piecewise constant in input 0, so the gradient through it is not defined}}
+    %f = math.floor %a : f32
+    attn.yield %f : f32
+  }
+  return %y : tensor<8xf32>
 }

@@ -9,7 +9,7 @@
 // CHECK-NOT:     attn.backward
 // CHECK-LABEL: func.func @f_bwd(
 // CHECK-SAME:      %[[Q:[^:]+]]: tensor<?x4x?x64xbf16>, %[[K:[^:]+]]: tensor<?x2x?x64xbf16>, %[[V:[^:]+]]: tensor<?x2x?x32xbf16>,
-// CHECK-SAME:      %[[O:[^:]+]]: tensor<?x4x?x32xbf16>, %[[L:[^:]+]]: tensor<?x4x?xf32>, %[[DO:[^:]+]]: tensor<?x4x?x32xbf16>)
+// CHECK-SAME:      %[[O:[^:]+]]: tensor<?x4x?x32xbf16>, %[[L:[^:]+]]: tensor<?x4x?xf32>, %[[DO:[^:]+]]: tensor<?x4x?x32xbf16> {attn.cotangent_of_result = 0 : i64})
 // CHECK-SAME:      -> (tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x32xbf16>)
 // CHECK-SAME:      attributes {attn.gradient_of = @f}
 // CHECK-NOT:     attn.attention %
@@ -49,7 +49,7 @@ func.func @f(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x
 // CHECK-LABEL: func.func @mixed(
 // CHECK-LABEL: func.func @mixed_bwd(
 // CHECK-SAME:      %[[Q:[^:]+]]: tensor<2x2x8x16xf32>, %[[K:[^:]+]]: tensor<2x2x8x16xf32>, %[[V:[^:]+]]: tensor<2x2x8x16xf32>,
-// CHECK-SAME:      %[[O:[^:]+]]: tensor<2x2x8x16xbf16>, %[[L:[^:]+]]: tensor<2x2x8xf32>, %[[DO:[^:]+]]: tensor<2x2x8x16xbf16>)
+// CHECK-SAME:      %[[O:[^:]+]]: tensor<2x2x8x16xbf16>, %[[L:[^:]+]]: tensor<2x2x8xf32>, %[[DO:[^:]+]]: tensor<2x2x8x16xbf16> {attn.cotangent_of_result = 0 : i64})
 // CHECK-DAG:     %[[QB:.+]] = attn.cast %[[Q]] {scale = 2.000000e+00 : f32} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
 // CHECK-DAG:     %[[KB:.+]] = attn.cast %[[K]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
 // CHECK-DAG:     %[[VB:.+]] = attn.cast %[[V]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
@@ -78,4 +78,49 @@ func.func @plain(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<
       : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
       -> tensor<2x2x8x16xf32>, tensor<2x2x8xf32>
   return %out, %lse : tensor<2x2x8x16xf32>, tensor<2x2x8xf32>
+}
+
+// -----
+
+// Self-attention on one tensor: its three cotangents are summed.
+// CHECK-LABEL: func.func @shared_operand_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<1x2x8x16xf32>,
+// CHECK: %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]] = attn.attention_grad %[[X]], %[[X]], %[[X]],
+// CHECK: %[[S1:.*]] = attn.elementwise %[[DQ]], %[[DK]]
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: attn.yield %[[SUM]] : f32
+// CHECK: %[[S2:.*]] = attn.elementwise %[[S1]], %[[DV]]
+// CHECK: return %[[S2]]
+func.func @shared_operand(%x: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+    attributes {attn.backward} {
+  %out, %lse = attn.attention %x, %x, %x
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %out, %lse : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+}
+
+// -----
+
+// An elementwise op's gradient per input is its body's derivative in that
+// input times the cotangent: the inputs the derivative does not read are
+// dropped, and a derivative of 1 passes the cotangent on as it is (dz), or
+// converted when the input's type differs (dy).
+// CHECK-LABEL: func.func @product_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<8xf32>, %[[Y:[^:]+]]: tensor<8xbf16>, %[[Z:[^:]+]]: tensor<8xf32>, %[[OUT:[^:]+]]: tensor<8xf32>, %[[DOUT:[^:]+]]: tensor<8xf32> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[DX:.*]] = attn.elementwise %[[Y]], %[[DOUT]] : tensor<8xbf16>, tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT: ^bb0(%[[B:.*]]: f32, %[[D:.*]]: f32):
+// CHECK-NEXT: %[[T:.*]] = arith.mulf %[[B]], %[[D]] : f32
+// CHECK-NEXT: attn.yield %[[T]] : f32
+// CHECK: %[[DY:.*]] = attn.elementwise %[[X]], %[[DOUT]] : tensor<8xf32>, tensor<8xf32> -> tensor<8xbf16>
+// CHECK: return %[[DX]], %[[DY]], %[[DOUT]]
+func.func @product(%x: tensor<8xf32>, %y: tensor<8xbf16>, %z: tensor<8xf32>) -> tensor<8xf32>
+    attributes {attn.backward} {
+  %p = attn.elementwise %x, %y, %z : tensor<8xf32>, tensor<8xbf16>, tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %c : f32
+    attn.yield %s : f32
+  }
+  return %p : tensor<8xf32>
 }

@@ -2,7 +2,7 @@
 
 // Functions hold kernel ops only: linear attention has no kernel yet.
 func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
-  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn.attention, attn.attention_grad and attn.cast ops}}
+  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
   %o = attn.linear_attention elu1 %q, %q, %q
       : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x8x16xf32>
   return %o : tensor<1x1x8x16xf32>
@@ -12,7 +12,7 @@ func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
 
 // Nor ops of other dialects, even on tensors.
 func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad and attn.cast ops}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
   %c = arith.constant dense<1.0> : tensor<4xf32>
   return %c : tensor<4xf32>
 }
@@ -57,7 +57,7 @@ func.func @unranked_argument(%u: tensor<*xf32>, %x: tensor<4xf32>) -> tensor<4xb
 
 // A scalar op in the body is not a kernel op.
 func.func @scalar_result(%x: tensor<4xf32>) -> tensor<4xbf16> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad and attn.cast ops}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
   %s = arith.constant 1.0 : f32
   %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
   return %c : tensor<4xbf16>

@@ -6,14 +6,16 @@
 //
 // attn-run PACKAGE --list | --info
 // attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
-//          [--check] [--repeat N] [--bench [--iters N]]
+//          [--check] [--gradcheck] [--repeat N] [--bench [--iters N]]
 //
 // Inputs are fresh, approximately normal(0, 1) values (the same for a seed on
 // every platform) rounded to each input's dtype, from a
 // seed that is always printed, uploaded to buffers of the device; outputs are
 // poisoned on the device before every run. --check evaluates the function's
 // ops (its manifest semantics) in fp64 on the rounded inputs, downloads the
-// outputs and compares each with its reference value; --bench times warm
+// outputs and compares each with its reference value; --gradcheck holds a
+// gradient function's reference to finite differences of its forward
+// function's (lib/reference/GradientCheck.h); --bench times warm
 // runs between two device events (a steady clock on the host).
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +23,7 @@
 #include "attnc/runtime/Runtime.h"
 #include "attnc_runtime.h"
 #include "lib/dtype/DType.h"
+#include "lib/reference/GradientCheck.h"
 #include "lib/reference/Program.h"
 #include "lib/reference/Progress.h"
 #include "lib/support/Extents.h"
@@ -52,7 +55,8 @@ namespace {
 const char *const kUsage =
     "usage: attn-run PACKAGE --list | --info\n"
     "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
-    "                [--seed S] [--check] [--repeat N] [--bench [--iters N]]\n"
+    "                [--seed S] [--check] [--gradcheck] [--repeat N]\n"
+    "                [--bench [--iters N]]\n"
     "\n"
     "  --list          print the package's function names, one per line\n"
     "  --info          describe the package: per function its signature,\n"
@@ -68,6 +72,9 @@ const char *const kUsage =
     "                  (default: random; always printed)\n"
     "  --check         compare every output with the fp64 reference of the\n"
     "                  function's ops\n"
+    "  --gradcheck     for a gradient function: compare a directional\n"
+    "                  derivative of its fp64 reference with finite\n"
+    "                  differences of its forward function's, in fp64\n"
     "  --progress S    while the fp64 reference runs, say every S seconds how\n"
     "                  many of its tasks are done (default 5; 0: never)\n"
     "  --repeat N      run N times on the same inputs and fail unless every\n"
@@ -89,6 +96,7 @@ struct Options {
   std::vector<std::string> shapes;
   std::optional<uint64_t> seed;
   bool check = false;
+  bool gradcheck = false;
   bool bench = false;
   std::optional<int64_t> iters;
   std::optional<int64_t> repeat;
@@ -131,6 +139,7 @@ enum OptionId : int {
   kShape,
   kSeed,
   kCheck,
+  kGradcheck,
   kProgress,
   kRepeat,
   kBench,
@@ -147,6 +156,7 @@ const struct option kLongOptions[] = {
     {"shape", required_argument, nullptr, kShape},
     {"seed", required_argument, nullptr, kSeed},
     {"check", no_argument, nullptr, kCheck},
+    {"gradcheck", no_argument, nullptr, kGradcheck},
     {"progress", required_argument, nullptr, kProgress},
     {"repeat", required_argument, nullptr, kRepeat},
     {"bench", no_argument, nullptr, kBench},
@@ -203,6 +213,9 @@ Status applyOption(int id, Options &options) {
     return Status::ok();
   case kCheck:
     options.check = true;
+    return Status::ok();
+  case kGradcheck:
+    options.gradcheck = true;
     return Status::ok();
   case kBench:
     options.bench = true;
@@ -668,9 +681,10 @@ Status listFunctions(const std::string &path) {
 
 /// Prints the seed (`seed`, or a random one) and the bound symbols, then
 /// fills the inputs with approximately normal(0, 1) values from that seed
-/// (PortableNormal: the same on every platform), rounded to their dtypes.
-void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
-                const rt::SymbolBindings &bindings) {
+/// (PortableNormal: the same on every platform), rounded to their dtypes;
+/// returns the seed.
+uint64_t fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
+                    const rt::SymbolBindings &bindings) {
   if (!seed)
     seed = (uint64_t(std::random_device()()) << 32) ^ std::random_device()();
   std::printf("seed: %llu\n", static_cast<unsigned long long>(*seed));
@@ -684,6 +698,7 @@ void fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
     for (int64_t i = 0; i < tensor.numElements; ++i)
       storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
                              normal.next());
+  return *seed;
 }
 
 /// For a gradient function (pkg::Function::gradientOf), replaces the random
@@ -717,6 +732,44 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
   }
   std::printf("saved values: the fp64 reference of %s\n", f.name.c_str());
   return Status::ok();
+}
+
+/// Below this relative error, the gradient function's reference and the
+/// forward function's finite differences agree (both in fp64: a central
+/// difference at step 1e-5 is good to about 1e-9, roundoff to less).
+constexpr double kGradcheckTolerance = 1e-6;
+
+/// --gradcheck: the directional derivative of `fn`'s forward function
+/// along a random direction, by finite differences, against `fn`'s
+/// reference gradients, at `inputs` (their rounded primal values and
+/// cotangents).
+Status gradcheck(const rt::Package &package, const pkg::Function &fn,
+                 const std::vector<Tensor> &inputs,
+                 const rt::SymbolBindings &bindings, uint64_t seed) {
+  if (!fn.gradientOf)
+    return Status::error("--gradcheck: '" + fn.name +
+                         "' is not a gradient function");
+  const pkg::Function &forward =
+      *package.manifest().findFunction(*fn.gradientOf);
+  ref::ValueData data;
+  for (const Tensor &input : inputs) {
+    std::vector<double> &elements = data[input.sig->name];
+    for (int64_t i = 0; i < input.numElements; ++i)
+      elements.push_back(input.at(i));
+  }
+  auto result = ref::checkDirectionalDerivative(forward, fn, bindings.values(),
+                                                data, seed);
+  if (!result)
+    return result.status().withContext("--gradcheck");
+  bool ok = result->relativeError <= kGradcheckTolerance;
+  std::printf("gradcheck: finite differences %.9g, gradients %.9g: rel_err "
+              "%.1e (tol %.0e) %s\n",
+              result->differences, result->gradients, result->relativeError,
+              kGradcheckTolerance, ok ? "ok" : "FAILED");
+  return ok ? Status::ok()
+            : Status::error("--gradcheck: the gradients differ from finite "
+                            "differences of '" +
+                            forward.name + "'");
 }
 
 /// Runs `runOnce` `runs - 1` more times after the first run, whose outputs
@@ -788,13 +841,17 @@ Status runFunction(const Options &options) {
   auto outputs = allocateAll(*runtime, sig.outputs, *bindings);
   if (!outputs)
     return outputs.status();
-  fillInputs(*inputs, options.seed, *bindings);
+  uint64_t seed = fillInputs(*inputs, options.seed, *bindings);
   std::chrono::seconds progress(options.progress.value_or(5));
   if (Status s = fillSavedValues(*package, sig, *inputs, *bindings, progress);
       !s)
     return s;
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
     return s;
+  if (options.gradcheck)
+    // The direction is the next seed's, so the printed seed repeats it.
+    if (Status s = gradcheck(*package, sig, *inputs, *bindings, seed + 1); !s)
+      return s;
   std::optional<ref::ValueData> expected;
   if (options.check) {
     auto values = reference(sig, *inputs, *bindings, progress);
@@ -834,7 +891,7 @@ Status runFunction(const Options &options) {
         !s)
       return s;
   if (!options.bench) {
-    if (!options.check && !options.repeat)
+    if (!options.check && !options.gradcheck && !options.repeat)
       std::printf("%s: ran in %.3f ms\n", sig.name.c_str(), *first);
     return Status::ok();
   }

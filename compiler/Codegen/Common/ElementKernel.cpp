@@ -8,6 +8,7 @@
 
 #include "compiler/Codegen/Common/KernelEmitter.h"
 #include "compiler/Codegen/Common/RowSwizzle.h"
+#include "compiler/Codegen/Common/TileClassifier.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -91,6 +92,21 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
     value = arith::MulFOp::create(b, loc, value,
                                   f32Constant(b, loc, scale->convertToFloat()));
   memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
+}
+
+/// out[indices] = round(body(f32(in0[indices]), ...)).
+void emitElementwiseElement(OpBuilder &b, Location loc, attn::ElementwiseOp op,
+                            ValueRange inputs, Value out, ValueRange indices) {
+  Type f32 = b.getF32Type();
+  SmallVector<Value> args;
+  for (Value input : inputs) {
+    Value value = memref::LoadOp::create(b, loc, input, indices);
+    if (value.getType() != f32)
+      value = arith::ExtFOp::create(b, loc, f32, value);
+    args.push_back(value);
+  }
+  Value result = attnc::inlineRegion(b, op.getBody(), args);
+  memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out, indices);
 }
 
 /// The accumulators `init` folded over the key ranges s: each step is
@@ -180,6 +196,16 @@ attnc::ElementWork attnc::castWork(attn::CastOp op,
   return {in, static_cast<int64_t>(*op.getBlockSize()),
           [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
             emitCastElement(b, loc, op, in, out, indices);
+          }};
+}
+
+attnc::ElementWork attnc::elementwiseWork(attn::ElementwiseOp op,
+                                          const KernelBuffers &buffers) {
+  SmallVector<Value> inputs = buffers.operands;
+  Value out = buffers.results[0];
+  return {out, static_cast<int64_t>(*op.getBlockSize()),
+          [op, inputs, out](OpBuilder &b, Location loc, ValueRange indices) {
+            emitElementwiseElement(b, loc, op, inputs, out, indices);
           }};
 }
 

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// attn.cast and attn.attention_combine do independent work per element of
-// one buffer. Their kernels are a grid of blocks of `block_size`
-// consecutive elements in row-major order; the host runs a block's
+// attn.cast, attn.elementwise and attn.attention_combine do independent
+// work per element of one buffer. Their kernels are a grid of blocks of
+// `block_size` consecutive elements in row-major order; the host runs a block's
 // elements in a loop, a GPU block spreads them over its threads. What each
 // element does is written once, here.
 //
@@ -35,6 +35,11 @@ struct ElementWork {
 /// attn.cast: out = convert(in * scale), per element of in. The product is
 /// computed in f32 and rounded once to the result type (nearest even).
 ElementWork castWork(mlir::attn::CastOp op, const KernelBuffers &buffers);
+
+/// attn.elementwise: out = round(body(f32(in0), f32(in1), ...)), per
+/// element of out; the body computes in f32.
+ElementWork elementwiseWork(mlir::attn::ElementwiseOp op,
+                            const KernelBuffers &buffers);
 
 /// attn.attention_combine: per element (b, h, i, d) of out, the key ranges
 /// merged by their lse; the d = 0 element also writes lse.

@@ -380,9 +380,11 @@ void configureCombine(attn::AttentionCombineOp op,
     op.setBlockSize(target.isGpu() ? 256 : 16384);
 }
 
-/// Elements per block of a cast kernel: host blocks are chunks of work for
-/// one thread; GPU blocks are 256 threads converting 4 elements each.
-void configureCast(attn::CastOp op, const attnc::TargetDescription &target) {
+/// Elements per block of a cast or elementwise kernel: host blocks are
+/// chunks of work for one thread; GPU blocks are 256 threads computing 4
+/// elements each.
+template <typename Op>
+void configureElements(Op op, const attnc::TargetDescription &target) {
   if (!op.getBlockSize())
     op.setBlockSize(target.isGpu() ? 1024 : 16384);
 }
@@ -420,7 +422,9 @@ struct AttnKernelConfigPass
       if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
         configureCombine(combine, *description);
       if (auto castOp = dyn_cast<attn::CastOp>(op))
-        configureCast(castOp, *description);
+        configureElements(castOp, *description);
+      if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op))
+        configureElements(elementwise, *description);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -136,7 +136,8 @@ template <typename Op> struct GradTilesToHost : attnc::KernelOpLowering<Op> {
   Emit emit;
 };
 
-/// attn.cast and attn.attention_combine: a thread runs a block's elements.
+/// attn.cast, attn.elementwise and attn.attention_combine: a thread runs a
+/// block's elements.
 template <typename Op,
           attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
 struct ElementsToHost : attnc::ElementKernelLowering<Op, Work> {
@@ -160,6 +161,7 @@ struct ConvertAttnToHostPass
     patterns.add<AttentionToHost<attn::AttentionOp>,
                  AttentionToHost<attn::AttentionSplitOp>,
                  ElementsToHost<attn::CastOp, attnc::castWork>,
+                 ElementsToHost<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>>(
         context);
     patterns.add<GradDeltaToHost>(context);

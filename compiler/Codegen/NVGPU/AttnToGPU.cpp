@@ -318,8 +318,8 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
 };
 
 /// Thread t of block x converts elements x * block_size + t + 256 i.
-/// attn.cast and attn.attention_combine: a block's threads take its
-/// elements in turn.
+/// attn.cast, attn.elementwise and attn.attention_combine: a block's
+/// threads take its elements in turn.
 template <typename Op,
           attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
 struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
@@ -390,6 +390,7 @@ struct ConvertAttnToGPUPass
                  AttentionToGPU<attn::AttentionSplitOp>>(&getContext(),
                                                          *target);
     patterns.add<ElementsToGPU<attn::CastOp, attnc::castWork>,
+                 ElementsToGPU<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
                  GradDeltaToGPU>(&getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(

@@ -115,6 +115,9 @@ pkg::OpSpec describeOp(Operation *op) {
     if (std::optional<APFloat> scale = cast.getScale())
       c.scale = scale->convertToDouble();
     spec.cast = c;
+  } else if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op)) {
+    spec.elementwise = pkg::ElementwiseSpec{
+        describeRegion(elementwise.getBody(), /*numCaptures=*/0)};
   }
   return spec;
 }
@@ -144,6 +147,9 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
   }
   if (auto cast = dyn_cast<attn::CastOp>(op))
     if (std::optional<int64_t> block = cast.getBlockSize())
+      return {{"block_size", *block}};
+  if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op))
+    if (std::optional<int64_t> block = elementwise.getBlockSize())
       return {{"block_size", *block}};
   if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
     if (std::optional<int64_t> block = combine.getBlockSize())
@@ -224,6 +230,23 @@ void mergeKeyRanges(pkg::Function &fn) {
   fn.ops = std::move(merged);
 }
 
+/// A backward program's cotangents (the forward outputs they stand for)
+/// and outputs (the forward inputs they are gradients of).
+void describeGradientMaps(func::FuncOp program, int64_t numInputs,
+                          pkg::Function &fn) {
+  for (BlockArgument arg : program.getArguments()) {
+    bool input = arg.getArgNumber() < numInputs;
+    auto of = program.getArgAttrOfType<IntegerAttr>(
+        arg.getArgNumber(), input ? attn::kCotangentOfResultAttrName
+                                  : attn::kGradientOfArgumentAttrName);
+    if (!input)
+      fn.gradientOfInputs.push_back(of ? of.getInt()
+                                       : arg.getArgNumber() - numInputs);
+    else if (of)
+      fn.cotangentOf.push_back(of.getInt());
+  }
+}
+
 FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
@@ -234,6 +257,8 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   for (BlockArgument arg : program.getArguments())
     (arg.getArgNumber() < numInputs.getInt() ? fn.inputs : fn.outputs)
         .push_back(signature(arg));
+  if (fn.gradientOf)
+    describeGradientMaps(program, numInputs.getInt(), fn);
   WalkResult result = program.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<attnrt::AllocOp>(op)) {
       std::optional<int64_t> slot = alloc.getSlot();

@@ -289,6 +289,24 @@ func.func @cast(%x: tensor<?x8xf32>) -> (tensor<?x8xbf16>, tensor<?x8xf16>) {
 
 // -----
 
+// An elementwise kernel gets its block size as a cast does.
+// HOST-LABEL: func.func @elementwise
+// HOST:         attn.elementwise %{{.*}} {block_size = 16384 : i64}
+// GPU-LABEL:  func.func @elementwise
+// GPU:          attn.elementwise %{{.*}} {block_size = 1024 : i64}
+// SYNC-LABEL: func.func @elementwise
+// SYNC:         attn.elementwise %{{.*}} {block_size = 1024 : i64}
+func.func @elementwise(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = attn.elementwise %x : tensor<?x8xf32> -> tensor<?x8xf32> {
+  ^bb0(%a: f32):
+    %t = math.tanh %a : f32
+    attn.yield %t : f32
+  }
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
 // Program formation's kernel functions are configured where they are: the
 // program pipeline runs the pass on the functions of @attnc_kernels.
 // PIPE-LABEL: func.func @in_kernels(

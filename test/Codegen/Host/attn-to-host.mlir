@@ -356,6 +356,41 @@ module @attnc_kernels {
 
 // -----
 
+// An elementwise kernel: the same blocks and loop; each input element is
+// widened to f32, the body is inlined and its value rounded once.
+
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[Y:[a-z0-9]+]]: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>)
+// CHECK:         scf.forall
+// CHECK:           scf.for %{{.*}} iter_args(%[[ROW:.*]] = %{{.*}}, %[[COL:.*]] = %{{.*}}) -> (index, index) {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT:        %[[B:.*]] = memref.load %[[Y]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[T:.*]] = math.tanh %[[AW]] : f32
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[T]], %[[B]] : f32
+// CHECK-NEXT:        %[[R:.*]] = arith.truncf %[[M]] : f32 to bf16
+// CHECK-NEXT:        memref.store %[[R]], %[[OUT]][%[[ROW]], %[[COL]]]
+module @attnc_kernels {
+  func.func @elementwise(%x: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
+                         %y: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+                         %out: memref<?x8xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x8xbf16, strided<[?, ?], offset: ?>> to tensor<?x8xbf16>
+    %1 = bufferization.to_tensor %y : memref<?x8xf32, strided<[?, ?], offset: ?>> to tensor<?x8xf32>
+    %2 = attn.elementwise %0, %1 {block_size = 64 : i64} : tensor<?x8xbf16>, tensor<?x8xf32> -> tensor<?x8xbf16> {
+    ^bb0(%a: f32, %b: f32):
+      %t = math.tanh %a : f32
+      %m = arith.mulf %t, %b : f32
+      attn.yield %m : f32
+    }
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<?x8xbf16>, memref<?x8xbf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // An identity cast (the copy of a returned argument) is a kernel too: it
 // does not fold away, and copies element by element. A grid of one block
 // is no loop.

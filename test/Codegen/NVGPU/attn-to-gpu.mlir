@@ -176,6 +176,34 @@ module @attnc_kernels {
 
 // -----
 
+// An elementwise kernel: the cast's grid and threads, the body inlined per
+// element between the widened loads and the rounded store.
+
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xf32, strided<[?, ?], offset: ?>>)
+// CHECK:         gpu.launch
+// CHECK:           scf.for %{{.*}} iter_args(%[[ROW:.*]] = %{{.*}}, %[[COL:.*]] = %{{.*}}) -> (index, index) {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT:        %[[E:.*]] = math.exp %[[AW]] : f32
+// CHECK-NEXT:        memref.store %[[E]], %[[OUT]][%[[ROW]], %[[COL]]]
+module @attnc_kernels {
+  func.func @elementwise(%x: memref<?x8xf16, strided<[?, ?], offset: ?>>,
+                         %out: memref<?x8xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x8xf16, strided<[?, ?], offset: ?>> to tensor<?x8xf16>
+    %1 = attn.elementwise %0 {block_size = 1024 : i64} : tensor<?x8xf16> -> tensor<?x8xf32> {
+    ^bb0(%a: f32):
+      %e = math.exp %a : f32
+      attn.yield %e : f32
+    }
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<?x8xf32>, memref<?x8xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // An identity cast (a copy) does not fold away.
 
 // CHECK-LABEL: func.func @copy(

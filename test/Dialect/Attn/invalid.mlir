@@ -1198,7 +1198,7 @@ func.func @attention_generic_score_in_mask_slot(%q: tensor<1x4x64x32xf32>) {
 // attn.yield only terminates the regions of attn.attention and its
 // gradient ops.
 func.func @yield_outside_attention(%x: f32) {
-  // expected-error @below {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_split, attn.attention_grad, attn.attention_grad_kv, attn.attention_grad_q'}}
+  // expected-error @below {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_split, attn.attention_grad, attn.attention_grad_kv, attn.attention_grad_q, attn.elementwise'}}
   attn.yield %x : f32
 }
 
@@ -2105,3 +2105,107 @@ func.func @attention_capture_other_op(%q: tensor<1x4x64x32xf32>, %c: tensor<64xi
     }
   return
 }
+
+// -----
+
+func.func @elementwise_no_input() -> tensor<4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected at least one input}}
+  %y = "attn.elementwise"() ({
+  ^bb0:
+    %c = arith.constant 1.0 : f32
+    attn.yield %c : f32
+  }) : () -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elementwise_result_type(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @below {{'attn.elementwise' op expected the result to have f32, f16 or bf16 elements, got 'tensor<4xf64>'}}
+  %y = attn.elementwise %x : tensor<4xf32> -> tensor<4xf64> {
+  ^bb0(%a: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<4xf64>
+}
+
+// -----
+
+func.func @elementwise_extent(%x: tensor<0xf32>) -> tensor<0xf32> {
+  // expected-error @below {{'attn.elementwise' op dim 0 is out of range; static dims must be in [1, 2147483647]}}
+  %y = attn.elementwise %x : tensor<0xf32> -> tensor<0xf32> {
+  ^bb0(%a: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<0xf32>
+}
+
+// -----
+
+func.func @elementwise_input_type(%x: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected input 0 to have f32, f16 or bf16 elements, got 'tensor<4xi32>'}}
+  %y = attn.elementwise %x : tensor<4xi32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elementwise_input_shape(%x: tensor<4xf32>, %z: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected input 1 to have the result's shape, got 'tensor<4xf32>' and 'tensor<?x4xf32>'}}
+  %y = attn.elementwise %z, %x : tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @elementwise_block_size(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected block_size to be positive, got 0}}
+  %y = attn.elementwise %x {block_size = 0 : i64} : tensor<4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elementwise_body_args(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected the body region to take (one f32 per input) of types ('f32'), got ('f16')}}
+  %y = attn.elementwise %x : tensor<4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f16):
+    %e = arith.extf %a : f16 to f32
+    attn.yield %e : f32
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elementwise_body_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = attn.elementwise %x : tensor<4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    %t = arith.truncf %a : f32 to f16
+    // expected-error @below {{'attn.yield' op expected the body region to yield one 'f32'}}
+    attn.yield %t : f16
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elementwise_body_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = attn.elementwise %x : tensor<4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    // expected-error @below {{'func.call' op is not allowed in the body region of attn.elementwise: regions hold only the scalar arith and math ops of the region op table (lib/semantics/RegionOps.def)}}
+    %c = func.call @f(%a) : (f32) -> f32
+    attn.yield %c : f32
+  }
+  return %y : tensor<4xf32>
+}
+func.func private @f(f32) -> f32

@@ -564,3 +564,26 @@ func.func @attention_captures(%q: tensor<?x4x?x64xbf16>, %doc: tensor<?x?xi32>,
     }
   return %o, %dk, %acc1 : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// attn.elementwise
+//===----------------------------------------------------------------------===//
+
+// Mixed element types and dynamic dims, a pinned block size.
+// CHECK-LABEL: func @elementwise(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<?x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<?x64xbf16>)
+func.func @elementwise(%x: tensor<?x64xf32>, %y: tensor<?x64xbf16>) -> tensor<?x64xf16> {
+  // CHECK: attn.elementwise %[[X]], %[[Y]] {block_size = 256 : i64} : tensor<?x64xf32>, tensor<?x64xbf16> -> tensor<?x64xf16> {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+  // CHECK-NEXT: %[[T:.*]] = math.tanh %[[A]] : f32
+  // CHECK-NEXT: %[[M:.*]] = arith.mulf %[[T]], %[[B]] : f32
+  // CHECK-NEXT: attn.yield %[[M]] : f32
+  %z = attn.elementwise %x, %y {block_size = 256 : i64}
+      : tensor<?x64xf32>, tensor<?x64xbf16> -> tensor<?x64xf16> {
+  ^bb0(%a: f32, %b: f32):
+    %t = math.tanh %a : f32
+    %m = arith.mulf %t, %b : f32
+    attn.yield %m : f32
+  }
+  return %z : tensor<?x64xf16>
+}

@@ -995,7 +995,7 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][0]["ops"][1]["kind"] = "linear"; },
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
-       "\"attention_grad_q\" or \"cast\")"},
+       "\"attention_grad_q\", \"cast\" or \"elementwise\")"},
       {"attention operand count",
        [](Json &m) { m["functions"][0]["ops"][0]["operands"].erase(2); },
        "functions[0].ops[0].operands: expected 3 for an op of kind "
@@ -1037,6 +1037,31 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][2]["gradient_of"] = "attention"; },
        "functions[2].gradient_of: no function named \"attention\" in the "
        "package"},
+      {"cotangent map of the wrong length",
+       [](Json &m) {
+         m["functions"][2]["cotangent_of"] = {0, 1};
+       },
+       "functions[2].cotangent_of: expected 1 entries, got 2"},
+      {"cotangent of an output of another dtype",
+       [](Json &m) { m["functions"][2]["cotangent_of"] = {1}; },
+       "functions[2].cotangent_of[0]: \"dout\" (bf16 [B, 16, N, 128]) does "
+       "not stand for \"lse\" (f32 [B, 16, N])"},
+      {"gradient of one input twice",
+       [](Json &m) {
+         m["functions"][2]["gradient_of_inputs"] = {0, 1, 1};
+       },
+       "functions[2].gradient_of_inputs[2]: expected a distinct index below "
+       "3, got 1"},
+      {"elementwise body of the wrong arity",
+       [](Json &m) {
+         m["functions"][2]["ops"][0] = {
+             {"kind", "elementwise"},
+             {"operands", {"out", "dout"}},
+             {"results", {"dq"}},
+             {"body", {{"num_args", 1}, {"ops", Json::array()}, {"yield", 0}}}};
+       },
+       "functions[2].ops[0].body.num_args: expected one argument per operand "
+       "(2), got 1"},
       {"gradient of itself",
        [](Json &m) { m["functions"][2]["gradient_of"] = "attention_bwd"; },
        "functions[2].gradient_of: a function cannot be the gradient of "

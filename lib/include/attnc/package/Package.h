@@ -243,6 +243,15 @@ struct CastSpec {
   double scale = 1.0;
 };
 
+/// Semantics of attn.elementwise: out[i] = round(body(in0[i], in1[i], ...))
+/// to the result's dtype, for every index i of the common shape. The body
+/// takes one float per operand (the reference computes in double) and
+/// yields a float; it has no captures.
+/// JSON (inside an OpSpec): "body": {...a Region...}.
+struct ElementwiseSpec {
+  Region body;
+};
+
 /// One op of a function's computation, in program order. Operands and
 /// results name values of the function (inputs, outputs, buffers); a result
 /// that nothing keeps is "" (an attention's unused lse). Every value has the
@@ -254,6 +263,7 @@ struct CastSpec {
 /// The captures of an AttentionSpec follow the operands listed here.
 ///   "attention"  [q, k, v] -> [out, lse]; AttentionSpec.
 ///   "cast"       [in] -> [out]; CastSpec.
+///   "elementwise"  [in0, in1, ...] (one or more) -> [out]; ElementwiseSpec.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
 /// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
 ///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.
@@ -272,6 +282,7 @@ struct OpSpec {
   std::optional<AttentionSpec> attention; // "attention", "attention_grad_kv",
                                           // "attention_grad_q"
   std::optional<CastSpec> cast;           // "cast"
+  std::optional<ElementwiseSpec> elementwise; // "elementwise"
 };
 
 //===----------------------------------------------------------------------===//
@@ -311,6 +322,13 @@ struct Function {
   /// not), then cotangents (at most one per output); its outputs are
   /// gradients, at most one per input of that function.
   std::optional<std::string> gradientOf;
+  /// For a gradient function: per cotangent input, in order, the index of
+  /// the output of `gradientOf` it is the cotangent of; per output, the
+  /// index of the input of `gradientOf` it is the gradient of. Empty reads
+  /// as 0, 1, 2, ... (JSON: "cotangent_of": [0], "gradient_of_inputs":
+  /// [0, 1, 2]; both optional).
+  std::vector<int64_t> cotangentOf;
+  std::vector<int64_t> gradientOfInputs;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;
@@ -355,7 +373,7 @@ uint64_t fnv1a64(const uint8_t *data, size_t size,
                  uint64_t seed = 0xcbf29ce484222325ull);
 
 /// Checks a region's structure: 4 (mask) or 5 (score) arguments besides
-/// its captures, every
+/// its captures (verifyElementwiseBody: one or more and no captures), every
 /// operand names an argument or an earlier op, `yield` names a value, and
 /// each op leaves the constant field that its type does not use at 0
 /// (integer types use `intValue`, which must be sign-extended from the
@@ -366,6 +384,7 @@ uint64_t fnv1a64(const uint8_t *data, size_t size,
 /// reference evaluates regions: ref::RegionEvaluator::create checks them
 /// (lib/reference/Region.h). Here an unknown type counts as a float type.
 Status verifyRegion(const Region &region);
+Status verifyElementwiseBody(const Region &region);
 
 /// Checks every invariant a reader relies on: names unique and non-empty
 /// (values of a function share one namespace), blobs referenced exist,
