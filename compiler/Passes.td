@@ -22,14 +22,22 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     arguments, then `@f`'s results (the values the forward pass saved), then
     one cotangent per differentiable result (attention's `lse` is saved but
     takes none), and returns the gradient of each argument. The body
-    composes the ops' gradient rules (VJPOpInterface) in reverse order;
-    forward ops whose results the rules need and `@f` does not return are
-    recomputed. `@f_bwd` carries `attn.gradient_of = @f`.
+    composes the ops' gradient rules (VJPOpInterface) in reverse order; a
+    value with several differentiated uses gets the sum of their gradients
+    (an `attn.elementwise` add). `@f_bwd` carries `attn.gradient_of = @f`,
+    and each cotangent argument `attn.cotangent_of_result` with the index
+    of the result it stands for.
+
+    Forward values that the rules need and `@f` does not return are saved
+    or recomputed as `remat` says: `none` saves every one, `attention`
+    (the default) saves the `out` and `lse` of each attention and
+    recomputes the rest, `full` recomputes them all. A saved value becomes
+    a result of `@f` after its own results, and the argument of `@f_bwd`
+    that stands for it (it is one of `@f`'s results, with no cotangent).
 
     Errors, located at the forward op or argument: an op without a gradient
-    rule on the path to a result, a value that receives several cotangents
-    (their sum needs the element-wise ops of the transformer-block work), an
-    argument that no differentiable result depends on.
+    rule on the path to a result, an argument that no differentiable result
+    depends on; an unknown policy.
 
     For `@f(q, k, v) -> (out, lse)` whose body is `attn.attention`, `@f_bwd`
     is `(q, k, v, out, lse, dout) -> (dq, dk, dv)` holding one
@@ -41,6 +49,10 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
            "Ask for bitwise-reproducible gradients (attention: dq without "
            "atomics)">,
+    Option<"remat", "remat", "std::string", /*default=*/"\"attention\"",
+           "Which forward values the backward reads saved rather than "
+           "recomputed: none (recompute nothing), attention (attention's "
+           "out and lse) or full (recompute all)">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

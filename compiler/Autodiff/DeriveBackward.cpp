@@ -60,10 +60,31 @@ bool takesCotangent(Value value) {
   return !vjp || vjp.isDifferentiableResult(result.getResultNumber());
 }
 
+/// Which forward values the backward function reads from saved results of
+/// the forward function instead of recomputing them (the pass's `remat`).
+enum class SavePolicy {
+  /// Every forward value a gradient rule reads: no recomputation.
+  None,
+  /// The out and lse of each attention; the rest is recomputed.
+  Attention,
+  /// Nothing but what the forward function returns anyway.
+  Full,
+};
+
+FailureOr<SavePolicy> parseSavePolicy(StringRef name) {
+  if (name == "none")
+    return SavePolicy::None;
+  if (name == "attention")
+    return SavePolicy::Attention;
+  if (name == "full")
+    return SavePolicy::Full;
+  return failure();
+}
+
 class BackwardBuilder {
 public:
-  BackwardBuilder(func::FuncOp forward, bool deterministic)
-      : forward(forward), deterministic(deterministic),
+  BackwardBuilder(func::FuncOp forward, bool deterministic, SavePolicy policy)
+      : forward(forward), deterministic(deterministic), policy(policy),
         returned(forward.getBody().front().getTerminator()->getOperands()) {}
 
   FailureOr<func::FuncOp> build();
@@ -73,9 +94,13 @@ private:
   LogicalResult addCotangent(Value value, Value cotangent, Location loc);
   LogicalResult differentiate(Operation *op);
   LogicalResult finish();
+  void eraseDeadClones();
+  bool isSaved(OpResult clone) const;
+  void save(Value clone);
 
   func::FuncOp forward;
   bool deterministic;
+  SavePolicy policy;
   SmallVector<Value> returned;
   func::FuncOp backward;
   IRMapping forwardToBackward;
@@ -183,10 +208,63 @@ LogicalResult BackwardBuilder::finish() {
     if (isa<OpResult>(value))
       forwardToBackward.lookup(value).replaceAllUsesWith(
           body.getArgument(numArgs + i));
-  for (Operation *op : llvm::reverse(clonedOps))
+  eraseDeadClones();
+  SmallVector<Value> saved;
+  for (Operation *op : clonedOps)
+    for (OpResult result : op->getResults())
+      if (isSaved(result))
+        saved.push_back(result);
+  llvm::for_each(saved, [&](Value clone) { save(clone); });
+  eraseDeadClones();
+  return success();
+}
+
+/// Erases the forward ops the backward no longer reads.
+void BackwardBuilder::eraseDeadClones() {
+  SmallVector<Operation *> live;
+  for (Operation *op : llvm::reverse(clonedOps)) {
     if (op->use_empty() && isPure(op))
       op->erase();
-  return success();
+    else
+      live.push_back(op);
+  }
+  clonedOps.assign(live.rbegin(), live.rend());
+}
+
+/// Whether the policy saves `clone`, a result of a forward op the backward
+/// would recompute.
+bool BackwardBuilder::isSaved(OpResult clone) const {
+  switch (policy) {
+  case SavePolicy::None:
+    return llvm::any_of(clone.getUsers(), [&](Operation *user) {
+      return !llvm::is_contained(clonedOps, user);
+    });
+  case SavePolicy::Attention:
+    return !clone.use_empty() && isa<attn::AttentionOp>(clone.getOwner());
+  case SavePolicy::Full:
+    return false;
+  }
+  return false;
+}
+
+/// Makes the forward value `clone` recomputes a result of @f (after its
+/// other results) and an argument of @f_bwd (after @f's other results,
+/// before the cotangents) that replaces `clone`.
+void BackwardBuilder::save(Value clone) {
+  Value value;
+  for (auto [original, copy] : forwardToBackward.getValueMap())
+    if (copy == clone)
+      value = original;
+  unsigned index = forward.getNumResults();
+  OpBuilder b(forward);
+  (void)forward.insertResult(index, value.getType(),
+                             b.getDictionaryAttr(b.getNamedAttr(
+                                 attn::kSavedAttrName, b.getUnitAttr())));
+  forward.getBody().front().getTerminator()->insertOperands(index, value);
+  unsigned position = forward.getNumArguments() + index;
+  (void)backward.insertArgument(position, value.getType(), DictionaryAttr(),
+                                value.getLoc());
+  clone.replaceAllUsesWith(backward.getArgument(position));
 }
 
 FailureOr<func::FuncOp> BackwardBuilder::build() {
@@ -221,6 +299,12 @@ struct AttnDeriveBackwardPass
       if (func.isPublic() &&
           (allFunctions || func->hasAttr(attn::kBackwardAttrName)))
         marked.push_back(func);
+    FailureOr<SavePolicy> policy = parseSavePolicy(remat);
+    if (failed(policy)) {
+      getOperation().emitError() << "unknown remat policy '" << remat
+                                 << "' (expected none, attention or full)";
+      return signalPassFailure();
+    }
     SymbolTable symbols(getOperation());
     for (func::FuncOp func : marked) {
       func->removeAttr(attn::kBackwardAttrName);
@@ -231,7 +315,7 @@ struct AttnDeriveBackwardPass
         return signalPassFailure();
       }
       FailureOr<func::FuncOp> backward =
-          BackwardBuilder(func, deterministic).build();
+          BackwardBuilder(func, deterministic, *policy).build();
       if (failed(backward))
         return signalPassFailure();
       symbols.insert(*backward);

@@ -185,8 +185,9 @@ private:
 /// Inputs are named after their role in the op that first reads them ("q"),
 /// outputs after the role of the result they return ("out", "lse"); a
 /// backward function's inputs after the forward program's values ("q",
-/// "out", "dout"). A name already taken falls back to "arg<i>" /
-/// "result<i>".
+/// "out", "dout"); activations saved for a backward function after their
+/// role, "saved_out". A name already taken falls back to "arg<i>" /
+/// "result<i>" / "saved<i>".
 void ProgramBuilder::nameValues() {
   std::set<std::string> taken;
   auto give = [&](StringRef role, std::string fallback) {
@@ -234,7 +235,11 @@ void ProgramBuilder::nameValues() {
     std::string role =
         gradients ? "d" + inputNames[func.getArgument(of ? of.getInt() : i)]
                   : (direct ? roleOf(value, def) : StringRef()).str();
-    resultNames.push_back(give(role, "result" + std::to_string(i)));
+    bool saved = func.getResultAttr(i, attn::kSavedAttrName) != nullptr;
+    if (saved)
+      role = "saved_" + role;
+    resultNames.push_back(
+        give(role, (saved ? "saved" : "result") + std::to_string(i)));
   }
 }
 
@@ -309,6 +314,9 @@ void ProgramBuilder::createProgram() {
                          i < numInputs ? attn::kCotangentOfResultAttrName
                                        : attn::kGradientOfArgumentAttrName,
                          of);
+    if (i >= numInputs &&
+        func.getResultAttr(i - numInputs, attn::kSavedAttrName))
+      program.setArgAttr(i, attn::kSavedAttrName, b.getUnitAttr());
   }
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = entry->getArgument(arg.getArgNumber());

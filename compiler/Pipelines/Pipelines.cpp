@@ -87,8 +87,8 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
-  pm.addPass(
-      createAttnDeriveBackward({options.backwardAll, options.deterministic}));
+  pm.addPass(createAttnDeriveBackward(
+      {options.backwardAll, options.deterministic, options.remat}));
   pm.addPass(createAttnDifferentiateScore());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -213,6 +213,11 @@ struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
       *this, "deterministic-grad",
       llvm::cl::desc("Bitwise-reproducible gradients (dq without atomics)"),
       llvm::cl::init(false)};
+  Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("Forward values the backward reads saved: none, "
+                     "attention or full (see attn-derive-backward)"),
+      llvm::cl::init("attention")};
 };
 } // namespace
 
@@ -223,7 +228,8 @@ void attnc::registerAttncPassesAndPipelines() {
       "Canonicalize and CSE a verified attn module and derive the backward "
       "functions it asks for (what `attnc --emit=mlir` prints)",
       [](OpPassManager &pm, const FrontendPipelineOptions &options) {
-        buildFrontendPipeline(pm, {options.backwardAll, options.deterministic});
+        buildFrontendPipeline(
+            pm, {options.backwardAll, options.deterministic, options.remat});
       });
   PassPipelineRegistration<TargetOptions>(
       "attnc-programs",

@@ -38,11 +38,13 @@ namespace attnc {
 void registerAttncDialects(mlir::DialectRegistry &registry);
 
 /// What the frontend derives besides canonicalizing: backward functions of
-/// every public function (not only those marked `attn.backward`), and
-/// whether their gradients must be bitwise reproducible.
+/// every public function (not only those marked `attn.backward`), whether
+/// their gradients must be bitwise reproducible, and which forward values
+/// they read saved rather than recomputed (attn-derive-backward's `remat`).
 struct FrontendOptions {
   bool backwardAll = false;
   bool deterministic = false;
+  std::string remat = "attention";
 };
 
 void buildFrontendPipeline(mlir::OpPassManager &pm,

@@ -44,6 +44,9 @@ inline constexpr llvm::StringLiteral kGradientOfArgumentAttrName =
 /// naming the forward function's result it is the cotangent of.
 inline constexpr llvm::StringLiteral kCotangentOfResultAttrName =
     "attn.cotangent_of_result";
+/// The result attribute of a forward function's result that autodiff added
+/// for its backward function to read (a saved activation).
+inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";
 
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query

@@ -705,6 +705,21 @@ Status verifyGradientOf(const Function &function, const std::string &path,
       });
 }
 
+/// Saved outputs name distinct outputs.
+Status verifySavedOutputs(const Function &function, const std::string &path) {
+  std::set<int64_t> seen;
+  for (size_t k = 0; k < function.savedOutputs.size(); ++k) {
+    int64_t index = function.savedOutputs[k];
+    if (index < 0 || static_cast<size_t>(index) >= function.outputs.size() ||
+        !seen.insert(index).second)
+      return fieldError(indexPath(fieldPath(path, "saved_outputs"), k),
+                        "expected a distinct output index below " +
+                            std::to_string(function.outputs.size()) + ", got " +
+                            std::to_string(index));
+  }
+  return Status::ok();
+}
+
 Status verifyFunction(const Function &function, const std::string &path,
                       const Package &package) {
   Scope scope;
@@ -717,6 +732,7 @@ Status verifyFunction(const Function &function, const std::string &path,
       [&] { return verifyEach(function.inputs, path, "inputs", signature); },
       [&] { return verifyEach(function.outputs, path, "outputs", signature); },
       [&] { return verifyGradientOf(function, path, package); },
+      [&] { return verifySavedOutputs(function, path); },
       [&] {
         return verifyEach(function.buffers, path, "buffers",
                           [&](const Buffer &buffer, const std::string &at) {
@@ -889,6 +905,8 @@ Json encode(const Function &function) {
     json["cotangent_of"] = function.cotangentOf;
   if (!function.gradientOfInputs.empty())
     json["gradient_of_inputs"] = function.gradientOfInputs;
+  if (!function.savedOutputs.empty())
+    json["saved_outputs"] = function.savedOutputs;
   json["inputs"] = encodeAll(function.inputs);
   json["outputs"] = encodeAll(function.outputs);
   json["buffers"] = encodeAll(function.buffers);
@@ -1267,6 +1285,7 @@ Status decode(const Json &json, const std::string &path, Function &out) {
         [&] { return r.optional("gradient_of", out.gradientOf); },
         [&] { return r.optional("cotangent_of", out.cotangentOf); },
         [&] { return r.optional("gradient_of_inputs", out.gradientOfInputs); },
+        [&] { return r.optional("saved_outputs", out.savedOutputs); },
         [&] { return r.required("inputs", out.inputs); },
         [&] { return r.required("outputs", out.outputs); },
         [&] { return r.required("buffers", out.buffers); },

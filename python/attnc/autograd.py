@@ -82,13 +82,15 @@ def _auxiliary_outputs(forward):
 
 def _cotangent_outputs(forward, gradient):
     """Indices of f's outputs that take a cotangent, in the order the
-    gradient function takes them. The manifest does not say which outputs
-    those are (their names come from the ops that read them), so: all
-    outputs when there are as many cotangents, else the outputs that are
-    not auxiliary results; either way checked by signature."""
+    gradient function takes them: the manifest's ``cotangent_of``; in
+    packages without it, all outputs when there are as many cotangents,
+    else the outputs that are not auxiliary results; either way checked by
+    signature."""
     outputs = forward["outputs"]
     cotangents = gradient["inputs"][len(forward["inputs"]) + len(outputs):]
-    if len(cotangents) == len(outputs):
+    if "cotangent_of" in gradient:
+        indices = list(gradient["cotangent_of"])
+    elif len(cotangents) == len(outputs):
         indices = list(range(len(outputs)))
     else:
         auxiliary = _auxiliary_outputs(forward)
@@ -104,10 +106,13 @@ def _cotangent_outputs(forward, gradient):
 
 def _gradient_inputs(forward, gradient):
     """For each output of the gradient function, the index of f's input it
-    is the gradient of: output i for input i when there are as many (the
+    is the gradient of: the manifest's ``gradient_of_inputs``; in packages
+    without it, output i for input i when there are as many (the
     compiler's rule), else by name ("dq" for "q")."""
     inputs, grads = forward["inputs"], gradient["outputs"]
-    if len(grads) == len(inputs):
+    if "gradient_of_inputs" in gradient:
+        indices = list(gradient["gradient_of_inputs"])
+    elif len(grads) == len(inputs):
         indices = list(range(len(inputs)))
     else:
         names = [i["name"] for i in inputs]

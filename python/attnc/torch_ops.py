@@ -244,7 +244,8 @@ def _op(torch, fn, plan=None):
 
 class TorchOp:
     """A package function as a PyTorch operator: ``op(*inputs)`` returns
-    its outputs (a tuple, like torch_call) on torch tensors on the device
+    its outputs but the saved activations (a tuple, like torch_call) on
+    torch tensors on the device
     of a package it was loaded from. ``name`` is the op's qualified name,
     ``forward_op`` the custom op, ``function`` the attnc.Function; where
     the op is differentiable, ``plan`` is its GradientPlan and
@@ -263,7 +264,11 @@ class TorchOp:
         return self.plan is not None
 
     def __call__(self, *inputs):
-        return _as_tuple(self.forward_op(*inputs))
+        # Saved activations (outputs autodiff added for the gradient
+        # function) go to the backward, not to the caller.
+        saved = set((self.function.entry or {}).get("saved_outputs", ()))
+        outputs = _as_tuple(self.forward_op(*inputs))
+        return tuple(o for j, o in enumerate(outputs) if j not in saved)
 
     def __repr__(self):
         backward = (f", backward {self.plan.gradient.name!r}" if self.plan

@@ -125,6 +125,15 @@ llvm::cl::opt<bool> deterministicGrad(
                    "kernel per query block instead of atomic f32 sums"),
     llvm::cl::init(false), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<std::string>
+    remat("remat",
+          llvm::cl::desc("Which forward values a backward function reads saved "
+                         "(extra results of the forward function) rather than "
+                         "recomputing them: none (all it needs), attention "
+                         "(attention's out and lse; the default) or full (only "
+                         "the forward's own results)"),
+          llvm::cl::init("attention"), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<int64_t> keyRanges(
     "key-ranges",
     llvm::cl::desc("Split attention's keys into N ranges attended by separate "
@@ -175,22 +184,61 @@ void explainGradientMode(const pkg::Function &fn) {
     llvm::errs() << fn.name << ": dq by atomic f32 accumulation\n";
 }
 
-/// Per function: how a gradient is summed, its buffers, then each kernel
-/// with its launch and tiles.
+/// `tensor`'s dtype and shape, "bf16 [B, 16, N, 128]".
+void printSignature(const pkg::TensorSig &tensor) {
+  llvm::errs() << pkg::dtypeName(tensor.dtype) << " [";
+  llvm::interleaveComma(tensor.shape, llvm::errs(), [](const pkg::Dim &dim) {
+    if (dim.isStatic())
+      llvm::errs() << dim.extent;
+    else
+      llvm::errs() << dim.symbol;
+  });
+  llvm::errs() << "]";
+}
+
+/// A gradient function's saved values: the forward outputs it reads that
+/// take no cotangent, with their bytes as a product of the symbols.
+void explainSavedValues(const pkg::Function &fn,
+                        const std::vector<pkg::Function> &functions) {
+  auto forward = llvm::find_if(functions, [&](const pkg::Function &f) {
+    return fn.gradientOf && f.name == *fn.gradientOf;
+  });
+  if (forward == functions.end())
+    return;
+  size_t numCotangents =
+      fn.inputs.size() - forward->inputs.size() - forward->outputs.size();
+  for (size_t j = 0; j < forward->outputs.size(); ++j) {
+    bool hasCotangent = fn.cotangentOf.empty()
+                            ? j < numCotangents
+                            : llvm::is_contained(fn.cotangentOf, j);
+    if (hasCotangent)
+      continue;
+    const pkg::TensorSig &saved = forward->outputs[j];
+    int64_t bytes = pkg::dtypeSize(saved.dtype);
+    std::string symbols;
+    for (const pkg::Dim &dim : saved.shape) {
+      if (dim.isStatic())
+        bytes *= dim.extent;
+      else
+        symbols += " * " + dim.symbol;
+    }
+    llvm::errs() << fn.name << ": reads " << saved.name << " ";
+    printSignature(saved);
+    llvm::errs() << " saved by " << forward->name << ", " << bytes << symbols
+                 << " bytes\n";
+  }
+}
+
+/// Per function: how a gradient is summed, the values a gradient function
+/// reads saved, its buffers, then each kernel with its launch and tiles.
 void explainPrograms(const std::vector<pkg::Function> &functions) {
   for (const pkg::Function &fn : functions) {
     explainGradientMode(fn);
+    explainSavedValues(fn, functions);
     for (const pkg::Buffer &buffer : fn.buffers) {
-      llvm::errs() << fn.name << ": buffer " << buffer.tensor.name << " "
-                   << pkg::dtypeName(buffer.tensor.dtype) << " [";
-      llvm::interleaveComma(buffer.tensor.shape, llvm::errs(),
-                            [](const pkg::Dim &dim) {
-                              if (dim.isStatic())
-                                llvm::errs() << dim.extent;
-                              else
-                                llvm::errs() << dim.symbol;
-                            });
-      llvm::errs() << "] slot " << buffer.slot << "\n";
+      llvm::errs() << fn.name << ": buffer " << buffer.tensor.name << " ";
+      printSignature(buffer.tensor);
+      llvm::errs() << " slot " << buffer.slot << "\n";
     }
     for (const pkg::Kernel &kernel : fn.kernels) {
       llvm::errs() << fn.name << ": kernel " << kernel.name << ", entry "
@@ -527,7 +575,7 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module || failed(runPipeline(*module, [](OpPassManager &pm) {
-        attnc::buildFrontendPipeline(pm, {backward, deterministicGrad});
+        attnc::buildFrontendPipeline(pm, {backward, deterministicGrad, remat});
       })))
     return 1;
   phaseTimes.lap("startup, parse and frontend");

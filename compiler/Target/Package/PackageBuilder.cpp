@@ -259,6 +259,10 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
         .push_back(signature(arg));
   if (fn.gradientOf)
     describeGradientMaps(program, numInputs.getInt(), fn);
+  for (BlockArgument arg :
+       program.getArguments().drop_front(numInputs.getInt()))
+    if (program.getArgAttr(arg.getArgNumber(), attn::kSavedAttrName))
+      fn.savedOutputs.push_back(arg.getArgNumber() - numInputs.getInt());
   WalkResult result = program.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<attnrt::AllocOp>(op)) {
       std::optional<int64_t> slot = alloc.getSlot();

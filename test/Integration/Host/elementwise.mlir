@@ -12,12 +12,30 @@
 // RUN: attn-run %t.attnpkg --fn residual_attention --shape B=2 --shape Nq=77 --shape Nk=50 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn residual_attention_bwd --shape B=2 --shape Nq=77 --shape Nk=50 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
 // RUN: attn-run %t.attnpkg --fn shared_query_bwd --shape B=1 --shape Nq=40 --shape Nk=40 --check --gradcheck | FileCheck %s --check-prefix=SHARED
+//
+// Every remat policy gives the same gradients: saving everything the
+// backward reads, or nothing but the forward's own results.
+// RUN: attnc %s --remat=none -o %t.none.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN-NONE
+// RUN: attn-run %t.none.attnpkg --fn residual_attention_bwd --shape B=2 --shape Nq=77 --shape Nk=50 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
+// RUN: attn-run %t.none.attnpkg --fn gelu_tanh_bwd --check --gradcheck | FileCheck %s --check-prefix=GELU
+// RUN: attnc %s --remat=full -o %t.full.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN-FULL
+// RUN: attn-run %t.full.attnpkg --fn residual_attention_bwd --shape B=2 --shape Nq=77 --shape Nk=50 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
+// RUN: attn-run %t.full.attnpkg --fn shared_query_bwd --shape B=1 --shape Nq=40 --shape Nk=40 --check --gradcheck | FileCheck %s --check-prefix=SHARED
 
 // One kernel per chain; the gradient of a fused chain is one kernel too.
 // EXPLAIN-DAG: gelu_tanh: kernel gelu_tanh_elementwise0,
 // EXPLAIN-DAG: gelu_tanh_bwd: kernel gelu_tanh_bwd_elementwise0,
 // EXPLAIN-DAG: swiglu_bwd: kernel swiglu_bwd_elementwise0,
 // EXPLAIN-DAG: swiglu_bwd: kernel swiglu_bwd_elementwise1,
+
+// With the default policy the backward reads attention's out and lse from
+// the forward pass instead of running the attention again.
+// EXPLAIN-DAG: residual_attention_bwd: reads saved_out f32 [B, 4, Nq, 32] saved by residual_attention, 512 * B * Nq bytes
+// EXPLAIN-DAG: residual_attention_bwd: reads saved_lse f32 [B, 4, Nq] saved by residual_attention, 16 * B * Nq bytes
+// EXPLAIN-NOT: residual_attention_bwd: kernel residual_attention_bwd_attention0,
+// EXPLAIN-NONE-DAG: residual_attention_bwd: reads saved_out f32 [B, 4, Nq, 32] saved by residual_attention, 512 * B * Nq bytes
+// EXPLAIN-FULL-NOT: reads saved
+// EXPLAIN-FULL: residual_attention_bwd: kernel residual_attention_bwd_attention0,
 
 // OUT: out: rel_err {{.*}} ok
 

@@ -156,7 +156,8 @@ def main():
     _, grads = backward(g, plain.inputs, None, plain.dout)
     ok &= check("lse_first", grads, plain.ref_grads, F32_TOL)
 
-    # One output: the op returns a tensor, the callable a 1-tuple.
+    # One output: the op returns it and the lse that autodiff saves for the
+    # backward; the callable returns a 1-tuple, without the saved lse.
     h = attnc.autograd_function(pkg, "out_only")
     result = h(*plain.inputs)
     print(f"out_only: op returns {type(h.forward_op.fn(*plain.inputs)).__name__}"

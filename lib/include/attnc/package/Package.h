@@ -329,6 +329,10 @@ struct Function {
   /// [0, 1, 2]; both optional).
   std::vector<int64_t> cotangentOf;
   std::vector<int64_t> gradientOfInputs;
+  /// Indices of the outputs that autodiff added for a gradient function to
+  /// read (saved activations): a caller that wants only the function's own
+  /// results ignores them (JSON: "saved_outputs": [1, 2]; optional).
+  std::vector<int64_t> savedOutputs;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;

@@ -1,0 +1,51 @@
+// RUN: attn-opt %s -attn-derive-backward='remat=none' | FileCheck %s --check-prefix=NONE
+// RUN: attn-opt %s -attn-derive-backward | FileCheck %s --check-prefix=ATTENTION
+// RUN: attn-opt %s -attn-derive-backward='remat=full' | FileCheck %s --check-prefix=FULL
+// RUN: not attn-opt %s -attn-derive-backward='remat=some' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// The backward of this block needs t (attention's query), out and lse. The
+// policy decides which it reads saved, as results of @block marked
+// attn.saved and arguments of @block_bwd before the cotangent, and which it
+// recomputes.
+
+// NONE-LABEL: func.func @block(
+// NONE-SAME: -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8xf32> {attn.saved})
+// NONE: return %{{.*}}, %[[T:.*]], %[[O:.*]], %[[L:.*]] :
+// NONE-LABEL: func.func @block_bwd(
+// NONE-SAME: %[[X:[^:]+]]: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %[[ST:[^:]+]]: tensor<1x2x8x16xf32>, %[[SO:[^:]+]]: tensor<1x2x8x16xf32>, %[[SL:[^:]+]]: tensor<1x2x8xf32>, %[[DY:[^:]+]]: tensor<1x2x8x16xf32> {attn.cotangent_of_result = 0 : i64})
+// NONE-NOT: attn.attention {{.*}}:
+// NONE: attn.attention_grad %[[ST]], %{{.*}}, %{{.*}}, %[[SO]], %[[SL]], %[[DY]]
+
+// ATTENTION-LABEL: func.func @block(
+// ATTENTION-SAME: -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8xf32> {attn.saved})
+// ATTENTION-LABEL: func.func @block_bwd(
+// ATTENTION-SAME: %[[X:[^:]+]]: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %[[SO:[^:]+]]: tensor<1x2x8x16xf32>, %[[SL:[^:]+]]: tensor<1x2x8xf32>, %[[DY:[^:]+]]: tensor<1x2x8x16xf32> {attn.cotangent_of_result = 0 : i64})
+// ATTENTION: %[[T:.*]] = attn.elementwise %[[X]]
+// ATTENTION-NOT: attn.attention {{.*}}:
+// ATTENTION: attn.attention_grad %[[T]], %{{.*}}, %{{.*}}, %[[SO]], %[[SL]], %[[DY]]
+
+// FULL-LABEL: func.func @block(
+// FULL-SAME: -> tensor<1x2x8x16xf32>
+// FULL-LABEL: func.func @block_bwd(
+// FULL-SAME: %[[X:[^:]+]]: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %{{[^:]+}}: tensor<1x2x8x16xf32>, %[[DY:[^:]+]]: tensor<1x2x8x16xf32> {attn.cotangent_of_result = 0 : i64})
+// FULL: %[[T:.*]] = attn.elementwise %[[X]]
+// FULL: %[[O:.*]], %[[L:.*]] = attn.attention %[[T]]
+// FULL: attn.attention_grad %[[T]], %{{.*}}, %{{.*}}, %[[O]], %[[L]], %[[DY]]
+
+// UNKNOWN: error: unknown remat policy 'some' (expected none, attention or full)
+
+!t = tensor<1x2x8x16xf32>
+func.func @block(%x: !t, %k: !t, %v: !t) -> !t attributes {attn.backward} {
+  %t = attn.elementwise %x : !t -> !t {
+  ^bb0(%a: f32):
+    %h = math.tanh %a : f32
+    attn.yield %h : f32
+  }
+  %o, %lse = attn.attention %t, %k, %v : !t, !t, !t -> !t, tensor<1x2x8xf32>
+  %y = attn.elementwise %o, %x : !t, !t -> !t {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    attn.yield %s : f32
+  }
+  return %y : !t
+}
