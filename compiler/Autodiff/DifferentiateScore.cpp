@@ -39,14 +39,15 @@ LogicalResult differentiateScore(Region &score, Region &scoreGrad) {
   IRMapping mapping;
   mapping.map(source.getArguments(), target->getArguments());
   Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
-  FailureOr<Value> derivative = attn::cloneWithTangent(
+  FailureOr<SmallVector<Value>> derivatives = attn::cloneWithTangents(
       b, source, mapping, {{source.getArgument(0), one}},
-      source.getTerminator()->getOperand(0), "the score");
-  if (failed(derivative))
+      source.getTerminator()->getOperands(), "the score");
+  if (failed(derivatives))
     return failure();
-  if (!*derivative)
-    *derivative = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  attn::YieldOp::create(b, loc, *derivative);
+  Value derivative = derivatives->front();
+  if (!derivative)
+    derivative = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  attn::YieldOp::create(b, loc, derivative);
   return success();
 }
 

@@ -87,12 +87,12 @@ bool isTensorElementwise(Operation *op) {
          });
 }
 
-/// An attn.elementwise of `type` over `inputs` with an empty body block of
+/// An attn.elementwise of `types` over `inputs` with an empty body block of
 /// one f32 argument per input.
-attn::ElementwiseOp createElementwise(OpBuilder &b, Location loc, Type type,
-                                      ValueRange inputs,
+attn::ElementwiseOp createElementwise(OpBuilder &b, Location loc,
+                                      TypeRange types, ValueRange inputs,
                                       IntegerAttr blockSize) {
-  auto op = attn::ElementwiseOp::create(b, loc, type, inputs, blockSize);
+  auto op = attn::ElementwiseOp::create(b, loc, types, inputs, blockSize);
   Block *body = new Block();
   op.getBody().push_back(body);
   for (Value input : inputs)
@@ -111,8 +111,8 @@ void convertToElementwise(Operation *op) {
     if (!splatConstant(operand))
       inputs.push_back(operand);
   Type f32 = b.getF32Type();
-  auto fused = createElementwise(b, loc, op->getResult(0).getType(), inputs,
-                                 IntegerAttr());
+  auto fused =
+      createElementwise(b, loc, op->getResultTypes(), inputs, IntegerAttr());
   b.setInsertionPointToStart(&fused.getBody().front());
   SmallVector<Value> args;
   unsigned next = 0;
@@ -137,7 +137,7 @@ void convertToElementwise(Operation *op) {
     result = b.create(state)->getResult(0);
   }
   attn::YieldOp::create(b, loc, result);
-  op->getResult(0).replaceAllUsesWith(fused.getOut());
+  op->replaceAllUsesWith(fused->getResults());
   op->erase();
 }
 
@@ -152,19 +152,22 @@ Value roundThrough(OpBuilder &b, Location loc, Value value, Type type) {
 }
 
 /// Clones `op`'s body ops at `b` with its arguments mapped to `args` and
-/// returns the clone of the value it yields.
-Value cloneBody(OpBuilder &b, attn::ElementwiseOp op, ValueRange args) {
+/// returns the clones of the values it yields.
+SmallVector<Value> cloneBody(OpBuilder &b, attn::ElementwiseOp op,
+                             ValueRange args) {
   Block &body = op.getBody().front();
   IRMapping mapping;
   mapping.map(body.getArguments(), args);
   for (Operation &nested : body.without_terminator())
     b.clone(nested, mapping);
-  return mapping.lookup(body.getTerminator()->getOperand(0));
+  return llvm::map_to_vector(body.getTerminator()->getOperands(),
+                             [&](Value v) { return mapping.lookup(v); });
 }
 
-/// Replaces `consumer` and `producer`, whose result only `consumer` reads,
-/// by one op that computes both bodies; each input once.
+/// Replaces `consumer` and `producer`, whose one result only `consumer`
+/// reads, by one op that computes both bodies; each input once.
 void fuse(attn::ElementwiseOp producer, attn::ElementwiseOp consumer) {
+  Value produced = producer.getOuts().front();
   SmallVector<Value> inputs;
   llvm::DenseMap<Value, unsigned> position;
   auto add = [&](Value v) {
@@ -172,36 +175,38 @@ void fuse(attn::ElementwiseOp producer, attn::ElementwiseOp consumer) {
       inputs.push_back(v);
   };
   for (Value v : consumer.getInputs())
-    if (v != producer.getOut())
+    if (v != produced)
       add(v);
   llvm::for_each(producer.getInputs(), add);
   OpBuilder b(consumer);
   Location loc = consumer.getLoc();
-  auto fused = createElementwise(b, loc, consumer.getOut().getType(), inputs,
+  auto fused = createElementwise(b, loc, consumer.getOuts().getTypes(), inputs,
                                  consumer.getBlockSizeAttr());
   Block &body = fused.getBody().front();
   b.setInsertionPointToStart(&body);
-  SmallVector<Value> producerArgs, consumerArgs;
-  for (Value v : producer.getInputs())
-    producerArgs.push_back(body.getArgument(position[v]));
-  Value produced = roundThrough(b, loc, cloneBody(b, producer, producerArgs),
-                                producer.getOut().getType());
-  for (Value v : consumer.getInputs())
-    consumerArgs.push_back(v == producer.getOut()
-                               ? produced
-                               : Value(body.getArgument(position[v])));
-  attn::YieldOp::create(b, loc, cloneBody(b, consumer, consumerArgs));
-  consumer.getOut().replaceAllUsesWith(fused.getOut());
+  auto argsOf = [&](ValueRange values, Value replacement) {
+    return llvm::map_to_vector(values, [&](Value v) {
+      return v == produced ? replacement : Value(body.getArgument(position[v]));
+    });
+  };
+  Value value = roundThrough(
+      b, loc, cloneBody(b, producer, argsOf(producer.getInputs(), {})).front(),
+      produced.getType());
+  attn::YieldOp::create(
+      b, loc, cloneBody(b, consumer, argsOf(consumer.getInputs(), value)));
+  consumer->replaceAllUsesWith(fused->getResults());
   consumer.erase();
   producer.erase();
 }
 
-/// An elementwise operand of `consumer` that only `consumer` reads.
+/// A one-result elementwise operand of `consumer` that only `consumer`
+/// reads.
 attn::ElementwiseOp fusableProducer(attn::ElementwiseOp consumer) {
   for (Value input : consumer.getInputs()) {
     auto producer = input.getDefiningOp<attn::ElementwiseOp>();
-    if (producer && producer->getBlock() == consumer->getBlock() &&
-        llvm::all_of(producer.getOut().getUsers(),
+    if (producer && producer->getNumResults() == 1 &&
+        producer->getBlock() == consumer->getBlock() &&
+        llvm::all_of(producer->getUsers(),
                      [&](Operation *user) { return user == consumer; }))
       return producer;
   }

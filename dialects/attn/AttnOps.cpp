@@ -642,7 +642,7 @@ static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
                                            StringRef name,
                                            ArrayRef<Type> argTypes,
                                            StringRef argNames,
-                                           Type resultType) {
+                                           ArrayRef<Type> resultTypes) {
   if (region.empty())
     return success();
   Block &block = region.front();
@@ -659,10 +659,15 @@ static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
   if (!yield)
     return op->emitOpError()
            << "expected the " << name << " region to end with attn.yield";
-  if (yield.getValues().size() != 1 ||
-      yield.getValues().front().getType() != resultType)
-    return yield.emitOpError()
-           << "expected the " << name << " region to yield one " << resultType;
+  if (yield.getValues().getTypes() != TypeRange(resultTypes)) {
+    InFlightDiagnostic diag = yield.emitOpError()
+                              << "expected the " << name << " region to yield ";
+    if (resultTypes.size() == 1)
+      return diag << "one " << resultTypes.front();
+    diag << "(";
+    llvm::interleaveComma(resultTypes, diag);
+    return diag << ")";
+  }
   for (Operation &nested : block.without_terminator())
     if (failed(verifyRegionOp(&nested, name)))
       return failure();
@@ -709,9 +714,9 @@ static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
     scoreArgNames += ", capture" + std::to_string(i);
   }
   if (failed(verifyAttentionRegion(op, op.getMask(), "mask", maskArgs,
-                                   maskArgNames, i1)) ||
+                                   maskArgNames, {i1})) ||
       failed(verifyAttentionRegion(op, op.getScore(), "score", scoreArgs,
-                                   scoreArgNames, f32)))
+                                   scoreArgNames, {f32})))
     return failure();
   if (!scoreGrad)
     return success();
@@ -722,7 +727,7 @@ static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
     return op.emitOpError() << "has a score region but no score_grad region; "
                                "run attn-differentiate-score";
   return verifyAttentionRegion(op, *scoreGrad, "score_grad", scoreArgs,
-                               scoreArgNames, f32);
+                               scoreArgNames, {f32});
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -1015,40 +1020,53 @@ static bool isElementwiseElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
+/// Checks that `value` (`what`) is a tensor of f32, f16 or bf16 elements
+/// of `shape`'s shape.
+static LogicalResult verifyElementwiseValue(Operation *op, StringRef what,
+                                            Value value,
+                                            RankedTensorType shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!isElementwiseElementType(type.getElementType()))
+    return op->emitOpError()
+           << "expected " << what << " to have f32, f16 or bf16 elements, got "
+           << type;
+  if (type.getRank() != shape.getRank() ||
+      !llvm::all_of(
+          llvm::zip(type.getShape(), shape.getShape()), [](auto dims) {
+            return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+          }))
+    return op->emitOpError()
+           << "expected " << what << " to have the first result's shape, got "
+           << type << " and " << shape;
+  return success();
+}
+
 LogicalResult ElementwiseOp::verify() {
   if (getInputs().empty())
     return emitOpError() << "expected at least one input";
-  RankedTensorType outType = getOut().getType();
-  if (!isElementwiseElementType(outType.getElementType()))
-    return emitOpError() << "expected the result to have f32, f16 or bf16 "
-                            "elements, got "
-                         << outType;
-  if (failed(verifyElementKernelShape(getOperation(), outType.getShape(),
+  if (getOuts().empty())
+    return emitOpError() << "expected at least one result";
+  auto shape = cast<RankedTensorType>(getOuts().front().getType());
+  if (failed(verifyElementKernelShape(getOperation(), shape.getShape(),
                                       getBlockSize())))
     return failure();
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
-    auto type = cast<RankedTensorType>(input.getType());
-    if (!isElementwiseElementType(type.getElementType()))
-      return emitOpError() << "expected input " << i
-                           << " to have f32, f16 or bf16 elements, got "
-                           << type;
-    if (type.getRank() != outType.getRank() ||
-        !llvm::all_of(
-            llvm::zip(type.getShape(), outType.getShape()), [](auto dims) {
-              return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
-            }))
-      return emitOpError() << "expected input " << i
-                           << " to have the result's shape, got " << type
-                           << " and " << outType;
-  }
+  for (auto [i, out] : llvm::enumerate(getOuts()))
+    if (failed(verifyElementwiseValue(*this, "result " + std::to_string(i), out,
+                                      shape)))
+      return failure();
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(verifyElementwiseValue(*this, "input " + std::to_string(i),
+                                      input, shape)))
+      return failure();
   return success();
 }
 
 LogicalResult ElementwiseOp::verifyRegions() {
   Type f32 = Float32Type::get(getContext());
   SmallVector<Type> args(getInputs().size(), f32);
+  SmallVector<Type> yields(getOuts().size(), f32);
   return verifyAttentionRegion(*this, getBody(), "body", args,
-                               "one f32 per input", f32);
+                               "one f32 per input", yields);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1291,17 +1309,19 @@ bool CastOp::hasKernelConfig() { return getBlockSize().has_value(); }
 StringRef ElementwiseOp::getKernelKind() { return "elementwise"; }
 
 /// Inputs have no role (fusion orders them freely), so a program names the
-/// arguments they read by position.
+/// arguments they read by position; results after the first have none
+/// either.
 SmallVector<StringRef> ElementwiseOp::getValueRoles() {
-  SmallVector<StringRef> roles(getInputs().size(), "");
-  roles.push_back("out");
+  SmallVector<StringRef> roles(getNumOperands() + getNumResults(), "");
+  roles[getNumOperands()] = "out";
   return roles;
 }
 
 SmallVector<SmallVector<int64_t>> ElementwiseOp::getDimClasses() {
-  SmallVector<int64_t> dims =
-      llvm::to_vector(llvm::seq<int64_t>(0, getOut().getType().getRank()));
-  return SmallVector<SmallVector<int64_t>>(getInputs().size() + 1, dims);
+  int64_t rank = cast<RankedTensorType>(getOuts().front().getType()).getRank();
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  return SmallVector<SmallVector<int64_t>>(getNumOperands() + getNumResults(),
+                                           dims);
 }
 
 StringRef ElementwiseOp::getDimClassName(int64_t) { return ""; }
@@ -1337,83 +1357,119 @@ FailureOr<SmallVector<Value>> CastOp::buildVJP(OpBuilder &builder,
   return SmallVector<Value>{operandCotangent};
 }
 
-/// The cotangent of input `index`: an elementwise op over the inputs and
-/// `cotangent` whose body is the forward body's tangent in that input,
-/// seeded with the cotangent (forward mode is linear in its seed, so this
-/// is cotangent * d body / d input). Inputs the body does not read are
-/// dropped. Null when the body does not depend on the input; `cotangent`
-/// itself when the derivative is 1 and the types agree.
-static FailureOr<Value> buildInputCotangent(ElementwiseOp op, OpBuilder &b,
-                                            unsigned index, Value cotangent) {
-  Location loc = op.getLoc();
-  Type inputType = op.getInputs()[index].getType();
-  SmallVector<Value> operands(op.getInputs());
-  operands.push_back(cotangent);
-  auto grad = ElementwiseOp::create(b, loc, inputType, operands,
-                                    /*block_size=*/IntegerAttr());
-  Block &source = op.getBody().front();
-  Block *body = new Block();
-  grad.getBody().push_back(body);
-  for (Value operand : operands)
-    body->addArgument(b.getF32Type(), operand.getLoc());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(body);
-  IRMapping mapping;
-  mapping.map(source.getArguments(), body->getArguments().drop_back());
-  FailureOr<Value> tangent = cloneWithTangent(
-      b, source, mapping,
-      {{source.getArgument(index), body->getArguments().back()}},
-      source.getTerminator()->getOperand(0), "input " + std::to_string(index));
-  if (failed(tangent) || !*tangent ||
-      (*tangent == body->getArguments().back() &&
-       cotangent.getType() == inputType)) {
-    grad.erase();
-    if (failed(tangent))
-      return failure();
-    return *tangent ? cotangent : Value();
+/// sum_k cotangent_k * tangent_k over the results with both (null when
+/// none); a tangent of 1 passes its cotangent on as it is.
+static Value weightedSum(OpBuilder &b, Location loc, ArrayRef<Value> tangents,
+                         ArrayRef<Value> cotangents) {
+  Value sum;
+  for (auto [tangent, cotangent] : llvm::zip(tangents, cotangents)) {
+    if (!tangent || !cotangent)
+      continue;
+    Value term = matchPattern(tangent, m_OneFloat())
+                     ? cotangent
+                     : arith::MulFOp::create(b, loc, tangent, cotangent);
+    sum = sum ? arith::AddFOp::create(b, loc, sum, term) : term;
   }
-  YieldOp::create(b, loc, *tangent);
-  // Forward values the derivative does not read, and then the arguments
-  // nothing reads, go: an input need not stay alive for it.
-  SmallVector<Operation *> cloned = llvm::map_to_vector(
-      body->without_terminator(), [](Operation &nested) { return &nested; });
-  for (Operation *nested : llvm::reverse(cloned))
-    if (nested->use_empty())
-      nested->erase();
+  return sum;
+}
+
+/// Erases the ops of `body` nothing reads, then the arguments nothing reads
+/// with the matching entries of `operands`.
+static void pruneBody(Block *body, SmallVectorImpl<Value> &operands) {
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      body->without_terminator(), [](Operation &op) { return &op; });
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty())
+      op->erase();
   for (unsigned i = body->getNumArguments(); i-- > 0;)
     if (body->getArgument(i).use_empty()) {
       body->eraseArgument(i);
-      grad->eraseOperand(i);
+      operands.erase(operands.begin() + i);
     }
-  return grad.getOut();
 }
 
+/// The gradients of all inputs are one elementwise op over the inputs and
+/// the result cotangents: per input, the forward body's tangents with that
+/// input seeded with 1, weighted by the cotangents. An input whose gradient
+/// is a cotangent as it is (derivative 1, same type) gets it without a
+/// kernel; one the results do not depend on gets none.
 FailureOr<SmallVector<Value>>
 ElementwiseOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
-  if (resultCotangents.size() != 1)
-    return emitOpError() << "expected one result cotangent, got "
+  if (resultCotangents.size() != getNumResults())
+    return emitOpError() << "expected " << getNumResults()
+                         << " result cotangents, got "
                          << resultCotangents.size();
-  Value cotangent = resultCotangents.front();
-  SmallVector<Value> cotangents(getInputs().size(), Value());
-  if (!cotangent)
-    return cotangents;
-  if (cotangent.getType() != getOut().getType())
-    return emitOpError() << "expected the result cotangent to be "
-                         << getOut().getType() << ", got "
-                         << cotangent.getType();
-  for (unsigned i = 0; i < cotangents.size(); ++i) {
-    FailureOr<Value> input = buildInputCotangent(*this, builder, i, cotangent);
-    if (failed(input))
-      return failure();
-    cotangents[i] = *input;
+  SmallVector<Value> operands(getInputs());
+  for (auto [out, cotangent] : llvm::zip(getOuts(), resultCotangents)) {
+    if (cotangent && cotangent.getType() != out.getType())
+      return emitOpError() << "expected the result cotangent to be "
+                           << out.getType() << ", got " << cotangent.getType();
+    if (cotangent)
+      operands.push_back(cotangent);
   }
+  Location loc = getLoc();
+  Block &source = getBody().front();
+  // The body is built in an op with a result per input; the op that
+  // returns takes over its region with the results that have a kernel.
+  auto draft =
+      ElementwiseOp::create(builder, loc, getInputs().getTypes(), operands,
+                            /*block_size=*/IntegerAttr());
+  Block *body = new Block();
+  draft.getBody().push_back(body);
+  for (Value operand : operands)
+    body->addArgument(builder.getF32Type(), operand.getLoc());
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  // The cotangents' arguments, by result (null for a result without one).
+  SmallVector<Value> cotangentArgs;
+  unsigned next = getInputs().size();
+  for (Value cotangent : resultCotangents)
+    cotangentArgs.push_back(cotangent ? body->getArgument(next++) : Value());
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
+  SmallVector<Value> cotangents(getInputs().size(), Value()), yields;
+  SmallVector<unsigned> yieldedInputs;
+  for (unsigned i = 0; i < getInputs().size(); ++i) {
+    IRMapping mapping;
+    mapping.map(source.getArguments(),
+                body->getArguments().take_front(getInputs().size()));
+    FailureOr<SmallVector<Value>> tangents = cloneWithTangents(
+        b, source, mapping, {{source.getArgument(i), one}},
+        source.getTerminator()->getOperands(), "input " + std::to_string(i));
+    if (failed(tangents)) {
+      draft.erase();
+      return failure();
+    }
+    Value gradient = weightedSum(b, loc, *tangents, cotangentArgs);
+    auto arg = dyn_cast_or_null<BlockArgument>(gradient);
+    if (arg &&
+        operands[arg.getArgNumber()].getType() == getInputs()[i].getType()) {
+      cotangents[i] = operands[arg.getArgNumber()];
+    } else if (gradient) {
+      yields.push_back(gradient);
+      yieldedInputs.push_back(i);
+    }
+  }
+  if (yields.empty()) {
+    draft.erase();
+    return cotangents;
+  }
+  YieldOp::create(b, loc, yields);
+  pruneBody(body, operands);
+  SmallVector<Type> types = llvm::map_to_vector(
+      yieldedInputs, [&](unsigned i) { return getInputs()[i].getType(); });
+  auto grad = ElementwiseOp::create(builder, loc, types, operands,
+                                    /*block_size=*/IntegerAttr());
+  grad.getBody().takeBody(draft.getBody());
+  draft.erase();
+  for (auto [i, result] : llvm::zip(yieldedInputs, grad.getOuts()))
+    cotangents[i] = result;
   return cotangents;
 }
 
 Value mlir::attn::buildElementwiseSum(OpBuilder &b, Location loc, Value x,
                                       Value y) {
-  auto sum = ElementwiseOp::create(b, loc, x.getType(), ValueRange{x, y},
-                                   /*block_size=*/IntegerAttr());
+  auto sum =
+      ElementwiseOp::create(b, loc, TypeRange{x.getType()}, ValueRange{x, y},
+                            /*block_size=*/IntegerAttr());
   Block *body = new Block();
   sum.getBody().push_back(body);
   Type f32 = b.getF32Type();
@@ -1424,7 +1480,7 @@ Value mlir::attn::buildElementwiseSum(OpBuilder &b, Location loc, Value x,
       b, loc,
       arith::AddFOp::create(b, loc, body->getArgument(0), body->getArgument(1))
           .getResult());
-  return sum.getOut();
+  return sum.getOuts().front();
 }
 
 bool AttentionOp::isDifferentiableResult(unsigned index) { return index == 0; }

@@ -499,14 +499,16 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "a scalar function applied to every element of its inputs";
   let description = [{
-    Computes `out[i] = round(body(f32(in0[i]), f32(in1[i]), ...))` for every
-    index `i`: the inputs and the result have one shape, each input element
-    enters the body as an exact `f32`, the body computes in `f32` and its
-    yield is rounded once (nearest even) to the result's element type.
-    Inputs and result are f32, f16 or bf16.
+    Computes `(out0[i], out1[i], ...) = round(body(f32(in0[i]), f32(in1[i]),
+    ...))` for every index `i`: the inputs and the results have one shape,
+    each input element enters the body as an exact `f32`, the body computes
+    in `f32` and each value it yields is rounded once (nearest even) to its
+    result's element type. Inputs and results are f32, f16 or bf16. Several
+    results share one pass over the inputs (the gradients of all inputs of
+    an elementwise op are one such op).
 
     The body is a single block that takes one `f32` per input and yields one
-    `f32`, and holds only the scalar ops of the region op table
+    `f32` per result, and holds only the scalar ops of the region op table
     (`lib/semantics/RegionOps.def`), the table that mask and score regions
     use and that the package, the fp64 reference and every code generator
     read. Front ends usually write upstream `arith` and `math` ops on
@@ -530,11 +532,11 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
 
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
                        OptionalAttr<I64Attr>:$block_size);
-  let results = (outs AnyRankedTensor:$out);
+  let results = (outs Variadic<AnyRankedTensor>:$outs);
   let regions = (region SizedRegion<1>:$body);
 
   let assemblyFormat = [{
-    $inputs attr-dict `:` type($inputs) `->` type($out) $body
+    $inputs attr-dict `:` type($inputs) `->` type($outs) $body
   }];
 
   let hasVerifier = 1;
@@ -552,7 +554,7 @@ def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
   let description = [{
     Terminates a region of `attn.attention` or its gradient ops (an `i1` in
     a mask region, an `f32` in a score or score_grad region), or the body of
-    `attn.elementwise` (an `f32`).
+    `attn.elementwise` (an `f32` per result).
 
     ```mlir
     attn.yield %allowed : i1

@@ -228,15 +228,17 @@ LogicalResult TangentBuilder::apply(Operation &op, IRMapping &mapping) {
 
 } // namespace
 
-FailureOr<Value>
-mlir::attn::cloneWithTangent(OpBuilder &b, Block &source, IRMapping &mapping,
-                             ArrayRef<std::pair<BlockArgument, Value>> seeds,
-                             Value value, StringRef wrt) {
+FailureOr<SmallVector<Value>>
+mlir::attn::cloneWithTangents(OpBuilder &b, Block &source, IRMapping &mapping,
+                              ArrayRef<std::pair<BlockArgument, Value>> seeds,
+                              ValueRange values, StringRef wrt) {
   TangentBuilder tangents(b, source.getTerminator()->getLoc(), wrt);
   for (auto [arg, tangent] : seeds)
     tangents.seed(mapping.lookup(Value(arg)), tangent);
   for (Operation &op : source.without_terminator())
     if (failed(tangents.apply(op, mapping)))
       return failure();
-  return tangents.tangentOf(mapping.lookupOrDefault(value));
+  return llvm::map_to_vector(values, [&](Value value) {
+    return tangents.tangentOf(mapping.lookupOrDefault(value));
+  });
 }

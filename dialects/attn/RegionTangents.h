@@ -24,14 +24,14 @@
 namespace mlir::attn {
 
 /// Clones the ops of `source` (without its terminator) at `b`'s insertion
-/// point, its arguments mapped by `mapping`, and returns the tangent of the
-/// clone of `value` given the tangents `seeds` of source arguments (null:
-/// zero). `wrt` names what is differentiated in errors ("the score"): an
-/// op that is piecewise constant in it fails with a located error.
-FailureOr<Value>
-cloneWithTangent(OpBuilder &b, Block &source, IRMapping &mapping,
-                 ArrayRef<std::pair<BlockArgument, Value>> seeds, Value value,
-                 StringRef wrt);
+/// point, its arguments mapped by `mapping`, and returns the tangents of
+/// the clones of `values` (null: zero) given the tangents `seeds` of source
+/// arguments. `wrt` names what is differentiated in errors ("the score"):
+/// an op that is piecewise constant in it fails with a located error.
+FailureOr<SmallVector<Value>>
+cloneWithTangents(OpBuilder &b, Block &source, IRMapping &mapping,
+                  ArrayRef<std::pair<BlockArgument, Value>> seeds,
+                  ValueRange values, StringRef wrt);
 
 } // namespace mlir::attn
 

@@ -472,8 +472,9 @@ struct OpKind {
   /// dq accumulator of attention_grad_kv).
   bool takesAccumulator;
   SpecKind spec;
-  /// Whether numOperands is the least count rather than the exact one.
-  bool variadicOperands = false;
+  /// Whether numOperands and numResults are the least counts rather than
+  /// the exact ones.
+  bool variadic = false;
 };
 
 constexpr OpKind kOpKinds[] = {
@@ -482,7 +483,7 @@ constexpr OpKind kOpKinds[] = {
     {"attention_grad_kv", 6, 2, true, SpecKind::Attention},
     {"attention_grad_q", 6, 1, false, SpecKind::Attention},
     {"cast", 1, 1, false, SpecKind::Cast},
-    {"elementwise", 1, 1, false, SpecKind::Elementwise, true},
+    {"elementwise", 1, 1, false, SpecKind::Elementwise, /*variadic=*/true},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -541,12 +542,12 @@ Status verifyOpArity(const Function &function, const OpSpec &op,
           [&] {
             return verifyOpValues(function, op.operands,
                                   kind.numOperands + captures,
-                                  kind.takesAccumulator, kind.variadicOperands,
-                                  op.kind, fieldPath(path, "operands"), false);
+                                  kind.takesAccumulator, kind.variadic, op.kind,
+                                  fieldPath(path, "operands"), false);
           },
           [&] {
             return verifyOpValues(function, op.results, kind.numResults,
-                                  kind.takesAccumulator, false, op.kind,
+                                  kind.takesAccumulator, kind.variadic, op.kind,
                                   fieldPath(path, "results"), true);
           });
       !s)
@@ -560,6 +561,28 @@ Status verifyOpArity(const Function &function, const OpSpec &op,
                                 std::to_string(op.operands.size()) +
                                 " operands and " +
                                 std::to_string(op.results.size()) + " results");
+  return Status::ok();
+}
+
+/// One body per result, each taking one argument per operand.
+Status verifyElementwise(const ElementwiseSpec &spec, const OpSpec &op,
+                         const std::string &path) {
+  std::string bodies = fieldPath(path, "bodies");
+  if (spec.bodies.size() != op.results.size())
+    return fieldError(bodies, "expected one body per result (" +
+                                  std::to_string(op.results.size()) +
+                                  "), got " +
+                                  std::to_string(spec.bodies.size()));
+  for (size_t k = 0; k < spec.bodies.size(); ++k) {
+    std::string body = indexPath(bodies, k);
+    if (spec.bodies[k].numArgs != static_cast<int64_t>(op.operands.size()))
+      return fieldError(fieldPath(body, "num_args"),
+                        "expected one argument per operand (" +
+                            std::to_string(op.operands.size()) + "), got " +
+                            std::to_string(spec.bodies[k].numArgs));
+    if (Status s = verifyElementwiseBody(spec.bodies[k]); !s)
+      return s.withContext(body);
+  }
   return Status::ok();
 }
 
@@ -580,16 +603,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
                                        "other"));
   if (op.attention)
     return verifyAttention(*op.attention, path);
-  if (op.elementwise) {
-    std::string body = fieldPath(path, "body");
-    if (op.elementwise->body.numArgs !=
-        static_cast<int64_t>(op.operands.size()))
-      return fieldError(fieldPath(body, "num_args"),
-                        "expected one argument per operand (" +
-                            std::to_string(op.operands.size()) + "), got " +
-                            std::to_string(op.elementwise->body.numArgs));
-    return verifyElementwiseBody(op.elementwise->body).withContext(body);
-  }
+  if (op.elementwise)
+    return verifyElementwise(*op.elementwise, op, path);
   return op.cast ? checkFinite(op.cast->scale, fieldPath(path, "scale"))
                  : Status::ok();
 }
@@ -892,8 +907,12 @@ Json encode(const OpSpec &op) {
     encodeInto(*op.attention, json);
   if (op.cast)
     json["scale"] = encodeNumber(op.cast->scale);
-  if (op.elementwise)
-    json["body"] = encode(op.elementwise->body);
+  if (op.elementwise) {
+    Json bodies = Json::array();
+    for (const Region &body : op.elementwise->bodies)
+      bodies.push_back(encode(body));
+    json["bodies"] = bodies;
+  }
   return json;
 }
 
@@ -1262,7 +1281,7 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
   case SpecKind::Cast:
     return r.required("scale", out.cast.emplace().scale);
   case SpecKind::Elementwise:
-    return r.required("body", out.elementwise.emplace().body);
+    return r.required("bodies", out.elementwise.emplace().bodies);
   case SpecKind::None:
     break;
   }

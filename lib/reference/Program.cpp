@@ -257,9 +257,10 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     return runCast(op);
   }
   if (op.kind == "elementwise") {
-    if (!op.elementwise || op.operands.empty() || op.results.size() != 1)
-      return Status::error(
-          "needs an elementwise spec, 1 or more operands and 1 result");
+    if (!op.elementwise || op.operands.empty() || op.results.empty() ||
+        op.elementwise->bodies.size() != op.results.size())
+      return Status::error("needs an elementwise spec, 1 or more operands "
+                           "and a body per result");
     return runElementwise(op);
   }
   return Status::error("unknown kind " + inQuotes(op.kind));
@@ -465,35 +466,40 @@ Status Evaluator::runCast(const pkg::OpSpec &op) {
 }
 
 Status Evaluator::runElementwise(const pkg::OpSpec &op) {
-  const std::string &to = op.results[0];
-  if (to.empty())
-    return Status::ok();
-  std::vector<const std::vector<double> *> inputs;
-  for (const std::string &name : op.operands) {
-    auto data = operandShapedAs(name, to);
-    if (!data)
-      return data.status();
-    inputs.push_back(*data);
+  for (size_t k = 0; k < op.results.size(); ++k) {
+    const std::string &to = op.results[k];
+    if (to.empty())
+      continue;
+    std::vector<const std::vector<double> *> inputs;
+    for (const std::string &name : op.operands) {
+      auto data = operandShapedAs(name, to);
+      if (!data)
+        return data.status();
+      inputs.push_back(*data);
+    }
+    std::string context = "body " + std::to_string(k);
+    auto body = RegionEvaluator::createElementwise(op.elementwise->bodies[k]);
+    if (!body)
+      return body.status().withContext(context);
+    if (!body->yieldsFloat())
+      return Status::error(context + " yields " + body->yieldType() +
+                           ", expected a float");
+    std::vector<double> result(inputs.front()->size());
+    std::vector<double> elements(inputs.size());
+    RegionArgs args;
+    args.inputs = elements.data();
+    for (size_t i = 0; i < result.size(); ++i) {
+      for (size_t j = 0; j < inputs.size(); ++j)
+        elements[j] = (*inputs[j])[i];
+      auto value = body->evaluate(args);
+      if (!value)
+        return value.status().withContext(context);
+      result[i] = value->floatValue;
+    }
+    if (Status s = store(to, std::move(result)); !s)
+      return s;
   }
-  auto body = RegionEvaluator::createElementwise(op.elementwise->body);
-  if (!body)
-    return body.status().withContext("body");
-  if (!body->yieldsFloat())
-    return Status::error("body yields " + body->yieldType() +
-                         ", expected a float");
-  std::vector<double> result(inputs.front()->size());
-  std::vector<double> elements(inputs.size());
-  RegionArgs args;
-  args.inputs = elements.data();
-  for (size_t i = 0; i < result.size(); ++i) {
-    for (size_t k = 0; k < inputs.size(); ++k)
-      elements[k] = (*inputs[k])[i];
-    auto value = body->evaluate(args);
-    if (!value)
-      return value.status().withContext("body");
-    result[i] = value->floatValue;
-  }
-  return store(to, std::move(result));
+  return Status::ok();
 }
 
 } // namespace

@@ -102,18 +102,21 @@ func.func @shared_operand(%x: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, te
 
 // -----
 
-// An elementwise op's gradient per input is its body's derivative in that
-// input times the cotangent: the inputs the derivative does not read are
-// dropped, and a derivative of 1 passes the cotangent on as it is (dz), or
-// converted when the input's type differs (dy).
+// The gradients of an elementwise op's inputs are one elementwise op: per
+// input, its body's derivative in that input (seeded with 1) times the
+// cotangent. Inputs the derivatives do not read are dropped (z), and a
+// derivative of 1 passes the cotangent on as it is, without a kernel (dz).
 // CHECK-LABEL: func.func @product_bwd
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8xf32>, %[[Y:[^:]+]]: tensor<8xbf16>, %[[Z:[^:]+]]: tensor<8xf32>, %[[OUT:[^:]+]]: tensor<8xf32>, %[[DOUT:[^:]+]]: tensor<8xf32> {attn.cotangent_of_result = 0 : i64})
-// CHECK: %[[DX:.*]] = attn.elementwise %[[Y]], %[[DOUT]] : tensor<8xbf16>, tensor<8xf32> -> tensor<8xf32>
-// CHECK-NEXT: ^bb0(%[[B:.*]]: f32, %[[D:.*]]: f32):
-// CHECK-NEXT: %[[T:.*]] = arith.mulf %[[B]], %[[D]] : f32
-// CHECK-NEXT: attn.yield %[[T]] : f32
-// CHECK: %[[DY:.*]] = attn.elementwise %[[X]], %[[DOUT]] : tensor<8xf32>, tensor<8xf32> -> tensor<8xbf16>
-// CHECK: return %[[DX]], %[[DY]], %[[DOUT]]
+// CHECK: %[[G:.*]]:2 = attn.elementwise %[[X]], %[[Y]], %[[DOUT]] : tensor<8xf32>, tensor<8xbf16>, tensor<8xf32> -> tensor<8xf32>, tensor<8xbf16> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[D:.*]]: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[B]], %[[ONE]] : f32
+// CHECK-NEXT: %[[GA:.*]] = arith.mulf %[[DA]], %[[D]] : f32
+// CHECK-NEXT: %[[DB:.*]] = arith.mulf %[[A]], %[[ONE]] : f32
+// CHECK-NEXT: %[[GB:.*]] = arith.mulf %[[DB]], %[[D]] : f32
+// CHECK-NEXT: attn.yield %[[GA]], %[[GB]] : f32, f32
+// CHECK: return %[[G]]#0, %[[G]]#1, %[[DOUT]]
 func.func @product(%x: tensor<8xf32>, %y: tensor<8xbf16>, %z: tensor<8xf32>) -> tensor<8xf32>
     attributes {attn.backward} {
   %p = attn.elementwise %x, %y, %z : tensor<8xf32>, tensor<8xbf16>, tensor<8xf32> -> tensor<8xf32> {

@@ -73,3 +73,27 @@ func.func @integers(%x: tensor<4xi32>) -> tensor<4xi32> {
   %y = arith.addi %x, %x : tensor<4xi32>
   return %y : tensor<4xi32>
 }
+
+// -----
+
+// A producer fuses into a reader with several results (the gradients of
+// an elementwise op are one such op).
+// CHECK-LABEL: func.func @into_two_results
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4xf32>, %[[D:[^:]+]]: tensor<4xf32>)
+// CHECK: %[[R:.*]]:2 = attn.elementwise %[[D]], %[[X]] : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32> {
+// CHECK-NEXT: ^bb0(%[[B:.*]]: f32, %[[A:.*]]: f32):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[A]] : f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[E]], %[[B]] : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.addf %[[E]], %[[B]] : f32
+// CHECK-NEXT: attn.yield %[[P]], %[[Q]] : f32, f32
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @into_two_results(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = math.exp %x : tensor<4xf32>
+  %p, %q = attn.elementwise %e, %d : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %a, %b : f32
+    attn.yield %m, %s : f32, f32
+  }
+  return %p, %q : tensor<4xf32>, tensor<4xf32>
+}

@@ -94,9 +94,10 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
   memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
 }
 
-/// out[indices] = round(body(f32(in0[indices]), ...)).
-void emitElementwiseElement(OpBuilder &b, Location loc, attn::ElementwiseOp op,
-                            ValueRange inputs, Value out, ValueRange indices) {
+/// The inputs of an elementwise op at `indices`, widened to f32.
+SmallVector<Value> loadElementwiseInputs(OpBuilder &b, Location loc,
+                                         ValueRange inputs,
+                                         ValueRange indices) {
   Type f32 = b.getF32Type();
   SmallVector<Value> args;
   for (Value input : inputs) {
@@ -105,8 +106,18 @@ void emitElementwiseElement(OpBuilder &b, Location loc, attn::ElementwiseOp op,
       value = arith::ExtFOp::create(b, loc, f32, value);
     args.push_back(value);
   }
-  Value result = attnc::inlineRegion(b, op.getBody(), args);
-  memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out, indices);
+  return args;
+}
+
+/// out_k[indices] = round(body_k(args)) for each kept result k (a null
+/// buffer is a result nothing keeps).
+void finishElementwise(OpBuilder &b, Location loc, attn::ElementwiseOp op,
+                       ValueRange outs, ValueRange indices, ValueRange args) {
+  SmallVector<Value> results = attnc::inlineRegionValues(b, op.getBody(), args);
+  for (auto [result, out] : llvm::zip(results, outs))
+    if (out)
+      memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out,
+                              indices);
 }
 
 /// The accumulators `init` folded over the key ranges s: each step is
@@ -201,12 +212,23 @@ attnc::ElementWork attnc::castWork(attn::CastOp op,
 
 attnc::ElementWork attnc::elementwiseWork(attn::ElementwiseOp op,
                                           const KernelBuffers &buffers) {
-  SmallVector<Value> inputs = buffers.operands;
-  Value out = buffers.results[0];
-  return {out, static_cast<int64_t>(*op.getBlockSize()),
-          [op, inputs, out](OpBuilder &b, Location loc, ValueRange indices) {
-            emitElementwiseElement(b, loc, op, inputs, out, indices);
-          }};
+  SmallVector<Value> inputs = buffers.operands, outs = buffers.results;
+  // The elements of a kept result (canonicalization leaves none unkept).
+  ElementWork work;
+  work.shape = *llvm::find_if(outs, [](Value out) { return out; });
+  work.blockSize = *op.getBlockSize();
+  work.load = [inputs](OpBuilder &b, Location loc, ValueRange indices) {
+    return loadElementwiseInputs(b, loc, inputs, indices);
+  };
+  work.finish = [op, outs](OpBuilder &b, Location loc, ValueRange indices,
+                           ValueRange args) {
+    finishElementwise(b, loc, op, outs, indices, args);
+  };
+  work.element = [load = work.load, finish = work.finish](
+                     OpBuilder &b, Location loc, ValueRange indices) {
+    finish(b, loc, indices, load(b, loc, indices));
+  };
+  return work;
 }
 
 attnc::ElementWork attnc::combineWork(attn::AttentionCombineOp op,
@@ -258,6 +280,22 @@ void attnc::emitElementLoop(OpBuilder &b, Location loc, const ElementWork &work,
   ValueRange indices = loop.getRegionIterArgs();
   work.element(b, loc, indices);
   scf::YieldOp::create(b, loc, addMixedRadix(b, loc, indices, delta, extents));
+}
+
+void attnc::emitElementRun(OpBuilder &b, Location loc, const ElementWork &work,
+                           Value begin, int64_t count, int64_t step) {
+  SmallVector<Value> extents = extentsOf(b, loc, work.shape);
+  SmallVector<Value> delta = delinearize(
+      b, loc, arith::ConstantIndexOp::create(b, loc, step), extents);
+  SmallVector<SmallVector<Value>> indices = {
+      delinearize(b, loc, begin, extents)};
+  while (static_cast<int64_t>(indices.size()) < count)
+    indices.push_back(addMixedRadix(b, loc, indices.back(), delta, extents));
+  SmallVector<SmallVector<Value>> loaded;
+  for (ValueRange at : indices)
+    loaded.push_back(work.load(b, loc, at));
+  for (auto [at, values] : llvm::zip(indices, loaded))
+    work.finish(b, loc, at, values);
 }
 
 LogicalResult attnc::checkCastKernel(attn::CastOp op) {

@@ -30,6 +30,15 @@ struct ElementWork {
   int64_t blockSize = 0;
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>
       element;
+  /// The element's work in two halves, when it has that form: `load` reads
+  /// what the element at `indices` needs, `finish` computes and writes it
+  /// from those values. emitElementRun uses them.
+  std::function<llvm::SmallVector<mlir::Value>(
+      mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>
+      load;
+  std::function<void(mlir::OpBuilder &, mlir::Location, mlir::ValueRange,
+                     mlir::ValueRange)>
+      finish;
 };
 
 /// attn.cast: out = convert(in * scale), per element of in. The product is
@@ -65,6 +74,15 @@ std::pair<mlir::Value, mlir::Value> elementBlockRange(mlir::OpBuilder &b,
 void emitElementLoop(mlir::OpBuilder &b, mlir::Location loc,
                      const ElementWork &work, mlir::Value begin,
                      mlir::Value end, int64_t step);
+
+/// The work of the `count` elements at row-major positions begin, begin +
+/// step, ... as straight-line code: all their loads first, then their
+/// computations and stores, so that the loads are in flight together (a
+/// loop cannot hoist the next element's loads above this one's stores,
+/// which may alias them). Needs `work.load` and `work.finish`.
+void emitElementRun(mlir::OpBuilder &b, mlir::Location loc,
+                    const ElementWork &work, mlir::Value begin, int64_t count,
+                    int64_t step);
 
 /// A target lowering of the element kernel of `Op` (which has a work
 /// function above): `lowerElements` builds its grid and loops.

@@ -837,6 +837,11 @@ static Value defineWideShift(OpBuilder &b, Operation *shift) {
 }
 
 Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
+  return inlineRegionValues(b, region, args).front();
+}
+
+SmallVector<Value> attnc::inlineRegionValues(OpBuilder &b, Region &region,
+                                             ValueRange args) {
   Block &block = region.front();
   IRMapping mapping;
   mapping.map(block.getArguments().take_front(args.size()), args);
@@ -865,7 +870,8 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
     }
     b.clone(op, mapping);
   }
-  return mapping.lookup(block.getTerminator()->getOperand(0));
+  return llvm::map_to_vector(block.getTerminator()->getOperands(),
+                             [&](Value v) { return mapping.lookup(v); });
 }
 
 Value attnc::emitElementMask(OpBuilder &b, Location loc,

@@ -105,6 +105,11 @@ mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
 /// destination-passing form), 0 outside the buffer's shape.
 mlir::Value inlineRegion(mlir::OpBuilder &b, mlir::Region &region,
                          mlir::ValueRange args);
+/// The same for a region that yields several values (an elementwise body
+/// with several results): the values it yields.
+llvm::SmallVector<mlir::Value> inlineRegionValues(mlir::OpBuilder &b,
+                                                  mlir::Region &region,
+                                                  mlir::ValueRange args);
 
 } // namespace attnc
 

@@ -317,6 +317,31 @@ template <typename Op> struct GradTilesToGPU : attnc::KernelOpLowering<Op> {
   EmitMma emitMma;
 };
 
+/// Thread t's elements of its block [first, end), from `start`: as
+/// straight-line code with its loads in flight together when the block is
+/// whole and the work splits its loads from its stores, else in a loop.
+void emitThreadElements(OpBuilder &b, Location loc,
+                        const attnc::ElementWork &work, Value first, Value end,
+                        Value start, int64_t threads) {
+  int64_t perThread = work.blockSize / threads;
+  if (!work.load || work.blockSize % threads != 0 || perThread == 1)
+    return attnc::emitElementLoop(b, loc, work, start, end, threads);
+  Value whole = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::SubIOp::create(b, loc, end, first),
+      arith::ConstantIndexOp::create(b, loc, work.blockSize));
+  scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &then, Location) {
+        attnc::emitElementRun(then, loc, work, start, perThread, threads);
+        scf::YieldOp::create(then, loc);
+      },
+      [&](OpBuilder &otherwise, Location) {
+        attnc::emitElementLoop(otherwise, loc, work, start, end, threads);
+        scf::YieldOp::create(otherwise, loc);
+      });
+}
+
 /// Thread t of block x converts elements x * block_size + t + 256 i.
 /// attn.cast, attn.elementwise and attn.attention_combine: a block's
 /// threads take its elements in turn.
@@ -339,7 +364,7 @@ struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
                                                        launch.getBlockIds().x);
           Value start =
               arith::AddIOp::create(rewriter, loc, first, launch.getThreadIds().x);
-          attnc::emitElementLoop(rewriter, loc, work, start, end, threads);
+          emitThreadElements(rewriter, loc, work, first, end, start, threads);
         });
   }
 };

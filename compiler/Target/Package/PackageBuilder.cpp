@@ -55,7 +55,8 @@ pkg::TensorSig signature(Value value) {
 /// A mask or score region as straight-line SSA (the verifier admits only
 /// ops of the region op table, so every op has a manifest form); its last
 /// `numCaptures` arguments are captures.
-pkg::Region describeRegion(Region &region, int64_t numCaptures) {
+pkg::Region describeRegion(Region &region, int64_t numCaptures,
+                           unsigned yieldIndex = 0) {
   pkg::Region result;
   result.numCaptures = numCaptures;
   Block &block = region.front();
@@ -83,7 +84,7 @@ pkg::Region describeRegion(Region &region, int64_t numCaptures) {
     numbers[op.getResult(0)] = numbers.size();
     result.ops.push_back(std::move(desc));
   }
-  result.yield = numbers.lookup(block.getTerminator()->getOperand(0));
+  result.yield = numbers.lookup(block.getTerminator()->getOperand(yieldIndex));
   return result;
 }
 
@@ -116,8 +117,12 @@ pkg::OpSpec describeOp(Operation *op) {
       c.scale = scale->convertToDouble();
     spec.cast = c;
   } else if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op)) {
-    spec.elementwise = pkg::ElementwiseSpec{
-        describeRegion(elementwise.getBody(), /*numCaptures=*/0)};
+    // One body per result: each holds the ops of all, which the reference
+    // evaluates only as far as its own result needs.
+    pkg::ElementwiseSpec e;
+    for (unsigned k = 0; k < elementwise.getNumResults(); ++k)
+      e.bodies.push_back(describeRegion(elementwise.getBody(), 0, k));
+    spec.elementwise = std::move(e);
   }
   return spec;
 }

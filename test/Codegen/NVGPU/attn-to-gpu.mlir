@@ -177,12 +177,22 @@ module @attnc_kernels {
 // -----
 
 // An elementwise kernel: the cast's grid and threads, the body inlined per
-// element between the widened loads and the rounded store.
+// element between the widened loads and the rounded store. In a whole
+// block a thread's 4 elements are straight-line code, their loads first so
+// that they are in flight together; the last block loops.
 
 // CHECK-LABEL: func.func @elementwise(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xf16, strided<[?, ?], offset: ?>>,
 // CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xf32, strided<[?, ?], offset: ?>>)
 // CHECK:         gpu.launch
+// CHECK:           %[[COUNT:.*]] = arith.subi
+// CHECK:           %[[WHOLE:.*]] = arith.cmpi eq, %[[COUNT]], %{{.*}} : index
+// CHECK:           scf.if %[[WHOLE]] {
+// CHECK-COUNT-4:     memref.load %[[X]]
+// CHECK-NOT:         memref.store
+// CHECK:             math.exp
+// CHECK-NEXT:        memref.store
+// CHECK:           } else {
 // CHECK:           scf.for %{{.*}} iter_args(%[[ROW:.*]] = %{{.*}}, %[[COL:.*]] = %{{.*}}) -> (index, index) {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : f16 to f32

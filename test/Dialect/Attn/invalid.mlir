@@ -2121,7 +2121,7 @@ func.func @elementwise_no_input() -> tensor<4xf32> {
 // -----
 
 func.func @elementwise_result_type(%x: tensor<4xf32>) -> tensor<4xf64> {
-  // expected-error @below {{'attn.elementwise' op expected the result to have f32, f16 or bf16 elements, got 'tensor<4xf64>'}}
+  // expected-error @below {{'attn.elementwise' op expected result 0 to have f32, f16 or bf16 elements, got 'tensor<4xf64>'}}
   %y = attn.elementwise %x : tensor<4xf32> -> tensor<4xf64> {
   ^bb0(%a: f32):
     attn.yield %a : f32
@@ -2154,7 +2154,7 @@ func.func @elementwise_input_type(%x: tensor<4xi32>) -> tensor<4xf32> {
 // -----
 
 func.func @elementwise_input_shape(%x: tensor<4xf32>, %z: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @below {{'attn.elementwise' op expected input 1 to have the result's shape, got 'tensor<4xf32>' and 'tensor<?x4xf32>'}}
+  // expected-error @below {{'attn.elementwise' op expected input 1 to have the first result's shape, got 'tensor<4xf32>' and 'tensor<?x4xf32>'}}
   %y = attn.elementwise %z, %x : tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32> {
   ^bb0(%a: f32, %b: f32):
     attn.yield %a : f32
@@ -2209,3 +2209,36 @@ func.func @elementwise_body_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %y : tensor<4xf32>
 }
 func.func private @f(f32) -> f32
+
+// -----
+
+func.func @elementwise_no_result(%x: tensor<4xf32>) {
+  // expected-error @below {{'attn.elementwise' op expected at least one result}}
+  "attn.elementwise"(%x) ({
+  ^bb0(%a: f32):
+    attn.yield
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @elementwise_result_shapes(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<5xf32>) {
+  // expected-error @below {{'attn.elementwise' op expected result 1 to have the first result's shape, got 'tensor<5xf32>' and 'tensor<4xf32>'}}
+  %y, %z = attn.elementwise %x : tensor<4xf32> -> tensor<4xf32>, tensor<5xf32> {
+  ^bb0(%a: f32):
+    attn.yield %a, %a : f32, f32
+  }
+  return %y, %z : tensor<4xf32>, tensor<5xf32>
+}
+
+// -----
+
+func.func @elementwise_yields(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %z = attn.elementwise %x : tensor<4xf32> -> tensor<4xf32>, tensor<4xf32> {
+  ^bb0(%a: f32):
+    // expected-error @below {{'attn.yield' op expected the body region to yield ('f32', 'f32')}}
+    attn.yield %a : f32
+  }
+  return %y, %z : tensor<4xf32>, tensor<4xf32>
+}

@@ -587,3 +587,16 @@ func.func @elementwise(%x: tensor<?x64xf32>, %y: tensor<?x64xbf16>) -> tensor<?x
   }
   return %z : tensor<?x64xf16>
 }
+
+// Two results from one pass over the inputs.
+// CHECK-LABEL: func @elementwise_two_results(
+// CHECK: %{{.*}}:2 = attn.elementwise %{{.*}} : tensor<8xbf16> -> tensor<8xf32>, tensor<8xbf16> {
+// CHECK: attn.yield %{{.*}}, %{{.*}} : f32, f32
+func.func @elementwise_two_results(%x: tensor<8xbf16>) -> (tensor<8xf32>, tensor<8xbf16>) {
+  %a, %b = attn.elementwise %x : tensor<8xbf16> -> tensor<8xf32>, tensor<8xbf16> {
+  ^bb0(%v: f32):
+    %e = math.exp %v : f32
+    attn.yield %e, %v : f32, f32
+  }
+  return %a, %b : tensor<8xf32>, tensor<8xbf16>
+}

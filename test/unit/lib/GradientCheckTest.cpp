@@ -43,7 +43,7 @@ pkg::OpSpec elementwise(std::vector<std::string> operands, std::string result,
   body.ops = std::move(ops);
   body.yield = body.numArgs + static_cast<int64_t>(body.ops.size()) - 1;
   pkg::OpSpec spec{"elementwise", std::move(operands), {std::move(result)}};
-  spec.elementwise = pkg::ElementwiseSpec{std::move(body)};
+  spec.elementwise = pkg::ElementwiseSpec{{std::move(body)}};
   return spec;
 }
 

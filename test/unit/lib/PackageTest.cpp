@@ -1058,10 +1058,19 @@ TEST(LibPackage, RejectsSemanticErrors) {
              {"kind", "elementwise"},
              {"operands", {"out", "dout"}},
              {"results", {"dq"}},
-             {"body", {{"num_args", 1}, {"ops", Json::array()}, {"yield", 0}}}};
+             {"bodies",
+              {{{"num_args", 1}, {"ops", Json::array()}, {"yield", 0}}}}};
        },
-       "functions[2].ops[0].body.num_args: expected one argument per operand "
-       "(2), got 1"},
+       "functions[2].ops[0].bodies[0].num_args: expected one argument per "
+       "operand (2), got 1"},
+      {"elementwise without a body per result",
+       [](Json &m) {
+         m["functions"][2]["ops"][0] = {{"kind", "elementwise"},
+                                        {"operands", {"out"}},
+                                        {"results", {"dq", "dk"}},
+                                        {"bodies", Json::array()}};
+       },
+       "functions[2].ops[0].bodies: expected one body per result (2), got 0"},
       {"gradient of itself",
        [](Json &m) { m["functions"][2]["gradient_of"] = "attention_bwd"; },
        "functions[2].gradient_of: a function cannot be the gradient of "

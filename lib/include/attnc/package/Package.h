@@ -243,13 +243,13 @@ struct CastSpec {
   double scale = 1.0;
 };
 
-/// Semantics of attn.elementwise: out[i] = round(body(in0[i], in1[i], ...))
-/// to the result's dtype, for every index i of the common shape. The body
-/// takes one float per operand (the reference computes in double) and
-/// yields a float; it has no captures.
-/// JSON (inside an OpSpec): "body": {...a Region...}.
+/// Semantics of attn.elementwise: out_k[i] = round(body_k(in0[i], in1[i],
+/// ...)) to result k's dtype, for every index i of the common shape, with
+/// one body per result. A body takes one float per operand (the reference
+/// computes in double) and yields a float; it has no captures.
+/// JSON (inside an OpSpec): "bodies": [{...a Region...}, ...].
 struct ElementwiseSpec {
-  Region body;
+  std::vector<Region> bodies;
 };
 
 /// One op of a function's computation, in program order. Operands and
@@ -263,7 +263,8 @@ struct ElementwiseSpec {
 /// The captures of an AttentionSpec follow the operands listed here.
 ///   "attention"  [q, k, v] -> [out, lse]; AttentionSpec.
 ///   "cast"       [in] -> [out]; CastSpec.
-///   "elementwise"  [in0, in1, ...] (one or more) -> [out]; ElementwiseSpec.
+///   "elementwise"  [in0, in1, ...] (one or more) -> [out0, ...] (one or
+///       more); ElementwiseSpec.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
 /// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
 ///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.
