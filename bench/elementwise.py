@@ -8,37 +8,27 @@ functions `swiglu` and `swiglu_bwd` of test/Integration/Host/elementwise.mlir
 compiled for sm_90a. Both are memory-bound, so each line reports the time
 and the bandwidth over the least bytes the operation must move (3 tensors
 forward, 5 backward). Correctness first: the maximum absolute difference
-from eager PyTorch is printed before anything is timed. Median of 50 runs
-timed with CUDA events after 5 warm-up runs.
+from eager PyTorch is printed before anything is timed. Timing as
+bench/attention.py does it: median of 50 runs between CUDA events, queued
+while the GPU is held, so that the host's call overhead is not timed.
 
 usage: python3 bench/elementwise.py --package elementwise.attnpkg
 """
 
 import argparse
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
 import attnc
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention import time_runs  # noqa: E402  (shared measuring helper)
+
 ROWS, WIDTH = 4 * 4096 * 2048 // 64, 64
-
-
-def median_ms(fn, iters=50, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
+WARMUP, ITERS = 5, 50
 
 
 def gate(g, u):
@@ -79,7 +69,7 @@ def main():
     ]
     for name, fn, tensors in cases:
         gigabytes = tensors * ROWS * WIDTH * 4 / 1e9
-        ms = median_ms(fn)
+        ms = time_runs(lambda _: fn(), 1, WARMUP, ITERS)
         print(f"{name}: {ms:.3f} ms, {gigabytes / ms * 1e3:.0f} GB/s")
 
 
