@@ -71,8 +71,8 @@ std::optional<APFloat> splatConstant(Value value) {
   return std::nullopt;
 }
 
-/// Whether `op` is a float op on tensors of one shape whose scalar form an
-/// elementwise body may hold.
+/// Whether `op` is a float op on tensors of one shape, not all splat
+/// constants, whose scalar form an elementwise body may hold.
 bool isTensorElementwise(Operation *op) {
   const attnc::sem::RegionOpInfo *info =
       attnc::sem::findRegionOp(op->getName().getStringRef());
@@ -81,10 +81,15 @@ bool isTensorElementwise(Operation *op) {
        info->signature != Signature::FloatToFloat))
     return false;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  // An op of splat constants only is a constant (canonicalization folds
+  // dense ones); it has no input for an element kernel to read.
   return type && isElementwiseTensor(op->getResult(0), type.getShape()) &&
-         llvm::all_of(op->getOperands(), [&](Value operand) {
-           return isElementwiseTensor(operand, type.getShape());
-         });
+         llvm::all_of(op->getOperands(),
+                      [&](Value operand) {
+                        return isElementwiseTensor(operand, type.getShape());
+                      }) &&
+         !llvm::all_of(op->getOperands(),
+                       [](Value operand) { return splatConstant(operand); });
 }
 
 /// An attn.elementwise of `types` over `inputs` with an empty body block of

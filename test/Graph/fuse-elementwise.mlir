@@ -97,3 +97,17 @@ func.func @into_two_results(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf
   }
   return %p, %q : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Splat constants only: a constant, not a kernel; program formation says
+// so (form-programs-invalid.mlir).
+// CHECK-LABEL: func.func @constants_only
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<?xf32>
+// CHECK-NOT: attn.elementwise
+func.func @constants_only(%n: index) -> tensor<?xf32> {
+  %c = arith.constant 1.0 : f32
+  %a = tensor.splat %c[%n] : tensor<?xf32>
+  %s = arith.addf %a, %a : tensor<?xf32>
+  return %s : tensor<?xf32>
+}
