@@ -637,12 +637,12 @@ static LogicalResult verifyRegionOp(Operation *op, StringRef regionName) {
   return success();
 }
 
-/// Checks one optional region: its arguments, its yield and every op in it.
-static LogicalResult verifyAttentionRegion(Operation *op, Region &region,
-                                           StringRef name,
-                                           ArrayRef<Type> argTypes,
-                                           StringRef argNames,
-                                           ArrayRef<Type> resultTypes) {
+/// Checks one optional region (mask, score, score_grad, elementwise body):
+/// its arguments, its yield and every op in it.
+static LogicalResult verifyRegionBlock(Operation *op, Region &region,
+                                       StringRef name, ArrayRef<Type> argTypes,
+                                       StringRef argNames,
+                                       ArrayRef<Type> resultTypes) {
   if (region.empty())
     return success();
   Block &block = region.front();
@@ -713,10 +713,10 @@ static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
     maskArgNames += ", capture" + std::to_string(i);
     scoreArgNames += ", capture" + std::to_string(i);
   }
-  if (failed(verifyAttentionRegion(op, op.getMask(), "mask", maskArgs,
-                                   maskArgNames, {i1})) ||
-      failed(verifyAttentionRegion(op, op.getScore(), "score", scoreArgs,
-                                   scoreArgNames, {f32})))
+  if (failed(verifyRegionBlock(op, op.getMask(), "mask", maskArgs, maskArgNames,
+                               {i1})) ||
+      failed(verifyRegionBlock(op, op.getScore(), "score", scoreArgs,
+                               scoreArgNames, {f32})))
     return failure();
   if (!scoreGrad)
     return success();
@@ -726,8 +726,8 @@ static LogicalResult verifyScoringRegions(AttentionScoringOpInterface op,
   if (hasScore && !hasGrad && scoreGradRequired)
     return op.emitOpError() << "has a score region but no score_grad region; "
                                "run attn-differentiate-score";
-  return verifyAttentionRegion(op, *scoreGrad, "score_grad", scoreArgs,
-                               scoreArgNames, {f32});
+  return verifyRegionBlock(op, *scoreGrad, "score_grad", scoreArgs,
+                           scoreArgNames, {f32});
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -1065,8 +1065,8 @@ LogicalResult ElementwiseOp::verifyRegions() {
   Type f32 = Float32Type::get(getContext());
   SmallVector<Type> args(getInputs().size(), f32);
   SmallVector<Type> yields(getOuts().size(), f32);
-  return verifyAttentionRegion(*this, getBody(), "body", args,
-                               "one f32 per input", yields);
+  return verifyRegionBlock(*this, getBody(), "body", args, "one f32 per input",
+                           yields);
 }
 
 //===----------------------------------------------------------------------===//
