@@ -277,6 +277,17 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttnLibraryCalls : Pass<"attn-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Turn kernels given to a library into library steps";
+  let description = [{
+    For each kernel function whose kernel op the kernel-config step gave to
+    a library (`attn.matmul` with `library = "cublaslt"`), marks every
+    `attnrt.launch` of it with the routine the runtime runs
+    (`library = "cublaslt_matmul"`, see `pkg::Kernel`) and erases the
+    function: the step has no code of the package.
+  }];
+}
+
 def AttnOutlineGPUKernels : Pass<"attn-outline-gpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Move the GPU launches of kernel functions into a gpu.module";
   let description = [{

@@ -115,6 +115,8 @@ compile "$root/bench/documents.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-documents.attnpkg"
 compile "$root/bench/variants.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-variants.attnpkg"
+compile "$root/bench/matmul.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-matmul.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
 compile "$root/bench/attention.mlir" --target=sm_90a \

@@ -378,7 +378,8 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
   auto symbol = SymbolRefAttr::get(
       kernels.getSymNameAttr(),
       {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
-  attnrt::LaunchOp::create(b, op->getLoc(), symbol, ValueRange{}, args);
+  attnrt::LaunchOp::create(b, op->getLoc(), symbol, ValueRange{}, args,
+                           /*library=*/StringAttr());
 }
 
 /// The kernel function of `op`: its operands read from argument buffers,

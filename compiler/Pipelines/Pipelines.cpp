@@ -154,6 +154,7 @@ void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
 }
 
 void attnc::buildGpuKernelPipeline(OpPassManager &pm, const std::string &chip) {
+  pm.addPass(createAttnLibraryCalls());
   pm.addPass(createConvertAttnToGPU({chip}));
   pm.addPass(createAttnOutlineGPUKernels({chip}));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

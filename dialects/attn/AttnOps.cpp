@@ -33,9 +33,6 @@ using namespace mlir::attn;
 #define GET_OP_CLASSES
 #include "dialects/attn/AttnOps.cpp.inc"
 
-/// Largest static extent of any dim: indices stay far from int64 overflow and
-/// fit the 32-bit grid dimensions of the GPU backend.
-static constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
 /// Largest head dim: the tiled kernels keep a row of Q and of the
 /// accumulator in registers or shared memory.
 static constexpr int64_t kMaxHeadDim = 1024;

@@ -48,6 +48,10 @@ inline constexpr llvm::StringLiteral kCotangentOfResultAttrName =
 /// for its backward function to read (a saved activation).
 inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";
 
+/// Largest static extent of any dim of an attn op: indices stay far from
+/// int64 overflow and fit the 32-bit grid dimensions of the GPU backend.
+inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
+
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query
 /// rows and loads keys in pairs of 8-key fragments; a warpgroup owns 64 rows

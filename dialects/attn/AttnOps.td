@@ -544,6 +544,56 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
 }
 
 //===----------------------------------------------------------------------===//
+// attn.matmul
+//===----------------------------------------------------------------------===//
+
+def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
+  let summary = "a matrix product over the rows of activations";
+  let description = [{
+    A matrix product with the leading dims of an activation read as rows:
+    a tensor `[r0, ..., rk, c]` is the matrix `[r0 * ... * rk, c]`. The
+    products accumulate in `f32` (the reference in f64) and each result
+    element is rounded once, nearest even, to the result's element type.
+
+    Without `transpose_a` it is a linear layer: `a` is `[r..., K]`, `b` a
+    weight `[K, N]` (`[N, K]` with `transpose_b`, PyTorch's `nn.Linear`
+    layout), and `out[r..., n] = sum_k a[r..., k] * b[k, n]` is `[r..., N]`.
+
+    With `transpose_a` it contracts the rows, which is what a weight's
+    gradient is: `a` is `[r..., M]`, `b` is `[r..., N]` over the same rows
+    and `out[m, n] = sum_r a[r, m] * b[r, n]` is `[M, N]`.
+
+    `a` and `b` have one element type, f32, f16 or bf16; the result has
+    theirs or f32. `tile` pins the host kernel's `[rows, columns]` tile;
+    `library = "cublaslt"` runs the product as a library call on the GPU
+    (the kernel-config step chooses one or the other).
+
+    Example (a projection, then the weight's gradient):
+
+    ```mlir
+    %y = attn.matmul %x, %w {transpose_b}
+        : tensor<?x?x2048xbf16>, tensor<6144x2048xbf16> -> tensor<?x?x6144xbf16>
+    %dw = attn.matmul %dy, %x {transpose_a}
+        : tensor<?x?x6144xbf16>, tensor<?x?x2048xbf16> -> tensor<6144x2048xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       OptionalAttr<DenseI64ArrayAttr>:$tile,
+                       OptionalAttr<StrAttr>:$library);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($out)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // attn.yield
 //===----------------------------------------------------------------------===//
 

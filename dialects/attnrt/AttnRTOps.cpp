@@ -165,10 +165,15 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "expected a grid of at most 3 extents (x, y, z), "
                             "got "
                          << getGrid().size();
+  if (getLibrary() && !getGrid().empty())
+    return emitOpError() << "expected no grid for library routine "
+                         << getLibraryAttr();
   return success();
 }
 
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (getLibrary())
+    return success();
   Operation *kernel = symbols.lookupNearestSymbolFrom(*this, getKernelAttr());
   if (!kernel)
     return emitOpError() << "kernel " << getKernel() << " does not exist";

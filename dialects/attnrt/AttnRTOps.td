@@ -78,9 +78,14 @@ def AttnRT_LaunchOp : AttnRT_Op<"launch",
     attnrt.launch @attnc_kernels::@f_attention0 grid(%x, %c16, %b)
         (%q, %k, %v, %t0) : memref<...>, memref<...>, memref<...>, memref<...>
     ```
+
+    With `library`, the step is a library routine the runtime runs
+    (`"cublaslt_matmul"`, see `pkg::Kernel`) instead of code: `kernel` is
+    only the step's name then, and there is no grid.
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<Index>:$grid,
-                       Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args);
+                       Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args,
+                       OptionalAttr<StrAttr>:$library);
   let assemblyFormat = [{
     $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict
     (`:` type($args)^)?

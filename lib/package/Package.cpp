@@ -348,6 +348,35 @@ Status verifyTensorMapArg(const Function &function, const Step &step,
   return Status::ok();
 }
 
+/// A library kernel: a known routine on a CUDA target, with no code or
+/// launch shape of its own and the config its routine reads.
+Status verifyLibraryKernel(const Kernel &kernel, const std::string &path) {
+  if (*kernel.library != "cublaslt_matmul")
+    return fieldError(fieldPath(path, "library"),
+                      "unknown library routine " + inQuotes(*kernel.library) +
+                          " (expected \"cublaslt_matmul\")");
+  if (kernel.target == "host")
+    return fieldError(fieldPath(path, "library"),
+                      "host kernels have no library routines");
+  if (!kernel.blob.empty() || !kernel.entry.empty() || !kernel.grid.empty() ||
+      kernel.block[0] != 1 || kernel.block[1] != 1 || kernel.block[2] != 1 ||
+      kernel.dynamicSharedMemoryBytes != 0 || !kernel.tensorMaps.empty())
+    return fieldError(path, "a library kernel has an empty blob and entry, "
+                            "no grid, block [1, 1, 1], no shared memory and "
+                            "no tensor maps");
+  for (const char *key : {"transpose_a", "transpose_b"}) {
+    auto value = kernel.config.find(key);
+    if (value == kernel.config.end() ||
+        (value->second != 0 && value->second != 1))
+      return fieldError(fieldPath(fieldPath(path, "config"), key),
+                        "expected 0 or 1 for routine \"cublaslt_matmul\"");
+  }
+  if (kernel.config.size() != 2)
+    return fieldError(fieldPath(path, "config"),
+                      "expected only transpose_a and transpose_b");
+  return Status::ok();
+}
+
 /// Checks one kernel; `names` holds the kernel names seen so far per target.
 Status verifyKernel(const Kernel &kernel, const std::string &path,
                     const Package &package,
@@ -360,6 +389,8 @@ Status verifyKernel(const Kernel &kernel, const std::string &path,
                                  " for target " + inQuotes(kernel.target));
       !s)
     return s;
+  if (kernel.library)
+    return verifyLibraryKernel(kernel, path);
   if (!package.findBlob(kernel.blob))
     return fieldError(fieldPath(path, "blob"),
                       "no blob named " + inQuotes(kernel.blob));
@@ -462,7 +493,7 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
 }
 
 /// Which spec an op kind carries.
-enum class SpecKind { None, Attention, Cast, Elementwise };
+enum class SpecKind { None, Attention, Cast, Elementwise, Matmul };
 
 /// An op kind: its operand and result counts, and its spec.
 struct OpKind {
@@ -484,6 +515,7 @@ constexpr OpKind kOpKinds[] = {
     {"attention_grad_q", 6, 1, false, SpecKind::Attention},
     {"cast", 1, 1, false, SpecKind::Cast},
     {"elementwise", 1, 1, false, SpecKind::Elementwise, /*variadic=*/true},
+    {"matmul", 2, 1, false, SpecKind::Matmul},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -595,7 +627,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
     return s;
   if (op.attention.has_value() != (kind->spec == SpecKind::Attention) ||
       op.cast.has_value() != (kind->spec == SpecKind::Cast) ||
-      op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise))
+      op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise) ||
+      op.matmul.has_value() != (kind->spec == SpecKind::Matmul))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 (kind->spec == SpecKind::None
                                      ? " takes no spec"
@@ -858,6 +891,8 @@ Json encode(const Kernel &kernel) {
                {"resources", kernel.resources}};
   if (!kernel.tensorMaps.empty())
     json["tensor_maps"] = encodeAll(kernel.tensorMaps);
+  if (kernel.library)
+    json["library"] = *kernel.library;
   return json;
 }
 
@@ -912,6 +947,10 @@ Json encode(const OpSpec &op) {
     for (const Region &body : op.elementwise->bodies)
       bodies.push_back(encode(body));
     json["bodies"] = bodies;
+  }
+  if (op.matmul) {
+    json["transpose_a"] = op.matmul->transposeA;
+    json["transpose_b"] = op.matmul->transposeB;
   }
   return json;
 }
@@ -1232,7 +1271,8 @@ Status decode(const Json &json, const std::string &path, Kernel &out) {
                },
                [&] { return r.required("config", out.config); },
                [&] { return r.required("resources", out.resources); },
-               [&] { return r.optional("tensor_maps", out.tensorMaps); });
+               [&] { return r.optional("tensor_maps", out.tensorMaps); },
+               [&] { return r.optional("library", out.library); });
   });
 }
 
@@ -1282,6 +1322,11 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return r.required("scale", out.cast.emplace().scale);
   case SpecKind::Elementwise:
     return r.required("bodies", out.elementwise.emplace().bodies);
+  case SpecKind::Matmul: {
+    MatmulSpec &spec = out.matmul.emplace();
+    return all([&] { return r.required("transpose_a", spec.transposeA); },
+               [&] { return r.required("transpose_b", spec.transposeB); });
+  }
   case SpecKind::None:
     break;
   }

@@ -15,6 +15,7 @@
 #include "lib/dtype/DType.h"
 #include "lib/reference/Attention.h"
 #include "lib/reference/AttentionGrad.h"
+#include "lib/reference/Matmul.h"
 #include "lib/reference/Region.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
@@ -26,13 +27,6 @@
 namespace attnc::ref {
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 /// Rounds every element as storing it in a tensor of `dtype` would.
 void roundTo(pkg::DType dtype, std::vector<double> &data) {
@@ -129,6 +123,7 @@ private:
   Status runGradQ(const pkg::OpSpec &op);
   Status runCast(const pkg::OpSpec &op);
   Status runElementwise(const pkg::OpSpec &op);
+  Status runMatmul(const pkg::OpSpec &op);
   /// Binds the operands and the named results of an attention-family op
   /// to their patterns.
   StatusOr<AttnDims>
@@ -262,6 +257,11 @@ Status Evaluator::run(const pkg::OpSpec &op) {
       return Status::error("needs an elementwise spec, 1 or more operands "
                            "and a body per result");
     return runElementwise(op);
+  }
+  if (op.kind == "matmul") {
+    if (!op.matmul || op.operands.size() != 2 || op.results.size() != 1)
+      return Status::error("needs a matmul spec, 2 operands and 1 result");
+    return runMatmul(op);
   }
   return Status::error("unknown kind " + inQuotes(op.kind));
 }
@@ -500,6 +500,23 @@ Status Evaluator::runElementwise(const pkg::OpSpec &op) {
       return s;
   }
   return Status::ok();
+}
+
+Status Evaluator::runMatmul(const pkg::OpSpec &op) {
+  const std::string &to = op.results[0];
+  if (to.empty())
+    return Status::ok();
+  auto a = shapeOf(op.operands[0]), b = shapeOf(op.operands[1]),
+       out = shapeOf(to);
+  if (!a || !b || !out)
+    return !a ? a.status() : !b ? b.status() : out.status();
+  auto shape = matmulShape(*op.matmul, *a, *b, *out);
+  auto x = operand(op.operands[0]), y = operand(op.operands[1]);
+  if (!shape || !x || !y)
+    return !shape ? shape.status() : !x ? x.status() : y.status();
+  std::vector<double> result(static_cast<size_t>(shape->m * shape->n));
+  matmul(*op.matmul, *shape, (*x)->data(), (*y)->data(), result.data());
+  return store(to, std::move(result));
 }
 
 } // namespace

@@ -57,7 +57,8 @@ enum class Rounding { ToDTypes, None };
 ///   attention_grad_q      q, k, v, lse, delta, dout -> dq
 /// with q, dq, dq_accum [B, Hq, Nq, D], k, dk [B, Hkv, Nk, D], v, dv
 /// [B, Hkv, Nk, Dv], out, dout [B, Hq, Nq, Dv], lse, delta [B, Hq, Nq];
-/// cast and elementwise: each operand's shape is the result's. Messages name
+/// cast and elementwise: each operand's shape is the result's; matmul: as
+/// ref::matmulShape says. Messages name
 /// the op, e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3,
 /// 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,

@@ -7,8 +7,10 @@
 #ifndef ATTNC_LIB_SUPPORT_TEXT_H
 #define ATTNC_LIB_SUPPORT_TEXT_H
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attnc {
 
@@ -17,6 +19,14 @@ namespace attnc {
 /// std::string argument, lookup would find std::quoted.)
 inline std::string inQuotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
+}
+
+/// A shape as messages write it: "[2, 3, 4]".
+inline std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
 }
 
 } // namespace attnc

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDevice.h"
+#include "CublasLt.h"
 #include "CudaDriver.h"
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 
 using namespace attnc;
 using namespace attnc::rt;
@@ -305,6 +307,10 @@ private:
   StatusOr<std::shared_ptr<const DeviceKernel>>
   loadKernel(std::shared_ptr<const CudaModule> module,
              const pkg::Kernel &kernel) const;
+  /// A library kernel (pkg::Kernel::library), on the device's one cuBLASLt
+  /// handle.
+  StatusOr<std::shared_ptr<const DeviceKernel>>
+  loadLibraryKernel(const pkg::Kernel &kernel) const;
   /// Checks `kernel`'s launch configuration against the device and
   /// `function`, and opts in to the shared memory it needs.
   Status configure(CUfunction function, const pkg::Kernel &kernel) const;
@@ -317,6 +323,10 @@ private:
   std::string target_;
   CudaLimits limits_;
   std::unique_ptr<const CudaPool> pool_;
+  mutable std::mutex blasMutex_; // guards blas_
+  /// Made when the first library kernel loads: packages without one never
+  /// open cuBLASLt.
+  mutable std::shared_ptr<const CublasLtHandle> blas_;
 };
 
 //===----------------------------------------------------------------------===//
@@ -372,8 +382,27 @@ CudaDevice::loadModule(const pkg::Blob &blob) const {
 }
 
 StatusOr<std::shared_ptr<const DeviceKernel>>
+CudaDevice::loadLibraryKernel(const pkg::Kernel &kernel) const {
+  std::lock_guard<std::mutex> lock(blasMutex_);
+  if (!blas_) {
+    auto handle = CublasLtHandle::create(context_);
+    if (!handle)
+      return handle.status();
+    blas_ = std::move(*handle);
+  }
+  ScratchMemory scratch{
+      [this](size_t bytes, void *stream) {
+        return allocateWorkspace(bytes, stream);
+      },
+      [this](void *data, void *stream) { return freeWorkspace(data, stream); }};
+  return makeCublasLtMatmul(blas_, kernel, std::move(scratch));
+}
+
+StatusOr<std::shared_ptr<const DeviceKernel>>
 CudaDevice::loadKernel(std::shared_ptr<const CudaModule> module,
                        const pkg::Kernel &kernel) const {
+  if (kernel.library)
+    return loadLibraryKernel(kernel);
   return context_->run([&]() -> StatusOr<std::shared_ptr<const DeviceKernel>> {
     CUfunction function = nullptr;
     if (Status s = ATTNC_CUDA_CALL(driver(), cuModuleGetFunction, &function,

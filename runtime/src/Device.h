@@ -155,7 +155,8 @@ public:
 /// The walk over a package that Device::load implementations share: for each
 /// function that runs on `target`, each of its kernels for `target` is
 /// loaded by `loadKernel`, after its blob by `loadBlob` (once per blob,
-/// shared by its kernels). Errors name the function and the kernel.
+/// shared by its kernels); a library kernel (pkg::Kernel::library) has no
+/// blob and gets null code. Errors name the function and the kernel.
 template <typename Code>
 StatusOr<KernelMap> loadKernels(
     const pkg::Package &package, const std::string &target,
@@ -174,6 +175,13 @@ StatusOr<KernelMap> loadKernels(
         continue;
       std::string context =
           "function '" + function.name + "': kernel '" + kernel.name + "'";
+      if (kernel.library) { // a routine of the device, no code to load
+        auto made = loadKernel(nullptr, kernel);
+        if (!made)
+          return made.status().withContext(context);
+        functionKernels[kernel.name] = std::move(*made);
+        continue;
+      }
       const pkg::Blob *blob = package.findBlob(kernel.blob);
       if (!blob)
         return Status::error(context + ": no blob '" + kernel.blob + "'");

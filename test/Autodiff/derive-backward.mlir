@@ -127,3 +127,38 @@ func.func @product(%x: tensor<8xf32>, %y: tensor<8xbf16>, %z: tensor<8xf32>) -> 
   }
   return %p : tensor<8xf32>
 }
+
+// -----
+
+// The gradient of a linear layer is two matmuls in the operands' types:
+// dx = dy w (w is [N, K]) and dw = dy^T x, a contraction of the rows.
+// CHECK-LABEL: func.func @linear_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x16xbf16>, %[[W:[^:]+]]: tensor<24x16xbf16>, %{{[^:]+}}: tensor<?x24xbf16>, %[[DY:[^:]+]]: tensor<?x24xbf16> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[DX:.*]] = attn.matmul %[[DY]], %[[W]] : tensor<?x24xbf16>, tensor<24x16xbf16> -> tensor<?x16xbf16>
+// CHECK: %[[DW:.*]] = attn.matmul %[[DY]], %[[X]] {transpose_a} : tensor<?x24xbf16>, tensor<?x16xbf16> -> tensor<24x16xbf16>
+// CHECK: return %[[DX]], %[[DW]]
+func.func @linear(%x: tensor<?x16xbf16>, %w: tensor<24x16xbf16>) -> tensor<?x24xbf16>
+    attributes {attn.backward} {
+  %y = attn.matmul %x, %w {transpose_b}
+      : tensor<?x16xbf16>, tensor<24x16xbf16> -> tensor<?x24xbf16>
+  return %y : tensor<?x24xbf16>
+}
+
+// -----
+
+// A weight [K, N]: dx = dy w^T, dw = x^T dy. A row contraction's operands
+// get matmuls against its cotangent.
+// CHECK-LABEL: func.func @weight_kn_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4x8xf32>, %[[W:[^:]+]]: tensor<8x2xf32>, %[[R:[^:]+]]: tensor<4x3xf32>, %{{[^:]+}}: tensor<2x3xf32>, %[[DC:[^:]+]]: tensor<2x3xf32> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[Y:.*]] = attn.matmul %[[X]], %[[W]] : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+// CHECK: %[[DY:.*]] = attn.matmul %[[R]], %[[DC]] {transpose_b} : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+// CHECK: %[[DR:.*]] = attn.matmul %[[Y]], %[[DC]] : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+// CHECK: %[[DX:.*]] = attn.matmul %[[DY]], %[[W]] {transpose_b} : tensor<4x2xf32>, tensor<8x2xf32> -> tensor<4x8xf32>
+// CHECK: %[[DW:.*]] = attn.matmul %[[X]], %[[DY]] {transpose_a} : tensor<4x8xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+// CHECK: return %[[DX]], %[[DW]], %[[DR]]
+func.func @weight_kn(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %r: tensor<4x3xf32>)
+    -> tensor<2x3xf32> attributes {attn.backward} {
+  %y = attn.matmul %x, %w : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  %c = attn.matmul %y, %r {transpose_a} : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  return %c : tensor<2x3xf32>
+}

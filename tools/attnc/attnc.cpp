@@ -241,10 +241,13 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
       llvm::errs() << " slot " << buffer.slot << "\n";
     }
     for (const pkg::Kernel &kernel : fn.kernels) {
-      llvm::errs() << fn.name << ": kernel " << kernel.name << ", entry "
-                   << kernel.entry << ", block " << kernel.block[0]
-                   << ", dynamic shared memory "
-                   << kernel.dynamicSharedMemoryBytes << " bytes, tiles";
+      llvm::errs() << fn.name << ": kernel " << kernel.name;
+      if (kernel.library)
+        llvm::errs() << ", library routine " << *kernel.library << ",";
+      else
+        llvm::errs() << ", entry " << kernel.entry << ", block "
+                     << kernel.block[0] << ", dynamic shared memory "
+                     << kernel.dynamicSharedMemoryBytes << " bytes, tiles";
       for (const auto &[key, value] : kernel.config) {
         llvm::errs() << " " << key << "=";
         if (key == "mma")

@@ -389,6 +389,19 @@ void configureElements(Op op, const attnc::TargetDescription &target) {
     op.setBlockSize(target.isGpu() ? 1024 : 16384);
 }
 
+/// A matmul is a cuBLASLt call on the GPU, whose heuristics pick the
+/// kernel per shape; on the host, one thread computes a tile of 32 rows by
+/// 64 columns, which keeps a's rows and the accumulators in L1.
+void configureMatmul(attn::MatmulOp op,
+                     const attnc::TargetDescription &target) {
+  if (op.getTile() || op.getLibrary())
+    return;
+  if (target.isGpu())
+    op.setLibrary("cublaslt");
+  else
+    op.setTile(ArrayRef<int64_t>{32, 64});
+}
+
 struct AttnKernelConfigPass
     : attnc::impl::AttnKernelConfigBase<AttnKernelConfigPass> {
   using Base::Base;
@@ -425,6 +438,8 @@ struct AttnKernelConfigPass
         configureElements(castOp, *description);
       if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op))
         configureElements(elementwise, *description);
+      if (auto matmul = dyn_cast<attn::MatmulOp>(op))
+        configureMatmul(matmul, *description);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -8,8 +8,9 @@
 // when attn-host-block-ranges linearizes it); a block's body runs on one
 // thread. Attention: grid (ceil(Nq / block_m), Hq, B), the block's working
 // tiles allocated at its start (hoisted out of the block loop later), the
-// recurrence of RowBlock. Cast: blocks of block_size elements. The
-// gradient kernels: the grids and blocks of GradBlock.
+// recurrence of RowBlock. Cast: blocks of block_size elements. Matmul:
+// the tiles of HostMatmul. The gradient kernels: the grids and blocks of
+// GradBlock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
 #include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Codegen/Host/HostMatmul.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -153,6 +155,32 @@ struct ElementsToHost : attnc::ElementKernelLowering<Op, Work> {
   }
 };
 
+/// attn.matmul: the host's own GEMM (HostMatmul).
+struct MatmulToHost : attnc::KernelOpLowering<attn::MatmulOp> {
+  using KernelOpLowering::KernelOpLowering;
+
+  void lower(attn::MatmulOp op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> grid =
+        getAsOpFoldResult(attnc::hostMatmulGrid(rewriter, loc, op, buffers));
+    buildGrid(rewriter, loc, grid, [&](ValueRange ids) {
+      attnc::emitHostMatmulBlock(rewriter, loc, op, buffers, ids);
+    });
+  }
+};
+
+/// Ops the host has no code for.
+LogicalResult checkHostKernel(Operation *op) {
+  if (auto matmul = dyn_cast<attn::MatmulOp>(op); matmul && !matmul.getTile())
+    return op->emitError() << "the host runs attn.matmul with its own tiles; "
+                              "library "
+                           << matmul.getLibraryAttr()
+                           << " is for GPU targets (run attn-kernel-config "
+                              "for the host)";
+  return success();
+}
+
 struct ConvertAttnToHostPass
     : attnc::impl::ConvertAttnToHostBase<ConvertAttnToHostPass> {
   void runOnOperation() override {
@@ -164,12 +192,13 @@ struct ConvertAttnToHostPass
                  ElementsToHost<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>>(
         context);
-    patterns.add<GradDeltaToHost>(context);
+    patterns.add<GradDeltaToHost, MatmulToHost>(context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);
     patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(
         context, attnc::emitGradQBlock);
-    if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns))))
+    if (failed(attnc::lowerKernelOps(getOperation(), std::move(patterns),
+                                     checkHostKernel)))
       signalPassFailure();
   }
 };

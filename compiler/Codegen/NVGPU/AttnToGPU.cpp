@@ -374,6 +374,11 @@ struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
 /// the tiles must fit a block's shared memory.
 LogicalResult checkKernel(Operation *kernelOp,
                           const attnc::TargetDescription &target) {
+  if (isa<attn::MatmulOp>(kernelOp))
+    return kernelOp->emitError()
+           << "GPU targets run attn.matmul as a library call (library = "
+              "\"cublaslt\", then attn-library-calls); there is no "
+              "generated GPU code for it";
   auto op = dyn_cast<attn::AttentionScoringOpInterface>(kernelOp);
   if (!op)
     return success();

@@ -116,6 +116,9 @@ pkg::OpSpec describeOp(Operation *op) {
     if (std::optional<APFloat> scale = cast.getScale())
       c.scale = scale->convertToDouble();
     spec.cast = c;
+  } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
+    spec.matmul =
+        pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB()};
   } else if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op)) {
     // One body per result: each holds the ops of all, which the reference
     // evaluates only as far as its own result needs.
@@ -159,6 +162,14 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
   if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
     if (std::optional<int64_t> block = combine.getBlockSize())
       return {{"block_size", *block}};
+  // A library routine reads its config (pkg::Kernel::library).
+  if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
+    if (matmul.getLibrary())
+      return {{"transpose_a", matmul.getTransposeA()},
+              {"transpose_b", matmul.getTransposeB()}};
+    if (std::optional<ArrayRef<int64_t>> tile = matmul.getTile())
+      return {{"block_m", (*tile)[0]}, {"block_n", (*tile)[1]}};
+  }
   return {};
 }
 
@@ -399,6 +410,10 @@ LogicalResult attnc::describeLaunches(ModuleOp module, StringRef target,
              << fn.kernels.size() << " before";
     for (auto [launch, k] : llvm::zip_equal(launches, fn.kernels)) {
       k.target = target.str();
+      if (std::optional<StringRef> library = launch.getLibrary()) {
+        k.library = library->str();
+        continue;
+      }
       k.blob = blob.str();
       if (launch.getGrid().empty())
         return launch.emitError() << "the launch of " << k.name

@@ -429,3 +429,20 @@ func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
       -> tensor<1x8x16x128xbf16>, tensor<1x8x16xf32>
   return %o, %l : tensor<?x8x1x128xbf16>, tensor<?x8x1xf32>
 }
+
+// -----
+
+// A matmul is a cuBLASLt call on the GPU and the host's tiled loops on the
+// host; a pinned choice stays.
+// HOST-LABEL: func.func @matmul
+// HOST: attn.matmul {{.*}} {tile = array<i64: 32, 64>}
+// HOST: attn.matmul {{.*}} {tile = array<i64: 8, 8>}
+// GPU-LABEL: func.func @matmul
+// GPU: attn.matmul {{.*}} {library = "cublaslt"}
+// GPU: attn.matmul {{.*}} {tile = array<i64: 8, 8>}
+func.func @matmul(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>)
+    -> (tensor<?x32xbf16>, tensor<?x32xbf16>) {
+  %c = attn.matmul %a, %b : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xbf16>
+  %d = attn.matmul %a, %b {tile = array<i64: 8, 8>} : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xbf16>
+  return %c, %d : tensor<?x32xbf16>, tensor<?x32xbf16>
+}

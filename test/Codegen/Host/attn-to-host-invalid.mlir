@@ -79,3 +79,15 @@ func.func @written_twice(%x: memref<8xf32>, %y: memref<8xbf16>, %z: memref<8xbf1
   bufferization.materialize_in_destination %1 in writable %z : (tensor<8xbf16>, memref<8xbf16>) -> ()
   return
 }
+
+// -----
+
+// A matmul given to a GPU library has no host code.
+func.func @library_matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) {
+  %0 = bufferization.to_tensor %a : memref<8x16xf32> to tensor<8x16xf32>
+  %1 = bufferization.to_tensor %b : memref<16x4xf32> to tensor<16x4xf32>
+  // expected-error @below {{the host runs attn.matmul with its own tiles; library "cublaslt" is for GPU targets (run attn-kernel-config for the host)}}
+  %2 = attn.matmul %0, %1 {library = "cublaslt"} : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  bufferization.materialize_in_destination %2 in writable %out : (tensor<8x4xf32>, memref<8x4xf32>) -> ()
+  return
+}

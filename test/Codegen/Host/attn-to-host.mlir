@@ -411,3 +411,108 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// A matmul: a grid of (column tiles, row tiles) of out's matrix view, its
+// rows the product of the leading dims. Each row is a multi-index computed
+// once; a weight [K, N] is read along its rows into an f32 accumulator row
+// that is rounded once at the end.
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x?x16xbf16, strided<[?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[W:[a-z0-9]+]]: memref<16x24xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x?x24xbf16, strided<[?, ?, ?], offset: ?>>)
+// CHECK-DAG:     %[[B:.*]] = memref.dim %[[OUT]], %c0
+// CHECK-DAG:     %[[N:.*]] = memref.dim %[[OUT]], %c1
+// CHECK:         %[[ROWS:.*]] = arith.muli %[[B]], %[[N]] : index
+// CHECK:         %[[ROW_TILES:.*]] = arith.ceildivui %[[ROWS]], %c4 : index
+// CHECK:         scf.forall (%[[CT:.*]], %[[RT:.*]]) in (3, %[[ROW_TILES]]) {
+// CHECK:           %[[ACC:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:           scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:             %[[ROW:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK:             %[[N2:.*]] = memref.dim %[[X]], %c1
+// CHECK-NEXT:        %[[R1:.*]] = arith.remui %[[ROW]], %[[N2]] : index
+// CHECK-NEXT:        %[[R0:.*]] = arith.divui %[[ROW]], %[[N2]] : index
+// CHECK:             scf.for %[[L:.*]] = %c0 to %c16 step %c1 {
+// CHECK-NEXT:          %[[XV:.*]] = memref.load %[[X]][%[[R0]], %[[R1]], %[[L]]]
+// CHECK-NEXT:          %[[XW:.*]] = arith.extf %[[XV]] : bf16 to f32
+// CHECK-NEXT:          scf.for %[[J:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK-NEXT:            %[[COL:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK-NEXT:            %[[WV:.*]] = memref.load %[[W]][%[[L]], %[[COL]]]
+// CHECK-NEXT:            %[[WW:.*]] = arith.extf %[[WV]] : bf16 to f32
+// CHECK-NEXT:            %[[P:.*]] = arith.mulf %[[XW]], %[[WW]] : f32
+// CHECK-NEXT:            %[[A:.*]] = memref.load %[[ACC]][%[[J]]]
+// CHECK-NEXT:            %[[S:.*]] = arith.addf %[[A]], %[[P]] : f32
+// CHECK-NEXT:            memref.store %[[S]], %[[ACC]][%[[J]]]
+// CHECK:             scf.for %[[J2:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:               %[[V:.*]] = memref.load %[[ACC]][%[[J2]]]
+// CHECK-NEXT:          %[[T:.*]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK-NEXT:          memref.store %[[T]], %[[OUT]][%[[R0]], %[[R1]], %{{.*}}]
+// CHECK:           memref.dealloc %[[ACC]]
+module @attnc_kernels {
+  func.func @matmul(%x: memref<?x?x16xbf16, strided<[?, ?, ?], offset: ?>>,
+                    %w: memref<16x24xbf16, strided<[?, ?], offset: ?>>,
+                    %out: memref<?x?x24xbf16, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x?x16xbf16, strided<[?, ?, ?], offset: ?>> to tensor<?x?x16xbf16>
+    %1 = bufferization.to_tensor %w : memref<16x24xbf16, strided<[?, ?], offset: ?>> to tensor<16x24xbf16>
+    %2 = attn.matmul %0, %1 {tile = array<i64: 4, 8>} : tensor<?x?x16xbf16>, tensor<16x24xbf16> -> tensor<?x?x24xbf16>
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<?x?x24xbf16>, memref<?x?x24xbf16, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A weight [N, K]: dot products along K, both operands contiguous there.
+
+// CHECK-LABEL: func.func @matmul_nk(
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[DOT:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%[[SUM:.*]] = %{{.*}}) -> (f32) {
+// CHECK:           %[[P:.*]] = arith.mulf
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[SUM]], %[[P]] : f32
+// CHECK-NEXT:      scf.yield %[[S]] : f32
+// CHECK:         memref.store %[[DOT]]
+module @attnc_kernels {
+  func.func @matmul_nk(%x: memref<?x16xf32, strided<[?, ?], offset: ?>>,
+                       %w: memref<24x16xf32, strided<[?, ?], offset: ?>>,
+                       %out: memref<?x24xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x16xf32, strided<[?, ?], offset: ?>> to tensor<?x16xf32>
+    %1 = bufferization.to_tensor %w : memref<24x16xf32, strided<[?, ?], offset: ?>> to tensor<24x16xf32>
+    %2 = attn.matmul %0, %1 {transpose_b, tile = array<i64: 4, 8>} : tensor<?x16xf32>, tensor<24x16xf32> -> tensor<?x24xf32>
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<?x24xf32>, memref<?x24xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A row contraction: the shared rows outermost, each a rank-1 update of
+// the whole [rows, columns] accumulator tile.
+
+// CHECK-LABEL: func.func @contract_rows(
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[B:[a-z0-9]+]]: memref<?x12xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<8x12xf32, strided<[?, ?], offset: ?>>)
+// CHECK:         scf.forall (%{{.*}}, %{{.*}}) in (2, 2) {
+// CHECK:           %[[ACC:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK:           %[[R:.*]] = memref.dim %[[A]], %c0
+// CHECK:           scf.for %[[ROW:.*]] = %c0 to %[[R]] step %c1 {
+// CHECK:             scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:               memref.load %[[A]][%[[ROW]], %{{.*}}]
+// CHECK:               scf.for %[[J:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:                 memref.load %[[B]][%[[ROW]], %{{.*}}]
+// CHECK:                 memref.store %{{.*}}, %[[ACC]][%[[I]], %[[J]]]
+// CHECK:           memref.store %{{.*}}, %[[OUT]]
+// CHECK:           memref.dealloc %[[ACC]]
+module @attnc_kernels {
+  func.func @contract_rows(%a: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
+                           %b: memref<?x12xbf16, strided<[?, ?], offset: ?>>,
+                           %out: memref<8x12xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %a : memref<?x8xbf16, strided<[?, ?], offset: ?>> to tensor<?x8xbf16>
+    %1 = bufferization.to_tensor %b : memref<?x12xbf16, strided<[?, ?], offset: ?>> to tensor<?x12xbf16>
+    %2 = attn.matmul %0, %1 {transpose_a, tile = array<i64: 4, 8>} : tensor<?x8xbf16>, tensor<?x12xbf16> -> tensor<8x12xf32>
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<8x12xf32>, memref<8x12xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -17,6 +17,19 @@ func.func @no_tiles(%q: memref<1x1x8x16xf32>, %out: memref<1x1x8x16xf32>) {
 
 // -----
 
+// A matmul is a library call on a GPU: attn-library-calls takes it before
+// this lowering, which has no code for it.
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) {
+  %0 = bufferization.to_tensor %a : memref<8x16xf32> to tensor<8x16xf32>
+  %1 = bufferization.to_tensor %b : memref<16x4xf32> to tensor<16x4xf32>
+  // expected-error @below {{GPU targets run attn.matmul as a library call (library = "cublaslt", then attn-library-calls); there is no generated GPU code for it}}
+  %2 = attn.matmul %0, %1 {library = "cublaslt"} : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  bufferization.materialize_in_destination %2 in writable %out : (tensor<8x4xf32>, memref<8x4xf32>) -> ()
+  return
+}
+
+// -----
+
 // ... or host tiles, which leave the tensor-core kind open, are not enough.
 func.func @host_tiles(%q: memref<1x1x8x16xf32>, %out: memref<1x1x8x16xf32>) {
   %0 = bufferization.to_tensor %q : memref<1x1x8x16xf32> to tensor<1x1x8x16xf32>

@@ -2242,3 +2242,99 @@ func.func @elementwise_yields(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32
   }
   return %y, %z : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+func.func @matmul_element(%a: tensor<4x8xi32>, %b: tensor<8x2xi32>) -> tensor<4x2xi32> {
+  // expected-error @below {{'attn.matmul' op expected a to have f32, f16 or bf16 elements, got 'tensor<4x8xi32>'}}
+  %c = attn.matmul %a, %b : tensor<4x8xi32>, tensor<8x2xi32> -> tensor<4x2xi32>
+  return %c : tensor<4x2xi32>
+}
+
+// -----
+
+func.func @matmul_mixed(%a: tensor<4x8xbf16>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected b to have a's element type 'bf16', got 'tensor<8x2xf32>'}}
+  %c = attn.matmul %a, %b : tensor<4x8xbf16>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @matmul_result_element(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op expected the result element type to be 'f32' or f32, got 'tensor<4x2xbf16>'}}
+  %c = attn.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xbf16>
+  return %c : tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<8xf32>, %b: tensor<8x2xf32>) -> tensor<2xf32> {
+  // expected-error @below {{'attn.matmul' op expected a to have rows and a column dim (rank 2 or more), got 'tensor<8xf32>'}}
+  %c = attn.matmul %a, %b : tensor<8xf32>, tensor<8x2xf32> -> tensor<2xf32>
+  return %c : tensor<2xf32>
+}
+
+// -----
+
+func.func @matmul_both_transposed(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>) -> tensor<8x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected at most one of transpose_a and transpose_b}}
+  %c = attn.matmul %a, %b {transpose_a, transpose_b} : tensor<4x8xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+  return %c : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @matmul_extent(%a: tensor<0x8xf32>, %b: tensor<8x2xf32>) -> tensor<0x2xf32> {
+  // expected-error @below {{'attn.matmul' op a dim 0 is 0; static dims must be in [1, 2147483647]}}
+  %c = attn.matmul %a, %b : tensor<0x8xf32>, tensor<8x2xf32> -> tensor<0x2xf32>
+  return %c : tensor<0x2xf32>
+}
+
+// -----
+
+func.func @matmul_weight(%a: tensor<?x4x8xf32>, %b: tensor<2x8xf32>) -> tensor<?x4x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected b of shape [8, ?] ([K, N] with K = a's last dim), got 'tensor<2x8xf32>'}}
+  %c = attn.matmul %a, %b : tensor<?x4x8xf32>, tensor<2x8xf32> -> tensor<?x4x2xf32>
+  return %c : tensor<?x4x2xf32>
+}
+
+// -----
+
+func.func @matmul_weight_transposed(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.matmul' op expected b of shape [?, 8] ([N, K] with K = a's last dim), got 'tensor<8x2xf32>'}}
+  %c = attn.matmul %a, %b {transpose_b} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @matmul_rows(%a: tensor<4x8xf32>, %b: tensor<5x2xf32>) -> tensor<8x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected b of shape [4, ?] (the rows of a, then N), got 'tensor<5x2xf32>'}}
+  %c = attn.matmul %a, %b {transpose_a} : tensor<4x8xf32>, tensor<5x2xf32> -> tensor<8x2xf32>
+  return %c : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{'attn.matmul' op expected a result of shape [4, 2], got 'tensor<4x3xf32>'}}
+  %c = attn.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x3xf32>
+  return %c : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @matmul_tile(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected tile to be [rows, columns] in [1, 1024], got array<i64: 32>}}
+  %c = attn.matmul %a, %b {tile = array<i64: 32>} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @matmul_library(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @below {{'attn.matmul' op unknown library 'cublas' (expected cublaslt)}}
+  %c = attn.matmul %a, %b {library = "cublas"} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}

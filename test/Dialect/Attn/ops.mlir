@@ -600,3 +600,20 @@ func.func @elementwise_two_results(%x: tensor<8xbf16>) -> (tensor<8xf32>, tensor
   }
   return %a, %b : tensor<8xf32>, tensor<8xbf16>
 }
+
+// A linear layer in nn.Linear's weight layout, and its weight's gradient.
+// CHECK-LABEL: func @matmul(
+// CHECK: attn.matmul %{{.*}}, %{{.*}} {transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16> -> tensor<?x?x96xbf16>
+// CHECK: attn.matmul %{{.*}}, %{{.*}} {transpose_a} : tensor<?x?x96xbf16>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+// CHECK: attn.matmul %{{.*}}, %{{.*}} {library = "cublaslt"} : tensor<8x64xf32>, tensor<64x96xf32> -> tensor<8x96xf32>
+func.func @matmul(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
+                  %a: tensor<8x64xf32>, %b: tensor<64x96xf32>)
+    -> (tensor<?x?x96xbf16>, tensor<96x64xf32>, tensor<8x96xf32>) {
+  %y = attn.matmul %x, %w {transpose_b}
+      : tensor<?x?x64xbf16>, tensor<96x64xbf16> -> tensor<?x?x96xbf16>
+  %dw = attn.matmul %y, %x {transpose_a}
+      : tensor<?x?x96xbf16>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+  %c = attn.matmul %a, %b {library = "cublaslt"}
+      : tensor<8x64xf32>, tensor<64x96xf32> -> tensor<8x96xf32>
+  return %y, %dw, %c : tensor<?x?x96xbf16>, tensor<96x64xf32>, tensor<8x96xf32>
+}

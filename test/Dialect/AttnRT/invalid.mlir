@@ -173,6 +173,15 @@ func.func @launch_grid_of_four(%a: memref<8xf32>, %n: index) {
 
 // -----
 
+// A library step runs a routine of the runtime over no grid.
+func.func @launch_library_grid(%a: memref<8xf32>, %n: index) {
+  // expected-error @below {{'attnrt.launch' op expected no grid for library routine "cublaslt_matmul"}}
+  attnrt.launch @attnc_kernels::@k grid(%n) (%a) {library = "cublaslt_matmul"} : memref<8xf32>
+  return
+}
+
+// -----
+
 // The kernel must exist: a missing function in the kernel module.
 module @attnc_kernels {
   func.func private @k(memref<8xf32>)

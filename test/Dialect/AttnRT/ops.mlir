@@ -42,6 +42,7 @@ func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape =
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]], %[[C16]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]], %[[C16]], %[[B]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@cast0 grid(%[[C16]]) (%[[T1]]) : memref<8x128xf32>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@matmul0 (%[[T1]], %[[T1]], %[[T1]]) {library = "cublaslt_matmul"} : memref<8x128xf32>, memref<8x128xf32>, memref<8x128xf32>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T0]] : memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T1]] : memref<8x128xf32>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T2]] : memref<f32>{{$}}
@@ -64,6 +65,9 @@ func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape =
   attnrt.launch @attnc_kernels::@attention0 grid(%n, %c16, %b) (%q, %out, %t0)
       : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>
   attnrt.launch @attnc_kernels::@cast0 grid(%c16) (%t1) : memref<8x128xf32>
+  // A library step names no kernel function.
+  attnrt.launch @attnc_kernels::@matmul0 (%t1, %t1, %t1) {library = "cublaslt_matmul"}
+      : memref<8x128xf32>, memref<8x128xf32>, memref<8x128xf32>
   attnrt.dealloc %t0 : memref<?x16x?x64xbf16>
   attnrt.dealloc %t1 : memref<8x128xf32>
   attnrt.dealloc %t2 : memref<f32>

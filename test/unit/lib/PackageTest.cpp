@@ -67,7 +67,7 @@ static bool operator==(const Kernel &a, const Kernel &b) {
          std::equal(a.block, a.block + 3, b.block) &&
          a.dynamicSharedMemoryBytes == b.dynamicSharedMemoryBytes &&
          a.config == b.config && a.resources == b.resources &&
-         a.tensorMaps == b.tensorMaps;
+         a.tensorMaps == b.tensorMaps && a.library == b.library;
 }
 static bool operator==(const RegionOp &a, const RegionOp &b) {
   return a.name == b.name && a.operands == b.operands && a.type == b.type &&
@@ -85,10 +85,13 @@ static bool operator==(const AttentionSpec &a, const AttentionSpec &b) {
 static bool operator==(const CastSpec &a, const CastSpec &b) {
   return a.scale == b.scale;
 }
+static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
+  return a.transposeA == b.transposeA && a.transposeB == b.transposeB;
+}
 static bool operator==(const OpSpec &a, const OpSpec &b) {
   return a.kind == b.kind && a.operands == b.operands &&
          a.results == b.results && a.attention == b.attention &&
-         a.cast == b.cast;
+         a.cast == b.cast && a.matmul == b.matmul;
 }
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
@@ -283,6 +286,28 @@ Function attentionBackwardProgram(bool accumulateDq) {
   return fn;
 }
 
+/// y = x w^T: the host's code, a cuBLASLt call on sm_90a.
+Function linearProgram() {
+  Function fn;
+  fn.name = "linear";
+  fn.inputs = {TensorSig{"x", DType::BF16, {Dim::named("N"), Dim::fixed(64)}},
+               TensorSig{"w", DType::BF16, {Dim::fixed(32), Dim::fixed(64)}}};
+  fn.outputs = {TensorSig{"y", DType::F32, {Dim::named("N"), Dim::fixed(32)}}};
+  fn.steps = {Step{"matmul", {"x", "w", "y"}}};
+  Kernel host = kernel("matmul", "host", "host", "matmul_entry");
+  host.grid = {{GridTerm{1, {}, 1}}, {GridTerm{1, {"N"}, 32}}};
+  Kernel blas;
+  blas.name = "matmul";
+  blas.target = "sm_90a";
+  blas.library = "cublaslt_matmul";
+  blas.config = {{"transpose_a", 0}, {"transpose_b", 1}};
+  fn.kernels = {host, blas};
+  OpSpec op{"matmul", {"x", "w"}, {"y"}, {}, {}, {}, {}};
+  op.matmul = MatmulSpec{false, true};
+  fn.ops = {op};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -294,9 +319,9 @@ Package makePackage() {
   copy.steps = {Step{"copy", {"x", "y"}}};
   copy.kernels = {kernel("copy", "host", "empty", "copy")};
 
-  package.functions = {attentionProgram(), copy,
-                       attentionBackwardProgram(/*accumulateDq=*/true),
-                       attentionBackwardProgram(/*accumulateDq=*/false)};
+  package.functions = {
+      attentionProgram(), copy, attentionBackwardProgram(/*accumulateDq=*/true),
+      attentionBackwardProgram(/*accumulateDq=*/false), linearProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -727,6 +752,12 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                 Json edited = manifest;
                 edited[pointer.parent_pointer()].erase(key);
                 std::vector<uint8_t> bytes = assemble(edited.dump(), section);
+                // Without its routine, a library kernel claims code it has
+                // not got.
+                if (key == "library") {
+                  EXPECT_CONTAINS(parseError(bytes), "no blob named \"\"");
+                  return;
+                }
                 if (optional.count(key)) {
                   StatusOr<Package> package =
                       parse(bytes.data(), bytes.size(), kOrigin);
@@ -995,7 +1026,35 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][0]["ops"][1]["kind"] = "linear"; },
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
-       "\"attention_grad_q\", \"cast\" or \"elementwise\")"},
+       "\"attention_grad_q\", \"cast\", \"elementwise\" or \"matmul\")"},
+      {"matmul operand count",
+       [](Json &m) { m["functions"][4]["ops"][0]["operands"].push_back("x"); },
+       "functions[4].ops[0].operands: expected 2 for an op of kind "
+       "\"matmul\", got 3"},
+      {"library routine on the host",
+       [](Json &m) {
+         m["functions"][4]["kernels"][0]["library"] = "cublaslt_matmul";
+       },
+       "functions[4].kernels[0].library: host kernels have no library "
+       "routines"},
+      {"unknown library routine",
+       [](Json &m) { m["functions"][4]["kernels"][1]["library"] = "gemm"; },
+       "functions[4].kernels[1].library: unknown library routine \"gemm\" "
+       "(expected \"cublaslt_matmul\")"},
+      {"library kernel with code",
+       [](Json &m) { m["functions"][4]["kernels"][1]["blob"] = "cubin"; },
+       "functions[4].kernels[1]: a library kernel has an empty blob and "
+       "entry, no grid, block [1, 1, 1], no shared memory and no tensor maps"},
+      {"library kernel without its config",
+       [](Json &m) {
+         m["functions"][4]["kernels"][1]["config"].erase("transpose_b");
+       },
+       "functions[4].kernels[1].config.transpose_b: expected 0 or 1 for "
+       "routine \"cublaslt_matmul\""},
+      {"library kernel with more config",
+       [](Json &m) { m["functions"][4]["kernels"][1]["config"]["tile"] = 8; },
+       "functions[4].kernels[1].config: expected only transpose_a and "
+       "transpose_b"},
       {"attention operand count",
        [](Json &m) { m["functions"][0]["ops"][0]["operands"].erase(2); },
        "functions[0].ops[0].operands: expected 3 for an op of kind "

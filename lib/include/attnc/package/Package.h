@@ -156,12 +156,22 @@ struct TensorMap {
   int64_t swizzleBytes = 0; // 0 or 128
 };
 
+/// A library kernel (`library` set) is a routine the device runs instead of
+/// code of the package: it has no blob, entry ("" both), grid, block or
+/// tensor maps, and only CUDA targets have one. The routines:
+///   "cublaslt_matmul": the step's arguments are [a, b, out] of an op of
+///       kind "matmul" (see OpSpec), run by cuBLASLt with config
+///       "transpose_a" and "transpose_b" (0 or 1) as that op's; each
+///       operand's leading dims must collapse into rows of unit inner
+///       stride, or the launch fails.
 struct Kernel {
   /// Unique per target within the function; steps launch kernels by name.
   std::string name;
   std::string target; // "host" or a CUDA chip such as "sm_90a"
   std::string blob;   // name of the blob holding the code
   std::string entry;  // symbol of the entry point in the blob
+  /// JSON "library", left out for a kernel of the package's code.
+  std::optional<std::string> library;
   /// Up to three grid extents; each is the product of its terms. Symbols are
   /// the function's.
   std::vector<std::vector<GridTerm>> grid;
@@ -252,6 +262,17 @@ struct ElementwiseSpec {
   std::vector<Region> bodies;
 };
 
+/// Semantics of attn.matmul, with a tensor [r0, ..., rk, c] read as the
+/// matrix [r0 * ... * rk, c] (its rows): out = A B, accumulated exactly and
+/// rounded once, where A is a (transposeA: a's rows transposed, [c, rows])
+/// and B is b ([K, N]; transposeB: b is [N, K] and B its transpose). out
+/// has a's rows, or is [M, N] with transposeA (a and b then share rows).
+/// JSON (inside an OpSpec): "transpose_a": false, "transpose_b": true.
+struct MatmulSpec {
+  bool transposeA = false;
+  bool transposeB = false;
+};
+
 /// One op of a function's computation, in program order. Operands and
 /// results name values of the function (inputs, outputs, buffers); a result
 /// that nothing keeps is "" (an attention's unused lse). Every value has the
@@ -265,6 +286,7 @@ struct ElementwiseSpec {
 ///   "cast"       [in] -> [out]; CastSpec.
 ///   "elementwise"  [in0, in1, ...] (one or more) -> [out0, ...] (one or
 ///       more); ElementwiseSpec.
+///   "matmul"  [a, b] -> [out]; MatmulSpec.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
 /// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
 ///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.
@@ -284,6 +306,7 @@ struct OpSpec {
                                           // "attention_grad_q"
   std::optional<CastSpec> cast;           // "cast"
   std::optional<ElementwiseSpec> elementwise; // "elementwise"
+  std::optional<MatmulSpec> matmul;           // "matmul"
 };
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,192 @@
+//===- MatmulOp.cpp - attn.matmul -----------------------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The matrix product of linear layers and of their weights' gradients: its
+// shape rules, its dims for program formation and its gradient rule, which
+// is two more matmuls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/attn/AttnOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+static bool isMatmulElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// Static dims in [1, kMaxExtent].
+static LogicalResult verifyExtents(Operation *op, StringRef name,
+                                   RankedTensorType type) {
+  for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
+      return op->emitOpError()
+             << name << " dim " << dim << " is " << extent
+             << "; static dims must be in [1, " << kMaxExtent << "]";
+  return success();
+}
+
+/// The shapes `b` and the result must have given `a` (dynamic where `a`
+/// does not decide them): the linear layer's, or the row contraction's.
+static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+expectedShapes(MatmulOp op) {
+  ArrayRef<int64_t> a = op.getA().getType().getShape();
+  ArrayRef<int64_t> b = op.getB().getType().getShape();
+  int64_t n = b.empty() ? ShapedType::kDynamic : b.back();
+  if (op.getTransposeA()) {
+    SmallVector<int64_t> bShape(a.drop_back());
+    bShape.push_back(n);
+    return {bShape, {a.back(), n}};
+  }
+  int64_t columns = b.size() == 2 && op.getTransposeB() ? b[0] : n;
+  SmallVector<int64_t> bShape = {a.back(), columns};
+  if (op.getTransposeB())
+    std::swap(bShape[0], bShape[1]);
+  SmallVector<int64_t> out(a.drop_back());
+  out.push_back(columns);
+  return {bShape, out};
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, extent] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + (ShapedType::isDynamic(extent)
+                                   ? std::string("?")
+                                   : std::to_string(extent));
+  return text + "]";
+}
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   out = getOut().getType();
+  Type element = a.getElementType();
+  if (!isMatmulElementType(element))
+    return emitOpError() << "expected a to have f32, f16 or bf16 elements, got "
+                         << a;
+  if (b.getElementType() != element)
+    return emitOpError() << "expected b to have a's element type " << element
+                         << ", got " << b;
+  if (out.getElementType() != element && !out.getElementType().isF32())
+    return emitOpError() << "expected the result element type to be " << element
+                         << " or f32, got " << out;
+  if (a.getRank() < 2)
+    return emitOpError() << "expected a to have rows and a column dim (rank 2 "
+                            "or more), got "
+                         << a;
+  if (getTransposeA() && getTransposeB())
+    return emitOpError() << "expected at most one of transpose_a and "
+                            "transpose_b";
+  for (auto [name, type] : {std::pair{"a", a}, {"b", b}, {"result", out}})
+    if (failed(verifyExtents(*this, name, type)))
+      return failure();
+  auto [bShape, outShape] = expectedShapes(*this);
+  StringRef form = getTransposeA()   ? "the rows of a, then N"
+                   : getTransposeB() ? "[N, K] with K = a's last dim"
+                                     : "[K, N] with K = a's last dim";
+  if (failed(verifyCompatibleShape(b.getShape(), bShape))) {
+    // N is b's own: a shape that gets K wrong says nothing about it.
+    bShape[getTransposeA() || !getTransposeB() ? bShape.size() - 1 : 0] =
+        ShapedType::kDynamic;
+    return emitOpError() << "expected b of shape " << shapeString(bShape)
+                         << " (" << form << "), got " << b;
+  }
+  if (failed(verifyCompatibleShape(out.getShape(), outShape)))
+    return emitOpError() << "expected a result of shape "
+                         << shapeString(outShape) << ", got " << out;
+  if (std::optional<ArrayRef<int64_t>> tile = getTile())
+    if (tile->size() != 2 ||
+        llvm::any_of(*tile, [](int64_t t) { return t < 1 || t > 1024; }))
+      return emitOpError() << "expected tile to be [rows, columns] in [1, "
+                              "1024], got "
+                           << getTileAttr();
+  if (std::optional<StringRef> library = getLibrary())
+    if (*library != "cublaslt")
+      return emitOpError() << "unknown library '" << *library
+                           << "' (expected cublaslt)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOpInterface
+//===----------------------------------------------------------------------===//
+
+StringRef MatmulOp::getKernelKind() { return "matmul"; }
+
+/// A linear layer's input and weight, or the two sides of a row
+/// contraction.
+SmallVector<StringRef> MatmulOp::getValueRoles() {
+  if (getTransposeA())
+    return {"a", "b", "out"};
+  return {"x", "w", "out"};
+}
+
+/// The rows of a are classes 0..r-1, a's last dim r, the other dim of b
+/// r + 1.
+SmallVector<SmallVector<int64_t>> MatmulOp::getDimClasses() {
+  int64_t rows = getA().getType().getRank() - 1;
+  SmallVector<int64_t> leading = llvm::to_vector(llvm::seq<int64_t>(0, rows));
+  auto withLast = [&](int64_t last) {
+    SmallVector<int64_t> dims = leading;
+    dims.push_back(last);
+    return dims;
+  };
+  if (getTransposeA())
+    return {withLast(rows), withLast(rows + 1), {rows, rows + 1}};
+  SmallVector<int64_t> weight = {rows, rows + 1};
+  if (getTransposeB())
+    std::swap(weight[0], weight[1]);
+  return {withLast(rows), weight, withLast(rows + 1)};
+}
+
+StringRef MatmulOp::getDimClassName(int64_t) { return ""; }
+
+bool MatmulOp::hasKernelConfig() {
+  return getTile().has_value() || getLibrary().has_value();
+}
+
+//===----------------------------------------------------------------------===//
+// VJPOpInterface
+//===----------------------------------------------------------------------===//
+
+/// For out = A B (A = a or its rows transposed, B = b or b transposed):
+/// dA = dout B^T and dB = A^T dout, each a matmul in the operand's type.
+FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
+                                                 ValueRange resultCotangents) {
+  if (resultCotangents.size() != 1)
+    return emitOpError() << "expected one result cotangent, got "
+                         << resultCotangents.size();
+  Value dout = resultCotangents.front();
+  if (!dout)
+    return SmallVector<Value>{Value(), Value()};
+  if (dout.getType() != getOut().getType())
+    return emitOpError() << "expected the result cotangent to be "
+                         << getOut().getType() << ", got " << dout.getType();
+  Location loc = getLoc();
+  auto matmul = [&](Value like, Value x, Value y, bool transposeA,
+                    bool transposeB) -> Value {
+    UnitAttr unit = builder.getUnitAttr();
+    return MatmulOp::create(builder, loc, like.getType(), x, y,
+                            transposeA ? unit : UnitAttr(),
+                            transposeB ? unit : UnitAttr(),
+                            /*tile=*/DenseI64ArrayAttr(),
+                            /*library=*/StringAttr());
+  };
+  Value a = getA(), b = getB();
+  if (getTransposeA())
+    return SmallVector<Value>{matmul(a, b, dout, false, true),
+                              matmul(b, a, dout, false, false)};
+  Value da = matmul(a, dout, b, false, !getTransposeB());
+  Value db = getTransposeB() ? matmul(b, dout, a, true, false)
+                             : matmul(b, a, dout, true, false);
+  return SmallVector<Value>{da, db};
+}

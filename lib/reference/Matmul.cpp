@@ -1,0 +1,75 @@
+//===- Matmul.cpp - fp64 reference of attn.matmul -------------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/reference/Matmul.h"
+
+#include "lib/support/Text.h"
+
+#include <numeric>
+#include <string>
+
+namespace attnc::ref {
+
+namespace {
+
+int64_t rowsOf(const std::vector<int64_t> &shape) {
+  return std::accumulate(shape.begin(), shape.end() - 1, int64_t{1},
+                         std::multiplies<int64_t>());
+}
+
+} // namespace
+
+StatusOr<MatmulShape> matmulShape(const pkg::MatmulSpec &spec,
+                                  const std::vector<int64_t> &a,
+                                  const std::vector<int64_t> &b,
+                                  const std::vector<int64_t> &out) {
+  const char *form = spec.transposeA   ? "a [rows, M], b [rows, N] -> [M, N]"
+                     : spec.transposeB ? "a [rows, K], b [N, K] -> [rows, N]"
+                                       : "a [rows, K], b [K, N] -> [rows, N]";
+  auto unfit = [&] {
+    return Status::error("shapes " + shapeText(a) + ", " + shapeText(b) +
+                         " -> " + shapeText(out) +
+                         " do not fit a matmul: " + form);
+  };
+  if (a.size() < 2 || b.empty() || spec.transposeA && spec.transposeB)
+    return unfit();
+  MatmulShape shape;
+  std::vector<int64_t> expected;
+  if (spec.transposeA) {
+    if (!std::equal(a.begin(), a.end() - 1, b.begin(), b.end() - 1))
+      return unfit();
+    shape = {a.back(), rowsOf(a), b.back()};
+    expected = {shape.m, shape.n};
+  } else {
+    if (b.size() != 2 || b[spec.transposeB ? 1 : 0] != a.back())
+      return unfit();
+    shape = {rowsOf(a), a.back(), b[spec.transposeB ? 0 : 1]};
+    expected.assign(a.begin(), a.end() - 1);
+    expected.push_back(shape.n);
+  }
+  if (out != expected)
+    return unfit();
+  return shape;
+}
+
+void matmul(const pkg::MatmulSpec &spec, const MatmulShape &shape,
+            const double *a, const double *b, double *out) {
+  auto at = [&](int64_t i, int64_t l) {
+    return spec.transposeA ? a[l * shape.m + i] : a[i * shape.k + l];
+  };
+  auto bt = [&](int64_t l, int64_t j) {
+    return spec.transposeB ? b[j * shape.k + l] : b[l * shape.n + j];
+  };
+  for (int64_t i = 0; i < shape.m; ++i)
+    for (int64_t j = 0; j < shape.n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < shape.k; ++l)
+        sum += at(i, l) * bt(l, j);
+      out[i * shape.n + j] = sum;
+    }
+}
+
+} // namespace attnc::ref

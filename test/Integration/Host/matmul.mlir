@@ -1,0 +1,69 @@
+// attn.matmul on the host: linear layers in both weight layouts and the
+// row contraction of weight gradients, checked against the fp64 reference,
+// and their derived gradients against finite differences of the forward
+// function (--gradcheck).
+//
+// RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: attn-run %t.attnpkg --fn linear --shape d0_0=3 --shape d0_1=37 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn linear_bwd --shape d0_0=3 --shape d0_1=37 --check --gradcheck | FileCheck %s --check-prefix=LINEAR
+// RUN: attn-run %t.attnpkg --fn mlp --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn mlp_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=MLP
+// RUN: attn-run %t.attnpkg --fn contract_rows --shape d0_0=70 --check | FileCheck %s --check-prefix=OUT
+
+// EXPLAIN-DAG: linear: kernel linear_matmul0,
+// EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul0,
+// EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul1,
+
+// OUT: out: rel_err {{.*}} ok
+
+// LINEAR: gradcheck: {{.*}} ok
+// LINEAR: dx: rel_err {{.*}} ok
+// LINEAR-NEXT: dw: rel_err {{.*}} ok
+
+// MLP: gradcheck: {{.*}} ok
+// MLP: dx: rel_err {{.*}} ok
+// MLP-NEXT: dw: rel_err {{.*}} ok
+// MLP-NEXT: darg2: rel_err {{.*}} ok
+// MLP-NEXT: darg3: rel_err {{.*}} ok
+
+// A projection with nn.Linear's weight layout [N, K], in f32.
+func.func @linear(%x: tensor<?x?x48xf32>, %w: tensor<80x48xf32>)
+    -> tensor<?x?x80xf32> attributes {attn.backward} {
+  %y = attn.matmul %x, %w {transpose_b}
+      : tensor<?x?x48xf32>, tensor<80x48xf32> -> tensor<?x?x80xf32>
+  return %y : tensor<?x?x80xf32>
+}
+
+// A SwiGLU MLP in bf16 with a residual: weights [K, N] for the gate and up
+// projections, [N, K] for the down projection.
+func.func @mlp(%x: tensor<?x?x32xbf16>, %wg: tensor<32x72xbf16>,
+               %wu: tensor<32x72xbf16>, %wd: tensor<32x72xbf16>)
+    -> tensor<?x?x32xbf16> attributes {attn.backward} {
+  %g = attn.matmul %x, %wg
+      : tensor<?x?x32xbf16>, tensor<32x72xbf16> -> tensor<?x?x72xbf16>
+  %u = attn.matmul %x, %wu
+      : tensor<?x?x32xbf16>, tensor<32x72xbf16> -> tensor<?x?x72xbf16>
+  %ng = arith.negf %g : tensor<?x?x72xbf16>
+  %e = math.exp %ng : tensor<?x?x72xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %g, %c0 : tensor<?x?x72xbf16>
+  %d1 = tensor.dim %g, %c1 : tensor<?x?x72xbf16>
+  %one = arith.constant 1.0 : bf16
+  %ones = tensor.splat %one[%d0, %d1] : tensor<?x?x72xbf16>
+  %den = arith.addf %e, %ones : tensor<?x?x72xbf16>
+  %silu = arith.divf %g, %den : tensor<?x?x72xbf16>
+  %h = arith.mulf %silu, %u : tensor<?x?x72xbf16>
+  %d = attn.matmul %h, %wd {transpose_b}
+      : tensor<?x?x72xbf16>, tensor<32x72xbf16> -> tensor<?x?x32xbf16>
+  %y = arith.addf %x, %d : tensor<?x?x32xbf16>
+  return %y : tensor<?x?x32xbf16>
+}
+
+// A weight gradient's row contraction, accumulated in f32 from bf16.
+func.func @contract_rows(%a: tensor<?x24xbf16>, %b: tensor<?x40xbf16>)
+    -> tensor<24x40xf32> {
+  %c = attn.matmul %a, %b {transpose_a}
+      : tensor<?x24xbf16>, tensor<?x40xbf16> -> tensor<24x40xf32>
+  return %c : tensor<24x40xf32>
+}
