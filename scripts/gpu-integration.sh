@@ -117,6 +117,8 @@ compile "$root/bench/variants.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-variants.attnpkg"
 compile "$root/bench/matmul.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-matmul.attnpkg"
+compile "$root/bench/norm.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-norm.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
 compile "$root/bench/attention.mlir" --target=sm_90a \

@@ -52,6 +52,9 @@ inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";
 /// int64 overflow and fit the 32-bit grid dimensions of the GPU backend.
 inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
 
+/// A shape as diagnostics write it, "[4, ?, 64]".
+std::string shapeString(llvm::ArrayRef<int64_t> shape);
+
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query
 /// rows and loads keys in pairs of 8-key fragments; a warpgroup owns 64 rows

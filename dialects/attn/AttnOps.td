@@ -594,6 +594,102 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// attn.rms_norm, attn.rms_norm_grad, attn.sum_rows
+//===----------------------------------------------------------------------===//
+
+def Attn_RmsNormOp : Attn_Op<"rms_norm", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface, ["isDifferentiableResult"]>]> {
+  let summary = "RMSNorm over the last dim, scaled by a weight";
+  let description = [{
+    For each row `x[r..., :]` of width `D` (the last dim, static):
+    `rstd[r...] = 1 / sqrt(mean_d(x^2) + epsilon)` and
+    `out[r..., d] = x[r..., d] * rstd[r...] * weight[d]`, computed in f32
+    and rounded once to the result's element type. `rstd` (f32, the leading
+    dims) is what the gradient reads again; it takes no cotangent.
+
+    One kernel reads a row once for its statistic and once more (from
+    cache) to scale it. `block_size` pins the rows of a kernel block (the
+    kernel-config step chooses it otherwise).
+
+    ```mlir
+    %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32}
+        : tensor<?x?x2048xbf16>, tensor<2048xbf16>
+        -> tensor<?x?x2048xbf16>, tensor<?x?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
+                       F32Attr:$epsilon, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$rstd);
+
+  let assemblyFormat = [{
+    $x `,` $weight attr-dict `:` type($x) `,` type($weight) `->` type($out)
+    `,` type($rstd)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the gradients of attn.rms_norm's input and weight";
+  let description = [{
+    With `xhat = x * rstd` and `g = dout * weight` per row:
+    `dx = rstd * (g - xhat * mean_d(g * xhat))`, rounded to `dx`'s element
+    type, and the weight's gradient `sum_r dout * xhat` as `P` f32 partial
+    sums: row `i` of the rows is added into `dweight_partial[i mod P, :]`,
+    so that each partial row has one writer and the result does not depend
+    on the order of threads. `attn.sum_rows` adds the partial rows up.
+
+    `block_size` pins the partial rows of a kernel block.
+
+    ```mlir
+    %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %dy
+        : tensor<?x2048xbf16>, tensor<2048xbf16>, tensor<?xf32>, tensor<?x2048xbf16>
+        -> tensor<?x2048xbf16>, tensor<512x2048xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
+                       AnyRankedTensor:$rstd, AnyRankedTensor:$dout,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$dx, AnyRankedTensor:$dweight_partial);
+
+  let assemblyFormat = [{
+    $x `,` $weight `,` $rstd `,` $dout attr-dict `:` type($x) `,`
+    type($weight) `,` type($rstd) `,` type($dout) `->` type($dx) `,`
+    type($dweight_partial)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_SumRowsOp : Attn_Op<"sum_rows", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the sum of a tensor's rows";
+  let description = [{
+    `out[d] = sum over r of in[r..., d]`: every leading dim is summed, in
+    f32 in a fixed order, and the sum rounded once to the result's element
+    type. It finishes a weight's gradient from partial sums, and is a
+    bias's gradient.
+
+    `block_size` pins the columns of a kernel block.
+
+    ```mlir
+    %dw = attn.sum_rows %partial : tensor<512x2048xf32> -> tensor<2048xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$in, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = "$in attr-dict `:` type($in) `->` type($out)";
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // attn.yield
 //===----------------------------------------------------------------------===//
 

@@ -57,7 +57,7 @@ expectedShapes(MatmulOp op) {
   return {bShape, out};
 }
 
-static std::string shapeString(ArrayRef<int64_t> shape) {
+std::string mlir::attn::shapeString(ArrayRef<int64_t> shape) {
   std::string text = "[";
   for (auto [i, extent] : llvm::enumerate(shape))
     text += (i ? ", " : "") + (ShapedType::isDynamic(extent)

@@ -493,7 +493,7 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
 }
 
 /// Which spec an op kind carries.
-enum class SpecKind { None, Attention, Cast, Elementwise, Matmul };
+enum class SpecKind { None, Attention, Cast, Elementwise, Matmul, RmsNorm };
 
 /// An op kind: its operand and result counts, and its spec.
 struct OpKind {
@@ -516,6 +516,9 @@ constexpr OpKind kOpKinds[] = {
     {"cast", 1, 1, false, SpecKind::Cast},
     {"elementwise", 1, 1, false, SpecKind::Elementwise, /*variadic=*/true},
     {"matmul", 2, 1, false, SpecKind::Matmul},
+    {"rms_norm", 2, 2, false, SpecKind::RmsNorm},
+    {"rms_norm_grad", 4, 2, false, SpecKind::None},
+    {"sum_rows", 1, 1, false, SpecKind::None},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -628,7 +631,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
   if (op.attention.has_value() != (kind->spec == SpecKind::Attention) ||
       op.cast.has_value() != (kind->spec == SpecKind::Cast) ||
       op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise) ||
-      op.matmul.has_value() != (kind->spec == SpecKind::Matmul))
+      op.matmul.has_value() != (kind->spec == SpecKind::Matmul) ||
+      op.rmsNorm.has_value() != (kind->spec == SpecKind::RmsNorm))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 (kind->spec == SpecKind::None
                                      ? " takes no spec"
@@ -638,6 +642,12 @@ Status verifyOp(const Function &function, const OpSpec &op,
     return verifyAttention(*op.attention, path);
   if (op.elementwise)
     return verifyElementwise(*op.elementwise, op, path);
+  if (op.rmsNorm && !(op.rmsNorm->epsilon >= 0))
+    return fieldError(fieldPath(path, "epsilon"),
+                      "must be >= 0, got " +
+                          std::to_string(op.rmsNorm->epsilon));
+  if (op.rmsNorm)
+    return checkFinite(op.rmsNorm->epsilon, fieldPath(path, "epsilon"));
   return op.cast ? checkFinite(op.cast->scale, fieldPath(path, "scale"))
                  : Status::ok();
 }
@@ -952,6 +962,8 @@ Json encode(const OpSpec &op) {
     json["transpose_a"] = op.matmul->transposeA;
     json["transpose_b"] = op.matmul->transposeB;
   }
+  if (op.rmsNorm)
+    json["epsilon"] = encodeNumber(op.rmsNorm->epsilon);
   return json;
 }
 
@@ -1322,6 +1334,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return r.required("scale", out.cast.emplace().scale);
   case SpecKind::Elementwise:
     return r.required("bodies", out.elementwise.emplace().bodies);
+  case SpecKind::RmsNorm:
+    return r.required("epsilon", out.rmsNorm.emplace().epsilon);
   case SpecKind::Matmul: {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },

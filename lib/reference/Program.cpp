@@ -16,6 +16,7 @@
 #include "lib/reference/Attention.h"
 #include "lib/reference/AttentionGrad.h"
 #include "lib/reference/Matmul.h"
+#include "lib/reference/Norm.h"
 #include "lib/reference/Region.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
@@ -124,6 +125,15 @@ private:
   Status runCast(const pkg::OpSpec &op);
   Status runElementwise(const pkg::OpSpec &op);
   Status runMatmul(const pkg::OpSpec &op);
+  Status runRmsNorm(const pkg::OpSpec &op);
+  Status runRmsNormGrad(const pkg::OpSpec &op);
+  Status runSumRows(const pkg::OpSpec &op);
+  /// The shapes of `names` ("" for an unkept result has none), or an error
+  /// unless they fit `expected`: one pattern per name of dim letters, rows
+  /// "R" standing for any number of leading dims shared by all.
+  StatusOr<std::map<char, int64_t>>
+  bindRows(const std::vector<std::string> &names,
+           const std::vector<std::string> &patterns) const;
   /// Binds the operands and the named results of an attention-family op
   /// to their patterns.
   StatusOr<AttnDims>
@@ -257,6 +267,21 @@ Status Evaluator::run(const pkg::OpSpec &op) {
       return Status::error("needs an elementwise spec, 1 or more operands "
                            "and a body per result");
     return runElementwise(op);
+  }
+  if (op.kind == "rms_norm") {
+    if (!op.rmsNorm || op.operands.size() != 2 || op.results.size() != 2)
+      return Status::error("needs an rms_norm spec, 2 operands and 2 results");
+    return runRmsNorm(op);
+  }
+  if (op.kind == "rms_norm_grad") {
+    if (op.operands.size() != 4 || op.results.size() != 2)
+      return Status::error("needs 4 operands and 2 results");
+    return runRmsNormGrad(op);
+  }
+  if (op.kind == "sum_rows") {
+    if (op.operands.size() != 1 || op.results.size() != 1)
+      return Status::error("needs 1 operand and 1 result");
+    return runSumRows(op);
   }
   if (op.kind == "matmul") {
     if (!op.matmul || op.operands.size() != 2 || op.results.size() != 1)
@@ -517,6 +542,108 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
   std::vector<double> result(static_cast<size_t>(shape->m * shape->n));
   matmul(*op.matmul, *shape, (*x)->data(), (*y)->data(), result.data());
   return store(to, std::move(result));
+}
+
+StatusOr<std::map<char, int64_t>>
+Evaluator::bindRows(const std::vector<std::string> &names,
+                    const std::vector<std::string> &patterns) const {
+  std::map<char, int64_t> dims;
+  std::vector<int64_t> rows;
+  bool rowsBound = false, fits = true;
+  std::string shapes, expected;
+  for (size_t i = 0; i < names.size(); ++i) {
+    expected += (i ? ", " : "") + patterns[i];
+    if (names[i].empty())
+      continue;
+    auto shape = shapeOf(names[i]);
+    if (!shape)
+      return shape.status();
+    shapes += (shapes.empty() ? "" : ", ") + names[i] + " " + shapeText(*shape);
+    const std::string &pattern = patterns[i];
+    bool leading = !pattern.empty() && pattern[0] == 'R';
+    size_t named = pattern.size() - leading;
+    if (shape->size() < named) {
+      fits = false;
+      continue;
+    }
+    std::vector<int64_t> lead(shape->begin(), shape->end() - named);
+    if (leading && rowsBound && lead != rows)
+      fits = false;
+    if (leading && !rowsBound)
+      rows = lead, rowsBound = true;
+    if (!leading && !lead.empty())
+      fits = false;
+    for (size_t d = 0; d < named; ++d) {
+      char letter = pattern[leading + d];
+      int64_t extent = (*shape)[lead.size() + d];
+      auto [it, inserted] = dims.emplace(letter, extent);
+      fits = fits && it->second == extent;
+    }
+  }
+  if (!fits)
+    return Status::error("shapes " + shapes + " do not fit " + expected +
+                         " (R: the same leading dims)");
+  int64_t count = 1;
+  for (int64_t extent : rows)
+    count *= extent;
+  dims['R'] = count;
+  return dims;
+}
+
+Status Evaluator::runRmsNorm(const pkg::OpSpec &op) {
+  auto dims =
+      bindRows({op.operands[0], op.operands[1], op.results[0], op.results[1]},
+               {"RD", "D", "RD", "R"});
+  auto x = operand(op.operands[0]), w = operand(op.operands[1]);
+  if (!dims || !x || !w)
+    return !dims ? dims.status() : !x ? x.status() : w.status();
+  int64_t rows = dims->at('R'), width = dims->at('D');
+  std::vector<double> out(rows * width), rstd(rows);
+  rmsNorm(rows, width, op.rmsNorm->epsilon, (*x)->data(), (*w)->data(),
+          out.data(), rstd.data());
+  if (!op.results[1].empty())
+    if (Status s = store(op.results[1], std::move(rstd)); !s)
+      return s;
+  return op.results[0].empty() ? Status::ok()
+                               : store(op.results[0], std::move(out));
+}
+
+Status Evaluator::runRmsNormGrad(const pkg::OpSpec &op) {
+  auto dims = bindRows({op.operands[0], op.operands[1], op.operands[2],
+                        op.operands[3], op.results[0], op.results[1]},
+                       {"RD", "D", "R", "RD", "RD", "PD"});
+  std::vector<const std::vector<double> *> in;
+  for (const std::string &name : op.operands) {
+    auto data = operand(name);
+    if (!data)
+      return data.status();
+    in.push_back(*data);
+  }
+  if (!dims)
+    return dims.status();
+  if (!dims->count('P'))
+    return Status::error("the partial sums are not kept: their rows are "
+                         "unknown");
+  int64_t rows = dims->at('R'), width = dims->at('D'), parts = dims->at('P');
+  std::vector<double> dx(rows * width), partial(parts * width);
+  rmsNormGrad(rows, width, parts, in[0]->data(), in[1]->data(), in[2]->data(),
+              in[3]->data(), dx.data(), partial.data());
+  if (Status s = store(op.results[1], std::move(partial)); !s)
+    return s;
+  return op.results[0].empty() ? Status::ok()
+                               : store(op.results[0], std::move(dx));
+}
+
+Status Evaluator::runSumRows(const pkg::OpSpec &op) {
+  if (op.results[0].empty())
+    return Status::ok();
+  auto dims = bindRows({op.operands[0], op.results[0]}, {"RD", "D"});
+  auto in = operand(op.operands[0]);
+  if (!dims || !in)
+    return !dims ? dims.status() : in.status();
+  std::vector<double> out(dims->at('D'));
+  sumRows(dims->at('R'), dims->at('D'), (*in)->data(), out.data());
+  return store(op.results[0], std::move(out));
 }
 
 } // namespace

@@ -58,7 +58,11 @@ enum class Rounding { ToDTypes, None };
 /// with q, dq, dq_accum [B, Hq, Nq, D], k, dk [B, Hkv, Nk, D], v, dv
 /// [B, Hkv, Nk, Dv], out, dout [B, Hq, Nq, Dv], lse, delta [B, Hq, Nq];
 /// cast and elementwise: each operand's shape is the result's; matmul: as
-/// ref::matmulShape says. Messages name
+/// ref::matmulShape says; with rows R (any leading dims, the same for all):
+///   rms_norm              x [R, D], weight [D] -> out [R, D], rstd [R]
+///   rms_norm_grad         x [R, D], weight [D], rstd [R], dout [R, D]
+///                         -> dx [R, D], dweight_partial [P, D]
+///   sum_rows              in [R, D] -> out [D]. Messages name
 /// the op, e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3,
 /// 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,

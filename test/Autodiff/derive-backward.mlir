@@ -162,3 +162,22 @@ func.func @weight_kn(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %r: tensor<4x3xf3
   %c = attn.matmul %y, %r {transpose_a} : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
   return %c : tensor<2x3xf32>
 }
+
+// -----
+
+// RMSNorm's gradient reads the forward's rstd, which the backward
+// recomputes under the default policy: one kernel gives dx and the
+// weight's partial sums, a row sum finishes the weight's gradient in its
+// type. rstd takes no cotangent.
+// CHECK-LABEL: func.func @rms_norm_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x16xbf16>, %[[W:[^:]+]]: tensor<16xf32>, %{{[^:]+}}: tensor<?x16xbf16>, %[[DY:[^:]+]]: tensor<?x16xbf16> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %{{.*}}, %[[RSTD:.*]] = attn.rms_norm %[[X]], %[[W]]
+// CHECK: %[[DX:.*]], %[[DWP:.*]] = attn.rms_norm_grad %[[X]], %[[W]], %[[RSTD]], %[[DY]] : tensor<?x16xbf16>, tensor<16xf32>, tensor<?xf32>, tensor<?x16xbf16> -> tensor<?x16xbf16>, tensor<512x16xf32>
+// CHECK: %[[DW:.*]] = attn.sum_rows %[[DWP]] : tensor<512x16xf32> -> tensor<16xf32>
+// CHECK: return %[[DX]], %[[DW]]
+func.func @rms_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>) -> tensor<?x16xbf16>
+    attributes {attn.backward} {
+  %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32}
+      : tensor<?x16xbf16>, tensor<16xf32> -> tensor<?x16xbf16>, tensor<?xf32>
+  return %y : tensor<?x16xbf16>
+}

@@ -340,41 +340,11 @@ private:
 
   Value rowSum(Value batch, Value head, Value i, Value lane, int64_t lanes) {
     int64_t width = op.getOut().getType().getDimSize(3);
-    auto term = [&](Value d) {
+    return laneSum(width, lane, lanes, [&](Value d) -> Value {
       return arith::MulFOp::create(
-                 b, loc, toF32(load(x.operands[0], {batch, head, i, d})),
-                 toF32(load(x.operands[1], {batch, head, i, d})))
-          .getResult();
-    };
-    auto sum = [&](Value acc, Value v) {
-      return arith::AddFOp::create(b, loc, acc, v).getResult();
-    };
-    Value total = reduce(
-        index(width / lanes), f32Const(0.0),
-        [&](Value k) { return term(add(lane, mul(k, index(lanes)))); }, sum);
-    if (int64_t rest = width % lanes) {
-      Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          lane, index(rest));
-      Value partial = total;
-      total = ifElse(
-          inRow, {f32},
-          [&] { return sum(partial, term(add(lane, index(width - rest)))); },
-          [&] { return partial; })[0];
-    }
-    for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
-      total = sum(total, gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
-                                                gpu::ShuffleMode::XOR)
-                             .getShuffleResult());
-    return total;
-  }
-
-  void storeFromLane0(Value v, Value memref, ValueRange indices, Value lane,
-                      int64_t lanes) {
-    if (lanes == 1)
-      return store(v, memref, indices);
-    ifThen(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
-        [&] { store(v, memref, indices); });
+          b, loc, toF32(load(x.operands[0], {batch, head, i, d})),
+          toF32(load(x.operands[1], {batch, head, i, d})));
+    });
   }
 
   attn::AttentionGradDeltaOp op;

@@ -199,6 +199,68 @@ protected:
     });
   }
 
+  /// The multi-index of row `row` of `buffer`: its leading dims, row-major.
+  llvm::SmallVector<mlir::Value> rowIndex(mlir::Value buffer, mlir::Value row) {
+    int64_t rank = mlir::cast<mlir::MemRefType>(buffer.getType()).getRank();
+    llvm::SmallVector<mlir::Value> indices(rank - 1);
+    for (int64_t d = rank - 2; d > 0; --d) {
+      mlir::Value extent = mlir::memref::DimOp::create(b, loc, buffer, d);
+      indices[d] = mlir::arith::RemUIOp::create(b, loc, row, extent);
+      row = divUI(row, extent);
+    }
+    if (!indices.empty())
+      indices[0] = row;
+    return indices;
+  }
+
+  /// Work on a row of `width` columns spread over `lanes` threads (a warp's
+  /// lanes on a GPU, one thread on the host): `lane` takes columns lane,
+  /// lane + lanes, ...
+  template <typename Fn>
+  void forLaneColumns(int64_t width, mlir::Value lane, int64_t lanes, Fn body) {
+    loop(lane, index(width), index(lanes), body);
+  }
+
+  /// The sum of term(d) over the row's columns, in every lane: each lane
+  /// sums its own columns (a constant count, so that their loads unroll and
+  /// are in flight together), then the lanes' sums are added by shuffles.
+  template <typename Fn>
+  mlir::Value laneSum(int64_t width, mlir::Value lane, int64_t lanes, Fn term) {
+    auto sum = [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
+      return mlir::arith::AddFOp::create(b, loc, acc, v);
+    };
+    mlir::Value total = reduce(
+        index(width / lanes), f32Const(0.0),
+        [&](mlir::Value k) { return term(add(lane, mul(k, index(lanes)))); },
+        sum);
+    if (int64_t rest = width % lanes) {
+      mlir::Value inRow = mlir::arith::CmpIOp::create(
+          b, loc, mlir::arith::CmpIPredicate::ult, lane, index(rest));
+      mlir::Value partial = total;
+      total = ifElse(
+          inRow, {f32},
+          [&] { return sum(partial, term(add(lane, index(width - rest)))); },
+          [&] { return partial; })[0];
+    }
+    for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
+      total =
+          sum(total, mlir::gpu::ShuffleOp::create(b, loc, total, offset, lanes,
+                                                  mlir::gpu::ShuffleMode::XOR)
+                         .getShuffleResult());
+    return total;
+  }
+
+  /// Stores `v` from lane 0 only, when lanes share it.
+  void storeFromLane0(mlir::Value v, mlir::Value memref,
+                      mlir::ValueRange indices, mlir::Value lane,
+                      int64_t lanes) {
+    if (lanes == 1)
+      return store(v, memref, indices);
+    ifThen(mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::eq,
+                                       lane, index(0)),
+           [&] { store(v, memref, indices); });
+  }
+
   /// Orders shared-tile writes before reads on a GPU; nothing on the host.
   void barrier() {
     if (threadId)

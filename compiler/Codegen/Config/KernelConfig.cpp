@@ -402,6 +402,21 @@ void configureMatmul(attn::MatmulOp op,
     op.setTile(ArrayRef<int64_t>{32, 64});
 }
 
+/// Rows (rms_norm), partial rows (rms_norm_grad) or columns (sum_rows) of
+/// a block: on a GPU 8 warps of a row each, or 256 threads of a column
+/// each; on the host chunks of one thread's work.
+void configureNorm(Operation *op, const attnc::TargetDescription &target) {
+  if (op->hasAttr("block_size"))
+    return;
+  bool columns = isa<attn::SumRowsOp>(op);
+  int64_t block = target.isGpu()                 ? (columns ? 256 : 8)
+                  : columns                      ? 1024
+                  : isa<attn::RmsNormGradOp>(op) ? 1
+                                                 : 64;
+  op->setAttr("block_size",
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), block));
+}
+
 struct AttnKernelConfigPass
     : attnc::impl::AttnKernelConfigBase<AttnKernelConfigPass> {
   using Base::Base;
@@ -440,6 +455,8 @@ struct AttnKernelConfigPass
         configureElements(elementwise, *description);
       if (auto matmul = dyn_cast<attn::MatmulOp>(op))
         configureMatmul(matmul, *description);
+      if (isa<attn::RmsNormOp, attn::RmsNormGradOp, attn::SumRowsOp>(op))
+        configureNorm(op, *description);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -10,13 +10,14 @@
 // tiles allocated at its start (hoisted out of the block loop later), the
 // recurrence of RowBlock. Cast: blocks of block_size elements. Matmul:
 // the tiles of HostMatmul. The gradient kernels: the grids and blocks of
-// GradBlock.
+// GradBlock. RMSNorm and row sums: NormKernel's blocks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/NormKernel.h"
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Codegen/Host/HostMatmul.h"
 #include "compiler/Passes.h"
@@ -170,6 +171,22 @@ struct MatmulToHost : attnc::KernelOpLowering<attn::MatmulOp> {
   }
 };
 
+/// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows: NormKernel's
+/// blocks, a thread each.
+template <typename Op> struct NormToHost : attnc::KernelOpLowering<Op> {
+  using attnc::KernelOpLowering<Op>::KernelOpLowering;
+
+  void lower(Op op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
+    buildGrid(rewriter, loc, {blocks}, [&](ValueRange ids) {
+      attnc::emitNormKernelBlock(rewriter, loc, op, buffers, ids[0],
+                                 /*threadId=*/Value());
+    });
+  }
+};
+
 /// Ops the host has no code for.
 LogicalResult checkHostKernel(Operation *op) {
   if (auto matmul = dyn_cast<attn::MatmulOp>(op); matmul && !matmul.getTile())
@@ -192,7 +209,9 @@ struct ConvertAttnToHostPass
                  ElementsToHost<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>>(
         context);
-    patterns.add<GradDeltaToHost, MatmulToHost>(context);
+    patterns.add<GradDeltaToHost, MatmulToHost, NormToHost<attn::RmsNormOp>,
+                 NormToHost<attn::RmsNormGradOp>, NormToHost<attn::SumRowsOp>>(
+        context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);
     patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(

@@ -41,8 +41,6 @@ private:
   int64_t rank(Value buffer) {
     return cast<MemRefType>(buffer.getType()).getRank();
   }
-  /// The multi-index of row `row` of `buffer` (its leading dims).
-  SmallVector<Value> rowIndex(Value buffer, Value row);
   Value loadAt(Value buffer, ArrayRef<Value> lead, Value last) {
     SmallVector<Value> indices(lead);
     indices.push_back(last);
@@ -60,17 +58,6 @@ private:
   Value a, bMat, out;
   int64_t tileRows, tileCols;
 };
-
-SmallVector<Value> MatmulBlock::rowIndex(Value buffer, Value row) {
-  SmallVector<Value> indices(rank(buffer) - 1);
-  for (int64_t d = static_cast<int64_t>(indices.size()) - 1; d > 0; --d) {
-    Value extent = dim(buffer, d);
-    indices[d] = arith::RemUIOp::create(b, loc, row, extent);
-    row = divUI(row, extent);
-  }
-  indices[0] = row;
-  return indices;
-}
 
 /// out = a B for a block of a's rows: per row, B's columns as a rank-1
 /// update of an accumulator row ([K, N]) or as dot products ([N, K]).

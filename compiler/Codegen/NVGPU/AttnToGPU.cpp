@@ -16,6 +16,7 @@
 #include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/NormKernel.h"
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Codegen/Config/TargetDescription.h"
 #include "compiler/Codegen/NVGPU/MmaAttention.h"
@@ -253,6 +254,25 @@ struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   }
 };
 
+/// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows: NormKernel's
+/// blocks, a warp per row or a thread per column.
+template <typename Op> struct NormToGPU : attnc::KernelOpLowering<Op> {
+  using attnc::KernelOpLowering<Op>::KernelOpLowering;
+
+  void lower(Op op, const attnc::KernelBuffers &buffers,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
+    buildLaunch(rewriter, loc, {blocks, one, one}, attnc::normKernelThreads(op),
+                0, [&](gpu::LaunchOp launch) {
+                  attnc::emitNormKernelBlock(rewriter, loc, op, buffers,
+                                             launch.getBlockIds().x,
+                                             launch.getThreadIds().x);
+                });
+  }
+};
+
 bool usesTensorCores(attn::AttentionScoringOpInterface op) {
   return op.getTiles()->getMma() != attn::MmaKind::None;
 }
@@ -422,7 +442,9 @@ struct ConvertAttnToGPUPass
     patterns.add<ElementsToGPU<attn::CastOp, attnc::castWork>,
                  ElementsToGPU<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
-                 GradDeltaToGPU>(&getContext());
+                 GradDeltaToGPU, NormToGPU<attn::RmsNormOp>,
+                 NormToGPU<attn::RmsNormGradOp>, NormToGPU<attn::SumRowsOp>>(
+        &getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
         &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);
     patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(

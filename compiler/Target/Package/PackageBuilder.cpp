@@ -116,6 +116,8 @@ pkg::OpSpec describeOp(Operation *op) {
     if (std::optional<APFloat> scale = cast.getScale())
       c.scale = scale->convertToDouble();
     spec.cast = c;
+  } else if (auto norm = dyn_cast<attn::RmsNormOp>(op)) {
+    spec.rmsNorm = pkg::RmsNormSpec{norm.getEpsilon().convertToDouble()};
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
         pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB()};
@@ -159,9 +161,10 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
   if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op))
     if (std::optional<int64_t> block = elementwise.getBlockSize())
       return {{"block_size", *block}};
-  if (auto combine = dyn_cast<attn::AttentionCombineOp>(op))
-    if (std::optional<int64_t> block = combine.getBlockSize())
-      return {{"block_size", *block}};
+  if (isa<attn::AttentionCombineOp, attn::RmsNormOp, attn::RmsNormGradOp,
+          attn::SumRowsOp>(op))
+    if (auto block = op->getAttrOfType<IntegerAttr>("block_size"))
+      return {{"block_size", block.getInt()}};
   // A library routine reads its config (pkg::Kernel::library).
   if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     if (matmul.getLibrary())

@@ -446,3 +446,27 @@ func.func @matmul(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>)
   %d = attn.matmul %a, %b {tile = array<i64: 8, 8>} : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xbf16>
   return %c, %d : tensor<?x32xbf16>, tensor<?x32xbf16>
 }
+
+// -----
+
+// RMSNorm: a GPU block is 8 warps of a row (or partial row) each, a row
+// sum's block 256 threads of a column each; host blocks are chunks of one
+// thread's work.
+// HOST-LABEL: func.func @rms_norm
+// HOST: attn.rms_norm {{.*}}block_size = 64
+// HOST: attn.rms_norm_grad {{.*}}{block_size = 1 : i64}
+// HOST: attn.sum_rows {{.*}}{block_size = 1024 : i64}
+// GPU-LABEL: func.func @rms_norm
+// GPU: attn.rms_norm {{.*}}block_size = 8
+// GPU: attn.rms_norm_grad {{.*}}{block_size = 8 : i64}
+// GPU: attn.sum_rows {{.*}}{block_size = 256 : i64}
+func.func @rms_norm(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>)
+    -> (tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<64xbf16>) {
+  %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32}
+      : tensor<?x64xbf16>, tensor<64xbf16> -> tensor<?x64xbf16>, tensor<?xf32>
+  %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %y
+      : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16>
+      -> tensor<?x64xbf16>, tensor<512x64xf32>
+  %dw = attn.sum_rows %dwp : tensor<512x64xf32> -> tensor<64xbf16>
+  return %y, %dx, %dw : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<64xbf16>
+}

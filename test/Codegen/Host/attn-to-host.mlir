@@ -516,3 +516,42 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// RMSNorm's gradient: a block per partial row p on the host, which it
+// zeroes and then fills from rows p, p + P, ...: per row the sum of
+// dout * weight * x, then dx and the partial sums column by column.
+
+// CHECK-LABEL: func.func @rms_norm_grad(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[W:[a-z0-9]+]]: memref<8xf32, {{.*}}>, %[[R:[a-z0-9]+]]: memref<?xf32, {{.*}}>, %[[DY:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[DX:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[DWP:[a-z0-9]+]]: memref<4x8xf32, {{.*}}>)
+// CHECK:         scf.forall (%{{.*}}) in (4) {
+// CHECK:           %[[P:.*]] = arith.addi
+// CHECK:           scf.for %[[D0:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        memref.store %{{.*}}, %[[DWP]][%[[P]], %[[D0]]]
+// CHECK:           %[[ROWS:.*]] = memref.dim %[[X]], %c0
+// CHECK-NEXT:      scf.for %[[ROW:.*]] = %[[P]] to %[[ROWS]] step %c4 {
+// CHECK-NEXT:        %[[RSTD:.*]] = memref.load %[[R]][%[[ROW]]]
+// CHECK:             %[[DOT:.*]] = scf.for {{.*}} -> (f32) {
+// CHECK:             scf.for %[[D:.*]] = %c0 to %c8 step %c1 {
+// CHECK:               memref.store %{{.*}}, %[[DX]][%[[ROW]], %[[D]]]
+// CHECK:               %[[OLD:.*]] = memref.load %[[DWP]][%[[P]], %[[D]]]
+// CHECK-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:          memref.store %[[NEW]], %[[DWP]][%[[P]], %[[D]]]
+module @attnc_kernels {
+  func.func @rms_norm_grad(%x: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+                           %w: memref<8xf32, strided<[?], offset: ?>>,
+                           %r: memref<?xf32, strided<[?], offset: ?>>,
+                           %dy: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+                           %dx: memref<?x8xf32, strided<[?, ?], offset: ?>>,
+                           %dwp: memref<4x8xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x8xf32, strided<[?, ?], offset: ?>> to tensor<?x8xf32>
+    %1 = bufferization.to_tensor %w : memref<8xf32, strided<[?], offset: ?>> to tensor<8xf32>
+    %2 = bufferization.to_tensor %r : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+    %3 = bufferization.to_tensor %dy : memref<?x8xf32, strided<[?, ?], offset: ?>> to tensor<?x8xf32>
+    %4, %5 = attn.rms_norm_grad %0, %1, %2, %3 {block_size = 1 : i64} : tensor<?x8xf32>, tensor<8xf32>, tensor<?xf32>, tensor<?x8xf32> -> tensor<?x8xf32>, tensor<4x8xf32>
+    bufferization.materialize_in_destination %4 in writable %dx : (tensor<?x8xf32>, memref<?x8xf32, strided<[?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %5 in writable %dwp : (tensor<4x8xf32>, memref<4x8xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -282,3 +282,44 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// RMSNorm: a warp per row, 8 rows per block of 256 threads. Each lane sums
+// the squares of its columns (lane, lane + 32), the warp's sums meet by xor
+// shuffles, lane 0 stores rstd and every lane scales its columns.
+
+// CHECK-LABEL: func.func @rms_norm(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[W:[a-z0-9]+]]: memref<64xbf16, strided<[?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[RSTD:[a-z0-9]+]]: memref<?xf32, strided<[?], offset: ?>>)
+// CHECK:         %[[ROWS:.*]] = memref.dim %[[X]], %c0
+// CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %[[ROWS]], %c8 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256,
+// CHECK:           %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
+// CHECK:           %[[WARP:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK:           scf.for %{{.*}} = %[[WARP]] to %{{.*}} step %c8 {
+// CHECK:             %[[SQ:.*]] = scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args
+// CHECK:             %[[S1:.*]], %{{.*}} = gpu.shuffle  xor %[[SQ]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4:     gpu.shuffle  xor
+// CHECK:             %[[SQRT:.*]] = math.sqrt
+// CHECK-NEXT:        %[[R:.*]] = arith.divf %{{.*}}, %[[SQRT]] : f32
+// CHECK-NEXT:        %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK-NEXT:        scf.if %[[LANE0]] {
+// CHECK-NEXT:          memref.store %[[R]], %[[RSTD]]
+// CHECK:             scf.for %[[D:.*]] = %[[LANE]] to %c64 step %c32 {
+// CHECK:               memref.store %{{.*}}, %[[OUT]][%{{.*}}, %[[D]]]
+module @attnc_kernels {
+  func.func @rms_norm(%x: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                      %w: memref<64xbf16, strided<[?], offset: ?>>,
+                      %out: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                      %rstd: memref<?xf32, strided<[?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x64xbf16, strided<[?, ?], offset: ?>> to tensor<?x64xbf16>
+    %1 = bufferization.to_tensor %w : memref<64xbf16, strided<[?], offset: ?>> to tensor<64xbf16>
+    %2, %3 = attn.rms_norm %0, %1 {epsilon = 1.0e-06 : f32, block_size = 8 : i64} : tensor<?x64xbf16>, tensor<64xbf16> -> tensor<?x64xbf16>, tensor<?xf32>
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<?x64xbf16>, memref<?x64xbf16, strided<[?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %3 in writable %rstd : (tensor<?xf32>, memref<?xf32, strided<[?], offset: ?>>) -> ()
+    return
+  }
+}

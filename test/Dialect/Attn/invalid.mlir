@@ -2338,3 +2338,91 @@ func.func @matmul_library(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x
   %c = attn.matmul %a, %b {library = "cublas"} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
   return %c : tensor<4x2xf32>
 }
+
+// -----
+
+func.func @rms_norm_width(%x: tensor<4x?xf32>, %w: tensor<8xf32>) -> tensor<4x?xf32> {
+  // expected-error @below {{'attn.rms_norm' op expected x to have rows of a static width (its last dim), got 'tensor<4x?xf32>'}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x?xf32>, tensor<8xf32> -> tensor<4x?xf32>, tensor<4xf32>
+  return %y : tensor<4x?xf32>
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.rms_norm' op expected a finite epsilon >= 0, got -1.000000e+00}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = -1.0 : f32} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_weight(%x: tensor<4x8xf32>, %w: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.rms_norm' op expected weight to have shape [8], got 'tensor<4xf32>'}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_element(%x: tensor<4x8xi32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.rms_norm' op expected x to have f32, f16 or bf16 elements, got 'tensor<4x8xi32>'}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x8xi32>, tensor<8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_rstd(%x: tensor<4x8xbf16>, %w: tensor<8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @below {{'attn.rms_norm' op expected rstd to have f32 elements, got 'tensor<4xbf16>'}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x8xbf16>, tensor<8xbf16> -> tensor<4x8xbf16>, tensor<4xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+func.func @rms_norm_extent(%x: tensor<0x8xf32>, %w: tensor<8xf32>) -> tensor<0x8xf32> {
+  // expected-error @below {{'attn.rms_norm' op x has dim 0; static dims must be in [1, 2147483647]}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<0x8xf32>, tensor<8xf32> -> tensor<0x8xf32>, tensor<0xf32>
+  return %y : tensor<0x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_block(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.rms_norm' op expected block_size in [1, 1024], got 0}}
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32, block_size = 0 : i64} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_grad_partials(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %r: tensor<4xf32>) -> tensor<?x8xf32> {
+  // expected-error @below {{'attn.rms_norm_grad' op expected dweight_partial to be [P, D] with a static P, got 'tensor<?x8xf32>'}}
+  %dx, %dw = attn.rms_norm_grad %x, %w, %r, %x : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<?x8xf32>
+  return %dw : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_grad_dout(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %r: tensor<4xf32>, %dy: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.rms_norm_grad' op expected dout to have shape [4, 8], got 'tensor<5x8xf32>'}}
+  %dx, %dw = attn.rms_norm_grad %x, %w, %r, %dy : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<5x8xf32> -> tensor<4x8xf32>, tensor<2x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @sum_rows_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'attn.sum_rows' op expected rows: an input of rank 2 or more, got 'tensor<8xf32>'}}
+  %s = attn.sum_rows %x : tensor<8xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+func.func @sum_rows_out(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.sum_rows' op expected out to have shape [8], got 'tensor<4xf32>'}}
+  %s = attn.sum_rows %x : tensor<4x8xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

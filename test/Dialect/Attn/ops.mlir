@@ -617,3 +617,20 @@ func.func @matmul(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
       : tensor<8x64xf32>, tensor<64x96xf32> -> tensor<8x96xf32>
   return %y, %dw, %c : tensor<?x?x96xbf16>, tensor<96x64xf32>, tensor<8x96xf32>
 }
+
+// RMSNorm, its gradient kernel and the row sum that finishes the weight's
+// gradient.
+// CHECK-LABEL: func @rms_norm(
+// CHECK: attn.rms_norm %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32} : tensor<?x?x64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+// CHECK: attn.rms_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<?x?xf32>, tensor<?x?x64xbf16> -> tensor<?x?x64xbf16>, tensor<16x64xf32>
+// CHECK: attn.sum_rows %{{.*}} {block_size = 256 : i64} : tensor<16x64xf32> -> tensor<64xbf16>
+func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x?x64xbf16>)
+    -> (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>) {
+  %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32}
+      : tensor<?x?x64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+  %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %dy
+      : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<?x?xf32>, tensor<?x?x64xbf16>
+      -> tensor<?x?x64xbf16>, tensor<16x64xf32>
+  %dw = attn.sum_rows %dwp {block_size = 256 : i64} : tensor<16x64xf32> -> tensor<64xbf16>
+  return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
+}

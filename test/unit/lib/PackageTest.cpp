@@ -88,10 +88,13 @@ static bool operator==(const CastSpec &a, const CastSpec &b) {
 static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
   return a.transposeA == b.transposeA && a.transposeB == b.transposeB;
 }
+static bool operator==(const RmsNormSpec &a, const RmsNormSpec &b) {
+  return a.epsilon == b.epsilon;
+}
 static bool operator==(const OpSpec &a, const OpSpec &b) {
   return a.kind == b.kind && a.operands == b.operands &&
          a.results == b.results && a.attention == b.attention &&
-         a.cast == b.cast && a.matmul == b.matmul;
+         a.cast == b.cast && a.matmul == b.matmul && a.rmsNorm == b.rmsNorm;
 }
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
@@ -308,6 +311,25 @@ Function linearProgram() {
   return fn;
 }
 
+/// RMSNorm of rows of 64 on the host.
+Function normProgram() {
+  Function fn;
+  fn.name = "norm";
+  fn.inputs = {TensorSig{"x", DType::BF16, {Dim::named("N"), Dim::fixed(64)}},
+               TensorSig{"w", DType::BF16, {Dim::fixed(64)}}};
+  fn.outputs = {TensorSig{"y", DType::BF16, {Dim::named("N"), Dim::fixed(64)}}};
+  fn.steps = {Step{"rms_norm", {"x", "w", "y"}}};
+  fn.kernels = {kernel("rms_norm", "host", "host", "rms_norm_entry",
+                       {{GridTerm{1, {"N"}, 64}}})};
+  OpSpec op;
+  op.kind = "rms_norm";
+  op.operands = {"x", "w"};
+  op.results = {"y", ""};
+  op.rmsNorm = RmsNormSpec{1e-6};
+  fn.ops = {op};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -319,9 +341,12 @@ Package makePackage() {
   copy.steps = {Step{"copy", {"x", "y"}}};
   copy.kernels = {kernel("copy", "host", "empty", "copy")};
 
-  package.functions = {
-      attentionProgram(), copy, attentionBackwardProgram(/*accumulateDq=*/true),
-      attentionBackwardProgram(/*accumulateDq=*/false), linearProgram()};
+  package.functions = {attentionProgram(),
+                       copy,
+                       attentionBackwardProgram(/*accumulateDq=*/true),
+                       attentionBackwardProgram(/*accumulateDq=*/false),
+                       linearProgram(),
+                       normProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -1026,11 +1051,19 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][0]["ops"][1]["kind"] = "linear"; },
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
-       "\"attention_grad_q\", \"cast\", \"elementwise\" or \"matmul\")"},
+       "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
+       "\"rms_norm\", \"rms_norm_grad\" or \"sum_rows\")"},
       {"matmul operand count",
        [](Json &m) { m["functions"][4]["ops"][0]["operands"].push_back("x"); },
        "functions[4].ops[0].operands: expected 2 for an op of kind "
        "\"matmul\", got 3"},
+      {"rms_norm with a negative epsilon",
+       [](Json &m) { m["functions"][5]["ops"][0]["epsilon"] = -1.0; },
+       "functions[5].ops[0].epsilon: must be >= 0, got -1.000000"},
+      {"rms_norm result count",
+       [](Json &m) { m["functions"][5]["ops"][0]["results"].erase(1); },
+       "functions[5].ops[0].results: expected 2 for an op of kind "
+       "\"rms_norm\", got 1"},
       {"library routine on the host",
        [](Json &m) {
          m["functions"][4]["kernels"][0]["library"] = "cublaslt_matmul";

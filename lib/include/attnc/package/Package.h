@@ -273,6 +273,13 @@ struct MatmulSpec {
   bool transposeB = false;
 };
 
+/// Semantics of attn.rms_norm over rows [r..., D]: rstd[r] = 1 /
+/// sqrt(mean_d(x[r, d]^2) + epsilon), out[r, d] = x[r, d] * rstd[r] *
+/// weight[d]. JSON (inside an OpSpec): "epsilon": 1e-06.
+struct RmsNormSpec {
+  double epsilon = 0;
+};
+
 /// One op of a function's computation, in program order. Operands and
 /// results name values of the function (inputs, outputs, buffers); a result
 /// that nothing keeps is "" (an attention's unused lse). Every value has the
@@ -287,6 +294,13 @@ struct MatmulSpec {
 ///   "elementwise"  [in0, in1, ...] (one or more) -> [out0, ...] (one or
 ///       more); ElementwiseSpec.
 ///   "matmul"  [a, b] -> [out]; MatmulSpec.
+///   "rms_norm"  [x, weight] -> [out, rstd]; RmsNormSpec.
+///   "rms_norm_grad"  [x, weight, rstd, dout] -> [dx, dweight_partial];
+///       no spec. With xhat = x * rstd and g = dout * weight per row,
+///       dx = rstd * (g - xhat * mean_d(g * xhat)); row i of the rows adds
+///       dout * xhat into dweight_partial [P, D] row i mod P.
+///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
+///       every leading index.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
 /// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
 ///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.
@@ -307,6 +321,7 @@ struct OpSpec {
   std::optional<CastSpec> cast;           // "cast"
   std::optional<ElementwiseSpec> elementwise; // "elementwise"
   std::optional<MatmulSpec> matmul;           // "matmul"
+  std::optional<RmsNormSpec> rmsNorm;         // "rms_norm"
 };
 
 //===----------------------------------------------------------------------===//

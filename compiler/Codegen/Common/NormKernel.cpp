@@ -1,0 +1,200 @@
+//===- NormKernel.cpp - Row kernels of RMSNorm and row sums ---------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/NormKernel.h"
+
+#include "compiler/Codegen/Common/KernelEmitter.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+
+int64_t blockSizeOf(Operation *op) {
+  return op->getAttrOfType<IntegerAttr>("block_size").getInt();
+}
+
+class NormBlock : attnc::BlockEmitter {
+public:
+  NormBlock(OpBuilder &b, Location loc, Operation *op,
+            const attnc::KernelBuffers &x, Value threadId)
+      : BlockEmitter(b, loc, threadId, attnc::normKernelThreads(op)), op(op),
+        x(x), perBlock(blockSizeOf(op)) {
+    if (threadId) {
+      lane = arith::RemUIOp::create(b, loc, threadId, index(kWarp));
+      warp = arith::DivUIOp::create(b, loc, threadId, index(kWarp));
+    } else {
+      lane = index(0);
+    }
+  }
+
+  void emit(Value blockId);
+
+private:
+  int64_t lanes() const { return threadId ? kWarp : 1; }
+  int64_t width() const {
+    return cast<MemRefType>(x.operands[0].getType()).getShape().back();
+  }
+  /// The rows of `buffer`: the product of its leading dims.
+  Value rowCount(Value buffer) {
+    Value rows = index(1);
+    int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      rows = mul(rows, memref::DimOp::create(b, loc, buffer, d));
+    return rows;
+  }
+  Value at(Value buffer, ArrayRef<Value> lead, Value last) {
+    SmallVector<Value> indices(lead);
+    indices.push_back(last);
+    return toF32(load(buffer, indices));
+  }
+  void storeAt(Value v, Value buffer, ArrayRef<Value> lead, Value last) {
+    SmallVector<Value> indices(lead);
+    indices.push_back(last);
+    store(fromF32(v, buffer), buffer, indices);
+  }
+  Value mulF(Value a, Value c) { return arith::MulFOp::create(b, loc, a, c); }
+
+  /// body(item) for items [first, first + perBlock) below `count`: a loop
+  /// on the host, a warp each on a GPU.
+  template <typename Fn> void forBlockItems(Value blockId, Value count, Fn fn);
+  void normRow(Value row);
+  void gradPartial(Value partial);
+  void sumColumn(Value column);
+
+  Operation *op;
+  const attnc::KernelBuffers &x;
+  int64_t perBlock;
+  Value lane, warp;
+};
+
+template <typename Fn>
+void NormBlock::forBlockItems(Value blockId, Value count, Fn fn) {
+  Value first = mul(blockId, index(perBlock));
+  Value items = validRows(perBlock, count, first);
+  if (!threadId)
+    return loopTo(items, [&](Value i) { fn(add(first, i)); });
+  loop(warp, items, index(numThreads / kWarp),
+       [&](Value i) { fn(add(first, i)); });
+}
+
+/// rstd = 1 / sqrt(mean(x^2) + epsilon); out = x * rstd * weight.
+void NormBlock::normRow(Value row) {
+  auto norm = cast<attn::RmsNormOp>(op);
+  Value in = x.operands[0], weight = x.operands[1];
+  SmallVector<Value> lead = rowIndex(in, row);
+  Value squares = laneSum(width(), lane, lanes(), [&](Value d) {
+    Value v = at(in, lead, d);
+    return mulF(v, v);
+  });
+  Value mean = arith::DivFOp::create(b, loc, squares, f32Const(width()));
+  Value shifted = arith::AddFOp::create(
+      b, loc, mean, f32Const(norm.getEpsilon().convertToDouble()));
+  Value rstd = arith::DivFOp::create(b, loc, f32Const(1.0),
+                                     math::SqrtOp::create(b, loc, shifted));
+  if (Value out = x.results[1])
+    storeFromLane0(rstd, out, lead, lane, lanes());
+  if (Value out = x.results[0])
+    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+      Value v = mulF(mulF(at(in, lead, d), rstd), toF32(load(weight, d)));
+      storeAt(v, out, lead, d);
+    });
+}
+
+/// The rows partial, partial + P, ...: dx of each, and the sum of their
+/// dout * xhat into the partial row.
+void NormBlock::gradPartial(Value partial) {
+  Value in = x.operands[0], weight = x.operands[1], rstdIn = x.operands[2],
+        dout = x.operands[3], dx = x.results[0], sums = x.results[1];
+  int64_t partials = cast<MemRefType>(sums.getType()).getDimSize(0);
+  forLaneColumns(width(), lane, lanes(), [&](Value d) {
+    store(f32Const(0), sums, {partial, d});
+  });
+  loop(partial, rowCount(in), index(partials), [&](Value row) {
+    SmallVector<Value> lead = rowIndex(in, row);
+    Value rstd = load(rstdIn, lead);
+    Value dot = laneSum(width(), lane, lanes(), [&](Value d) {
+      return mulF(mulF(at(dout, lead, d), toF32(load(weight, d))),
+                  at(in, lead, d));
+    });
+    // mean(g * xhat) = rstd * sum(g * x) / D
+    Value mean =
+        arith::DivFOp::create(b, loc, mulF(dot, rstd), f32Const(width()));
+    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+      Value dy = at(dout, lead, d);
+      Value xhat = mulF(at(in, lead, d), rstd);
+      if (dx) {
+        Value g = mulF(dy, toF32(load(weight, d)));
+        Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, mean));
+        storeAt(mulF(rstd, diff), dx, lead, d);
+      }
+      Value sum = arith::AddFOp::create(b, loc, load(sums, {partial, d}),
+                                        mulF(dy, xhat));
+      store(sum, sums, {partial, d});
+    });
+  });
+}
+
+/// out[column] = the sum of the column over the rows, in row order.
+void NormBlock::sumColumn(Value column) {
+  Value in = x.operands[0], out = x.results[0];
+  Value total = reduce(
+      rowCount(in), f32Const(0),
+      [&](Value row) { return at(in, rowIndex(in, row), column); },
+      [&](Value acc, Value v) -> Value {
+        return arith::AddFOp::create(b, loc, acc, v);
+      });
+  store(fromF32(total, out), out, column);
+}
+
+void NormBlock::emit(Value blockId) {
+  if (isa<attn::RmsNormOp>(op))
+    return forBlockItems(blockId, rowCount(x.operands[0]),
+                         [&](Value row) { normRow(row); });
+  if (isa<attn::RmsNormGradOp>(op)) {
+    Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
+    return forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
+  }
+  // A thread per column.
+  Value first = mul(blockId, index(perBlock));
+  Value columns = validRows(perBlock, index(width()), first);
+  forEachRow(columns, [&](Value i) { sumColumn(add(first, i)); });
+}
+
+} // namespace
+
+int64_t attnc::normKernelThreads(Operation *op) {
+  int64_t perBlock = blockSizeOf(op);
+  return isa<attn::SumRowsOp>(op) ? perBlock : perBlock * kWarp;
+}
+
+Value attnc::normKernelGrid(OpBuilder &b, Location loc, Operation *op,
+                            const KernelBuffers &buffers) {
+  Value count;
+  if (isa<attn::RmsNormOp>(op)) {
+    Value in = buffers.operands[0];
+    count = arith::ConstantIndexOp::create(b, loc, 1);
+    int64_t rank = cast<MemRefType>(in.getType()).getRank();
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      count = arith::MulIOp::create(b, loc, count,
+                                    memref::DimOp::create(b, loc, in, d));
+  } else if (isa<attn::RmsNormGradOp>(op)) {
+    count = memref::DimOp::create(b, loc, buffers.results[1], 0);
+  } else {
+    count = arith::ConstantIndexOp::create(
+        b, loc, cast<MemRefType>(buffers.results[0].getType()).getDimSize(0));
+  }
+  return arith::CeilDivUIOp::create(
+      b, loc, count, arith::ConstantIndexOp::create(b, loc, blockSizeOf(op)));
+}
+
+void attnc::emitNormKernelBlock(OpBuilder &b, Location loc, Operation *op,
+                                const KernelBuffers &buffers, Value blockId,
+                                Value threadId) {
+  NormBlock(b, loc, op, buffers, threadId).emit(blockId);
+}

@@ -1,0 +1,35 @@
+//===- Norm.h - fp64 reference of RMSNorm and row sums ----------*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows on dense row-major
+// rows of `width` elements, in double (pkg::RmsNormSpec and the op kinds of
+// pkg::OpSpec define them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_REFERENCE_NORM_H
+#define ATTNC_LIB_REFERENCE_NORM_H
+
+#include <cstdint>
+
+namespace attnc::ref {
+
+/// out [rows, width] and rstd [rows] of x [rows, width].
+void rmsNorm(int64_t rows, int64_t width, double epsilon, const double *x,
+             const double *weight, double *out, double *rstd);
+
+/// dx [rows, width] and the weight's partial sums [partials, width]
+/// (row i into partial row i mod partials).
+void rmsNormGrad(int64_t rows, int64_t width, int64_t partials, const double *x,
+                 const double *weight, const double *rstd, const double *dout,
+                 double *dx, double *dweightPartial);
+
+/// out [width] = the sum of the rows of in [rows, width].
+void sumRows(int64_t rows, int64_t width, const double *in, double *out);
+
+} // namespace attnc::ref
+
+#endif // ATTNC_LIB_REFERENCE_NORM_H

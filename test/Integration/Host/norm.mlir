@@ -1,0 +1,49 @@
+// RMSNorm on the host: its forward and gradient kernels against the fp64
+// reference, and the derived gradients against finite differences of the
+// forward function (--gradcheck): alone, and as the pre-norm of a
+// projection with a residual.
+//
+// RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: attn-run %t.attnpkg --fn rms_norm --shape d0_0=3 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn rms_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=NORM
+// RUN: attn-run %t.attnpkg --fn pre_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
+// Every remat policy gives the same gradients.
+// RUN: attnc %s --remat=none -o %t.none.attnpkg
+// RUN: attn-run %t.none.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
+
+// The weight's gradient is a kernel of partial sums and their row sum.
+// EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_rms_norm0,
+// EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_rms_norm_grad1,
+// EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_sum_rows2,
+
+// OUT: out: rel_err {{.*}} ok
+
+// NORM: gradcheck: {{.*}} ok
+// NORM: dx: rel_err {{.*}} ok
+// NORM-NEXT: dweight: rel_err {{.*}} ok
+
+// PRE: gradcheck: {{.*}} ok
+// PRE: dx: rel_err {{.*}} ok
+// PRE-NEXT: dweight: rel_err {{.*}} ok
+// PRE-NEXT: dw: rel_err {{.*}} ok
+
+// RMSNorm of f32 rows of 40 with an f32 weight; only out is returned.
+func.func @rms_norm(%x: tensor<?x?x40xf32>, %w: tensor<40xf32>)
+    -> tensor<?x?x40xf32> attributes {attn.backward} {
+  %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
+      : tensor<?x?x40xf32>, tensor<40xf32> -> tensor<?x?x40xf32>, tensor<?x?xf32>
+  return %y : tensor<?x?x40xf32>
+}
+
+// x + (rms_norm(x) w_proj^T) in bf16, rows of 48.
+func.func @pre_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
+                    %w: tensor<48x48xbf16>) -> tensor<?x48xbf16>
+    attributes {attn.backward} {
+  %h, %rstd = attn.rms_norm %x, %g {epsilon = 1.0e-06 : f32}
+      : tensor<?x48xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>, tensor<?xf32>
+  %p = attn.matmul %h, %w {transpose_b}
+      : tensor<?x48xbf16>, tensor<48x48xbf16> -> tensor<?x48xbf16>
+  %y = arith.addf %x, %p : tensor<?x48xbf16>
+  return %y : tensor<?x48xbf16>
+}
