@@ -119,6 +119,10 @@ compile "$root/bench/matmul.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-matmul.attnpkg"
 compile "$root/bench/norm.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-norm.attnpkg"
+compile "$root/bench/block.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-block.attnpkg"
+compile "$root/bench/block.mlir" --target=sm_90a --remat=none \
+  -o "$bundle/packages/bench-block-none.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
 compile "$root/bench/attention.mlir" --target=sm_90a \

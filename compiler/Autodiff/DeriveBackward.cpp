@@ -39,14 +39,14 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `arg` is read only as a capture of attention ops: such tensors
-/// (document ids, bias tables) carry no gradient.
-bool isCaptureOnly(BlockArgument arg) {
+/// Whether `arg` is read only through operands that take no gradient
+/// (attention's captures, rotary tables): such tensors have none.
+bool takesNoGradient(BlockArgument arg) {
   if (arg.use_empty())
     return false;
   return llvm::all_of(arg.getUses(), [](OpOperand &use) {
-    auto op = dyn_cast<attn::AttentionScoringOpInterface>(use.getOwner());
-    return op && llvm::is_contained(op.getCaptures(), use.get());
+    auto op = dyn_cast<attn::VJPOpInterface>(use.getOwner());
+    return op && !op.isDifferentiableOperand(use.getOperandNumber());
   });
 }
 
@@ -110,8 +110,9 @@ private:
 };
 
 /// @f_bwd's signature: @f's arguments, its results, then a cotangent per
-/// differentiable result; it returns one gradient per argument that is not
-/// only a capture, each marked with the argument's index where some are.
+/// differentiable result; it returns one gradient per argument that takes
+/// one (takesNoGradient), each marked with the argument's index where some
+/// are.
 func::FuncOp BackwardBuilder::createFunction() {
   SmallVector<Type> inputs(forward.getArgumentTypes());
   llvm::append_range(inputs, forward.getResultTypes());
@@ -120,7 +121,7 @@ func::FuncOp BackwardBuilder::createFunction() {
       inputs.push_back(value.getType());
   SmallVector<Type> results;
   for (BlockArgument arg : forward.getArguments())
-    if (!isCaptureOnly(arg))
+    if (!takesNoGradient(arg))
       results.push_back(arg.getType());
   OpBuilder b(forward);
   b.setInsertionPointAfter(forward);
@@ -136,7 +137,7 @@ func::FuncOp BackwardBuilder::createFunction() {
   unsigned result = 0;
   if (results.size() != forward.getNumArguments())
     for (BlockArgument arg : forward.getArguments())
-      if (!isCaptureOnly(arg))
+      if (!takesNoGradient(arg))
         func.setResultAttr(result++, attn::kGradientOfArgumentAttrName,
                            b.getI64IntegerAttr(arg.getArgNumber()));
   func.addEntryBlock();
@@ -188,7 +189,7 @@ LogicalResult BackwardBuilder::finish() {
   Block &body = backward.getBody().front();
   SmallVector<Value> gradients;
   for (BlockArgument arg : forward.getArguments()) {
-    if (isCaptureOnly(arg))
+    if (takesNoGradient(arg))
       continue;
     Value gradient = cotangents.lookup(body.getArgument(arg.getArgNumber()));
     if (!gradient)

@@ -109,14 +109,25 @@ func::FuncOp forwardProgramOf(func::FuncOp func) {
 
 /// For a backward function, the symbolic shapes of its forward function's
 /// program arguments (inputs, then outputs), which its own first arguments
-/// are: their dims keep the forward's symbols even where no op of the
-/// backward reads them. Empty otherwise, or while the forward is no
+/// are, then those of the outputs its cotangents stand for: their dims keep
+/// the forward's symbols even where no op of the backward reads them (or
+/// links them to the rest). Empty otherwise, or while the forward is no
 /// program yet.
 SmallVector<ArrayAttr> forwardValueShapes(func::FuncOp func) {
   SmallVector<ArrayAttr> shapes;
-  if (func::FuncOp forward = forwardProgramOf(func))
-    for (BlockArgument arg : forward.getArguments())
-      shapes.push_back(attnrt::symbolicShapeOf(arg));
+  func::FuncOp forward = forwardProgramOf(func);
+  if (!forward)
+    return shapes;
+  for (BlockArgument arg : forward.getArguments())
+    shapes.push_back(attnrt::symbolicShapeOf(arg));
+  int64_t numInputs =
+      forward->getAttrOfType<IntegerAttr>(attnrt::kNumInputsAttr).getInt();
+  for (unsigned i = shapes.size(); i < func.getNumArguments(); ++i) {
+    auto of =
+        func.getArgAttrOfType<IntegerAttr>(i, attn::kCotangentOfResultAttrName);
+    shapes.push_back(of ? shapes[numInputs + of.getInt()]
+                        : ArrayAttr::get(func.getContext(), {}));
+  }
   return shapes;
 }
 

@@ -130,6 +130,13 @@ def Attn_VJPOpInterface : OpInterface<"VJPOpInterface"> {
         differentiate) does not.}],
       "bool", "isDifferentiableResult", (ins "unsigned":$index), [{}],
       [{ return true; }]>,
+    InterfaceMethod<
+      [{Whether operand `index` takes a gradient. Operands that only
+        parameterize the op (attention's captures, rotary tables) do not:
+        its rule gives them a null cotangent, and a function argument read
+        only through such operands has no gradient.}],
+      "bool", "isDifferentiableOperand", (ins "unsigned":$index), [{}],
+      [{ return true; }]>,
   ];
 }
 

@@ -1482,6 +1482,9 @@ Value mlir::attn::buildElementwiseSum(OpBuilder &b, Location loc, Value x,
 
 bool AttentionOp::isDifferentiableResult(unsigned index) { return index == 0; }
 
+/// Captures (document ids, bias tables) carry no gradient.
+bool AttentionOp::isDifferentiableOperand(unsigned index) { return index < 3; }
+
 /// The gradient of attention is attn.attention_grad over the op's operands
 /// and results, with its attributes and regions; `lse` carries no
 /// cotangent (it is an auxiliary result that the backward pass saves).

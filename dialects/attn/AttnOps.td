@@ -29,7 +29,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure, IsolatedFromAbove,
     Attn_AttentionScoringOpInterface,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface,
-                              ["isDifferentiableResult"]>]> {
+                              ["isDifferentiableResult",
+                               "isDifferentiableOperand"]>]> {
   let summary = "softmax attention with optional mask and score regions";
   let description = [{
     Computes, for every batch `b`, query head `h`, query row `i`:
@@ -685,6 +686,81 @@ def Attn_SumRowsOp : Attn_Op<"sum_rows", [Pure,
   let results = (outs AnyRankedTensor:$out);
 
   let assemblyFormat = "$in attr-dict `:` type($in) `->` type($out)";
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.split_heads, attn.merge_heads
+//===----------------------------------------------------------------------===//
+
+def Attn_SplitHeadsOp : Attn_Op<"split_heads", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableOperand"]>]> {
+  let summary = "a projection's heads as attention's layout, with RoPE";
+  let description = [{
+    Reads `x [B, N, H * D]` (a projection's output) as `H` heads of width
+    `D` and writes them in attention's layout `out [B, H, N, D]`:
+    `out[b, h, n, d] = x[b, n, h * D + d]`. With the rotary tables `cos`
+    and `sin` (`[N, R/2]`, f32, R even and at most D) it applies rotary
+    position embeddings to the first R dims of each head on the way, in
+    the rotate-half form: for i < R/2, with x1 = the element at i and x2
+    = the one at i + R/2,
+    `out[.., i] = x1 * cos[n, i] - x2 * sin[n, i]` and
+    `out[.., i + R/2] = x2 * cos[n, i] + x1 * sin[n, i]`.
+    The tables are inputs, so any RoPE variant (base, scaling, a position
+    offset for decoding) is a choice of tables; they take no gradient.
+    Computed in f32, rounded once to the result's element type.
+
+    `block_size` pins the elements a kernel block writes.
+
+    ```mlir
+    %q = attn.split_heads %x, %cos, %sin
+        : tensor<?x?x2048xbf16>, tensor<?x64xf32>, tensor<?x64xf32>
+        -> tensor<?x16x?x128xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$x, Variadic<AnyRankedTensor>:$tables,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $x (`,` $tables^)? attr-dict `:` type($x) (`,` type($tables)^)? `->`
+    type($out)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_MergeHeadsOp : Attn_Op<"merge_heads", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableOperand"]>]> {
+  let summary = "attention's layout back to a projection's, with RoPE's transpose";
+  let description = [{
+    The transpose of `attn.split_heads`: `y [B, H, N, D]` becomes
+    `out [B, N, H * D]` with `out[b, n, h * D + d] = y[b, h, n, d]`; with
+    the rotary tables, the first R dims of each head are rotated back by
+    the transposed rotation: `out[.., i] = y1 * cos + y2 * sin` and
+    `out[.., i + R/2] = y2 * cos - y1 * sin`. It merges attention's heads
+    before the output projection, and is split_heads' gradient (and
+    split_heads is its).
+
+    ```mlir
+    %o = attn.merge_heads %y : tensor<?x16x?x128xbf16> -> tensor<?x?x2048xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$y, Variadic<AnyRankedTensor>:$tables,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $y (`,` $tables^)? attr-dict `:` type($y) (`,` type($tables)^)? `->`
+    type($out)
+  }];
 
   let hasVerifier = 1;
 }

@@ -506,6 +506,8 @@ struct OpKind {
   /// Whether numOperands and numResults are the least counts rather than
   /// the exact ones.
   bool variadic = false;
+  /// Operands that come as a group or not at all (rotary tables).
+  size_t optionalOperands = 0;
 };
 
 constexpr OpKind kOpKinds[] = {
@@ -519,6 +521,8 @@ constexpr OpKind kOpKinds[] = {
     {"rms_norm", 2, 2, false, SpecKind::RmsNorm},
     {"rms_norm_grad", 4, 2, false, SpecKind::None},
     {"sum_rows", 1, 1, false, SpecKind::None},
+    {"split_heads", 1, 1, false, SpecKind::None, false, 2},
+    {"merge_heads", 1, 1, false, SpecKind::None, false, 2},
 };
 
 const OpKind *findOpKind(const std::string &name) {
@@ -573,10 +577,19 @@ Status verifyOpArity(const Function &function, const OpSpec &op,
       op.attention
           ? static_cast<size_t>(std::max<int64_t>(op.attention->numCaptures, 0))
           : 0;
+  size_t numOperands = kind.numOperands + captures;
+  if (kind.optionalOperands &&
+      op.operands.size() == numOperands + kind.optionalOperands)
+    numOperands += kind.optionalOperands;
+  else if (kind.optionalOperands && op.operands.size() != numOperands)
+    return fieldError(fieldPath(path, "operands"),
+                      "expected " + std::to_string(numOperands) + " or " +
+                          std::to_string(numOperands + kind.optionalOperands) +
+                          " for an op of kind " + inQuotes(op.kind) + ", got " +
+                          std::to_string(op.operands.size()));
   if (Status s = all(
           [&] {
-            return verifyOpValues(function, op.operands,
-                                  kind.numOperands + captures,
+            return verifyOpValues(function, op.operands, numOperands,
                                   kind.takesAccumulator, kind.variadic, op.kind,
                                   fieldPath(path, "operands"), false);
           },

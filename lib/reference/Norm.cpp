@@ -52,4 +52,28 @@ void sumRows(int64_t rows, int64_t width, const double *in, double *out) {
       out[d] += in[r * width + d];
 }
 
+void moveHeads(bool split, const HeadsShape &shape, const double *in,
+               const double *cos, const double *sin, double *out) {
+  const int64_t d = shape.headDim, h = shape.heads, n = shape.seq;
+  for (int64_t b = 0; b < shape.batch; ++b)
+    for (int64_t head = 0; head < h; ++head)
+      for (int64_t pos = 0; pos < n; ++pos) {
+        int64_t flat = (b * n + pos) * h * d + head * d;
+        int64_t heads = ((b * h + head) * n + pos) * d;
+        const double *from = in + (split ? flat : heads);
+        double *to = out + (split ? heads : flat);
+        for (int64_t i = 0; i < d; ++i)
+          to[i] = from[i];
+        // The transpose of a rotation by (cos, sin) is one by (cos, -sin).
+        double sign = split ? 1 : -1;
+        for (int64_t i = 0; i < shape.half; ++i) {
+          double c = cos[pos * shape.half + i],
+                 s = sign * sin[pos * shape.half + i];
+          double x1 = from[i], x2 = from[i + shape.half];
+          to[i] = x1 * c - x2 * s;
+          to[i + shape.half] = x2 * c + x1 * s;
+        }
+      }
+}
+
 } // namespace attnc::ref

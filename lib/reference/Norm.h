@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // attn.rms_norm, attn.rms_norm_grad and attn.sum_rows on dense row-major
-// rows of `width` elements, in double (pkg::RmsNormSpec and the op kinds of
-// pkg::OpSpec define them).
+// rows of `width` elements, and attn.split_heads / attn.merge_heads, whose
+// rotation works on a head's row, in double (pkg::RmsNormSpec and the op
+// kinds of pkg::OpSpec define them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,18 @@ void rmsNormGrad(int64_t rows, int64_t width, int64_t partials, const double *x,
 
 /// out [width] = the sum of the rows of in [rows, width].
 void sumRows(int64_t rows, int64_t width, const double *in, double *out);
+
+/// Shapes of split_heads and merge_heads: flat [B, N, H * D], heads
+/// [B, H, N, D], rotary tables [N, half] (half 0 without tables).
+struct HeadsShape {
+  int64_t batch = 0, seq = 0, heads = 0, headDim = 0, half = 0;
+};
+
+/// split_heads (`split`) or merge_heads: `in` in one layout to `out` in
+/// the other, rotating the first 2 * half dims of each head by `cos` and
+/// `sin` (the transpose when merging).
+void moveHeads(bool split, const HeadsShape &shape, const double *in,
+               const double *cos, const double *sin, double *out);
 
 } // namespace attnc::ref
 

@@ -128,6 +128,7 @@ private:
   Status runRmsNorm(const pkg::OpSpec &op);
   Status runRmsNormGrad(const pkg::OpSpec &op);
   Status runSumRows(const pkg::OpSpec &op);
+  Status runHeads(const pkg::OpSpec &op, bool split);
   /// The shapes of `names` ("" for an unkept result has none), or an error
   /// unless they fit `expected`: one pattern per name of dim letters, rows
   /// "R" standing for any number of leading dims shared by all.
@@ -282,6 +283,12 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     if (op.operands.size() != 1 || op.results.size() != 1)
       return Status::error("needs 1 operand and 1 result");
     return runSumRows(op);
+  }
+  if (op.kind == "split_heads" || op.kind == "merge_heads") {
+    if ((op.operands.size() != 1 && op.operands.size() != 3) ||
+        op.results.size() != 1)
+      return Status::error("needs 1 or 3 operands and 1 result");
+    return runHeads(op, op.kind == "split_heads");
   }
   if (op.kind == "matmul") {
     if (!op.matmul || op.operands.size() != 2 || op.results.size() != 1)
@@ -644,6 +651,55 @@ Status Evaluator::runSumRows(const pkg::OpSpec &op) {
   std::vector<double> out(dims->at('D'));
   sumRows(dims->at('R'), dims->at('D'), (*in)->data(), out.data());
   return store(op.results[0], std::move(out));
+}
+
+Status Evaluator::runHeads(const pkg::OpSpec &op, bool split) {
+  const std::string &to = op.results[0];
+  if (to.empty())
+    return Status::ok();
+  std::vector<std::string> names = op.operands;
+  names.push_back(to);
+  std::vector<std::vector<int64_t>> shapes;
+  std::string shapesText;
+  for (const std::string &name : names) {
+    auto shape = shapeOf(name);
+    if (!shape)
+      return shape.status();
+    shapesText +=
+        (shapesText.empty() ? "" : ", ") + name + " " + shapeText(*shape);
+    shapes.push_back(std::move(*shape));
+  }
+  const std::vector<int64_t> &flat = split ? shapes.front() : shapes.back();
+  const std::vector<int64_t> &heads = split ? shapes.back() : shapes.front();
+  HeadsShape shape;
+  bool fits = flat.size() == 3 && heads.size() == 4;
+  if (fits) {
+    shape = {heads[0], heads[2], heads[1], heads[3], 0};
+    fits = flat[0] == heads[0] && flat[1] == heads[2] &&
+           flat[2] == heads[1] * heads[3];
+  }
+  if (fits && op.operands.size() == 3) {
+    const std::vector<int64_t> &table = shapes[1];
+    fits = table == shapes[2] && table.size() == 2 && table[0] == shape.seq &&
+           2 * table[1] <= shape.headDim;
+    shape.half = fits ? table[1] : 0;
+  }
+  if (!fits)
+    return Status::error("shapes " + shapesText +
+                         " do not fit [B, N, H * D] "
+                         "and [B, H, N, D] with tables [N, R/2], R <= D");
+  std::vector<const double *> in;
+  for (const std::string &name : op.operands) {
+    auto data = operand(name);
+    if (!data)
+      return data.status();
+    in.push_back((*data)->data());
+  }
+  std::vector<double> out(shape.batch * shape.seq * shape.heads *
+                          shape.headDim);
+  moveHeads(split, shape, in[0], shape.half ? in[1] : nullptr,
+            shape.half ? in[2] : nullptr, out.data());
+  return store(to, std::move(out));
 }
 
 } // namespace

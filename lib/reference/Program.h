@@ -62,7 +62,11 @@ enum class Rounding { ToDTypes, None };
 ///   rms_norm              x [R, D], weight [D] -> out [R, D], rstd [R]
 ///   rms_norm_grad         x [R, D], weight [D], rstd [R], dout [R, D]
 ///                         -> dx [R, D], dweight_partial [P, D]
-///   sum_rows              in [R, D] -> out [D]. Messages name
+///   sum_rows              in [R, D] -> out [D]
+///   split_heads           x [B, N, H * D] (, cos, sin [N, R/2])
+///                         -> out [B, H, N, D]
+///   merge_heads           y [B, H, N, D] (, cos, sin) -> out [B, N, H * D].
+/// Messages name
 /// the op, e.g. "op 1 (cast): operand t0 has shape [2, 3], result o has [3,
 /// 2]".
 StatusOr<ValueData> evaluateProgram(const pkg::Function &function,

@@ -181,3 +181,20 @@ func.func @rms_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>) -> tensor<?x16xbf
       : tensor<?x16xbf16>, tensor<16xf32> -> tensor<?x16xbf16>, tensor<?xf32>
   return %y : tensor<?x16xbf16>
 }
+
+// -----
+
+// split_heads and merge_heads are each other's gradients, with the same
+// rotary tables, which take no gradient: the backward returns only dx.
+// CHECK-LABEL: func.func @heads_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x?x32xf32>, %[[COS:[^:]+]]: tensor<?x4xf32>, %[[SIN:[^:]+]]: tensor<?x4xf32>, %{{[^:]+}}: tensor<?x?x32xf32>, %[[DY:[^:]+]]: tensor<?x?x32xf32> {attn.cotangent_of_result = 0 : i64}) -> (tensor<?x?x32xf32> {attn.gradient_of_argument = 0 : i64})
+// CHECK: %[[DH:.*]] = attn.split_heads %[[DY]] : tensor<?x?x32xf32> -> tensor<?x2x?x16xf32>
+// CHECK: %[[DX:.*]] = attn.merge_heads %[[DH]], %[[COS]], %[[SIN]] : tensor<?x2x?x16xf32>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x?x32xf32>
+// CHECK: return %[[DX]]
+func.func @heads(%x: tensor<?x?x32xf32>, %cos: tensor<?x4xf32>, %sin: tensor<?x4xf32>)
+    -> tensor<?x?x32xf32> attributes {attn.backward} {
+  %h = attn.split_heads %x, %cos, %sin
+      : tensor<?x?x32xf32>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x2x?x16xf32>
+  %y = attn.merge_heads %h : tensor<?x2x?x16xf32> -> tensor<?x?x32xf32>
+  return %y : tensor<?x?x32xf32>
+}

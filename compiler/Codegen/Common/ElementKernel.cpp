@@ -199,7 +199,108 @@ void emitCombineElement(OpBuilder &b, Location loc, int64_t ranges,
   });
 }
 
+/// One element of split_heads (`split`) or merge_heads at `indices` of
+/// out: (b, h, n, d) when splitting, (b, n, h * D + d) when merging. Reads
+/// are straight-line: outside the rotary dims the partner and table reads
+/// fall back to the element itself and column 0, and a select keeps it.
+void emitHeadsElement(OpBuilder &b, Location loc, bool split, Value in,
+                      ValueRange tables, Value out, int64_t headDim,
+                      ValueRange indices) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value batch = indices[0], head, pos, dim;
+  if (split) {
+    head = indices[1], pos = indices[2], dim = indices[3];
+  } else {
+    pos = indices[1];
+    head = arith::DivUIOp::create(b, loc, indices[2], index(headDim));
+    dim = arith::RemUIOp::create(b, loc, indices[2], index(headDim));
+  }
+  auto read = [&](Value d) -> Value {
+    Value value =
+        split ? memref::LoadOp::create(
+                    b, loc, in,
+                    ValueRange{
+                        batch, pos,
+                        arith::AddIOp::create(
+                            b, loc,
+                            arith::MulIOp::create(b, loc, head, index(headDim)),
+                            d)})
+                    .getResult()
+              : memref::LoadOp::create(b, loc, in,
+                                       ValueRange{batch, head, pos, d})
+                    .getResult();
+    return value.getType().isF32()
+               ? value
+               : arith::ExtFOp::create(b, loc, b.getF32Type(), value)
+                     .getResult();
+  };
+  Value self = read(dim), result = self;
+  if (!tables.empty()) {
+    int64_t half = cast<MemRefType>(tables[0].getType()).getDimSize(1);
+    auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
+      return arith::CmpIOp::create(b, loc, p, x, index(v));
+    };
+    Value rotated = cmp(arith::CmpIPredicate::ult, dim, 2 * half);
+    Value first = cmp(arith::CmpIPredicate::ult, dim, half);
+    Value column = arith::SelectOp::create(
+        b, loc, rotated, arith::RemUIOp::create(b, loc, dim, index(half)),
+        index(0));
+    Value partnerDim = arith::SelectOp::create(
+        b, loc, rotated,
+        arith::SelectOp::create(
+            b, loc, first, arith::AddIOp::create(b, loc, dim, index(half)),
+            arith::SubIOp::create(b, loc, dim, index(half))),
+        dim);
+    Value partner = read(partnerDim);
+    Value cos =
+        memref::LoadOp::create(b, loc, tables[0], ValueRange{pos, column});
+    Value sin =
+        memref::LoadOp::create(b, loc, tables[1], ValueRange{pos, column});
+    // split: first half x1 cos - x2 sin, second x2 cos + x1 sin; merge
+    // rotates by the transpose, so the signs swap.
+    Value term = arith::MulFOp::create(b, loc, partner, sin);
+    Value minus = arith::SubFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, self, cos), term);
+    Value plus = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, self, cos), term);
+    Value subtracts =
+        split ? first
+              : arith::XOrIOp::create(
+                    b, loc, first, arith::ConstantIntOp::create(b, loc, 1, 1));
+    result = arith::SelectOp::create(
+        b, loc, rotated,
+        arith::SelectOp::create(b, loc, subtracts, minus, plus), self);
+  }
+  memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out, indices);
+}
+
+template <typename Op>
+attnc::ElementWork headsWork(Op op, const attnc::KernelBuffers &buffers,
+                             bool split) {
+  Value in = buffers.operands[0], out = buffers.results[0];
+  SmallVector<Value> tables(llvm::drop_begin(buffers.operands));
+  int64_t headDim = cast<RankedTensorType>(split ? op.getOut().getType()
+                                                 : op->getOperand(0).getType())
+                        .getDimSize(3);
+  return {out, static_cast<int64_t>(*op.getBlockSize()),
+          [=](OpBuilder &b, Location loc, ValueRange indices) {
+            emitHeadsElement(b, loc, split, in, tables, out, headDim, indices);
+          }};
+}
+
 } // namespace
+
+attnc::ElementWork attnc::splitHeadsWork(attn::SplitHeadsOp op,
+                                         const KernelBuffers &buffers) {
+  return headsWork(op, buffers, /*split=*/true);
+}
+
+attnc::ElementWork attnc::mergeHeadsWork(attn::MergeHeadsOp op,
+                                         const KernelBuffers &buffers) {
+  return headsWork(op, buffers, /*split=*/false);
+}
 
 attnc::ElementWork attnc::castWork(attn::CastOp op,
                                    const KernelBuffers &buffers) {

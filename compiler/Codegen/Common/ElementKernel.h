@@ -55,6 +55,14 @@ ElementWork elementwiseWork(mlir::attn::ElementwiseOp op,
 ElementWork combineWork(mlir::attn::AttentionCombineOp op,
                         const KernelBuffers &buffers);
 
+/// attn.split_heads and attn.merge_heads: per element of out, the element
+/// of the other layout, rotated with its partner (i +- R/2) when there are
+/// rotary tables and it is among the first R dims of its head.
+ElementWork splitHeadsWork(mlir::attn::SplitHeadsOp op,
+                           const KernelBuffers &buffers);
+ElementWork mergeHeadsWork(mlir::attn::MergeHeadsOp op,
+                           const KernelBuffers &buffers);
+
 /// The grid of `work`: the element count and the number of blocks.
 struct ElementGrid {
   mlir::Value count, blockSize, blocks;

@@ -453,6 +453,10 @@ struct AttnKernelConfigPass
         configureElements(castOp, *description);
       if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op))
         configureElements(elementwise, *description);
+      if (auto split = dyn_cast<attn::SplitHeadsOp>(op))
+        configureElements(split, *description);
+      if (auto merge = dyn_cast<attn::MergeHeadsOp>(op))
+        configureElements(merge, *description);
       if (auto matmul = dyn_cast<attn::MatmulOp>(op))
         configureMatmul(matmul, *description);
       if (isa<attn::RmsNormOp, attn::RmsNormGradOp, attn::SumRowsOp>(op))

@@ -207,7 +207,9 @@ struct ConvertAttnToHostPass
                  AttentionToHost<attn::AttentionSplitOp>,
                  ElementsToHost<attn::CastOp, attnc::castWork>,
                  ElementsToHost<attn::ElementwiseOp, attnc::elementwiseWork>,
-                 ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>>(
+                 ElementsToHost<attn::AttentionCombineOp, attnc::combineWork>,
+                 ElementsToHost<attn::SplitHeadsOp, attnc::splitHeadsWork>,
+                 ElementsToHost<attn::MergeHeadsOp, attnc::mergeHeadsWork>>(
         context);
     patterns.add<GradDeltaToHost, MatmulToHost, NormToHost<attn::RmsNormOp>,
                  NormToHost<attn::RmsNormGradOp>, NormToHost<attn::SumRowsOp>>(

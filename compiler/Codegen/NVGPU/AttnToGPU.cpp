@@ -442,6 +442,8 @@ struct ConvertAttnToGPUPass
     patterns.add<ElementsToGPU<attn::CastOp, attnc::castWork>,
                  ElementsToGPU<attn::ElementwiseOp, attnc::elementwiseWork>,
                  ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
+                 ElementsToGPU<attn::SplitHeadsOp, attnc::splitHeadsWork>,
+                 ElementsToGPU<attn::MergeHeadsOp, attnc::mergeHeadsWork>,
                  GradDeltaToGPU, NormToGPU<attn::RmsNormOp>,
                  NormToGPU<attn::RmsNormGradOp>, NormToGPU<attn::SumRowsOp>>(
         &getContext());

@@ -162,7 +162,7 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
     if (std::optional<int64_t> block = elementwise.getBlockSize())
       return {{"block_size", *block}};
   if (isa<attn::AttentionCombineOp, attn::RmsNormOp, attn::RmsNormGradOp,
-          attn::SumRowsOp>(op))
+          attn::SumRowsOp, attn::SplitHeadsOp, attn::MergeHeadsOp>(op))
     if (auto block = op->getAttrOfType<IntegerAttr>("block_size"))
       return {{"block_size", block.getInt()}};
   // A library routine reads its config (pkg::Kernel::library).

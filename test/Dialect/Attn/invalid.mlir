@@ -2426,3 +2426,83 @@ func.func @sum_rows_out(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %s = attn.sum_rows %x : tensor<4x8xf32> -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+func.func @split_heads_width(%x: tensor<2x4x60xf32>) -> tensor<2x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected [B, N, H * D] = [2, 4, 64], got 'tensor<2x4x60xf32>'}}
+  %h = attn.split_heads %x : tensor<2x4x60xf32> -> tensor<2x4x4x16xf32>
+  return %h : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_rank(%x: tensor<2x4x64xf32>) -> tensor<2x4x64xf32> {
+  // expected-error @below {{'attn.split_heads' op expected [B, N, H * D] and [B, H, N, D], got 'tensor<2x4x64xf32>' and 'tensor<2x4x64xf32>'}}
+  %h = attn.split_heads %x : tensor<2x4x64xf32> -> tensor<2x4x64xf32>
+  return %h : tensor<2x4x64xf32>
+}
+
+// -----
+
+func.func @split_heads_dynamic_heads(%x: tensor<2x4x64xf32>) -> tensor<2x?x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected a static head count and head dim, got 'tensor<2x?x4x16xf32>'}}
+  %h = attn.split_heads %x : tensor<2x4x64xf32> -> tensor<2x?x4x16xf32>
+  return %h : tensor<2x?x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_element(%x: tensor<2x4x64xi32>) -> tensor<2x4x4x16xi32> {
+  // expected-error @below {{'attn.split_heads' op expected f32, f16 or bf16 elements, got 'tensor<2x4x64xi32>'}}
+  %h = attn.split_heads %x : tensor<2x4x64xi32> -> tensor<2x4x4x16xi32>
+  return %h : tensor<2x4x4x16xi32>
+}
+
+// -----
+
+func.func @split_heads_extent(%x: tensor<0x4x64xf32>) -> tensor<0x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op dim 0 is out of range; static dims must be in [1, 2147483647]}}
+  %h = attn.split_heads %x : tensor<0x4x64xf32> -> tensor<0x4x4x16xf32>
+  return %h : tensor<0x4x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_one_table(%x: tensor<2x4x64xf32>, %c: tensor<4x8xf32>) -> tensor<2x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected no rotary tables or two (cos, sin), got 1}}
+  %h = attn.split_heads %x, %c : tensor<2x4x64xf32>, tensor<4x8xf32> -> tensor<2x4x4x16xf32>
+  return %h : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_table_type(%x: tensor<2x4x64xf32>, %c: tensor<4x8xbf16>) -> tensor<2x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected cos and sin of one type, [N, R/2] of f32 with a static R/2, got 'tensor<4x8xbf16>' and 'tensor<4x8xbf16>'}}
+  %h = attn.split_heads %x, %c, %c : tensor<2x4x64xf32>, tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<2x4x4x16xf32>
+  return %h : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_table_rows(%x: tensor<2x4x64xf32>, %c: tensor<5x8xf32>) -> tensor<2x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected the tables' rows to be the sequence's N = 4, got 'tensor<5x8xf32>'}}
+  %h = attn.split_heads %x, %c, %c : tensor<2x4x64xf32>, tensor<5x8xf32>, tensor<5x8xf32> -> tensor<2x4x4x16xf32>
+  return %h : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+func.func @split_heads_rotary_dims(%x: tensor<2x4x64xf32>, %c: tensor<4x9xf32>) -> tensor<2x4x4x16xf32> {
+  // expected-error @below {{'attn.split_heads' op expected rotary dims 2 * 9 within the head dim 16}}
+  %h = attn.split_heads %x, %c, %c : tensor<2x4x64xf32>, tensor<4x9xf32>, tensor<4x9xf32> -> tensor<2x4x4x16xf32>
+  return %h : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+func.func @merge_heads_width(%y: tensor<2x4x4x16xf32>) -> tensor<2x4x60xf32> {
+  // expected-error @below {{'attn.merge_heads' op expected [B, N, H * D] = [2, 4, 64], got 'tensor<2x4x60xf32>'}}
+  %x = attn.merge_heads %y : tensor<2x4x4x16xf32> -> tensor<2x4x60xf32>
+  return %x : tensor<2x4x60xf32>
+}

@@ -634,3 +634,17 @@ func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x
   %dw = attn.sum_rows %dwp {block_size = 256 : i64} : tensor<16x64xf32> -> tensor<64xbf16>
   return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
 }
+
+// A projection's heads into attention's layout, rotating q, and back.
+// CHECK-LABEL: func @heads(
+// CHECK: attn.split_heads %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x256xbf16>, tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x8x?x32xbf16>
+// CHECK: attn.split_heads %{{.*}} : tensor<?x?x256xbf16> -> tensor<?x8x?x32xbf16>
+// CHECK: attn.merge_heads %{{.*}} {block_size = 1024 : i64} : tensor<?x8x?x32xbf16> -> tensor<?x?x256xbf16>
+func.func @heads(%x: tensor<?x?x256xbf16>, %cos: tensor<?x16xf32>, %sin: tensor<?x16xf32>)
+    -> (tensor<?x8x?x32xbf16>, tensor<?x?x256xbf16>) {
+  %q = attn.split_heads %x, %cos, %sin
+      : tensor<?x?x256xbf16>, tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x8x?x32xbf16>
+  %v = attn.split_heads %x : tensor<?x?x256xbf16> -> tensor<?x8x?x32xbf16>
+  %m = attn.merge_heads %v {block_size = 1024 : i64} : tensor<?x8x?x32xbf16> -> tensor<?x?x256xbf16>
+  return %q, %m : tensor<?x8x?x32xbf16>, tensor<?x?x256xbf16>
+}

@@ -1,86 +1,69 @@
-// Head layouts and head dims on the host backend against the fp64
-// reference: grouped-query 4:1, multi-query, head dims 64, 96, 128 and 256,
-// a value head dim different from the query's, and a function returning only
-// the output.
+// attn.split_heads and attn.merge_heads on the host: the layout change
+// between projections and attention, with and without rotary tables,
+// against the fp64 reference; their gradients (each the other op) against
+// finite differences (--gradcheck); then the whole Llama-style block of
+// examples/llama_block.mlir, forward and backward, in bf16 against the
+// reference (block.mlir checks a stack of two blocks' gradients against
+// finite differences, at a scale where they are accurate).
 //
 // RUN: attnc %s -o %t.attnpkg
-// RUN: attn-run %t.attnpkg --fn gqa --shape Nq=130 --shape Nk=130 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn mqa --shape Nq=130 --shape Nk=200 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn d64 --shape B=2 --shape Nq=100 --shape Nk=150 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn d96 --shape B=2 --shape Nq=100 --shape Nk=100 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn d128 --shape B=1 --shape Nq=100 --shape Nk=100 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn d256 --shape B=1 --shape Nq=100 --shape Nk=100 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn dv32 --shape Nq=100 --shape Nk=77 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn out_only --shape Nq=65 --shape Nk=65 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn rope --shape d0_0=2 --shape d0_1=19 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn rope_bwd --shape d0_0=2 --shape d0_1=19 --check --gradcheck | FileCheck %s --check-prefix=ROPE
+// RUN: attn-run %t.attnpkg --fn heads_round_trip --shape d0_0=3 --shape d0_1=5 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn attention_sublayer --shape B=2 --shape N=33 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn attention_sublayer_bwd --shape B=2 --shape N=33 --check --gradcheck | FileCheck %s --check-prefix=SUBLAYER
+//
+// RUN: attnc %attnc_src_root/examples/llama_block.mlir -o %t.block.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=BLOCK-EXPLAIN
+// RUN: attn-run %t.block.attnpkg --fn llama_block --shape B=2 --shape N=40 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.block.attnpkg --fn llama_block_bwd --shape B=2 --shape N=40 --check | FileCheck %s --check-prefix=BLOCK
 
-// CHECK: seed:
-// CHECK: out: rel_err {{.*}} ok
-// CHECK-NEXT: lse: rel_err {{.*}} ok
-
-// OUT: seed:
 // OUT: out: rel_err {{.*}} ok
-// OUT-NOT: lse
 
-func.func @gqa(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>)
-    -> (tensor<1x8x?x64xf32>, tensor<1x8x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v {causal}
-      : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>
-      -> tensor<1x8x?x64xf32>, tensor<1x8x?xf32>
-  return %o, %l : tensor<1x8x?x64xf32>, tensor<1x8x?xf32>
+// The tables take no gradient: the backward returns dx only.
+// ROPE: gradcheck: {{.*}} ok
+// ROPE: dx: rel_err {{.*}} ok
+// ROPE-NOT: dcos
+
+// SUBLAYER: gradcheck: {{.*}} ok
+// SUBLAYER: dx: rel_err {{.*}} ok
+
+// The block saves attention's out and lse for its backward, and its
+// gradients are those of x and of the nine weights (the tables take none).
+// BLOCK-EXPLAIN-DAG: llama_block_bwd: reads saved_out bf16
+// BLOCK-EXPLAIN-DAG: llama_block_bwd: reads saved_lse f32
+// BLOCK: dx: rel_err {{.*}} ok
+// BLOCK-COUNT-9: rel_err {{.*}} ok
+// BLOCK-NOT: rel_err
+
+// RoPE on two heads of 16, rotating the first 12 dims of each, f32.
+func.func @rope(%x: tensor<?x?x32xf32>, %cos: tensor<?x6xf32>,
+                %sin: tensor<?x6xf32>) -> tensor<?x2x?x16xf32>
+    attributes {attn.backward} {
+  %h = attn.split_heads %x, %cos, %sin
+      : tensor<?x?x32xf32>, tensor<?x6xf32>, tensor<?x6xf32>
+      -> tensor<?x2x?x16xf32>
+  return %h : tensor<?x2x?x16xf32>
 }
 
-func.func @mqa(%q: tensor<1x4x?x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor<1x1x?x64xf32>)
-    -> (tensor<1x4x?x64xf32>, tensor<1x4x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v
-      : tensor<1x4x?x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>
-      -> tensor<1x4x?x64xf32>, tensor<1x4x?xf32>
-  return %o, %l : tensor<1x4x?x64xf32>, tensor<1x4x?xf32>
+// Split then merge, in bf16: the input again.
+func.func @heads_round_trip(%x: tensor<?x?x64xbf16>) -> tensor<?x?x64xbf16> {
+  %h = attn.split_heads %x : tensor<?x?x64xbf16> -> tensor<?x4x?x16xbf16>
+  %y = attn.merge_heads %h : tensor<?x4x?x16xbf16> -> tensor<?x?x64xbf16>
+  return %y : tensor<?x?x64xbf16>
 }
 
-func.func @d64(%q: tensor<?x2x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>)
-    -> (tensor<?x2x?x64xf32>, tensor<?x2x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v
-      : tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>
-      -> tensor<?x2x?x64xf32>, tensor<?x2x?xf32>
-  return %o, %l : tensor<?x2x?x64xf32>, tensor<?x2x?xf32>
-}
-
-func.func @d96(%q: tensor<?x2x?x96xf32>, %k: tensor<?x2x?x96xf32>, %v: tensor<?x2x?x96xf32>)
-    -> (tensor<?x2x?x96xf32>, tensor<?x2x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v {causal}
-      : tensor<?x2x?x96xf32>, tensor<?x2x?x96xf32>, tensor<?x2x?x96xf32>
-      -> tensor<?x2x?x96xf32>, tensor<?x2x?xf32>
-  return %o, %l : tensor<?x2x?x96xf32>, tensor<?x2x?xf32>
-}
-
-func.func @d128(%q: tensor<?x2x?x128xf32>, %k: tensor<?x2x?x128xf32>, %v: tensor<?x2x?x128xf32>)
-    -> (tensor<?x2x?x128xf32>, tensor<?x2x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v
-      : tensor<?x2x?x128xf32>, tensor<?x2x?x128xf32>, tensor<?x2x?x128xf32>
-      -> tensor<?x2x?x128xf32>, tensor<?x2x?xf32>
-  return %o, %l : tensor<?x2x?x128xf32>, tensor<?x2x?xf32>
-}
-
-func.func @d256(%q: tensor<?x2x?x256xf32>, %k: tensor<?x2x?x256xf32>, %v: tensor<?x2x?x256xf32>)
-    -> (tensor<?x2x?x256xf32>, tensor<?x2x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v {causal}
-      : tensor<?x2x?x256xf32>, tensor<?x2x?x256xf32>, tensor<?x2x?x256xf32>
-      -> tensor<?x2x?x256xf32>, tensor<?x2x?xf32>
-  return %o, %l : tensor<?x2x?x256xf32>, tensor<?x2x?xf32>
-}
-
-func.func @dv32(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x32xf32>)
-    -> (tensor<1x2x?x32xf32>, tensor<1x2x?xf32>) {
-  %o, %l = attn.attention %q, %k, %v
-      : tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x32xf32>
-      -> tensor<1x2x?x32xf32>, tensor<1x2x?xf32>
-  return %o, %l : tensor<1x2x?x32xf32>, tensor<1x2x?xf32>
-}
-
-func.func @out_only(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>)
-    -> tensor<1x2x?x64xf32> {
-  %o, %l = attn.attention %q, %k, %v {causal}
-      : tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>
-      -> tensor<1x2x?x64xf32>, tensor<1x2x?xf32>
-  return %o : tensor<1x2x?x64xf32>
+// x + merge(attention(rope(x), rope(x), x)) over 2 heads of 16, f32.
+func.func @attention_sublayer(%x: tensor<?x?x32xf32>, %cos: tensor<?x8xf32>,
+                              %sin: tensor<?x8xf32>) -> tensor<?x?x32xf32>
+    attributes {attn.backward} {
+  %q = attn.split_heads %x, %cos, %sin
+      : tensor<?x?x32xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+      -> tensor<?x2x?x16xf32>
+  %v = attn.split_heads %x : tensor<?x?x32xf32> -> tensor<?x2x?x16xf32>
+  %o, %lse = attn.attention %q, %q, %v {causal}
+      : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>
+      -> tensor<?x2x?x16xf32>, tensor<?x2x?xf32>
+  %m = attn.merge_heads %o : tensor<?x2x?x16xf32> -> tensor<?x?x32xf32>
+  %y = arith.addf %x, %m : tensor<?x?x32xf32>
+  return %y : tensor<?x?x32xf32>
 }

@@ -1052,7 +1052,16 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
        "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
-       "\"rms_norm\", \"rms_norm_grad\" or \"sum_rows\")"},
+       "\"rms_norm\", \"rms_norm_grad\", \"sum_rows\", \"split_heads\" or "
+       "\"merge_heads\")"},
+      {"split_heads with one table",
+       [](Json &m) {
+         m["functions"][5]["ops"][0] = {{"kind", "split_heads"},
+                                        {"operands", {"x", "w"}},
+                                        {"results", {"y"}}};
+       },
+       "functions[5].ops[0].operands: expected 1 or 3 for an op of kind "
+       "\"split_heads\", got 2"},
       {"matmul operand count",
        [](Json &m) { m["functions"][4]["ops"][0]["operands"].push_back("x"); },
        "functions[4].ops[0].operands: expected 2 for an op of kind "

@@ -301,6 +301,15 @@ struct RmsNormSpec {
 ///       dout * xhat into dweight_partial [P, D] row i mod P.
 ///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
 ///       every leading index.
+///   "split_heads"  [x] or [x, cos, sin] -> [out]; no spec. x [B, N, H *
+///       D] to out [B, H, N, D], out[b, h, n, d] = x[b, n, h * D + d], with
+///       the tables [N, R/2] rotating the first R dims of each head: for
+///       i < R/2, x1 = the element at i, x2 = the one at i + R/2,
+///       out[i] = x1 cos[n, i] - x2 sin[n, i], out[i + R/2] = x2 cos + x1
+///       sin.
+///   "merge_heads"  [y] or [y, cos, sin] -> [out]; no spec. The transpose:
+///       y [B, H, N, D] to out [B, N, H * D], out[i] = y1 cos + y2 sin,
+///       out[i + R/2] = y2 cos - y1 sin.
 /// The backward pass of an attention (lib/reference/AttentionGrad.h defines
 /// the gradients; shapes as in AttentionSpec, lse and delta [B, Hq, Nq]):
 ///   "attention_grad_delta"  [out, dout] -> [delta, dq_accum]; no spec.

@@ -1,0 +1,68 @@
+// A Llama-style decoder block, forward and backward, in bf16:
+//   h = x + Wo merge(attention(rope(Wq n1), rope(Wk n1), Wv n1))
+//   y = h + Wd (silu(Wg n2) * (Wu n2))
+// with n1 = rms_norm(x) g1 and n2 = rms_norm(h) g2, causal grouped-query
+// attention (8 query heads over 2 key/value heads of 32), rotary
+// embeddings from cos/sin tables (inputs, so any RoPE variant is a choice
+// of tables) and weights in nn.Linear's [out, in] layout. Projections are
+// attn.matmul (cuBLASLt on the GPU), attn.split_heads turns their outputs
+// into attention's [B, H, N, D] (rotating q and k on the way) and
+// attn.merge_heads turns attention's output back. The backward function is
+// derived (`attn.backward`): gradients of x and of every weight; the tables
+// take none.
+//
+// EXAMPLE-RUN: --fn llama_block --shape B=2 --shape N=128
+// EXAMPLE-RUN: --fn llama_block_bwd --shape B=2 --shape N=128
+!act = tensor<?x?x256xbf16>
+!qh = tensor<?x8x?x32xbf16>
+!kvh = tensor<?x2x?x32xbf16>
+!tab = tensor<?x16xf32>
+func.func @llama_block(%x: !act, %cos: !tab, %sin: !tab,
+                       %g1: tensor<256xbf16>, %wq: tensor<256x256xbf16>,
+                       %wk: tensor<64x256xbf16>, %wv: tensor<64x256xbf16>,
+                       %wo: tensor<256x256xbf16>, %g2: tensor<256xbf16>,
+                       %wg: tensor<688x256xbf16>, %wu: tensor<688x256xbf16>,
+                       %wd: tensor<256x688xbf16>) -> !act
+    attributes {attn.backward} {
+  // Attention sublayer.
+  %n1, %r1 = attn.rms_norm %x, %g1 {epsilon = 1.0e-05 : f32}
+      : !act, tensor<256xbf16> -> !act, tensor<?x?xf32>
+  %q = attn.matmul %n1, %wq {transpose_b}
+      : !act, tensor<256x256xbf16> -> !act
+  %k = attn.matmul %n1, %wk {transpose_b}
+      : !act, tensor<64x256xbf16> -> tensor<?x?x64xbf16>
+  %v = attn.matmul %n1, %wv {transpose_b}
+      : !act, tensor<64x256xbf16> -> tensor<?x?x64xbf16>
+  %qh = attn.split_heads %q, %cos, %sin : !act, !tab, !tab -> !qh
+  %kh = attn.split_heads %k, %cos, %sin
+      : tensor<?x?x64xbf16>, !tab, !tab -> !kvh
+  %vh = attn.split_heads %v : tensor<?x?x64xbf16> -> !kvh
+  %o, %lse = attn.attention %qh, %kh, %vh {causal}
+      : !qh, !kvh, !kvh -> !qh, tensor<?x8x?xf32>
+  %om = attn.merge_heads %o : !qh -> !act
+  %proj = attn.matmul %om, %wo {transpose_b}
+      : !act, tensor<256x256xbf16> -> !act
+  %h = arith.addf %x, %proj : !act
+  // MLP sublayer: SwiGLU.
+  %n2, %r2 = attn.rms_norm %h, %g2 {epsilon = 1.0e-05 : f32}
+      : !act, tensor<256xbf16> -> !act, tensor<?x?xf32>
+  %gate = attn.matmul %n2, %wg {transpose_b}
+      : !act, tensor<688x256xbf16> -> tensor<?x?x688xbf16>
+  %up = attn.matmul %n2, %wu {transpose_b}
+      : !act, tensor<688x256xbf16> -> tensor<?x?x688xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : !act
+  %n = tensor.dim %x, %c1 : !act
+  %one_s = arith.constant 1.0 : bf16
+  %one = tensor.splat %one_s[%b, %n] : tensor<?x?x688xbf16>
+  %neg = arith.negf %gate : tensor<?x?x688xbf16>
+  %e = math.exp %neg : tensor<?x?x688xbf16>
+  %den = arith.addf %one, %e : tensor<?x?x688xbf16>
+  %silu = arith.divf %gate, %den : tensor<?x?x688xbf16>
+  %act = arith.mulf %silu, %up : tensor<?x?x688xbf16>
+  %down = attn.matmul %act, %wd {transpose_b}
+      : tensor<?x?x688xbf16>, tensor<256x688xbf16> -> !act
+  %y = arith.addf %h, %down : !act
+  return %y : !act
+}
