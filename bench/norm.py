@@ -57,7 +57,8 @@ def main():
 
     forward(x, w, out=y)
     backward(x, w, y, dy, out=[dx, dw])
-    ref_dx, ref_dw = torch.autograd.grad(out_eager, (xg, wg), dy)
+    ref_dx, ref_dw = torch.autograd.grad(out_eager, (xg, wg), dy,
+                                         retain_graph=True)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
     print(f"relative max difference from eager: y {relative(y, norm(x, w)):.2g}"
           f", dx {relative(dx, ref_dx):.2g}, dweight {relative(dw, ref_dw):.2g}")

@@ -17,9 +17,10 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-/// Partial rows of an RMSNorm weight gradient: enough warps of a GPU to
-/// read the rows at full bandwidth, few enough that their sum is cheap.
-static constexpr int64_t kNormGradPartials = 512;
+/// Partial rows of an RMSNorm weight gradient, a warp each on a GPU:
+/// enough warps to read the rows at full bandwidth (4 rows each at 4 x 4k
+/// tokens), few enough that their sum is cheap (32 MB at width 2048).
+static constexpr int64_t kNormGradPartials = 4096;
 
 static bool isNormElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();

@@ -96,7 +96,7 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
   // input's magnitude.
   PortableNormal normal(seed);
   DirectionalDerivatives result;
-  ValueData plus = primal, minus = primal;
+  ValueData direction;
   for (size_t o = 0; o < backward.outputs.size(); ++o) {
     const std::string &input =
         forward.inputs[mapped(backward.gradientOfInputs, o)].name;
@@ -108,18 +108,24 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
     for (double &e : u)
       e = normal.next() * (scale > 0 ? scale : 1.0);
     result.gradients += dot(gradients->at(backward.outputs[o].name), u);
-    for (size_t e = 0; e < x.size(); ++e) {
-      plus[input][e] += step * u[e];
-      minus[input][e] -= step * u[e];
-    }
+    direction[input] = std::move(u);
   }
-  auto up = loss.at(std::move(plus));
-  if (!up)
-    return up.status();
-  auto down = loss.at(std::move(minus));
-  if (!down)
-    return down.status();
-  result.differences = (*up - *down) / (2 * step);
+  // The five-point stencil, (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h: its
+  // error is O(h^4), where central differences' O(h^2) leaves 1e-6 on a
+  // saturating softmax.
+  double weighted = 0;
+  for (auto [multiple, weight] :
+       {std::pair{-2.0, 1.0}, {-1.0, -8.0}, {1.0, 8.0}, {2.0, -1.0}}) {
+    ValueData at = primal;
+    for (const auto &[input, u] : direction)
+      for (size_t e = 0; e < u.size(); ++e)
+        at[input][e] += multiple * step * u[e];
+    auto value = loss.at(std::move(at));
+    if (!value)
+      return value.status();
+    weighted += weight * *value;
+  }
+  result.differences = weighted / (12 * step);
   double magnitude =
       std::max(std::fabs(result.differences), std::fabs(result.gradients));
   result.relativeError =

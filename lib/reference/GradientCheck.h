@@ -39,7 +39,8 @@ struct DirectionalDerivatives {
 /// pkg::Function::gradientOf) at the primal inputs and cotangents of
 /// `backwardInputs` (by `backward`'s input names; the saved forward outputs
 /// are recomputed, so they need not be given), along a direction that
-/// `seed` fixes, with step `step` times each input's largest magnitude.
+/// `seed` fixes, by the five-point stencil with step `step` times each
+/// input's largest magnitude.
 StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
     const pkg::Function &forward, const pkg::Function &backward,
     const SymbolValues &symbols, const ValueData &backwardInputs, uint64_t seed,

@@ -172,8 +172,8 @@ func.func @weight_kn(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %r: tensor<4x3xf3
 // CHECK-LABEL: func.func @rms_norm_bwd
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<?x16xbf16>, %[[W:[^:]+]]: tensor<16xf32>, %{{[^:]+}}: tensor<?x16xbf16>, %[[DY:[^:]+]]: tensor<?x16xbf16> {attn.cotangent_of_result = 0 : i64})
 // CHECK: %{{.*}}, %[[RSTD:.*]] = attn.rms_norm %[[X]], %[[W]]
-// CHECK: %[[DX:.*]], %[[DWP:.*]] = attn.rms_norm_grad %[[X]], %[[W]], %[[RSTD]], %[[DY]] : tensor<?x16xbf16>, tensor<16xf32>, tensor<?xf32>, tensor<?x16xbf16> -> tensor<?x16xbf16>, tensor<512x16xf32>
-// CHECK: %[[DW:.*]] = attn.sum_rows %[[DWP]] : tensor<512x16xf32> -> tensor<16xf32>
+// CHECK: %[[DX:.*]], %[[DWP:.*]] = attn.rms_norm_grad %[[X]], %[[W]], %[[RSTD]], %[[DY]] : tensor<?x16xbf16>, tensor<16xf32>, tensor<?xf32>, tensor<?x16xbf16> -> tensor<?x16xbf16>, tensor<4096x16xf32>
+// CHECK: %[[DW:.*]] = attn.sum_rows %[[DWP]] : tensor<4096x16xf32> -> tensor<16xf32>
 // CHECK: return %[[DX]], %[[DW]]
 func.func @rms_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>) -> tensor<?x16xbf16>
     attributes {attn.backward} {

@@ -14,6 +14,8 @@ using namespace mlir;
 namespace {
 
 constexpr int64_t kWarp = 32;
+/// Warps of a GPU block of sum_rows, over interleaved rows.
+constexpr int64_t kSumWarps = 8;
 
 int64_t blockSizeOf(Operation *op) {
   return op->getAttrOfType<IntegerAttr>("block_size").getInt();
@@ -22,9 +24,9 @@ int64_t blockSizeOf(Operation *op) {
 class NormBlock : attnc::BlockEmitter {
 public:
   NormBlock(OpBuilder &b, Location loc, Operation *op,
-            const attnc::KernelBuffers &x, Value threadId)
+            const attnc::KernelBuffers &x, Value threadId, Value scratch)
       : BlockEmitter(b, loc, threadId, attnc::normKernelThreads(op)), op(op),
-        x(x), perBlock(blockSizeOf(op)) {
+        x(x), perBlock(blockSizeOf(op)), scratch(scratch) {
     if (threadId) {
       lane = arith::RemUIOp::create(b, loc, threadId, index(kWarp));
       warp = arith::DivUIOp::create(b, loc, threadId, index(kWarp));
@@ -66,10 +68,12 @@ private:
   void normRow(Value row);
   void gradPartial(Value partial);
   void sumColumn(Value column);
+  void sumColumnsByWarps(Value first);
 
   Operation *op;
   const attnc::KernelBuffers &x;
   int64_t perBlock;
+  Value scratch; // GPU row sums: [warps, 32] f32 in shared memory
   Value lane, warp;
 };
 
@@ -160,17 +164,70 @@ void NormBlock::emit(Value blockId) {
     Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
     return forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
   }
-  // A thread per column.
   Value first = mul(blockId, index(perBlock));
+  if (threadId)
+    return sumColumnsByWarps(first);
+  // A thread per column.
   Value columns = validRows(perBlock, index(width()), first);
   forEachRow(columns, [&](Value i) { sumColumn(add(first, i)); });
+}
+
+/// On a GPU, 32 columns at a time, a lane each: the block's warps sum
+/// interleaved rows (warp w rows w, w + warps, ...), coalesced along the
+/// columns, and warp 0 adds their sums in warp order, so the result does
+/// not depend on timing. A thread per column walking every row would leave
+/// most of the chip idle (2048 columns are 8 blocks).
+void NormBlock::sumColumnsByWarps(Value first) {
+  Value in = x.operands[0], out = x.results[0];
+  int64_t warps = numThreads / kWarp;
+  Value rows = rowCount(in);
+  loop(index(0), index(perBlock), index(kWarp), [&](Value group) {
+    Value column = add(add(first, group), lane);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         column, index(width()));
+    Value sum = ifElse(
+        inside, {f32},
+        [&] {
+          auto forOp = scf::ForOp::create(b, loc, warp, rows, index(warps),
+                                          ValueRange{f32Const(0)});
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value v = at(in, rowIndex(in, forOp.getInductionVar()), column);
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::AddFOp::create(b, loc, forOp.getRegionIterArgs()[0], v)
+                      .getResult()});
+          return SmallVector<Value>{forOp.getResult(0)};
+        },
+        [&] { return SmallVector<Value>{f32Const(0)}; })[0];
+    store(sum, scratch, {warp, lane});
+    barrier();
+    Value lead =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, index(0));
+    ifThen(arith::AndIOp::create(b, loc, lead, inside), [&] {
+      Value total = reduce(
+          index(warps), f32Const(0),
+          [&](Value w) {
+            return load(scratch, {w, lane});
+          },
+          [&](Value acc, Value v) -> Value {
+            return arith::AddFOp::create(b, loc, acc, v);
+          });
+      store(fromF32(total, out), out, column);
+    });
+    barrier();
+  });
 }
 
 } // namespace
 
 int64_t attnc::normKernelThreads(Operation *op) {
-  int64_t perBlock = blockSizeOf(op);
-  return isa<attn::SumRowsOp>(op) ? perBlock : perBlock * kWarp;
+  return isa<attn::SumRowsOp>(op) ? kSumWarps * kWarp : blockSizeOf(op) * kWarp;
+}
+
+int64_t attnc::normKernelSharedBytes(Operation *op) {
+  return isa<attn::SumRowsOp>(op) ? kSumWarps * kWarp * 4 : 0;
 }
 
 Value attnc::normKernelGrid(OpBuilder &b, Location loc, Operation *op,
@@ -195,6 +252,6 @@ Value attnc::normKernelGrid(OpBuilder &b, Location loc, Operation *op,
 
 void attnc::emitNormKernelBlock(OpBuilder &b, Location loc, Operation *op,
                                 const KernelBuffers &buffers, Value blockId,
-                                Value threadId) {
-  NormBlock(b, loc, op, buffers, threadId).emit(blockId);
+                                Value threadId, Value scratch) {
+  NormBlock(b, loc, op, buffers, threadId, scratch).emit(blockId);
 }

@@ -403,13 +403,13 @@ void configureMatmul(attn::MatmulOp op,
 }
 
 /// Rows (rms_norm), partial rows (rms_norm_grad) or columns (sum_rows) of
-/// a block: on a GPU 8 warps of a row each, or 256 threads of a column
-/// each; on the host chunks of one thread's work.
+/// a block: on a GPU 8 warps of a row each, or 32 columns that 8 warps sum
+/// together; on the host chunks of one thread's work.
 void configureNorm(Operation *op, const attnc::TargetDescription &target) {
   if (op->hasAttr("block_size"))
     return;
   bool columns = isa<attn::SumRowsOp>(op);
-  int64_t block = target.isGpu()                 ? (columns ? 256 : 8)
+  int64_t block = target.isGpu()                 ? (columns ? 32 : 8)
                   : columns                      ? 1024
                   : isa<attn::RmsNormGradOp>(op) ? 1
                                                  : 64;

@@ -182,7 +182,7 @@ template <typename Op> struct NormToHost : attnc::KernelOpLowering<Op> {
     Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
     buildGrid(rewriter, loc, {blocks}, [&](ValueRange ids) {
       attnc::emitNormKernelBlock(rewriter, loc, op, buffers, ids[0],
-                                 /*threadId=*/Value());
+                                 /*threadId=*/Value(), /*scratch=*/Value());
     });
   }
 };

@@ -264,11 +264,19 @@ template <typename Op> struct NormToGPU : attnc::KernelOpLowering<Op> {
     Location loc = op.getLoc();
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
-    buildLaunch(rewriter, loc, {blocks, one, one}, attnc::normKernelThreads(op),
-                0, [&](gpu::LaunchOp launch) {
+    int64_t threads = attnc::normKernelThreads(op);
+    int64_t sharedBytes = attnc::normKernelSharedBytes(op);
+    buildLaunch(rewriter, loc, {blocks, one, one}, threads, sharedBytes,
+                [&](gpu::LaunchOp launch) {
+                  Value scratch =
+                      sharedBytes
+                          ? sharedView(rewriter, loc,
+                                       dynamicSharedMemory(rewriter, loc), 0,
+                                       {threads / 32, 32})
+                          : Value();
                   attnc::emitNormKernelBlock(rewriter, loc, op, buffers,
                                              launch.getBlockIds().x,
-                                             launch.getThreadIds().x);
+                                             launch.getThreadIds().x, scratch);
                 });
   }
 };

@@ -459,7 +459,7 @@ func.func @matmul(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>)
 // GPU-LABEL: func.func @rms_norm
 // GPU: attn.rms_norm {{.*}}block_size = 8
 // GPU: attn.rms_norm_grad {{.*}}{block_size = 8 : i64}
-// GPU: attn.sum_rows {{.*}}{block_size = 256 : i64}
+// GPU: attn.sum_rows {{.*}}{block_size = 32 : i64}
 func.func @rms_norm(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>)
     -> (tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<64xbf16>) {
   %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32}

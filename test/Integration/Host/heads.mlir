@@ -2,9 +2,7 @@
 // between projections and attention, with and without rotary tables,
 // against the fp64 reference; their gradients (each the other op) against
 // finite differences (--gradcheck); then the whole Llama-style block of
-// examples/llama_block.mlir, forward and backward, in bf16 against the
-// reference (block.mlir checks a stack of two blocks' gradients against
-// finite differences, at a scale where they are accurate).
+// examples/llama_block.mlir, forward and backward, in bf16.
 //
 // RUN: attnc %s -o %t.attnpkg
 // RUN: attn-run %t.attnpkg --fn rope --shape d0_0=2 --shape d0_1=19 --check | FileCheck %s --check-prefix=OUT
@@ -15,7 +13,7 @@
 //
 // RUN: attnc %attnc_src_root/examples/llama_block.mlir -o %t.block.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=BLOCK-EXPLAIN
 // RUN: attn-run %t.block.attnpkg --fn llama_block --shape B=2 --shape N=40 --check | FileCheck %s --check-prefix=OUT
-// RUN: attn-run %t.block.attnpkg --fn llama_block_bwd --shape B=2 --shape N=40 --check | FileCheck %s --check-prefix=BLOCK
+// RUN: attn-run %t.block.attnpkg --fn llama_block_bwd --shape B=2 --shape N=40 --check --gradcheck | FileCheck %s --check-prefix=BLOCK
 
 // OUT: out: rel_err {{.*}} ok
 
@@ -31,6 +29,7 @@
 // gradients are those of x and of the nine weights (the tables take none).
 // BLOCK-EXPLAIN-DAG: llama_block_bwd: reads saved_out bf16
 // BLOCK-EXPLAIN-DAG: llama_block_bwd: reads saved_lse f32
+// BLOCK: gradcheck: {{.*}} ok
 // BLOCK: dx: rel_err {{.*}} ok
 // BLOCK-COUNT-9: rel_err {{.*}} ok
 // BLOCK-NOT: rel_err
