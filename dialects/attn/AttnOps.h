@@ -54,6 +54,10 @@ inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
 
 /// A shape as diagnostics write it, "[4, ?, 64]".
 std::string shapeString(llvm::ArrayRef<int64_t> shape);
+/// Checks that every static dim of `type` (`name` in messages) is in
+/// [1, kMaxExtent]: "a dim 0 is 0; static dims must be in [1, ...]".
+LogicalResult verifyExtents(Operation *op, llvm::StringRef name,
+                            RankedTensorType type);
 
 /// Tensor-core rules, shared by the verifiers and the kernel-config step:
 /// whether `blockM` x `blockN` tiles fit kernel `mma` (a warp owns 16 query

@@ -46,12 +46,9 @@ static LogicalResult verifyHeads(Operation *op, Value flat, Value heads,
     return op->emitOpError()
            << "expected [B, N, H * D] = " << shapeString(expected) << ", got "
            << flatType;
-  for (int64_t extent : {f[0], f[1]})
-    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
-      return op->emitOpError() << "dim " << extent
-                               << " is out of range; static dims must be in "
-                                  "[1, "
-                               << kMaxExtent << "]";
+  if (failed(verifyExtents(op, "the input", flatType)) ||
+      failed(verifyExtents(op, "the output", headsType)))
+    return failure();
   if (tables.empty())
     return success();
   if (tables.size() != 2)

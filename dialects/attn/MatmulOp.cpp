@@ -25,9 +25,8 @@ static bool isMatmulElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
-/// Static dims in [1, kMaxExtent].
-static LogicalResult verifyExtents(Operation *op, StringRef name,
-                                   RankedTensorType type) {
+LogicalResult mlir::attn::verifyExtents(Operation *op, StringRef name,
+                                        RankedTensorType type) {
   for (auto [dim, extent] : llvm::enumerate(type.getShape()))
     if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
       return op->emitOpError()

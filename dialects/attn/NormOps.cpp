@@ -40,12 +40,7 @@ static LogicalResult verifyNormValue(Operation *op, StringRef what, Value value,
   if (failed(verifyCompatibleShape(type.getShape(), shape)))
     return op->emitOpError() << "expected " << what << " to have shape "
                              << shapeString(shape) << ", got " << type;
-  for (int64_t extent : type.getShape())
-    if (!ShapedType::isDynamic(extent) && (extent < 1 || extent > kMaxExtent))
-      return op->emitOpError()
-             << what << " has dim " << extent << "; static dims must be in [1, "
-             << kMaxExtent << "]";
-  return success();
+  return verifyExtents(op, what, type);
 }
 
 /// Rows [r..., D] with D static; returns D.

@@ -2382,7 +2382,7 @@ func.func @rms_norm_rstd(%x: tensor<4x8xbf16>, %w: tensor<8xbf16>) -> tensor<4x8
 // -----
 
 func.func @rms_norm_extent(%x: tensor<0x8xf32>, %w: tensor<8xf32>) -> tensor<0x8xf32> {
-  // expected-error @below {{'attn.rms_norm' op x has dim 0; static dims must be in [1, 2147483647]}}
+  // expected-error @below {{'attn.rms_norm' op x dim 0 is 0; static dims must be in [1, 2147483647]}}
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<0x8xf32>, tensor<8xf32> -> tensor<0x8xf32>, tensor<0xf32>
   return %y : tensor<0x8xf32>
 }
@@ -2462,7 +2462,7 @@ func.func @split_heads_element(%x: tensor<2x4x64xi32>) -> tensor<2x4x4x16xi32> {
 // -----
 
 func.func @split_heads_extent(%x: tensor<0x4x64xf32>) -> tensor<0x4x4x16xf32> {
-  // expected-error @below {{'attn.split_heads' op dim 0 is out of range; static dims must be in [1, 2147483647]}}
+  // expected-error @below {{'attn.split_heads' op the input dim 0 is 0; static dims must be in [1, 2147483647]}}
   %h = attn.split_heads %x : tensor<0x4x64xf32> -> tensor<0x4x4x16xf32>
   return %h : tensor<0x4x4x16xf32>
 }
