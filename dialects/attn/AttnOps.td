@@ -566,6 +566,11 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
     gradient is: `a` is `[r..., M]`, `b` is `[r..., N]` over the same rows
     and `out[m, n] = sum_r a[r, m] * b[r, n]` is `[M, N]`.
 
+    A linear layer may add a `bias` `[N]` of the result's element type to
+    every row before the rounding (`out[r..., n] = sum_k ... + bias[n]`); a
+    row contraction takes none. The bias's gradient is the row sum of the
+    result's cotangent.
+
     `a` and `b` have one element type, f32, f16 or bf16; the result has
     theirs or f32. `tile` pins the host kernel's `[rows, columns]` tile;
     `library = "cublaslt"` runs the product as a library call on the GPU
@@ -582,20 +587,26 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
   }];
 
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
+                       Optional<AnyRankedTensor>:$bias,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        OptionalAttr<DenseI64ArrayAttr>:$tile,
                        OptionalAttr<StrAttr>:$library);
   let results = (outs AnyRankedTensor:$out);
 
+  let extraClassDeclaration = [{
+    ::mlir::LogicalResult verifyBias();
+  }];
+
   let assemblyFormat = [{
-    $a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($out)
+    $a `,` $b (`,` $bias^)? attr-dict `:` type($a) `,` type($b)
+    (`,` type($bias)^)? `->` type($out)
   }];
 
   let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
-// attn.rms_norm, attn.rms_norm_grad, attn.sum_rows
+// attn.rms_norm, attn.layer_norm, their gradients, attn.sum_rows
 //===----------------------------------------------------------------------===//
 
 def Attn_RmsNormOp : Attn_Op<"rms_norm", [Pure,
@@ -649,6 +660,75 @@ def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
     %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %dy
         : tensor<?x2048xbf16>, tensor<2048xbf16>, tensor<?xf32>, tensor<?x2048xbf16>
         -> tensor<?x2048xbf16>, tensor<512x2048xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
+                       AnyRankedTensor:$rstd, AnyRankedTensor:$dout,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$dx, AnyRankedTensor:$dweight_partial);
+
+  let assemblyFormat = [{
+    $x `,` $weight `,` $rstd `,` $dout attr-dict `:` type($x) `,`
+    type($weight) `,` type($rstd) `,` type($dout) `->` type($dx) `,`
+    type($dweight_partial)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_LayerNormOp : Attn_Op<"layer_norm", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface, ["isDifferentiableResult"]>]> {
+  let summary = "LayerNorm over the last dim, with a weight and a bias";
+  let description = [{
+    For each row `x[r..., :]` of width `D` (the last dim, static), with
+    `mean[r...] = mean_d(x)`: `rstd[r...] = 1 / sqrt(mean_d((x - mean)^2) +
+    epsilon)` and `out[r..., d] = (x[r..., d] - mean) * rstd * weight[d] +
+    bias[d]` (no bias: 0), computed in f32 and rounded once to the result's
+    element type. `rstd` (f32, the leading dims) is what the gradient reads
+    again with the row; the gradient recomputes the mean from the row it
+    loads anyway, so it is not kept. `rstd` takes no cotangent.
+
+    The kernel is attn.rms_norm's with the row centred first; `block_size`
+    pins the rows of a kernel block.
+
+    ```mlir
+    %y, %rstd = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32}
+        : tensor<?x?x768xbf16>, tensor<768xbf16>, tensor<768xbf16>
+        -> tensor<?x?x768xbf16>, tensor<?x?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
+                       Optional<AnyRankedTensor>:$bias, F32Attr:$epsilon,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$rstd);
+
+  let assemblyFormat = [{
+    $x `,` $weight (`,` $bias^)? attr-dict `:` type($x) `,` type($weight)
+    (`,` type($bias)^)? `->` type($out) `,` type($rstd)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_LayerNormGradOp : Attn_Op<"layer_norm_grad", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the gradients of attn.layer_norm's input and weight";
+  let description = [{
+    With the row's mean recomputed, `xhat = (x - mean) * rstd` and
+    `g = dout * weight` per row:
+    `dx = rstd * (g - mean_d(g) - xhat * mean_d(g * xhat))`, rounded to
+    `dx`'s element type, and the weight's gradient `sum_r dout * xhat` as
+    `P` f32 partial sums, row `i` into `dweight_partial[i mod P, :]`, as
+    attn.rms_norm_grad does. The bias's gradient is `attn.sum_rows` of
+    `dout`.
+
+    ```mlir
+    %dx, %dwp = attn.layer_norm_grad %x, %w, %rstd, %dy
+        : tensor<?x768xbf16>, tensor<768xbf16>, tensor<?xf32>, tensor<?x768xbf16>
+        -> tensor<?x768xbf16>, tensor<512x768xf32>
     ```
   }];
 

@@ -102,6 +102,8 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifyCompatibleShape(out.getShape(), outShape)))
     return emitOpError() << "expected a result of shape "
                          << shapeString(outShape) << ", got " << out;
+  if (failed(verifyBias()))
+    return failure();
   if (std::optional<ArrayRef<int64_t>> tile = getTile())
     if (tile->size() != 2 ||
         llvm::any_of(*tile, [](int64_t t) { return t < 1 || t > 1024; }))
@@ -115,6 +117,24 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+/// A linear layer's bias: [N] of the result's element type.
+LogicalResult MatmulOp::verifyBias() {
+  Value bias = getBias();
+  if (!bias)
+    return success();
+  if (getTransposeA())
+    return emitOpError() << "expected no bias on a row contraction "
+                            "(transpose_a)";
+  auto type = cast<RankedTensorType>(bias.getType());
+  RankedTensorType out = getOut().getType();
+  if (type.getElementType() != out.getElementType() ||
+      failed(verifyCompatibleShape(type.getShape(), {out.getShape().back()})))
+    return emitOpError() << "expected a bias of shape "
+                         << shapeString({out.getShape().back()}) << " and "
+                         << out.getElementType() << " elements, got " << type;
+  return verifyExtents(*this, "bias", type);
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOpInterface
 //===----------------------------------------------------------------------===//
@@ -126,6 +146,8 @@ StringRef MatmulOp::getKernelKind() { return "matmul"; }
 SmallVector<StringRef> MatmulOp::getValueRoles() {
   if (getTransposeA())
     return {"a", "b", "out"};
+  if (getBias())
+    return {"x", "w", "bias", "out"};
   return {"x", "w", "out"};
 }
 
@@ -144,6 +166,8 @@ SmallVector<SmallVector<int64_t>> MatmulOp::getDimClasses() {
   SmallVector<int64_t> weight = {rows, rows + 1};
   if (getTransposeB())
     std::swap(weight[0], weight[1]);
+  if (getBias())
+    return {withLast(rows), weight, {rows + 1}, withLast(rows + 1)};
   return {withLast(rows), weight, withLast(rows + 1)};
 }
 
@@ -158,7 +182,8 @@ bool MatmulOp::hasKernelConfig() {
 //===----------------------------------------------------------------------===//
 
 /// For out = A B (A = a or its rows transposed, B = b or b transposed):
-/// dA = dout B^T and dB = A^T dout, each a matmul in the operand's type.
+/// dA = dout B^T and dB = A^T dout, each a matmul in the operand's type; a
+/// bias's gradient is the row sum of dout.
 FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                                                  ValueRange resultCotangents) {
   if (resultCotangents.size() != 1)
@@ -166,7 +191,7 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                          << resultCotangents.size();
   Value dout = resultCotangents.front();
   if (!dout)
-    return SmallVector<Value>{Value(), Value()};
+    return SmallVector<Value>(getNumOperands());
   if (dout.getType() != getOut().getType())
     return emitOpError() << "expected the result cotangent to be "
                          << getOut().getType() << ", got " << dout.getType();
@@ -175,7 +200,7 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                     bool transposeB) -> Value {
     UnitAttr unit = builder.getUnitAttr();
     return MatmulOp::create(builder, loc, like.getType(), x, y,
-                            transposeA ? unit : UnitAttr(),
+                            /*bias=*/Value(), transposeA ? unit : UnitAttr(),
                             transposeB ? unit : UnitAttr(),
                             /*tile=*/DenseI64ArrayAttr(),
                             /*library=*/StringAttr());
@@ -187,5 +212,9 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
   Value da = matmul(a, dout, b, false, !getTransposeB());
   Value db = getTransposeB() ? matmul(b, dout, a, true, false)
                              : matmul(b, a, dout, true, false);
-  return SmallVector<Value>{da, db};
+  SmallVector<Value> grads = {da, db};
+  if (Value bias = getBias())
+    grads.push_back(SumRowsOp::create(builder, loc, bias.getType(), dout,
+                                      /*block_size=*/IntegerAttr()));
+  return grads;
 }

@@ -1,12 +1,12 @@
-//===- NormOps.cpp - attn.rms_norm and its gradient -----------------------===//
+//===- NormOps.cpp - attn.rms_norm, attn.layer_norm and their gradients ---===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
-// RMSNorm's forward op, its gradient kernel and the row sum that finishes
-// the weight's gradient: shape rules, dims for program formation and the
-// gradient rule.
+// RMSNorm's and LayerNorm's forward ops, their gradient kernels and the
+// row sum that finishes a weight's gradient: shape rules, dims for program
+// formation and the gradient rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,7 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-/// Partial rows of an RMSNorm weight gradient, a warp each on a GPU:
+/// Partial rows of a norm's weight gradient, a warp each on a GPU:
 /// enough warps to read the rows at full bandwidth (4 rows each at 4 x 4k
 /// tokens), few enough that their sum is cheap (32 MB at width 2048).
 static constexpr int64_t kNormGradPartials = 4096;
@@ -61,45 +61,60 @@ static LogicalResult verifyBlockSize(Operation *op,
   return success();
 }
 
-LogicalResult RmsNormOp::verify() {
-  FailureOr<int64_t> width = verifyRows(*this, getX());
+/// attn.rms_norm and attn.layer_norm: x [r..., D], weight [D] and a bias
+/// [D] (layer_norm's, optional) to out [r..., D] and rstd [r...].
+template <typename Op>
+static LogicalResult verifyNorm(Op op, Value bias = Value()) {
+  FailureOr<int64_t> width = verifyRows(op, op.getX());
   if (failed(width))
     return failure();
-  ArrayRef<int64_t> shape = getX().getType().getShape();
-  float epsilon = getEpsilon().convertToFloat();
+  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+  float epsilon = op.getEpsilon().convertToFloat();
   if (!std::isfinite(epsilon) || epsilon < 0)
-    return emitOpError() << "expected a finite epsilon >= 0, got " << epsilon;
-  if (failed(verifyNormValue(*this, "x", getX(), shape)) ||
-      failed(verifyNormValue(*this, "weight", getWeight(), {*width})) ||
-      failed(verifyNormValue(*this, "out", getOut(), shape)) ||
-      failed(verifyNormValue(*this, "rstd", getRstd(), shape.drop_back(),
+    return op.emitOpError()
+           << "expected a finite epsilon >= 0, got " << epsilon;
+  if (failed(verifyNormValue(op, "x", op.getX(), shape)) ||
+      failed(verifyNormValue(op, "weight", op.getWeight(), {*width})) ||
+      (bias && failed(verifyNormValue(op, "bias", bias, {*width}))) ||
+      failed(verifyNormValue(op, "out", op.getOut(), shape)) ||
+      failed(verifyNormValue(op, "rstd", op.getRstd(), shape.drop_back(),
                              /*f32Only=*/true)))
     return failure();
-  return verifyBlockSize(*this, getBlockSize());
+  return verifyBlockSize(op, op.getBlockSize());
 }
 
-LogicalResult RmsNormGradOp::verify() {
-  FailureOr<int64_t> width = verifyRows(*this, getX());
+/// Their gradients: x, weight, rstd and dout to dx and dweight_partial
+/// [P, D].
+template <typename Op> static LogicalResult verifyNormGrad(Op op) {
+  FailureOr<int64_t> width = verifyRows(op, op.getX());
   if (failed(width))
     return failure();
-  ArrayRef<int64_t> shape = getX().getType().getShape();
-  auto partial = getDweightPartial().getType();
+  ArrayRef<int64_t> shape = op.getX().getType().getShape();
+  auto partial = op.getDweightPartial().getType();
   if (partial.getRank() != 2 || partial.isDynamicDim(0))
-    return emitOpError() << "expected dweight_partial to be [P, D] with a "
-                            "static P, got "
-                         << partial;
-  if (failed(verifyNormValue(*this, "weight", getWeight(), {*width})) ||
-      failed(verifyNormValue(*this, "rstd", getRstd(), shape.drop_back(),
+    return op.emitOpError() << "expected dweight_partial to be [P, D] with a "
+                               "static P, got "
+                            << partial;
+  if (failed(verifyNormValue(op, "weight", op.getWeight(), {*width})) ||
+      failed(verifyNormValue(op, "rstd", op.getRstd(), shape.drop_back(),
                              /*f32Only=*/true)) ||
-      failed(verifyNormValue(*this, "dout", getDout(), shape)) ||
-      failed(verifyNormValue(*this, "dx", getDx(), shape)) ||
-      failed(verifyNormValue(*this, "dweight_partial", getDweightPartial(),
+      failed(verifyNormValue(op, "dout", op.getDout(), shape)) ||
+      failed(verifyNormValue(op, "dx", op.getDx(), shape)) ||
+      failed(verifyNormValue(op, "dweight_partial", op.getDweightPartial(),
                              {partial.getDimSize(0), *width},
                              /*f32Only=*/true)) ||
-      failed(verifyNormValue(*this, "x", getX(), shape)))
+      failed(verifyNormValue(op, "x", op.getX(), shape)))
     return failure();
-  return verifyBlockSize(*this, getBlockSize());
+  return verifyBlockSize(op, op.getBlockSize());
 }
+
+LogicalResult RmsNormOp::verify() { return verifyNorm(*this); }
+
+LogicalResult LayerNormOp::verify() { return verifyNorm(*this, getBias()); }
+
+LogicalResult RmsNormGradOp::verify() { return verifyNormGrad(*this); }
+
+LogicalResult LayerNormGradOp::verify() { return verifyNormGrad(*this); }
 
 LogicalResult SumRowsOp::verify() {
   RankedTensorType in = getIn().getType();
@@ -123,6 +138,30 @@ static SmallVector<int64_t> rowDims(Value x) {
       llvm::seq<int64_t>(0, cast<RankedTensorType>(x.getType()).getRank()));
 }
 
+/// The dim classes of a forward norm's x, weight, bias (if any), out and
+/// rstd.
+static SmallVector<SmallVector<int64_t>> normDims(Value x, bool hasBias) {
+  SmallVector<int64_t> rows = rowDims(x);
+  SmallVector<SmallVector<int64_t>> dims = {rows, {rows.back()}};
+  if (hasBias)
+    dims.push_back({rows.back()});
+  dims.append({rows, SmallVector<int64_t>(ArrayRef(rows).drop_back())});
+  return dims;
+}
+
+/// A gradient's x, weight, rstd, dout, dx and partial rows, whose P is a
+/// class of its own.
+static SmallVector<SmallVector<int64_t>> normGradDims(Value x) {
+  SmallVector<int64_t> rows = rowDims(x);
+  int64_t partials = static_cast<int64_t>(rows.size());
+  return {rows, {rows.back()}, SmallVector<int64_t>(ArrayRef(rows).drop_back()),
+          rows, rows,          {partials, rows.back()}};
+}
+
+static SmallVector<StringRef> normGradRoles() {
+  return {"x", "weight", "rstd", "dout", "dx", "dweight_partial"};
+}
+
 StringRef RmsNormOp::getKernelKind() { return "rms_norm"; }
 
 SmallVector<StringRef> RmsNormOp::getValueRoles() {
@@ -130,34 +169,56 @@ SmallVector<StringRef> RmsNormOp::getValueRoles() {
 }
 
 SmallVector<SmallVector<int64_t>> RmsNormOp::getDimClasses() {
-  SmallVector<int64_t> rows = rowDims(getX());
-  return {rows,
-          {rows.back()},
-          rows,
-          SmallVector<int64_t>(ArrayRef(rows).drop_back())};
+  return normDims(getX(), /*hasBias=*/false);
 }
 
 StringRef RmsNormOp::getDimClassName(int64_t) { return ""; }
 
 bool RmsNormOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
+StringRef LayerNormOp::getKernelKind() { return "layer_norm"; }
+
+SmallVector<StringRef> LayerNormOp::getValueRoles() {
+  if (getBias())
+    return {"x", "weight", "bias", "out", "rstd"};
+  return {"x", "weight", "out", "rstd"};
+}
+
+SmallVector<SmallVector<int64_t>> LayerNormOp::getDimClasses() {
+  return normDims(getX(), static_cast<bool>(getBias()));
+}
+
+StringRef LayerNormOp::getDimClassName(int64_t) { return ""; }
+
+bool LayerNormOp::hasKernelConfig() { return getBlockSize().has_value(); }
+
 StringRef RmsNormGradOp::getKernelKind() { return "rms_norm_grad"; }
 
 SmallVector<StringRef> RmsNormGradOp::getValueRoles() {
-  return {"x", "weight", "rstd", "dout", "dx", "dweight_partial"};
+  return normGradRoles();
 }
 
-/// The partial rows' P is a class of its own.
 SmallVector<SmallVector<int64_t>> RmsNormGradOp::getDimClasses() {
-  SmallVector<int64_t> rows = rowDims(getX());
-  int64_t partials = static_cast<int64_t>(rows.size());
-  return {rows, {rows.back()}, SmallVector<int64_t>(ArrayRef(rows).drop_back()),
-          rows, rows,          {partials, rows.back()}};
+  return normGradDims(getX());
 }
 
 StringRef RmsNormGradOp::getDimClassName(int64_t) { return ""; }
 
 bool RmsNormGradOp::hasKernelConfig() { return getBlockSize().has_value(); }
+
+StringRef LayerNormGradOp::getKernelKind() { return "layer_norm_grad"; }
+
+SmallVector<StringRef> LayerNormGradOp::getValueRoles() {
+  return normGradRoles();
+}
+
+SmallVector<SmallVector<int64_t>> LayerNormGradOp::getDimClasses() {
+  return normGradDims(getX());
+}
+
+StringRef LayerNormGradOp::getDimClassName(int64_t) { return ""; }
+
+bool LayerNormGradOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
 StringRef SumRowsOp::getKernelKind() { return "sum_rows"; }
 
@@ -176,30 +237,50 @@ bool SumRowsOp::hasKernelConfig() { return getBlockSize().has_value(); }
 // VJPOpInterface
 //===----------------------------------------------------------------------===//
 
-bool RmsNormOp::isDifferentiableResult(unsigned index) { return index == 0; }
-
-/// dx and the weight's partial sums from one kernel, then their row sum in
-/// the weight's type.
-FailureOr<SmallVector<Value>> RmsNormOp::buildVJP(OpBuilder &builder,
-                                                  ValueRange resultCotangents) {
+/// dx and the weight's partial sums from one kernel (`GradOp`), then their
+/// row sum in the weight's type; a bias's gradient is the row sum of dout.
+template <typename GradOp, typename Op>
+static FailureOr<SmallVector<Value>> buildNormVJP(Op op, OpBuilder &builder,
+                                                  ValueRange resultCotangents,
+                                                  Value bias = Value()) {
   if (resultCotangents.size() != 2)
-    return emitOpError() << "expected two result cotangents, got "
-                         << resultCotangents.size();
+    return op.emitOpError()
+           << "expected two result cotangents, got " << resultCotangents.size();
   if (resultCotangents[1])
-    return emitOpError() << "cannot differentiate through rstd: the gradient "
-                            "of rms_norm takes a cotangent of out only";
+    return op.emitOpError()
+           << "cannot differentiate through rstd: the gradient of "
+           << op->getName().stripDialect() << " takes a cotangent of out only";
   Value dout = resultCotangents[0];
+  SmallVector<Value> grads(op->getNumOperands());
   if (!dout)
-    return SmallVector<Value>{Value(), Value()};
-  Location loc = getLoc();
-  auto weight = getWeight().getType();
+    return grads;
+  Location loc = op.getLoc();
+  auto weight = op.getWeight().getType();
   auto partial = RankedTensorType::get(
       {kNormGradPartials, weight.getDimSize(0)}, builder.getF32Type());
-  auto grad = RmsNormGradOp::create(builder, loc, getX().getType(), partial,
-                                    getX(), getWeight(), getRstd(), dout,
-                                    /*block_size=*/IntegerAttr());
-  Value dweight =
-      SumRowsOp::create(builder, loc, weight, grad.getDweightPartial(),
-                        /*block_size=*/IntegerAttr());
-  return SmallVector<Value>{grad.getDx(), dweight};
+  auto grad = GradOp::create(builder, loc, op.getX().getType(), partial,
+                             op.getX(), op.getWeight(), op.getRstd(), dout,
+                             /*block_size=*/IntegerAttr());
+  grads[0] = grad.getDx();
+  grads[1] = SumRowsOp::create(builder, loc, weight, grad.getDweightPartial(),
+                               /*block_size=*/IntegerAttr());
+  if (bias)
+    grads[2] = SumRowsOp::create(builder, loc, bias.getType(), dout,
+                                 /*block_size=*/IntegerAttr());
+  return grads;
+}
+
+bool RmsNormOp::isDifferentiableResult(unsigned index) { return index == 0; }
+
+FailureOr<SmallVector<Value>> RmsNormOp::buildVJP(OpBuilder &builder,
+                                                  ValueRange resultCotangents) {
+  return buildNormVJP<RmsNormGradOp>(*this, builder, resultCotangents);
+}
+
+bool LayerNormOp::isDifferentiableResult(unsigned index) { return index == 0; }
+
+FailureOr<SmallVector<Value>>
+LayerNormOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
+  return buildNormVJP<LayerNormGradOp>(*this, builder, resultCotangents,
+                                       getBias());
 }

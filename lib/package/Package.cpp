@@ -364,16 +364,18 @@ Status verifyLibraryKernel(const Kernel &kernel, const std::string &path) {
     return fieldError(path, "a library kernel has an empty blob and entry, "
                             "no grid, block [1, 1, 1], no shared memory and "
                             "no tensor maps");
-  for (const char *key : {"transpose_a", "transpose_b"}) {
+  // "bias" (a bias epilogue) is optional: packages before it had none.
+  for (const char *key : {"transpose_a", "transpose_b", "bias"}) {
     auto value = kernel.config.find(key);
-    if (value == kernel.config.end() ||
-        (value->second != 0 && value->second != 1))
+    if ((value == kernel.config.end() && std::string(key) != "bias") ||
+        (value != kernel.config.end() && value->second != 0 &&
+         value->second != 1))
       return fieldError(fieldPath(fieldPath(path, "config"), key),
                         "expected 0 or 1 for routine \"cublaslt_matmul\"");
   }
-  if (kernel.config.size() != 2)
+  if (kernel.config.size() != 2 + kernel.config.count("bias"))
     return fieldError(fieldPath(path, "config"),
-                      "expected only transpose_a and transpose_b");
+                      "expected only transpose_a, transpose_b and bias");
   return Status::ok();
 }
 
@@ -493,7 +495,7 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
 }
 
 /// Which spec an op kind carries.
-enum class SpecKind { None, Attention, Cast, Elementwise, Matmul, RmsNorm };
+enum class SpecKind { None, Attention, Cast, Elementwise, Matmul, Norm };
 
 /// An op kind: its operand and result counts, and its spec.
 struct OpKind {
@@ -517,9 +519,11 @@ constexpr OpKind kOpKinds[] = {
     {"attention_grad_q", 6, 1, false, SpecKind::Attention},
     {"cast", 1, 1, false, SpecKind::Cast},
     {"elementwise", 1, 1, false, SpecKind::Elementwise, /*variadic=*/true},
-    {"matmul", 2, 1, false, SpecKind::Matmul},
-    {"rms_norm", 2, 2, false, SpecKind::RmsNorm},
+    {"matmul", 2, 1, false, SpecKind::Matmul, false, 1},
+    {"rms_norm", 2, 2, false, SpecKind::Norm},
     {"rms_norm_grad", 4, 2, false, SpecKind::None},
+    {"layer_norm", 2, 2, false, SpecKind::Norm, false, 1},
+    {"layer_norm_grad", 4, 2, false, SpecKind::None},
     {"sum_rows", 1, 1, false, SpecKind::None},
     {"split_heads", 1, 1, false, SpecKind::None, false, 2},
     {"merge_heads", 1, 1, false, SpecKind::None, false, 2},
@@ -645,7 +649,7 @@ Status verifyOp(const Function &function, const OpSpec &op,
       op.cast.has_value() != (kind->spec == SpecKind::Cast) ||
       op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise) ||
       op.matmul.has_value() != (kind->spec == SpecKind::Matmul) ||
-      op.rmsNorm.has_value() != (kind->spec == SpecKind::RmsNorm))
+      op.norm.has_value() != (kind->spec == SpecKind::Norm))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 (kind->spec == SpecKind::None
                                      ? " takes no spec"
@@ -655,12 +659,11 @@ Status verifyOp(const Function &function, const OpSpec &op,
     return verifyAttention(*op.attention, path);
   if (op.elementwise)
     return verifyElementwise(*op.elementwise, op, path);
-  if (op.rmsNorm && !(op.rmsNorm->epsilon >= 0))
+  if (op.norm && !(op.norm->epsilon >= 0))
     return fieldError(fieldPath(path, "epsilon"),
-                      "must be >= 0, got " +
-                          std::to_string(op.rmsNorm->epsilon));
-  if (op.rmsNorm)
-    return checkFinite(op.rmsNorm->epsilon, fieldPath(path, "epsilon"));
+                      "must be >= 0, got " + std::to_string(op.norm->epsilon));
+  if (op.norm)
+    return checkFinite(op.norm->epsilon, fieldPath(path, "epsilon"));
   return op.cast ? checkFinite(op.cast->scale, fieldPath(path, "scale"))
                  : Status::ok();
 }
@@ -975,8 +978,8 @@ Json encode(const OpSpec &op) {
     json["transpose_a"] = op.matmul->transposeA;
     json["transpose_b"] = op.matmul->transposeB;
   }
-  if (op.rmsNorm)
-    json["epsilon"] = encodeNumber(op.rmsNorm->epsilon);
+  if (op.norm)
+    json["epsilon"] = encodeNumber(op.norm->epsilon);
   return json;
 }
 
@@ -1347,8 +1350,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return r.required("scale", out.cast.emplace().scale);
   case SpecKind::Elementwise:
     return r.required("bodies", out.elementwise.emplace().bodies);
-  case SpecKind::RmsNorm:
-    return r.required("epsilon", out.rmsNorm.emplace().epsilon);
+  case SpecKind::Norm:
+    return r.required("epsilon", out.norm.emplace().epsilon);
   case SpecKind::Matmul: {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },

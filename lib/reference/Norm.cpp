@@ -1,4 +1,4 @@
-//===- Norm.cpp - fp64 reference of RMSNorm and row sums ------------------===//
+//===- Norm.cpp - fp64 reference of norms and row sums --------------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -10,34 +10,52 @@
 
 namespace attnc::ref {
 
-void rmsNorm(int64_t rows, int64_t width, double epsilon, const double *x,
-             const double *weight, double *out, double *rstd) {
-  for (int64_t r = 0; r < rows; ++r) {
+/// The mean of a row (0 unless centred).
+static double rowMean(const NormShape &shape, const double *row) {
+  if (!shape.centered)
+    return 0;
+  double sum = 0;
+  for (int64_t d = 0; d < shape.width; ++d)
+    sum += row[d];
+  return sum / static_cast<double>(shape.width);
+}
+
+void normRows(const NormShape &shape, double epsilon, const double *x,
+              const double *weight, const double *bias, double *out,
+              double *rstd) {
+  const int64_t width = shape.width;
+  for (int64_t r = 0; r < shape.rows; ++r) {
     const double *row = x + r * width;
-    double squares = 0;
+    double mean = rowMean(shape, row), squares = 0;
     for (int64_t d = 0; d < width; ++d)
-      squares += row[d] * row[d];
+      squares += (row[d] - mean) * (row[d] - mean);
     double scale = 1 / std::sqrt(squares / width + epsilon);
     rstd[r] = scale;
     for (int64_t d = 0; d < width; ++d)
-      out[r * width + d] = row[d] * scale * weight[d];
+      out[r * width + d] =
+          (row[d] - mean) * scale * weight[d] + (bias ? bias[d] : 0);
   }
 }
 
-void rmsNormGrad(int64_t rows, int64_t width, int64_t partials, const double *x,
-                 const double *weight, const double *rstd, const double *dout,
-                 double *dx, double *dweightPartial) {
+void normRowsGrad(const NormShape &shape, int64_t partials, const double *x,
+                  const double *weight, const double *rstd, const double *dout,
+                  double *dx, double *dweightPartial) {
+  const int64_t width = shape.width;
   for (int64_t i = 0; i < partials * width; ++i)
     dweightPartial[i] = 0;
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = 0; r < shape.rows; ++r) {
     const double *row = x + r * width, *dy = dout + r * width;
-    double dot = 0; // sum of g * xhat
-    for (int64_t d = 0; d < width; ++d)
-      dot += dy[d] * weight[d] * row[d] * rstd[r];
+    double mean = rowMean(shape, row);
+    double dot = 0, gSum = 0; // sums of g * xhat and of g
+    for (int64_t d = 0; d < width; ++d) {
+      dot += dy[d] * weight[d] * (row[d] - mean) * rstd[r];
+      gSum += dy[d] * weight[d];
+    }
+    double gMean = shape.centered ? gSum / static_cast<double>(width) : 0;
     double *partial = dweightPartial + (r % partials) * width;
     for (int64_t d = 0; d < width; ++d) {
-      double xhat = row[d] * rstd[r];
-      dx[r * width + d] = rstd[r] * (dy[d] * weight[d] -
+      double xhat = (row[d] - mean) * rstd[r];
+      dx[r * width + d] = rstd[r] * (dy[d] * weight[d] - gMean -
                                      xhat * dot / static_cast<double>(width));
       partial[d] += dy[d] * xhat;
     }

@@ -1,12 +1,13 @@
-//===- Norm.h - fp64 reference of RMSNorm and row sums ----------*- C++ -*-===//
+//===- Norm.h - fp64 reference of norms and row sums ------------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
-// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows on dense row-major
-// rows of `width` elements, and attn.split_heads / attn.merge_heads, whose
-// rotation works on a head's row, in double (pkg::RmsNormSpec and the op
+// attn.rms_norm, attn.layer_norm, their gradients and attn.sum_rows on
+// dense row-major rows of `width` elements, and attn.split_heads /
+// attn.merge_heads, whose rotation works on a head's row, in double
+// (pkg::NormSpec and the op
 // kinds of pkg::OpSpec define them).
 //
 //===----------------------------------------------------------------------===//
@@ -18,15 +19,23 @@
 
 namespace attnc::ref {
 
-/// out [rows, width] and rstd [rows] of x [rows, width].
-void rmsNorm(int64_t rows, int64_t width, double epsilon, const double *x,
-             const double *weight, double *out, double *rstd);
+/// Rows [rows, width]; `centered` for LayerNorm (RMSNorm otherwise).
+struct NormShape {
+  int64_t rows = 0, width = 0;
+  bool centered = false;
+};
+
+/// out [rows, width] and rstd [rows] of x [rows, width], with a bias
+/// [width] (LayerNorm's, or null).
+void normRows(const NormShape &shape, double epsilon, const double *x,
+              const double *weight, const double *bias, double *out,
+              double *rstd);
 
 /// dx [rows, width] and the weight's partial sums [partials, width]
 /// (row i into partial row i mod partials).
-void rmsNormGrad(int64_t rows, int64_t width, int64_t partials, const double *x,
-                 const double *weight, const double *rstd, const double *dout,
-                 double *dx, double *dweightPartial);
+void normRowsGrad(const NormShape &shape, int64_t partials, const double *x,
+                  const double *weight, const double *rstd, const double *dout,
+                  double *dx, double *dweightPartial);
 
 /// out [width] = the sum of the rows of in [rows, width].
 void sumRows(int64_t rows, int64_t width, const double *in, double *out);

@@ -125,8 +125,8 @@ private:
   Status runCast(const pkg::OpSpec &op);
   Status runElementwise(const pkg::OpSpec &op);
   Status runMatmul(const pkg::OpSpec &op);
-  Status runRmsNorm(const pkg::OpSpec &op);
-  Status runRmsNormGrad(const pkg::OpSpec &op);
+  Status runNorm(const pkg::OpSpec &op);
+  Status runNormGrad(const pkg::OpSpec &op);
   Status runSumRows(const pkg::OpSpec &op);
   Status runHeads(const pkg::OpSpec &op, bool split);
   /// The shapes of `names` ("" for an unkept result has none), or an error
@@ -269,15 +269,20 @@ Status Evaluator::run(const pkg::OpSpec &op) {
                            "and a body per result");
     return runElementwise(op);
   }
-  if (op.kind == "rms_norm") {
-    if (!op.rmsNorm || op.operands.size() != 2 || op.results.size() != 2)
-      return Status::error("needs an rms_norm spec, 2 operands and 2 results");
-    return runRmsNorm(op);
+  if (op.kind == "rms_norm" || op.kind == "layer_norm") {
+    size_t operands = op.kind == "layer_norm" ? op.operands.size() : 2;
+    if (!op.norm || (operands != 2 && operands != 3) ||
+        op.operands.size() != operands || op.results.size() != 2)
+      return Status::error(
+          "needs a norm spec, " +
+          std::string(op.kind == "layer_norm" ? "2 or 3" : "2") +
+          " operands and 2 results");
+    return runNorm(op);
   }
-  if (op.kind == "rms_norm_grad") {
+  if (op.kind == "rms_norm_grad" || op.kind == "layer_norm_grad") {
     if (op.operands.size() != 4 || op.results.size() != 2)
       return Status::error("needs 4 operands and 2 results");
-    return runRmsNormGrad(op);
+    return runNormGrad(op);
   }
   if (op.kind == "sum_rows") {
     if (op.operands.size() != 1 || op.results.size() != 1)
@@ -291,8 +296,10 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     return runHeads(op, op.kind == "split_heads");
   }
   if (op.kind == "matmul") {
-    if (!op.matmul || op.operands.size() != 2 || op.results.size() != 1)
-      return Status::error("needs a matmul spec, 2 operands and 1 result");
+    if (!op.matmul || (op.operands.size() != 2 && op.operands.size() != 3) ||
+        op.results.size() != 1)
+      return Status::error("needs a matmul spec, 2 or 3 operands and 1 "
+                           "result");
     return runMatmul(op);
   }
   return Status::error("unknown kind " + inQuotes(op.kind));
@@ -548,6 +555,19 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
     return !shape ? shape.status() : !x ? x.status() : y.status();
   std::vector<double> result(static_cast<size_t>(shape->m * shape->n));
   matmul(*op.matmul, *shape, (*x)->data(), (*y)->data(), result.data());
+  if (op.operands.size() < 3)
+    return store(to, std::move(result));
+  auto biasShape = shapeOf(op.operands[2]);
+  auto bias = operand(op.operands[2]);
+  if (!biasShape || !bias)
+    return !biasShape ? biasShape.status() : bias.status();
+  if (op.matmul->transposeA || *biasShape != std::vector<int64_t>{shape->n})
+    return Status::error("bias " + op.operands[2] + " " +
+                         shapeText(*biasShape) + " does not fit: expected [" +
+                         std::to_string(shape->n) +
+                         "] (N) on a linear layer, none on a row contraction");
+  for (size_t i = 0; i < result.size(); ++i)
+    result[i] += (**bias)[i % shape->n];
   return store(to, std::move(result));
 }
 
@@ -597,17 +617,21 @@ Evaluator::bindRows(const std::vector<std::string> &names,
   return dims;
 }
 
-Status Evaluator::runRmsNorm(const pkg::OpSpec &op) {
-  auto dims =
-      bindRows({op.operands[0], op.operands[1], op.results[0], op.results[1]},
-               {"RD", "D", "RD", "R"});
-  auto x = operand(op.operands[0]), w = operand(op.operands[1]);
-  if (!dims || !x || !w)
-    return !dims ? dims.status() : !x ? x.status() : w.status();
+Status Evaluator::runNorm(const pkg::OpSpec &op) {
+  std::vector<std::string> names = op.operands;
+  names.insert(names.end(), op.results.begin(), op.results.end());
+  std::vector<std::string> shapes = {"RD", "D", "RD", "R"};
+  if (op.operands.size() == 3)
+    shapes.insert(shapes.begin() + 2, "D");
+  auto dims = bindRows(names, shapes);
+  auto in = operands(op);
+  if (!in || !dims)
+    return !in ? in.status() : dims.status();
   int64_t rows = dims->at('R'), width = dims->at('D');
   std::vector<double> out(rows * width), rstd(rows);
-  rmsNorm(rows, width, op.rmsNorm->epsilon, (*x)->data(), (*w)->data(),
-          out.data(), rstd.data());
+  normRows({rows, width, op.kind == "layer_norm"}, op.norm->epsilon, (*in)[0],
+           (*in)[1], in->size() > 2 ? (*in)[2] : nullptr, out.data(),
+           rstd.data());
   if (!op.results[1].empty())
     if (Status s = store(op.results[1], std::move(rstd)); !s)
       return s;
@@ -615,26 +639,20 @@ Status Evaluator::runRmsNorm(const pkg::OpSpec &op) {
                                : store(op.results[0], std::move(out));
 }
 
-Status Evaluator::runRmsNormGrad(const pkg::OpSpec &op) {
+Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
   auto dims = bindRows({op.operands[0], op.operands[1], op.operands[2],
                         op.operands[3], op.results[0], op.results[1]},
                        {"RD", "D", "R", "RD", "RD", "PD"});
-  std::vector<const std::vector<double> *> in;
-  for (const std::string &name : op.operands) {
-    auto data = operand(name);
-    if (!data)
-      return data.status();
-    in.push_back(*data);
-  }
-  if (!dims)
-    return dims.status();
+  auto in = operands(op);
+  if (!in || !dims)
+    return !in ? in.status() : dims.status();
   if (!dims->count('P'))
     return Status::error("the partial sums are not kept: their rows are "
                          "unknown");
   int64_t rows = dims->at('R'), width = dims->at('D'), parts = dims->at('P');
   std::vector<double> dx(rows * width), partial(parts * width);
-  rmsNormGrad(rows, width, parts, in[0]->data(), in[1]->data(), in[2]->data(),
-              in[3]->data(), dx.data(), partial.data());
+  normRowsGrad({rows, width, op.kind == "layer_norm_grad"}, parts, (*in)[0],
+               (*in)[1], (*in)[2], (*in)[3], dx.data(), partial.data());
   if (Status s = store(op.results[1], std::move(partial)); !s)
     return s;
   return op.results[0].empty() ? Status::ok()
@@ -688,17 +706,13 @@ Status Evaluator::runHeads(const pkg::OpSpec &op, bool split) {
     return Status::error("shapes " + shapesText +
                          " do not fit [B, N, H * D] "
                          "and [B, H, N, D] with tables [N, R/2], R <= D");
-  std::vector<const double *> in;
-  for (const std::string &name : op.operands) {
-    auto data = operand(name);
-    if (!data)
-      return data.status();
-    in.push_back((*data)->data());
-  }
+  auto in = operands(op);
+  if (!in)
+    return in.status();
   std::vector<double> out(shape.batch * shape.seq * shape.heads *
                           shape.headDim);
-  moveHeads(split, shape, in[0], shape.half ? in[1] : nullptr,
-            shape.half ? in[2] : nullptr, out.data());
+  auto table = [&](size_t i) { return shape.half ? (*in)[i] : nullptr; };
+  moveHeads(split, shape, (*in)[0], table(1), table(2), out.data());
   return store(to, std::move(out));
 }
 

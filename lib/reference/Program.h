@@ -58,9 +58,12 @@ enum class Rounding { ToDTypes, None };
 /// with q, dq, dq_accum [B, Hq, Nq, D], k, dk [B, Hkv, Nk, D], v, dv
 /// [B, Hkv, Nk, Dv], out, dout [B, Hq, Nq, Dv], lse, delta [B, Hq, Nq];
 /// cast and elementwise: each operand's shape is the result's; matmul: as
-/// ref::matmulShape says; with rows R (any leading dims, the same for all):
-///   rms_norm              x [R, D], weight [D] -> out [R, D], rstd [R]
-///   rms_norm_grad         x [R, D], weight [D], rstd [R], dout [R, D]
+/// ref::matmulShape says, with an optional bias [N] added to every row; with
+/// rows R (any leading dims, the same for all):
+///   rms_norm, layer_norm  x [R, D], weight [D] (, bias [D]: layer_norm)
+///                         -> out [R, D], rstd [R]
+///   rms_norm_grad, layer_norm_grad
+///                         x [R, D], weight [D], rstd [R], dout [R, D]
 ///                         -> dx [R, D], dweight_partial [P, D]
 ///   sum_rows              in [R, D] -> out [D]
 ///   split_heads           x [B, N, H * D] (, cos, sin [N, R/2])

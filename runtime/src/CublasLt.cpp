@@ -196,37 +196,43 @@ class CublasLtMatmul final : public DeviceKernel {
 public:
   CublasLtMatmul(std::shared_ptr<const CublasLtHandle> handle,
                  cublasLtMatmulDesc_t desc, bool transposeA, bool transposeB,
-                 ScratchMemory scratch)
+                 bool bias, ScratchMemory scratch)
       : DeviceKernel(GridRecord{}), handle_(std::move(handle)), desc_(desc),
-        transposeA_(transposeA), transposeB_(transposeB),
+        transposeA_(transposeA), transposeB_(transposeB), bias_(bias),
         scratch_(std::move(scratch)) {}
   ~CublasLtMatmul() override;
 
   Status launch(const std::vector<const KernelArg *> &args,
                 const GridExtents &grid, void *stream) const override;
   Status checkArgs(const std::vector<size_t> &ranks) const override {
-    bool fits =
-        ranks.size() == 3 && ranks[0] >= 2 && ranks[1] >= 2 && ranks[2] >= 2;
+    size_t count = bias_ ? 4 : 3;
+    bool fits = ranks.size() == count && ranks[0] >= 2 && ranks[1] >= 2 &&
+                ranks.back() >= 2 && (!bias_ || ranks[2] == 1);
     return fits ? Status::ok()
-                : Status::error("the step passes " +
-                                std::to_string(ranks.size()) + " memrefs of " +
-                                describeRanks(ranks) +
-                                "; cublaslt_matmul takes a, b and out, each "
-                                "of rank 2 or more");
+                : Status::error(
+                      "the step passes " + std::to_string(ranks.size()) +
+                      " memrefs of " + describeRanks(ranks) +
+                      (bias_ ? "; cublaslt_matmul with a bias takes a, b, "
+                               "bias (rank 1) and out"
+                             : "; cublaslt_matmul takes a, b and out") +
+                      ", each matrix of rank 2 or more");
   }
 
 private:
   const CublasLt &api() const { return handle_->api(); }
   StatusOr<const ShapePlan *> plan(const ShapeKey &key, cudaDataType_t in,
                                    cudaDataType_t out) const;
-  Status run(const KernelArg &a, const KernelArg &b, const KernelArg &out,
-             void *stream) const;
+  Status run(const KernelArg &a, const KernelArg &b, const KernelArg *bias,
+             const KernelArg &out, void *stream) const;
 
   std::shared_ptr<const CublasLtHandle> handle_;
   cublasLtMatmulDesc_t desc_;
-  bool transposeA_, transposeB_;
+  bool transposeA_, transposeB_, bias_;
   ScratchMemory scratch_;
   mutable std::mutex mutex_; // guards plans_
+  /// Guards desc_'s bias pointer from being set until cublasLtMatmul has
+  /// read it.
+  mutable std::mutex callMutex_;
   mutable std::map<ShapeKey, ShapePlan> plans_;
 };
 
@@ -293,7 +299,8 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
 }
 
 Status CublasLtMatmul::run(const KernelArg &a, const KernelArg &b,
-                           const KernelArg &out, void *stream) const {
+                           const KernelArg *bias, const KernelArg &out,
+                           void *stream) const {
   auto va = matrixView(a, "a"), vb = matrixView(b, "b"),
        vout = matrixView(out, "out");
   if (!va || !vb || !vout)
@@ -317,21 +324,35 @@ Status CublasLtMatmul::run(const KernelArg &a, const KernelArg &b,
   }
   const float one = 1.0f, zero = 0.0f;
   const cublasLtMatrixLayout_t *layouts = (*shape)->layouts;
-  Status result = ATTNC_CUBLASLT_CALL(
-      api(), cublasLtMatmul, static_cast<cublasLtHandle_t>(handle_->get()),
-      desc_, &one, b.data, layouts[0], a.data, layouts[1], &zero, out.data,
-      layouts[2], out.data, layouts[2], &(*shape)->algo, scratch,
-      (*shape)->scratchBytes, static_cast<cudaStream_t>(stream));
+  std::lock_guard<std::mutex> lock(callMutex_);
+  Status result = Status::ok();
+  if (bias)
+    result = bias->dtype != out.dtype || bias->shape.size() != 1 ||
+                     bias->shape[0] != vout->cols || bias->strides[0] != 1
+                 ? Status::error("matmul bias must be [" +
+                                 std::to_string(vout->cols) +
+                                 "] of out's dtype, contiguous")
+                 : ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulDescSetAttribute,
+                                       desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                       &bias->data, sizeof(bias->data));
+  if (result)
+    result = ATTNC_CUBLASLT_CALL(
+        api(), cublasLtMatmul, static_cast<cublasLtHandle_t>(handle_->get()),
+        desc_, &one, b.data, layouts[0], a.data, layouts[1], &zero, out.data,
+        layouts[2], out.data, layouts[2], &(*shape)->algo, scratch,
+        (*shape)->scratchBytes, static_cast<cudaStream_t>(stream));
   Status freed = scratch ? scratch_.free(scratch, stream) : Status::ok();
   return result ? freed : result;
 }
 
 Status CublasLtMatmul::launch(const std::vector<const KernelArg *> &args,
                               const GridExtents &, void *stream) const {
-  if (args.size() != 3)
-    return Status::error("cublaslt_matmul takes a, b and out, got " +
+  if (args.size() != (bias_ ? 4u : 3u))
+    return Status::error(std::string("cublaslt_matmul takes a, b, ") +
+                         (bias_ ? "bias " : "") + "and out, got " +
                          std::to_string(args.size()) + " arguments");
-  const KernelArg &out = *args[2];
+  const KernelArg &out = *args.back();
+  const KernelArg *bias = bias_ ? args[2] : nullptr;
   for (int64_t extent : out.shape)
     if (extent == 0)
       return Status::ok();
@@ -343,7 +364,7 @@ Status CublasLtMatmul::launch(const std::vector<const KernelArg *> &args,
     return Status::error("cublaslt_matmul: a product over no terms (K = 0) "
                          "is not supported");
   return handle_->context().run(
-      [&] { return run(*args[0], *args[1], out, stream); });
+      [&] { return run(*args[0], *args[1], bias, out, stream); });
 }
 
 } // namespace
@@ -356,7 +377,8 @@ attnc::rt::detail::makeCublasLtMatmul(
     auto found = kernel.config.find(key);
     return found != kernel.config.end() && found->second != 0;
   };
-  bool transposeA = flag("transpose_a"), transposeB = flag("transpose_b");
+  bool transposeA = flag("transpose_a"), transposeB = flag("transpose_b"),
+       bias = flag("bias");
   const CublasLt &api = handle->api();
   cublasLtMatmulDesc_t desc = nullptr;
   cublasOperation_t opA = transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -369,11 +391,19 @@ attnc::rt::detail::makeCublasLtMatmul(
   if (s)
     s = ATTNC_CUBLASLT_CALL(api, cublasLtMatmulDescSetAttribute, desc,
                             CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB));
+  // The bias epilogue adds bias[row] of cuBLASLt's column-major result,
+  // which is out's column: nn.Linear's bias.
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  if (s && bias)
+    s = ATTNC_CUBLASLT_CALL(api, cublasLtMatmulDescSetAttribute, desc,
+                            CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                            sizeof(epilogue));
   if (!s) {
     if (desc)
       api.cublasLtMatmulDescDestroy(desc);
     return s;
   }
-  return std::shared_ptr<const DeviceKernel>(std::make_shared<CublasLtMatmul>(
-      std::move(handle), desc, transposeA, transposeB, std::move(scratch)));
+  return std::shared_ptr<const DeviceKernel>(
+      std::make_shared<CublasLtMatmul>(std::move(handle), desc, transposeA,
+                                       transposeB, bias, std::move(scratch)));
 }

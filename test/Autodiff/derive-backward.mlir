@@ -184,6 +184,40 @@ func.func @rms_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>) -> tensor<?x16xbf
 
 // -----
 
+// A linear layer's bias gets the row sum of its cotangent.
+// CHECK-LABEL: func.func @linear_bias_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x16xbf16>, %[[W:[^:]+]]: tensor<24x16xbf16>, %{{[^:]+}}: tensor<24xbf16>, %{{[^:]+}}: tensor<?x24xbf16>, %[[DY:[^:]+]]: tensor<?x24xbf16> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[DX:.*]] = attn.matmul %[[DY]], %[[W]] : tensor<?x24xbf16>, tensor<24x16xbf16> -> tensor<?x16xbf16>
+// CHECK: %[[DW:.*]] = attn.matmul %[[DY]], %[[X]] {transpose_a} : tensor<?x24xbf16>, tensor<?x16xbf16> -> tensor<24x16xbf16>
+// CHECK: %[[DB:.*]] = attn.sum_rows %[[DY]] : tensor<?x24xbf16> -> tensor<24xbf16>
+// CHECK: return %[[DX]], %[[DW]], %[[DB]]
+func.func @linear_bias(%x: tensor<?x16xbf16>, %w: tensor<24x16xbf16>, %b: tensor<24xbf16>)
+    -> tensor<?x24xbf16> attributes {attn.backward} {
+  %y = attn.matmul %x, %w, %b {transpose_b}
+      : tensor<?x16xbf16>, tensor<24x16xbf16>, tensor<24xbf16> -> tensor<?x24xbf16>
+  return %y : tensor<?x24xbf16>
+}
+
+// -----
+
+// LayerNorm's gradient kernel recomputes the row's mean; its bias's
+// gradient is the row sum of the cotangent.
+// CHECK-LABEL: func.func @layer_norm_bwd
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x16xbf16>, %[[W:[^:]+]]: tensor<16xf32>, %[[B:[^:]+]]: tensor<16xf32>, %{{[^:]+}}: tensor<?x16xbf16>, %[[DY:[^:]+]]: tensor<?x16xbf16> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %{{.*}}, %[[RSTD:.*]] = attn.layer_norm %[[X]], %[[W]], %[[B]]
+// CHECK: %[[DX:.*]], %[[DWP:.*]] = attn.layer_norm_grad %[[X]], %[[W]], %[[RSTD]], %[[DY]] : tensor<?x16xbf16>, tensor<16xf32>, tensor<?xf32>, tensor<?x16xbf16> -> tensor<?x16xbf16>, tensor<4096x16xf32>
+// CHECK: %[[DW:.*]] = attn.sum_rows %[[DWP]] : tensor<4096x16xf32> -> tensor<16xf32>
+// CHECK: %[[DB:.*]] = attn.sum_rows %[[DY]] : tensor<?x16xbf16> -> tensor<16xf32>
+// CHECK: return %[[DX]], %[[DW]], %[[DB]]
+func.func @layer_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>, %b: tensor<16xf32>)
+    -> tensor<?x16xbf16> attributes {attn.backward} {
+  %y, %rstd = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32}
+      : tensor<?x16xbf16>, tensor<16xf32>, tensor<16xf32> -> tensor<?x16xbf16>, tensor<?xf32>
+  return %y : tensor<?x16xbf16>
+}
+
+// -----
+
 // split_heads and merge_heads are each other's gradients, with the same
 // rotary tables, which take no gradient: the backward returns only dx.
 // CHECK-LABEL: func.func @heads_bwd

@@ -1,4 +1,4 @@
-//===- NormKernel.cpp - Row kernels of RMSNorm and row sums ---------------===//
+//===- NormKernel.cpp - Row kernels of norms and row sums -----------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -65,6 +65,15 @@ private:
   /// body(item) for items [first, first + perBlock) below `count`: a loop
   /// on the host, a warp each on a GPU.
   template <typename Fn> void forBlockItems(Value blockId, Value count, Fn fn);
+  bool centered() const {
+    return isa<attn::LayerNormOp, attn::LayerNormGradOp>(op);
+  }
+  Value rowMean(Value in, ArrayRef<Value> lead);
+  /// x at column d minus the row's mean, if it has one.
+  Value centeredValue(Value in, ArrayRef<Value> lead, Value d, Value mean) {
+    Value v = at(in, lead, d);
+    return mean ? arith::SubFOp::create(b, loc, v, mean).getResult() : v;
+  }
   void normRow(Value row);
   void gradPartial(Value partial);
   void sumColumn(Value column);
@@ -87,31 +96,48 @@ void NormBlock::forBlockItems(Value blockId, Value count, Fn fn) {
        [&](Value i) { fn(add(first, i)); });
 }
 
-/// rstd = 1 / sqrt(mean(x^2) + epsilon); out = x * rstd * weight.
+/// The mean of a row of `in` (LayerNorm's), or null for RMSNorm's.
+Value NormBlock::rowMean(Value in, ArrayRef<Value> lead) {
+  if (!centered())
+    return Value();
+  Value sum =
+      laneSum(width(), lane, lanes(), [&](Value d) { return at(in, lead, d); });
+  return arith::DivFOp::create(b, loc, sum, f32Const(width()));
+}
+
+/// With xc = x - mean (LayerNorm) or x (RMSNorm): rstd = 1 / sqrt(mean(xc^2)
+/// + epsilon); out = xc * rstd * weight (+ bias).
 void NormBlock::normRow(Value row) {
-  auto norm = cast<attn::RmsNormOp>(op);
   Value in = x.operands[0], weight = x.operands[1];
+  Value bias = x.operands.size() > 2 ? x.operands[2] : Value();
   SmallVector<Value> lead = rowIndex(in, row);
+  Value mean = rowMean(in, lead);
+  auto centeredAt = [&](Value d) { return centeredValue(in, lead, d, mean); };
   Value squares = laneSum(width(), lane, lanes(), [&](Value d) {
-    Value v = at(in, lead, d);
+    Value v = centeredAt(d);
     return mulF(v, v);
   });
-  Value mean = arith::DivFOp::create(b, loc, squares, f32Const(width()));
+  Value variance = arith::DivFOp::create(b, loc, squares, f32Const(width()));
   Value shifted = arith::AddFOp::create(
-      b, loc, mean, f32Const(norm.getEpsilon().convertToDouble()));
+      b, loc, variance,
+      f32Const(op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble()));
   Value rstd = arith::DivFOp::create(b, loc, f32Const(1.0),
                                      math::SqrtOp::create(b, loc, shifted));
   if (Value out = x.results[1])
     storeFromLane0(rstd, out, lead, lane, lanes());
   if (Value out = x.results[0])
     forLaneColumns(width(), lane, lanes(), [&](Value d) {
-      Value v = mulF(mulF(at(in, lead, d), rstd), toF32(load(weight, d)));
+      Value v = mulF(mulF(centeredAt(d), rstd), toF32(load(weight, d)));
+      if (bias)
+        v = arith::AddFOp::create(b, loc, v, toF32(load(bias, d)));
       storeAt(v, out, lead, d);
     });
 }
 
 /// The rows partial, partial + P, ...: dx of each, and the sum of their
-/// dout * xhat into the partial row.
+/// dout * xhat into the partial row. xhat = (x - mean) * rstd, g = dout *
+/// weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), where
+/// LayerNorm's mean(g) term is dropped for RMSNorm (whose mean is 0).
 void NormBlock::gradPartial(Value partial) {
   Value in = x.operands[0], weight = x.operands[1], rstdIn = x.operands[2],
         dout = x.operands[3], dx = x.results[0], sums = x.results[1];
@@ -122,19 +148,28 @@ void NormBlock::gradPartial(Value partial) {
   loop(partial, rowCount(in), index(partials), [&](Value row) {
     SmallVector<Value> lead = rowIndex(in, row);
     Value rstd = load(rstdIn, lead);
+    Value mean = rowMean(in, lead);
+    auto gAt = [&](Value d) {
+      return mulF(at(dout, lead, d), toF32(load(weight, d)));
+    };
     Value dot = laneSum(width(), lane, lanes(), [&](Value d) {
-      return mulF(mulF(at(dout, lead, d), toF32(load(weight, d))),
-                  at(in, lead, d));
+      return mulF(gAt(d), centeredValue(in, lead, d, mean));
     });
-    // mean(g * xhat) = rstd * sum(g * x) / D
-    Value mean =
+    // mean(g * xhat) = rstd * sum(g * xc) / D
+    Value meanDot =
         arith::DivFOp::create(b, loc, mulF(dot, rstd), f32Const(width()));
+    Value meanG = centered() ? arith::DivFOp::create(
+                                   b, loc, laneSum(width(), lane, lanes(), gAt),
+                                   f32Const(width()))
+                             : Value();
     forLaneColumns(width(), lane, lanes(), [&](Value d) {
       Value dy = at(dout, lead, d);
-      Value xhat = mulF(at(in, lead, d), rstd);
+      Value xhat = mulF(centeredValue(in, lead, d, mean), rstd);
       if (dx) {
         Value g = mulF(dy, toF32(load(weight, d)));
-        Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, mean));
+        if (meanG)
+          g = arith::SubFOp::create(b, loc, g, meanG);
+        Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, meanDot));
         storeAt(mulF(rstd, diff), dx, lead, d);
       }
       Value sum = arith::AddFOp::create(b, loc, load(sums, {partial, d}),
@@ -157,10 +192,10 @@ void NormBlock::sumColumn(Value column) {
 }
 
 void NormBlock::emit(Value blockId) {
-  if (isa<attn::RmsNormOp>(op))
+  if (isa<attn::RmsNormOp, attn::LayerNormOp>(op))
     return forBlockItems(blockId, rowCount(x.operands[0]),
                          [&](Value row) { normRow(row); });
-  if (isa<attn::RmsNormGradOp>(op)) {
+  if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
     Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
     return forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
   }
@@ -233,14 +268,14 @@ int64_t attnc::normKernelSharedBytes(Operation *op) {
 Value attnc::normKernelGrid(OpBuilder &b, Location loc, Operation *op,
                             const KernelBuffers &buffers) {
   Value count;
-  if (isa<attn::RmsNormOp>(op)) {
+  if (isa<attn::RmsNormOp, attn::LayerNormOp>(op)) {
     Value in = buffers.operands[0];
     count = arith::ConstantIndexOp::create(b, loc, 1);
     int64_t rank = cast<MemRefType>(in.getType()).getRank();
     for (int64_t d = 0; d + 1 < rank; ++d)
       count = arith::MulIOp::create(b, loc, count,
                                     memref::DimOp::create(b, loc, in, d));
-  } else if (isa<attn::RmsNormGradOp>(op)) {
+  } else if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
     count = memref::DimOp::create(b, loc, buffers.results[1], 0);
   } else {
     count = arith::ConstantIndexOp::create(

@@ -1,10 +1,11 @@
-//===- NormKernel.h - Row kernels of RMSNorm and row sums -------*- C++ -*-===//
+//===- NormKernel.h - Row kernels of norms and row sums ---------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
-// attn.rms_norm and attn.rms_norm_grad work on whole rows: a warp per row
+// attn.rms_norm, attn.layer_norm and their gradients work on whole rows
+// (LayerNorm's centred by the row's mean first): a warp per row
 // on a GPU (its lanes on consecutive columns, the row's sums by shuffles),
 // a thread looping over a block's rows on the host. attn.sum_rows works per
 // column: on a GPU a block's warps sum interleaved rows of 32 columns and
@@ -28,8 +29,8 @@ int64_t normKernelThreads(mlir::Operation *op);
 /// Shared memory of a GPU block: a row sum's warps' sums, [8, 32] f32.
 int64_t normKernelSharedBytes(mlir::Operation *op);
 
-/// The number of blocks: ceil(rows / block_size) for rms_norm,
-/// ceil(P / block_size) for rms_norm_grad (a block per partial row on the
+/// The number of blocks: ceil(rows / block_size) for a norm,
+/// ceil(P / block_size) for its gradient (a block per partial row on the
 /// host), ceil(D / block_size) for sum_rows.
 mlir::Value normKernelGrid(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Operation *op, const KernelBuffers &buffers);

@@ -402,17 +402,17 @@ void configureMatmul(attn::MatmulOp op,
     op.setTile(ArrayRef<int64_t>{32, 64});
 }
 
-/// Rows (rms_norm), partial rows (rms_norm_grad) or columns (sum_rows) of
+/// Rows (a norm), partial rows (its gradient) or columns (sum_rows) of
 /// a block: on a GPU 8 warps of a row each, or 32 columns that 8 warps sum
 /// together; on the host chunks of one thread's work.
 void configureNorm(Operation *op, const attnc::TargetDescription &target) {
   if (op->hasAttr("block_size"))
     return;
   bool columns = isa<attn::SumRowsOp>(op);
-  int64_t block = target.isGpu()                 ? (columns ? 32 : 8)
-                  : columns                      ? 1024
-                  : isa<attn::RmsNormGradOp>(op) ? 1
-                                                 : 64;
+  int64_t block = target.isGpu() ? (columns ? 32 : 8)
+                  : columns      ? 1024
+                  : isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op) ? 1
+                                                                        : 64;
   op->setAttr("block_size",
               IntegerAttr::get(IntegerType::get(op->getContext(), 64), block));
 }
@@ -459,7 +459,8 @@ struct AttnKernelConfigPass
         configureElements(merge, *description);
       if (auto matmul = dyn_cast<attn::MatmulOp>(op))
         configureMatmul(matmul, *description);
-      if (isa<attn::RmsNormOp, attn::RmsNormGradOp, attn::SumRowsOp>(op))
+      if (isa<attn::RmsNormOp, attn::RmsNormGradOp, attn::LayerNormOp,
+              attn::LayerNormGradOp, attn::SumRowsOp>(op))
         configureNorm(op, *description);
       return WalkResult::advance();
     });

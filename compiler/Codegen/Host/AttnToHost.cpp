@@ -171,7 +171,7 @@ struct MatmulToHost : attnc::KernelOpLowering<attn::MatmulOp> {
   }
 };
 
-/// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows: NormKernel's
+/// The norms, their gradients and attn.sum_rows: NormKernel's
 /// blocks, a thread each.
 template <typename Op> struct NormToHost : attnc::KernelOpLowering<Op> {
   using attnc::KernelOpLowering<Op>::KernelOpLowering;
@@ -211,9 +211,11 @@ struct ConvertAttnToHostPass
                  ElementsToHost<attn::SplitHeadsOp, attnc::splitHeadsWork>,
                  ElementsToHost<attn::MergeHeadsOp, attnc::mergeHeadsWork>>(
         context);
-    patterns.add<GradDeltaToHost, MatmulToHost, NormToHost<attn::RmsNormOp>,
-                 NormToHost<attn::RmsNormGradOp>, NormToHost<attn::SumRowsOp>>(
-        context);
+    patterns
+        .add<GradDeltaToHost, MatmulToHost, NormToHost<attn::RmsNormOp>,
+             NormToHost<attn::RmsNormGradOp>, NormToHost<attn::LayerNormOp>,
+             NormToHost<attn::LayerNormGradOp>, NormToHost<attn::SumRowsOp>>(
+            context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);
     patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(

@@ -26,6 +26,7 @@ public:
               const attnc::KernelBuffers &buffers)
       : BlockEmitter(b, loc, /*threadId=*/Value(), 1), op(op),
         a(buffers.operands[0]), bMat(buffers.operands[1]),
+        bias(buffers.operands.size() > 2 ? buffers.operands[2] : Value()),
         out(buffers.results[0]) {
     ArrayRef<int64_t> tile = *op.getTile();
     tileRows = tile[0];
@@ -46,7 +47,10 @@ private:
     indices.push_back(last);
     return toF32(load(buffer, indices));
   }
+  /// Stores a sum of products, plus the bias if there is one.
   void storeAt(Value value, ArrayRef<Value> lead, Value last) {
+    if (bias)
+      value = arith::AddFOp::create(b, loc, value, toF32(load(bias, last)));
     SmallVector<Value> indices(lead);
     indices.push_back(last);
     store(fromF32(value, out), out, indices);
@@ -55,7 +59,7 @@ private:
   void emitRowContraction(Value row0, Value rows, Value col0, Value cols);
 
   attn::MatmulOp op;
-  Value a, bMat, out;
+  Value a, bMat, bias, out;
   int64_t tileRows, tileCols;
 };
 

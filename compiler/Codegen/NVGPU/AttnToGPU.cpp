@@ -254,7 +254,7 @@ struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   }
 };
 
-/// attn.rms_norm, attn.rms_norm_grad and attn.sum_rows: NormKernel's
+/// The norms, their gradients and attn.sum_rows: NormKernel's
 /// blocks, a warp per row or a thread per column.
 template <typename Op> struct NormToGPU : attnc::KernelOpLowering<Op> {
   using attnc::KernelOpLowering<Op>::KernelOpLowering;
@@ -453,7 +453,8 @@ struct ConvertAttnToGPUPass
                  ElementsToGPU<attn::SplitHeadsOp, attnc::splitHeadsWork>,
                  ElementsToGPU<attn::MergeHeadsOp, attnc::mergeHeadsWork>,
                  GradDeltaToGPU, NormToGPU<attn::RmsNormOp>,
-                 NormToGPU<attn::RmsNormGradOp>, NormToGPU<attn::SumRowsOp>>(
+                 NormToGPU<attn::RmsNormGradOp>, NormToGPU<attn::LayerNormOp>,
+                 NormToGPU<attn::LayerNormGradOp>, NormToGPU<attn::SumRowsOp>>(
         &getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
         &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);

@@ -116,8 +116,9 @@ pkg::OpSpec describeOp(Operation *op) {
     if (std::optional<APFloat> scale = cast.getScale())
       c.scale = scale->convertToDouble();
     spec.cast = c;
-  } else if (auto norm = dyn_cast<attn::RmsNormOp>(op)) {
-    spec.rmsNorm = pkg::RmsNormSpec{norm.getEpsilon().convertToDouble()};
+  } else if (isa<attn::RmsNormOp, attn::LayerNormOp>(op)) {
+    spec.norm = pkg::NormSpec{
+        op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble()};
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
         pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB()};
@@ -162,14 +163,16 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
     if (std::optional<int64_t> block = elementwise.getBlockSize())
       return {{"block_size", *block}};
   if (isa<attn::AttentionCombineOp, attn::RmsNormOp, attn::RmsNormGradOp,
-          attn::SumRowsOp, attn::SplitHeadsOp, attn::MergeHeadsOp>(op))
+          attn::LayerNormOp, attn::LayerNormGradOp, attn::SumRowsOp,
+          attn::SplitHeadsOp, attn::MergeHeadsOp>(op))
     if (auto block = op->getAttrOfType<IntegerAttr>("block_size"))
       return {{"block_size", block.getInt()}};
   // A library routine reads its config (pkg::Kernel::library).
   if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     if (matmul.getLibrary())
       return {{"transpose_a", matmul.getTransposeA()},
-              {"transpose_b", matmul.getTransposeB()}};
+              {"transpose_b", matmul.getTransposeB()},
+              {"bias", matmul.getBias() != nullptr}};
     if (std::optional<ArrayRef<int64_t>> tile = matmul.getTile())
       return {{"block_m", (*tile)[0]}, {"block_n", (*tile)[1]}};
   }

@@ -2341,6 +2341,38 @@ func.func @matmul_library(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x
 
 // -----
 
+func.func @matmul_bias_contraction(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>, %c: tensor<2xf32>) -> tensor<8x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected no bias on a row contraction (transpose_a)}}
+  %d = attn.matmul %a, %b, %c {transpose_a} : tensor<4x8xf32>, tensor<4x2xf32>, tensor<2xf32> -> tensor<8x2xf32>
+  return %d : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @matmul_bias_shape(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: tensor<2xf32>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op expected a bias of shape [2] and 'bf16' elements, got 'tensor<2xf32>'}}
+  %d = attn.matmul %a, %b, %c : tensor<4x8xbf16>, tensor<8x2xbf16>, tensor<2xf32> -> tensor<4x2xbf16>
+  return %d : tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @layer_norm_bias(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.layer_norm' op expected bias to have shape [8], got 'tensor<4xf32>'}}
+  %y, %r = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32} : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_grad_partial(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %r: tensor<4xf32>, %dy: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.layer_norm_grad' op expected dweight_partial to be [P, D] with a static P, got 'tensor<?x8xf32>'}}
+  %dx, %p = attn.layer_norm_grad %x, %w, %r, %dy : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<?x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @rms_norm_width(%x: tensor<4x?xf32>, %w: tensor<8xf32>) -> tensor<4x?xf32> {
   // expected-error @below {{'attn.rms_norm' op expected x to have rows of a static width (its last dim), got 'tensor<4x?xf32>'}}
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x?xf32>, tensor<8xf32> -> tensor<4x?xf32>, tensor<4xf32>

@@ -635,6 +635,34 @@ func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x
   return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
 }
 
+// A linear layer with a bias.
+// CHECK-LABEL: func @matmul_bias(
+// CHECK: attn.matmul %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> -> tensor<?x?x96xbf16>
+func.func @matmul_bias(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
+                       %b: tensor<96xbf16>) -> tensor<?x?x96xbf16> {
+  %y = attn.matmul %x, %w, %b {transpose_b}
+      : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> -> tensor<?x?x96xbf16>
+  return %y : tensor<?x?x96xbf16>
+}
+
+// LayerNorm with and without a bias, and its gradient kernel.
+// CHECK-LABEL: func @layer_norm(
+// CHECK: attn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 9.99999974E-6 : f32} : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+// CHECK: attn.layer_norm %{{.*}}, %{{.*}} {epsilon = 9.99999974E-6 : f32} : tensor<?x?x64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+// CHECK: attn.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<?x?xf32>, tensor<?x?x64xbf16> -> tensor<?x?x64xbf16>, tensor<16x64xf32>
+func.func @layer_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %b: tensor<64xbf16>,
+                      %dy: tensor<?x?x64xbf16>)
+    -> (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<16x64xf32>) {
+  %y, %rstd = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32}
+      : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+  %z, %zr = attn.layer_norm %x, %w {epsilon = 1.0e-05 : f32}
+      : tensor<?x?x64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>
+  %dx, %dwp = attn.layer_norm_grad %x, %w, %rstd, %dy
+      : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<?x?xf32>, tensor<?x?x64xbf16>
+      -> tensor<?x?x64xbf16>, tensor<16x64xf32>
+  return %y, %z, %dx, %dwp : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<16x64xf32>
+}
+
 // A projection's heads into attention's layout, rotating q, and back.
 // CHECK-LABEL: func @heads(
 // CHECK: attn.split_heads %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x256xbf16>, tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x8x?x32xbf16>

@@ -1,13 +1,16 @@
-// RMSNorm on the host: its forward and gradient kernels against the fp64
-// reference, and the derived gradients against finite differences of the
-// forward function (--gradcheck): alone, and as the pre-norm of a
-// projection with a residual.
+// RMSNorm and LayerNorm on the host: their forward and gradient kernels
+// against the fp64 reference, and the derived gradients against finite
+// differences of the forward function (--gradcheck): alone, and as the
+// pre-norm of a projection with a residual.
 //
 // RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: attn-run %t.attnpkg --fn rms_norm --shape d0_0=3 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn rms_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=NORM
 // RUN: attn-run %t.attnpkg --fn pre_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
+// RUN: attn-run %t.attnpkg --fn layer_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=LAYER
+// RUN: attn-run %t.attnpkg --fn pre_layer_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn pre_layer_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRELAYER
 // Every remat policy gives the same gradients.
 // RUN: attnc %s --remat=none -o %t.none.attnpkg
 // RUN: attn-run %t.none.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
@@ -17,7 +20,22 @@
 // EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_rms_norm_grad1,
 // EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_sum_rows2,
 
+// The bias's gradient is the row sum of the cotangent.
+// EXPLAIN-DAG: layer_norm_bwd: kernel layer_norm_bwd_layer_norm_grad1,
+// EXPLAIN-DAG: layer_norm_bwd: kernel layer_norm_bwd_sum_rows3,
+
 // OUT: out: rel_err {{.*}} ok
+
+// LAYER: gradcheck: {{.*}} ok
+// LAYER: dx: rel_err {{.*}} ok
+// LAYER-NEXT: dweight: rel_err {{.*}} ok
+// LAYER-NEXT: dbias: rel_err {{.*}} ok
+
+// PRELAYER: gradcheck: {{.*}} ok
+// PRELAYER: dx: rel_err {{.*}} ok
+// PRELAYER-NEXT: dweight: rel_err {{.*}} ok
+// PRELAYER-NEXT: dw: rel_err {{.*}} ok
+// PRELAYER-NEXT: dbias: rel_err {{.*}} ok
 
 // NORM: gradcheck: {{.*}} ok
 // NORM: dx: rel_err {{.*}} ok
@@ -44,6 +62,28 @@ func.func @pre_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
       : tensor<?x48xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>, tensor<?xf32>
   %p = attn.matmul %h, %w {transpose_b}
       : tensor<?x48xbf16>, tensor<48x48xbf16> -> tensor<?x48xbf16>
+  %y = arith.addf %x, %p : tensor<?x48xbf16>
+  return %y : tensor<?x48xbf16>
+}
+
+// LayerNorm of f32 rows of 40 with an f32 weight and bias.
+func.func @layer_norm(%x: tensor<?x?x40xf32>, %w: tensor<40xf32>,
+                      %bias: tensor<40xf32>) -> tensor<?x?x40xf32>
+    attributes {attn.backward} {
+  %y, %rstd = attn.layer_norm %x, %w, %bias {epsilon = 1.0e-05 : f32}
+      : tensor<?x?x40xf32>, tensor<40xf32>, tensor<40xf32>
+      -> tensor<?x?x40xf32>, tensor<?x?xf32>
+  return %y : tensor<?x?x40xf32>
+}
+
+// x + (layer_norm(x) w^T + bias) in bf16, rows of 48 (GPT-2's sublayer).
+func.func @pre_layer_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
+                          %w: tensor<48x48xbf16>, %bias: tensor<48xbf16>)
+    -> tensor<?x48xbf16> attributes {attn.backward} {
+  %h, %rstd = attn.layer_norm %x, %g {epsilon = 1.0e-05 : f32}
+      : tensor<?x48xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>, tensor<?xf32>
+  %p = attn.matmul %h, %w, %bias {transpose_b}
+      : tensor<?x48xbf16>, tensor<48x48xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>
   %y = arith.addf %x, %p : tensor<?x48xbf16>
   return %y : tensor<?x48xbf16>
 }

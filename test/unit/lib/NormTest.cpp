@@ -1,11 +1,12 @@
-//===- NormTest.cpp - Tests for the fp64 RMSNorm reference ----------------===//
+//===- NormTest.cpp - Tests for the fp64 norm references ------------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
-// rmsNorm against a row written out by hand; rmsNormGrad and sumRows
-// against central differences of L = sum(out * dout).
+// normRows against rows written out by hand; normRowsGrad and sumRows
+// against central differences of L = sum(out * dout), for RMSNorm and
+// LayerNorm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +25,27 @@ namespace {
 TEST(LibNorm, NormalizesEachRow) {
   // Row (3, 4): mean of squares 12.5.
   std::vector<double> x = {3, 4}, w = {1, 2}, out(2), rstd(1);
-  rmsNorm(1, 2, 0.0, x.data(), w.data(), out.data(), rstd.data());
+  normRows({1, 2, false}, 0.0, x.data(), w.data(), nullptr, out.data(),
+           rstd.data());
   EXPECT_DOUBLE_EQ(rstd[0], 1 / std::sqrt(12.5));
   EXPECT_DOUBLE_EQ(out[0], 3 / std::sqrt(12.5));
   EXPECT_DOUBLE_EQ(out[1], 8 / std::sqrt(12.5));
 }
 
-TEST(LibNorm, GradientMatchesFiniteDifferences) {
+TEST(LibNorm, LayerNormCentresEachRow) {
+  // Row (3, 5): mean 4, centred (-1, 1), variance 1.
+  std::vector<double> x = {3, 5}, w = {1, 2}, bias = {10, 20}, out(2), rstd(1);
+  normRows({1, 2, true}, 0.0, x.data(), w.data(), bias.data(), out.data(),
+           rstd.data());
+  EXPECT_DOUBLE_EQ(rstd[0], 1);
+  EXPECT_DOUBLE_EQ(out[0], 9);
+  EXPECT_DOUBLE_EQ(out[1], 22);
+}
+
+class LibNormGrad : public testing::TestWithParam<bool> {};
+
+TEST_P(LibNormGrad, MatchesFiniteDifferences) {
+  const bool centered = GetParam();
   constexpr int64_t kRows = 7, kWidth = 5, kPartials = 3;
   constexpr double kEpsilon = 1e-3, kStep = 1e-6;
   std::mt19937 gen(11);
@@ -42,8 +57,8 @@ TEST(LibNorm, GradientMatchesFiniteDifferences) {
   auto loss = [&](const std::vector<double> &xs,
                   const std::vector<double> &ws) {
     std::vector<double> out(kRows * kWidth), rstd(kRows);
-    rmsNorm(kRows, kWidth, kEpsilon, xs.data(), ws.data(), out.data(),
-            rstd.data());
+    normRows({kRows, kWidth, centered}, kEpsilon, xs.data(), ws.data(), nullptr,
+             out.data(), rstd.data());
     double sum = 0;
     for (size_t i = 0; i < out.size(); ++i)
       sum += out[i] * dout[i];
@@ -51,9 +66,10 @@ TEST(LibNorm, GradientMatchesFiniteDifferences) {
   };
   std::vector<double> out(kRows * kWidth), rstd(kRows), dx(kRows * kWidth),
       partial(kPartials * kWidth), dw(kWidth);
-  rmsNorm(kRows, kWidth, kEpsilon, x.data(), w.data(), out.data(), rstd.data());
-  rmsNormGrad(kRows, kWidth, kPartials, x.data(), w.data(), rstd.data(),
-              dout.data(), dx.data(), partial.data());
+  normRows({kRows, kWidth, centered}, kEpsilon, x.data(), w.data(), nullptr,
+           out.data(), rstd.data());
+  normRowsGrad({kRows, kWidth, centered}, kPartials, x.data(), w.data(),
+               rstd.data(), dout.data(), dx.data(), partial.data());
   sumRows(kPartials, kWidth, partial.data(), dw.data());
   for (size_t i = 0; i < x.size(); ++i) {
     std::vector<double> up = x, down = x;
@@ -71,12 +87,14 @@ TEST(LibNorm, GradientMatchesFiniteDifferences) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(RmsAndLayer, LibNormGrad, testing::Bool());
+
 TEST(LibNorm, PartialRowsTakeEveryPthRow) {
   // Rows 0 and 2 go to partial row 0, row 1 to partial row 1.
   std::vector<double> x = {1, 1, 1}, w = {1}, rstd = {1, 1, 1},
                       dout = {1, 10, 100}, dx(3), partial(2);
-  rmsNormGrad(3, 1, 2, x.data(), w.data(), rstd.data(), dout.data(), dx.data(),
-              partial.data());
+  normRowsGrad({3, 1, false}, 2, x.data(), w.data(), rstd.data(), dout.data(),
+               dx.data(), partial.data());
   EXPECT_DOUBLE_EQ(partial[0], 101);
   EXPECT_DOUBLE_EQ(partial[1], 10);
 }

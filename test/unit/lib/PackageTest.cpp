@@ -88,13 +88,13 @@ static bool operator==(const CastSpec &a, const CastSpec &b) {
 static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
   return a.transposeA == b.transposeA && a.transposeB == b.transposeB;
 }
-static bool operator==(const RmsNormSpec &a, const RmsNormSpec &b) {
+static bool operator==(const NormSpec &a, const NormSpec &b) {
   return a.epsilon == b.epsilon;
 }
 static bool operator==(const OpSpec &a, const OpSpec &b) {
   return a.kind == b.kind && a.operands == b.operands &&
          a.results == b.results && a.attention == b.attention &&
-         a.cast == b.cast && a.matmul == b.matmul && a.rmsNorm == b.rmsNorm;
+         a.cast == b.cast && a.matmul == b.matmul && a.norm == b.norm;
 }
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
@@ -325,7 +325,7 @@ Function normProgram() {
   op.kind = "rms_norm";
   op.operands = {"x", "w"};
   op.results = {"y", ""};
-  op.rmsNorm = RmsNormSpec{1e-6};
+  op.norm = NormSpec{1e-6};
   fn.ops = {op};
   return fn;
 }
@@ -1052,7 +1052,8 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "functions[0].ops[1].kind: unknown op kind \"linear\" (expected "
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
        "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
-       "\"rms_norm\", \"rms_norm_grad\", \"sum_rows\", \"split_heads\" or "
+       "\"rms_norm\", \"rms_norm_grad\", \"layer_norm\", "
+       "\"layer_norm_grad\", \"sum_rows\", \"split_heads\" or "
        "\"merge_heads\")"},
       {"split_heads with one table",
        [](Json &m) {
@@ -1063,9 +1064,12 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "functions[5].ops[0].operands: expected 1 or 3 for an op of kind "
        "\"split_heads\", got 2"},
       {"matmul operand count",
-       [](Json &m) { m["functions"][4]["ops"][0]["operands"].push_back("x"); },
-       "functions[4].ops[0].operands: expected 2 for an op of kind "
-       "\"matmul\", got 3"},
+       [](Json &m) {
+         m["functions"][4]["ops"][0]["operands"].push_back("x");
+         m["functions"][4]["ops"][0]["operands"].push_back("x");
+       },
+       "functions[4].ops[0].operands: expected 2 or 3 for an op of kind "
+       "\"matmul\", got 4"},
       {"rms_norm with a negative epsilon",
        [](Json &m) { m["functions"][5]["ops"][0]["epsilon"] = -1.0; },
        "functions[5].ops[0].epsilon: must be >= 0, got -1.000000"},
@@ -1095,8 +1099,12 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "routine \"cublaslt_matmul\""},
       {"library kernel with more config",
        [](Json &m) { m["functions"][4]["kernels"][1]["config"]["tile"] = 8; },
-       "functions[4].kernels[1].config: expected only transpose_a and "
-       "transpose_b"},
+       "functions[4].kernels[1].config: expected only transpose_a, "
+       "transpose_b and bias"},
+      {"library kernel with a bias flag of 2",
+       [](Json &m) { m["functions"][4]["kernels"][1]["config"]["bias"] = 2; },
+       "functions[4].kernels[1].config.bias: expected 0 or 1 for routine "
+       "\"cublaslt_matmul\""},
       {"attention operand count",
        [](Json &m) { m["functions"][0]["ops"][0]["operands"].erase(2); },
        "functions[0].ops[0].operands: expected 3 for an op of kind "

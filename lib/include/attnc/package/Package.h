@@ -159,9 +159,10 @@ struct TensorMap {
 /// A library kernel (`library` set) is a routine the device runs instead of
 /// code of the package: it has no blob, entry ("" both), grid, block or
 /// tensor maps, and only CUDA targets have one. The routines:
-///   "cublaslt_matmul": the step's arguments are [a, b, out] of an op of
-///       kind "matmul" (see OpSpec), run by cuBLASLt with config
-///       "transpose_a" and "transpose_b" (0 or 1) as that op's; each
+///   "cublaslt_matmul": the step's arguments are [a, b, out], or [a, b,
+///       bias, out], of an op of kind "matmul" (see OpSpec), run by
+///       cuBLASLt with config "transpose_a" and "transpose_b" (0 or 1) as
+///       that op's and "bias" (0 or 1, optional) when it has one; each
 ///       operand's leading dims must collapse into rows of unit inner
 ///       stride, or the launch fails.
 struct Kernel {
@@ -275,8 +276,10 @@ struct MatmulSpec {
 
 /// Semantics of attn.rms_norm over rows [r..., D]: rstd[r] = 1 /
 /// sqrt(mean_d(x[r, d]^2) + epsilon), out[r, d] = x[r, d] * rstd[r] *
-/// weight[d]. JSON (inside an OpSpec): "epsilon": 1e-06.
-struct RmsNormSpec {
+/// weight[d]. attn.layer_norm centres the row first: with xc = x - mean_d(x),
+/// rstd = 1 / sqrt(mean_d(xc^2) + epsilon), out = xc * rstd * weight + bias.
+/// JSON (inside an OpSpec): "epsilon": 1e-06.
+struct NormSpec {
   double epsilon = 0;
 };
 
@@ -293,12 +296,18 @@ struct RmsNormSpec {
 ///   "cast"       [in] -> [out]; CastSpec.
 ///   "elementwise"  [in0, in1, ...] (one or more) -> [out0, ...] (one or
 ///       more); ElementwiseSpec.
-///   "matmul"  [a, b] -> [out]; MatmulSpec.
-///   "rms_norm"  [x, weight] -> [out, rstd]; RmsNormSpec.
+///   "matmul"  [a, b] or [a, b, bias] -> [out]; MatmulSpec. A bias [N]
+///       (not with transposeA) is added to every row before the rounding.
+///   "rms_norm"  [x, weight] -> [out, rstd]; NormSpec.
+///   "layer_norm"  [x, weight] or [x, weight, bias] -> [out, rstd];
+///       NormSpec.
 ///   "rms_norm_grad"  [x, weight, rstd, dout] -> [dx, dweight_partial];
 ///       no spec. With xhat = x * rstd and g = dout * weight per row,
 ///       dx = rstd * (g - xhat * mean_d(g * xhat)); row i of the rows adds
 ///       dout * xhat into dweight_partial [P, D] row i mod P.
+///   "layer_norm_grad"  [x, weight, rstd, dout] -> [dx, dweight_partial];
+///       no spec. As rms_norm_grad with xhat = (x - mean_d(x)) * rstd and
+///       dx = rstd * (g - mean_d(g) - xhat * mean_d(g * xhat)).
 ///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
 ///       every leading index.
 ///   "split_heads"  [x] or [x, cos, sin] -> [out]; no spec. x [B, N, H *
@@ -330,7 +339,7 @@ struct OpSpec {
   std::optional<CastSpec> cast;           // "cast"
   std::optional<ElementwiseSpec> elementwise; // "elementwise"
   std::optional<MatmulSpec> matmul;           // "matmul"
-  std::optional<RmsNormSpec> rmsNorm;         // "rms_norm"
+  std::optional<NormSpec> norm;               // "rms_norm", "layer_norm"
 };
 
 //===----------------------------------------------------------------------===//
