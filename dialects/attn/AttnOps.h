@@ -54,6 +54,9 @@ inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
 
 /// A shape as diagnostics write it, "[4, ?, 64]".
 std::string shapeString(llvm::ArrayRef<int64_t> shape);
+/// A row kernel's block_size, when given, is in [1, 1024]: "expected
+/// block_size in [1, 1024], got 0".
+LogicalResult verifyBlockSize(Operation *op, std::optional<int64_t> block);
 /// Checks that every static dim of `type` (`name` in messages) is in
 /// [1, kMaxExtent]: "a dim 0 is 0; static dims must be in [1, ...]".
 LogicalResult verifyExtents(Operation *op, llvm::StringRef name,

@@ -771,6 +771,195 @@ def Attn_SumRowsOp : Attn_Op<"sum_rows", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// attn.cross_entropy, attn.token_mean and their gradients
+//===----------------------------------------------------------------------===//
+
+def Attn_CrossEntropyOp : Attn_Op<"cross_entropy", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+        ["isDifferentiableResult", "isDifferentiableOperand"]>]> {
+  let summary = "softmax cross-entropy of each row of logits";
+  let description = [{
+    For each row `logits[r..., :]` over `V` classes (the last dim, static)
+    and its label `labels[r...]` (i32 or i64):
+    `lse[r...] = log(sum_v exp(logits[r..., v]))` and
+    `losses[r...] = lse - logits[r..., label]`, in f32. A row whose label is
+    `ignore_index` has loss 0; a label outside `[0, V)` that is not
+    `ignore_index` gives a NaN loss, so that bad data shows in the loss
+    instead of being read out of bounds. `lse` is what the gradient reads
+    again; it takes no cotangent. `attn.token_mean` turns the losses into
+    the mean over the tokens that count.
+
+    One kernel reads a row for its max, then again (from cache) for the sum
+    of exponentials. `block_size` pins the rows of a kernel block.
+
+    ```mlir
+    %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = -100 : i64}
+        : tensor<?x?x50304xbf16>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
+                       I64Attr:$ignore_index, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$losses, AnyRankedTensor:$lse);
+
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
+    type($losses) `,` type($lse)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_CrossEntropyGradOp : Attn_Op<"cross_entropy_grad", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the gradient of attn.cross_entropy's logits";
+  let description = [{
+    `dlogits[r..., v] = (exp(logits[r..., v] - lse[r...]) - [v == label]) *
+    dlosses[r...]`, rounded to `dlogits`' element type, and 0 on a row whose
+    label is `ignore_index`. `block_size` pins the rows of a kernel block.
+
+    ```mlir
+    %dlogits = attn.cross_entropy_grad %logits, %labels, %lse, %dlosses {ignore_index = -100 : i64}
+        : tensor<?x50304xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32>
+        -> tensor<?x50304xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
+                       AnyRankedTensor:$lse, AnyRankedTensor:$dlosses,
+                       I64Attr:$ignore_index, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$dlogits);
+
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $lse `,` $dlosses attr-dict `:` type($logits) `,`
+    type($labels) `,` type($lse) `,` type($dlosses) `->` type($dlogits)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_TokenMeanOp : Attn_Op<"token_mean", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableOperand"]>]> {
+  let summary = "the mean of per-token values over the tokens that count";
+  let description = [{
+    `mean = sum_r values[r] / count`, where the sum and the count run over
+    the tokens whose label is not `ignore_index` (`values` f32, `labels` of
+    the same shape, i32 or i64; the result a 0-d f32 tensor). With no token
+    counting the mean is NaN, as PyTorch's is. The sum is in f32 in a fixed
+    order, so the result is the same bits on every run.
+
+    ```mlir
+    %loss = attn.token_mean %losses, %labels {ignore_index = -100 : i64}
+        : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$values, AnyRankedTensor:$labels,
+                       I64Attr:$ignore_index);
+  let results = (outs AnyRankedTensor:$mean);
+
+  let assemblyFormat = [{
+    $values `,` $labels attr-dict `:` type($values) `,` type($labels) `->`
+    type($mean)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_TokenMeanGradOp : Attn_Op<"token_mean_grad", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the gradient of attn.token_mean's values";
+  let description = [{
+    `dvalues[r] = dmean / count` for a token that counts, 0 for one whose
+    label is `ignore_index` (count as in attn.token_mean). `block_size` pins
+    the tokens of a kernel block.
+
+    ```mlir
+    %dlosses = attn.token_mean_grad %labels, %dloss {ignore_index = -100 : i64}
+        : tensor<?x?xi32>, tensor<f32> -> tensor<?x?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$labels, AnyRankedTensor:$dmean,
+                       I64Attr:$ignore_index, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$dvalues);
+
+  let assemblyFormat = [{
+    $labels `,` $dmean attr-dict `:` type($labels) `,` type($dmean) `->`
+    type($dvalues)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// attn.embedding, attn.embedding_grad
+//===----------------------------------------------------------------------===//
+
+def Attn_EmbeddingOp : Attn_Op<"embedding", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableOperand"]>]> {
+  let summary = "rows of a table picked by integer ids (token embedding)";
+  let description = [{
+    `out[r..., :] = table[ids[r...], :]` for a table `[V, D]` (both static)
+    and ids of any shape, i32 or i64. An id outside `[0, V)` gives a row of
+    NaN, so that bad data shows downstream instead of being read out of
+    bounds. The table's gradient is `attn.embedding_grad`: a table tied to
+    an LM head (`attn.matmul` with `transpose_b`) gets the sum of both
+    gradients.
+
+    `block_size` pins the rows of a kernel block.
+
+    ```mlir
+    %x = attn.embedding %table, %ids
+        : tensor<50304x768xbf16>, tensor<?x?xi32> -> tensor<?x?x768xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$table, AnyRankedTensor:$ids,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$out);
+
+  let assemblyFormat = [{
+    $table `,` $ids attr-dict `:` type($table) `,` type($ids) `->` type($out)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_EmbeddingGradOp : Attn_Op<"embedding_grad", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "the gradient of attn.embedding's table";
+  let description = [{
+    `dtable[v, :] = sum over r with ids[r] == v of dout[r, :]`, in f32, the
+    rows of each `v` added in the order of `r`, so that the result is the
+    same bits on every run (a scatter with atomics would not be); ids
+    outside `[0, V)` add nothing. A kernel block owns groups of 32 table
+    rows and scans the ids for them; `block_size` pins the groups of a
+    block.
+
+    ```mlir
+    %dtable = attn.embedding_grad %ids, %dx
+        : tensor<?x?xi32>, tensor<?x?x768xbf16> -> tensor<50304x768xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$ids, AnyRankedTensor:$dout,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$dtable);
+
+  let assemblyFormat = [{
+    $ids `,` $dout attr-dict `:` type($ids) `,` type($dout) `->` type($dtable)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // attn.split_heads, attn.merge_heads
 //===----------------------------------------------------------------------===//
 

@@ -43,6 +43,14 @@ static LogicalResult verifyNormValue(Operation *op, StringRef what, Value value,
   return verifyExtents(op, what, type);
 }
 
+LogicalResult mlir::attn::verifyBlockSize(Operation *op,
+                                          std::optional<int64_t> block) {
+  if (block && (*block < 1 || *block > 1024))
+    return op->emitOpError()
+           << "expected block_size in [1, 1024], got " << *block;
+  return success();
+}
+
 /// Rows [r..., D] with D static; returns D.
 static FailureOr<int64_t> verifyRows(Operation *op, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -51,14 +59,6 @@ static FailureOr<int64_t> verifyRows(Operation *op, Value x) {
            << "expected x to have rows of a static width (its last dim), got "
            << type;
   return type.getDimSize(type.getRank() - 1);
-}
-
-static LogicalResult verifyBlockSize(Operation *op,
-                                     std::optional<int64_t> block) {
-  if (block && (*block < 1 || *block > 1024))
-    return op->emitOpError()
-           << "expected block_size in [1, 1024], got " << *block;
-  return success();
 }
 
 /// attn.rms_norm and attn.layer_norm: x [r..., D], weight [D] and a bias

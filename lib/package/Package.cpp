@@ -222,6 +222,11 @@ Status verifyTensor(const TensorSig &tensor, const std::string &path,
                                      "of the function");
     scope.symbols.insert(dim.symbol);
   }
+  if (tensor.indexBound &&
+      (*tensor.indexBound < 1 ||
+       (tensor.dtype != DType::I32 && tensor.dtype != DType::I64)))
+    return fieldError(fieldPath(path, "index_bound"),
+                      "expected a bound >= 1 on an i32 or i64 tensor");
   return Status::ok();
 }
 
@@ -495,7 +500,7 @@ Status verifyAttention(const AttentionSpec &spec, const std::string &path) {
 }
 
 /// Which spec an op kind carries.
-enum class SpecKind { None, Attention, Cast, Elementwise, Matmul, Norm };
+enum class SpecKind { None, Attention, Cast, Elementwise, Matmul, Norm, Loss };
 
 /// An op kind: its operand and result counts, and its spec.
 struct OpKind {
@@ -525,6 +530,12 @@ constexpr OpKind kOpKinds[] = {
     {"layer_norm", 2, 2, false, SpecKind::Norm, false, 1},
     {"layer_norm_grad", 4, 2, false, SpecKind::None},
     {"sum_rows", 1, 1, false, SpecKind::None},
+    {"embedding", 2, 1, false, SpecKind::None},
+    {"embedding_grad", 2, 1, false, SpecKind::None},
+    {"cross_entropy", 2, 2, false, SpecKind::Loss},
+    {"cross_entropy_grad", 4, 1, false, SpecKind::Loss},
+    {"token_mean", 2, 1, false, SpecKind::Loss},
+    {"token_mean_grad", 2, 1, false, SpecKind::Loss},
     {"split_heads", 1, 1, false, SpecKind::None, false, 2},
     {"merge_heads", 1, 1, false, SpecKind::None, false, 2},
 };
@@ -649,7 +660,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
       op.cast.has_value() != (kind->spec == SpecKind::Cast) ||
       op.elementwise.has_value() != (kind->spec == SpecKind::Elementwise) ||
       op.matmul.has_value() != (kind->spec == SpecKind::Matmul) ||
-      op.norm.has_value() != (kind->spec == SpecKind::Norm))
+      op.norm.has_value() != (kind->spec == SpecKind::Norm) ||
+      op.loss.has_value() != (kind->spec == SpecKind::Loss))
     return fieldError(path, "an op of kind " + inQuotes(op.kind) +
                                 (kind->spec == SpecKind::None
                                      ? " takes no spec"
@@ -855,9 +867,12 @@ Json encode(const TensorSig &tensor) {
   Json shape = Json::array();
   for (const Dim &dim : tensor.shape)
     shape.push_back(dim.isStatic() ? Json(dim.extent) : Json(dim.symbol));
-  return {{"name", tensor.name},
-          {"dtype", std::string(dtypeName(tensor.dtype))},
-          {"shape", shape}};
+  Json json = {{"name", tensor.name},
+               {"dtype", std::string(dtypeName(tensor.dtype))},
+               {"shape", shape}};
+  if (tensor.indexBound)
+    json["index_bound"] = *tensor.indexBound;
+  return json;
 }
 
 Json encode(const GridTerm &term) {
@@ -980,6 +995,8 @@ Json encode(const OpSpec &op) {
   }
   if (op.norm)
     json["epsilon"] = encodeNumber(op.norm->epsilon);
+  if (op.loss)
+    json["ignore_index"] = op.loss->ignoreIndex;
   return json;
 }
 
@@ -1218,7 +1235,8 @@ Status decode(const Json &json, const std::string &path, Dim &out) {
 Status decodeFields(ObjectReader &r, TensorSig &out) {
   return all([&] { return r.required("name", out.name); },
              [&] { return r.required("dtype", out.dtype); },
-             [&] { return r.required("shape", out.shape); });
+             [&] { return r.required("shape", out.shape); },
+             [&] { return r.optional("index_bound", out.indexBound); });
 }
 
 Status decode(const Json &json, const std::string &path, TensorSig &out) {
@@ -1352,6 +1370,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return r.required("bodies", out.elementwise.emplace().bodies);
   case SpecKind::Norm:
     return r.required("epsilon", out.norm.emplace().epsilon);
+  case SpecKind::Loss:
+    return r.required("ignore_index", out.loss.emplace().ignoreIndex);
   case SpecKind::Matmul: {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },

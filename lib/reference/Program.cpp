@@ -18,6 +18,7 @@
 #include "lib/reference/Matmul.h"
 #include "lib/reference/Norm.h"
 #include "lib/reference/Region.h"
+#include "lib/reference/Token.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
 
@@ -128,6 +129,10 @@ private:
   Status runNorm(const pkg::OpSpec &op);
   Status runNormGrad(const pkg::OpSpec &op);
   Status runSumRows(const pkg::OpSpec &op);
+  Status runEmbedding(const pkg::OpSpec &op);
+  Status runLoss(const pkg::OpSpec &op);
+  Status runCrossEntropy(const pkg::OpSpec &op);
+  Status runTokenMean(const pkg::OpSpec &op);
   Status runHeads(const pkg::OpSpec &op, bool split);
   /// The shapes of `names` ("" for an unkept result has none), or an error
   /// unless they fit `expected`: one pattern per name of dim letters, rows
@@ -283,6 +288,17 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     if (op.operands.size() != 4 || op.results.size() != 2)
       return Status::error("needs 4 operands and 2 results");
     return runNormGrad(op);
+  }
+  if (op.kind == "embedding" || op.kind == "embedding_grad") {
+    if (op.operands.size() != 2 || op.results.size() != 1)
+      return Status::error("needs 2 operands and 1 result");
+    return runEmbedding(op);
+  }
+  if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad" ||
+      op.kind == "token_mean" || op.kind == "token_mean_grad") {
+    if (!op.loss)
+      return Status::error("needs a loss spec");
+    return runLoss(op);
   }
   if (op.kind == "sum_rows") {
     if (op.operands.size() != 1 || op.results.size() != 1)
@@ -657,6 +673,117 @@ Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
     return s;
   return op.results[0].empty() ? Status::ok()
                                : store(op.results[0], std::move(dx));
+}
+
+/// embedding [table, ids] -> [out] and embedding_grad [ids, dout] ->
+/// [dtable]: a table [V, D], ids of any shape, rows of the ids' shape and D.
+Status Evaluator::runEmbedding(const pkg::OpSpec &op) {
+  bool grad = op.kind == "embedding_grad";
+  const std::string &tableName = grad ? op.results[0] : op.operands[0];
+  const std::string &idsName = grad ? op.operands[0] : op.operands[1];
+  const std::string &rowsName = grad ? op.operands[1] : op.results[0];
+  if (op.results[0].empty())
+    return Status::ok();
+  auto table = shapeOf(tableName), ids = shapeOf(idsName),
+       rows = shapeOf(rowsName);
+  if (!table || !ids || !rows)
+    return !table ? table.status() : !ids ? ids.status() : rows.status();
+  std::vector<int64_t> expected = *ids;
+  expected.push_back(table->size() == 2 ? (*table)[1] : -1);
+  if (table->size() != 2 || *rows != expected)
+    return Status::error("shapes " + shapeText(*table) + ", " +
+                         shapeText(*ids) + ", " + shapeText(*rows) +
+                         " do not fit a table [V, D], ids [T...] and rows "
+                         "[T..., D]");
+  int64_t tokens = 1;
+  for (int64_t extent : *ids)
+    tokens *= extent;
+  TableShape shape{(*table)[0], (*table)[1], tokens};
+  auto in = operands(op);
+  if (!in)
+    return in.status();
+  std::vector<double> out(grad ? shape.rows * shape.width
+                               : shape.tokens * shape.width);
+  if (grad)
+    embeddingGrad(shape, (*in)[0], (*in)[1], out.data());
+  else
+    embedding(shape, (*in)[0], (*in)[1], out.data());
+  return store(op.results[0], std::move(out));
+}
+
+Status Evaluator::runLoss(const pkg::OpSpec &op) {
+  bool cross = op.kind == "cross_entropy" || op.kind == "cross_entropy_grad";
+  size_t operands = op.kind == "cross_entropy_grad" ? 4 : 2;
+  size_t results = op.kind == "cross_entropy" ? 2 : 1;
+  if (op.operands.size() != operands || op.results.size() != results)
+    return Status::error("needs " + std::to_string(operands) +
+                         " operands and " + std::to_string(results) +
+                         (results == 1 ? " result" : " results"));
+  return cross ? runCrossEntropy(op) : runTokenMean(op);
+}
+
+/// cross_entropy and its gradient: logits [R, V], labels, lse, dlosses [R].
+Status Evaluator::runCrossEntropy(const pkg::OpSpec &op) {
+  bool grad = op.kind == "cross_entropy_grad";
+  std::vector<std::string> names = op.operands;
+  names.insert(names.end(), op.results.begin(), op.results.end());
+  std::vector<std::string> patterns =
+      grad ? std::vector<std::string>{"RV", "R", "R", "R", "RV"}
+           : std::vector<std::string>{"RV", "R", "R", "R"};
+  auto dims = bindRows(names, patterns);
+  auto in = operands(op);
+  if (!in || !dims)
+    return !in ? in.status() : dims.status();
+  LossShape shape{dims->at('R'), dims->at('V'), op.loss->ignoreIndex};
+  if (grad) {
+    std::vector<double> dlogits(shape.rows * shape.classes);
+    crossEntropyGrad(shape, (*in)[0], (*in)[1], (*in)[2], (*in)[3],
+                     dlogits.data());
+    return op.results[0].empty() ? Status::ok()
+                                 : store(op.results[0], std::move(dlogits));
+  }
+  std::vector<double> losses(shape.rows), lse(shape.rows);
+  crossEntropy(shape, (*in)[0], (*in)[1], losses.data(), lse.data());
+  if (!op.results[1].empty())
+    if (Status s = store(op.results[1], std::move(lse)); !s)
+      return s;
+  return op.results[0].empty() ? Status::ok()
+                               : store(op.results[0], std::move(losses));
+}
+
+/// token_mean [values, labels] -> [mean] and token_mean_grad [labels,
+/// dmean] -> [dvalues]: tokens of any shape, the mean a 0-d tensor.
+Status Evaluator::runTokenMean(const pkg::OpSpec &op) {
+  bool grad = op.kind == "token_mean_grad";
+  const std::string &tokens = grad ? op.operands[0] : op.operands[1];
+  const std::string &scalar = grad ? op.operands[1] : op.results[0];
+  const std::string &same = grad ? op.results[0] : op.operands[0];
+  auto tokenShape = shapeOf(tokens), scalarShape = shapeOf(scalar),
+       sameShape = same.empty() ? tokenShape : shapeOf(same);
+  if (!tokenShape || !scalarShape || !sameShape)
+    return !tokenShape    ? tokenShape.status()
+           : !scalarShape ? scalarShape.status()
+                          : sameShape.status();
+  if (!scalarShape->empty() || *sameShape != *tokenShape)
+    return Status::error("shapes " + shapeText(*tokenShape) + ", " +
+                         shapeText(*sameShape) + ", " +
+                         shapeText(*scalarShape) +
+                         " do not fit labels and values of one shape and a "
+                         "mean of shape []");
+  int64_t count = 1;
+  for (int64_t extent : *tokenShape)
+    count *= extent;
+  auto in = operands(op);
+  if (!in)
+    return in.status();
+  int64_t ignore = op.loss->ignoreIndex;
+  if (op.results[0].empty())
+    return Status::ok();
+  if (!grad)
+    return store(op.results[0], {tokenMean(count, ignore, (*in)[0], (*in)[1])});
+  std::vector<double> dvalues(count);
+  tokenMeanGrad(count, ignore, (*in)[0], (*in)[1][0], dvalues.data());
+  return store(op.results[0], std::move(dvalues));
 }
 
 Status Evaluator::runSumRows(const pkg::OpSpec &op) {

@@ -66,6 +66,13 @@ enum class Rounding { ToDTypes, None };
 ///                         x [R, D], weight [D], rstd [R], dout [R, D]
 ///                         -> dx [R, D], dweight_partial [P, D]
 ///   sum_rows              in [R, D] -> out [D]
+///   embedding             table [V, D], ids [T...] -> out [T..., D]
+///   embedding_grad        ids [T...], dout [T..., D] -> dtable [V, D]
+///   cross_entropy         logits [R, V], labels [R] -> losses [R], lse [R]
+///   cross_entropy_grad    logits [R, V], labels, lse, dlosses [R]
+///                         -> dlogits [R, V]
+///   token_mean            values [T...], labels [T...] -> mean []
+///   token_mean_grad       labels [T...], dmean [] -> dvalues [T...]
 ///   split_heads           x [B, N, H * D] (, cos, sin [N, R/2])
 ///                         -> out [B, H, N, D]
 ///   merge_heads           y [B, H, N, D] (, cos, sin) -> out [B, N, H * D].

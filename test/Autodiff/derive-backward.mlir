@@ -218,6 +218,46 @@ func.func @layer_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>, %b: tensor<16xf
 
 // -----
 
+// A tied LM head and its loss: the mean's gradient spreads dloss over the
+// counted tokens, cross-entropy's kernel turns it into dlogits, and the
+// labels take none.
+// CHECK-LABEL: func.func @lm_loss_bwd
+// CHECK-SAME: (%[[H:[^:]+]]: tensor<?x16xbf16>, %[[E:[^:]+]]: tensor<40x16xbf16>, %[[Y:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<f32>, %[[DL:[^:]+]]: tensor<f32> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[LOGITS:.*]] = attn.matmul %[[H]], %[[E]] {transpose_b}
+// CHECK: %{{.*}}, %[[LSE:.*]] = attn.cross_entropy %[[LOGITS]], %[[Y]] {ignore_index = 0 : i64}
+// CHECK: %[[DLOSSES:.*]] = attn.token_mean_grad %[[Y]], %[[DL]] {ignore_index = 0 : i64} : tensor<?xi32>, tensor<f32> -> tensor<?xf32>
+// CHECK: %[[DLOGITS:.*]] = attn.cross_entropy_grad %[[LOGITS]], %[[Y]], %[[LSE]], %[[DLOSSES]] {ignore_index = 0 : i64}
+// CHECK: %[[DH:.*]] = attn.matmul %[[DLOGITS]], %[[E]] :
+// CHECK: %[[DE:.*]] = attn.matmul %[[DLOGITS]], %[[H]] {transpose_a}
+// CHECK: return %[[DH]], %[[DE]] :
+func.func @lm_loss(%h: tensor<?x16xbf16>, %e: tensor<40x16xbf16>, %y: tensor<?xi32>)
+    -> tensor<f32> attributes {attn.backward} {
+  %logits = attn.matmul %h, %e {transpose_b}
+      : tensor<?x16xbf16>, tensor<40x16xbf16> -> tensor<?x40xbf16>
+  %losses, %lse = attn.cross_entropy %logits, %y {ignore_index = 0 : i64}
+      : tensor<?x40xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %loss = attn.token_mean %losses, %y {ignore_index = 0 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// An embedding's table gets its rows' cotangents summed per id in f32,
+// cast to the table's type; the ids take no gradient.
+// CHECK-LABEL: func.func @embed_bwd
+// CHECK-SAME: (%[[T:[^:]+]]: tensor<40x16xbf16>, %[[I:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<?x16xbf16>, %[[DX:[^:]+]]: tensor<?x16xbf16> {attn.cotangent_of_result = 0 : i64}) -> (tensor<40x16xbf16> {attn.gradient_of_argument = 0 : i64})
+// CHECK: %[[G:.*]] = attn.embedding_grad %[[I]], %[[DX]] : tensor<?xi32>, tensor<?x16xbf16> -> tensor<40x16xf32>
+// CHECK: %[[DT:.*]] = attn.cast %[[G]] : tensor<40x16xf32> to tensor<40x16xbf16>
+// CHECK: return %[[DT]]
+func.func @embed(%t: tensor<40x16xbf16>, %i: tensor<?xi32>) -> tensor<?x16xbf16>
+    attributes {attn.backward} {
+  %x = attn.embedding %t, %i : tensor<40x16xbf16>, tensor<?xi32> -> tensor<?x16xbf16>
+  return %x : tensor<?x16xbf16>
+}
+
+// -----
+
 // split_heads and merge_heads are each other's gradients, with the same
 // rotary tables, which take no gradient: the backward returns only dx.
 // CHECK-LABEL: func.func @heads_bwd

@@ -611,7 +611,10 @@ std::string describeTensor(const pkg::TensorSig &sig) {
     text += (i ? ", " : "") + (sig.shape[i].isStatic()
                                    ? std::to_string(sig.shape[i].extent)
                                    : sig.shape[i].symbol);
-  return text + "]";
+  text += "]";
+  if (sig.indexBound)
+    text += ", values in [0, " + std::to_string(*sig.indexBound) + ")";
+  return text;
 }
 
 /// "key=value ..." of a kernel's tiles or resources.
@@ -650,6 +653,8 @@ void describeFunction(const pkg::Function &fn) {
       attrs += a.mask ? " mask-region" : "";
       attrs += a.score ? " score-region" : "";
     }
+    if (op.loss)
+      attrs = " ignore_index=" + std::to_string(op.loss->ignoreIndex);
     std::printf("  op %s%s\n", op.kind.c_str(), attrs.c_str());
   }
   for (const pkg::Kernel &k : fn.kernels) {
@@ -704,8 +709,9 @@ Status listFunctions(const std::string &path) {
 
 /// Prints the seed (`seed`, or a random one) and the bound symbols, then
 /// fills the inputs with approximately normal(0, 1) values from that seed
-/// (PortableNormal: the same on every platform), rounded to their dtypes;
-/// returns the seed.
+/// (PortableNormal: the same on every platform), rounded to their dtypes,
+/// and inputs with an index bound (a loss's labels) with uniform integers
+/// below it; returns the seed.
 uint64_t fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
                     const rt::SymbolBindings &bindings) {
   if (!seed)
@@ -717,10 +723,14 @@ uint64_t fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
   if (!symbolText.empty())
     std::printf("symbols:%s\n", symbolText.c_str());
   PortableNormal normal(*seed);
-  for (Tensor &tensor : inputs)
+  SplitMix64 indices(*seed ^ 0x1d1ceULL);
+  for (Tensor &tensor : inputs) {
+    std::optional<int64_t> bound = tensor.sig->indexBound;
     for (int64_t i = 0; i < tensor.numElements; ++i)
-      storeElementFromDouble(tensor.host.data(), tensor.sig->dtype, i,
-                             normal.next());
+      storeElementFromDouble(
+          tensor.host.data(), tensor.sig->dtype, i,
+          bound ? static_cast<double>(indices.next() % *bound) : normal.next());
+  }
   return *seed;
 }
 

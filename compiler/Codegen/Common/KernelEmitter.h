@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include <limits>
 
 namespace attnc {
 
@@ -202,8 +203,22 @@ protected:
   /// The multi-index of row `row` of `buffer`: its leading dims, row-major.
   llvm::SmallVector<mlir::Value> rowIndex(mlir::Value buffer, mlir::Value row) {
     int64_t rank = mlir::cast<mlir::MemRefType>(buffer.getType()).getRank();
-    llvm::SmallVector<mlir::Value> indices(rank - 1);
-    for (int64_t d = rank - 2; d > 0; --d) {
+    return delinearize(buffer, row, rank - 1);
+  }
+
+  /// The multi-index of element `flat` of `buffer`: all its dims.
+  llvm::SmallVector<mlir::Value> elementIndex(mlir::Value buffer,
+                                              mlir::Value flat) {
+    int64_t rank = mlir::cast<mlir::MemRefType>(buffer.getType()).getRank();
+    return delinearize(buffer, flat, rank);
+  }
+
+  /// The multi-index of `row` over the first `dims` dims of `buffer`,
+  /// row-major.
+  llvm::SmallVector<mlir::Value> delinearize(mlir::Value buffer,
+                                             mlir::Value row, int64_t dims) {
+    llvm::SmallVector<mlir::Value> indices(dims);
+    for (int64_t d = dims - 1; d > 0; --d) {
       mlir::Value extent = mlir::memref::DimOp::create(b, loc, buffer, d);
       indices[d] = mlir::arith::RemUIOp::create(b, loc, row, extent);
       row = divUI(row, extent);
@@ -221,16 +236,34 @@ protected:
     loop(lane, index(width), index(lanes), body);
   }
 
-  /// The sum of term(d) over the row's columns, in every lane: each lane
-  /// sums its own columns (a constant count, so that their loads unroll and
-  /// are in flight together), then the lanes' sums are added by shuffles.
+  /// The sum of term(d) over the row's columns, in every lane.
   template <typename Fn>
   mlir::Value laneSum(int64_t width, mlir::Value lane, int64_t lanes, Fn term) {
-    auto sum = [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
-      return mlir::arith::AddFOp::create(b, loc, acc, v);
-    };
+    return laneReduce(width, lane, lanes, f32Const(0.0), term,
+                      [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
+                        return mlir::arith::AddFOp::create(b, loc, acc, v);
+                      });
+  }
+
+  /// The maximum of term(d) over the row's columns, in every lane.
+  template <typename Fn>
+  mlir::Value laneMax(int64_t width, mlir::Value lane, int64_t lanes, Fn term) {
+    return laneReduce(width, lane, lanes,
+                      f32Const(-std::numeric_limits<double>::infinity()), term,
+                      [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
+                        return mlir::arith::MaximumFOp::create(b, loc, acc, v);
+                      });
+  }
+
+  /// combine of term(d) over the row's columns from `init`, in every lane:
+  /// each lane combines its own columns (a constant count, so that their
+  /// loads unroll and are in flight together), then the lanes' results are
+  /// combined by shuffles.
+  template <typename Fn, typename Combine>
+  mlir::Value laneReduce(int64_t width, mlir::Value lane, int64_t lanes,
+                         mlir::Value init, Fn term, Combine sum) {
     mlir::Value total = reduce(
-        index(width / lanes), f32Const(0.0),
+        index(width / lanes), init,
         [&](mlir::Value k) { return term(add(lane, mul(k, index(lanes)))); },
         sum);
     if (int64_t rest = width % lanes) {

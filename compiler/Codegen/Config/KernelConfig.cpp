@@ -417,6 +417,19 @@ void configureNorm(Operation *op, const attnc::TargetDescription &target) {
               IntegerAttr::get(IntegerType::get(op->getContext(), 64), block));
 }
 
+/// Rows of an embedding or cross-entropy kernel block, or groups of 32
+/// table rows of an embedding gradient's (on a GPU a warp each, 8 warps),
+/// or tokens of a token-mean gradient's block (8 warps over 1024 on a GPU;
+/// a thread's chunk on the host).
+void configureTokenOp(Operation *op, const attnc::TargetDescription &target) {
+  if (op->hasAttr("block_size"))
+    return;
+  bool tokens = isa<attn::TokenMeanGradOp>(op);
+  int64_t block = tokens ? 1024 : target.isGpu() ? 8 : 16;
+  op->setAttr("block_size",
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), block));
+}
+
 struct AttnKernelConfigPass
     : attnc::impl::AttnKernelConfigBase<AttnKernelConfigPass> {
   using Base::Base;
@@ -462,6 +475,10 @@ struct AttnKernelConfigPass
       if (isa<attn::RmsNormOp, attn::RmsNormGradOp, attn::LayerNormOp,
               attn::LayerNormGradOp, attn::SumRowsOp>(op))
         configureNorm(op, *description);
+      if (isa<attn::CrossEntropyOp, attn::CrossEntropyGradOp,
+              attn::TokenMeanGradOp, attn::EmbeddingOp, attn::EmbeddingGradOp>(
+              op))
+        configureTokenOp(op, *description);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

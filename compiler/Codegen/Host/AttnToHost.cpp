@@ -10,15 +10,15 @@
 // tiles allocated at its start (hoisted out of the block loop later), the
 // recurrence of RowBlock. Cast: blocks of block_size elements. Matmul:
 // the tiles of HostMatmul. The gradient kernels: the grids and blocks of
-// GradBlock. RMSNorm and row sums: NormKernel's blocks.
+// GradBlock. Norms, row sums and losses: RowKernel's blocks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
-#include "compiler/Codegen/Common/NormKernel.h"
 #include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Codegen/Common/RowKernel.h"
 #include "compiler/Codegen/Host/HostMatmul.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
@@ -171,18 +171,18 @@ struct MatmulToHost : attnc::KernelOpLowering<attn::MatmulOp> {
   }
 };
 
-/// The norms, their gradients and attn.sum_rows: NormKernel's
+/// The norms, losses, their gradients and attn.sum_rows: RowKernel's
 /// blocks, a thread each.
-template <typename Op> struct NormToHost : attnc::KernelOpLowering<Op> {
+template <typename Op> struct RowKernelToHost : attnc::KernelOpLowering<Op> {
   using attnc::KernelOpLowering<Op>::KernelOpLowering;
 
   void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
+    Value blocks = attnc::rowKernelGrid(rewriter, loc, op, buffers);
     buildGrid(rewriter, loc, {blocks}, [&](ValueRange ids) {
-      attnc::emitNormKernelBlock(rewriter, loc, op, buffers, ids[0],
-                                 /*threadId=*/Value(), /*scratch=*/Value());
+      attnc::emitRowKernelBlock(rewriter, loc, op, buffers, ids[0],
+                                /*threadId=*/Value(), /*scratch=*/Value());
     });
   }
 };
@@ -211,11 +211,17 @@ struct ConvertAttnToHostPass
                  ElementsToHost<attn::SplitHeadsOp, attnc::splitHeadsWork>,
                  ElementsToHost<attn::MergeHeadsOp, attnc::mergeHeadsWork>>(
         context);
-    patterns
-        .add<GradDeltaToHost, MatmulToHost, NormToHost<attn::RmsNormOp>,
-             NormToHost<attn::RmsNormGradOp>, NormToHost<attn::LayerNormOp>,
-             NormToHost<attn::LayerNormGradOp>, NormToHost<attn::SumRowsOp>>(
-            context);
+    patterns.add<
+        GradDeltaToHost, MatmulToHost, RowKernelToHost<attn::RmsNormOp>,
+        RowKernelToHost<attn::RmsNormGradOp>,
+        RowKernelToHost<attn::LayerNormOp>,
+        RowKernelToHost<attn::LayerNormGradOp>,
+        RowKernelToHost<attn::SumRowsOp>, RowKernelToHost<attn::CrossEntropyOp>,
+        RowKernelToHost<attn::CrossEntropyGradOp>,
+        RowKernelToHost<attn::TokenMeanOp>,
+        RowKernelToHost<attn::TokenMeanGradOp>,
+        RowKernelToHost<attn::EmbeddingOp>,
+        RowKernelToHost<attn::EmbeddingGradOp>>(context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);
     patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(

@@ -16,8 +16,8 @@
 #include "compiler/Codegen/Common/ElementKernel.h"
 #include "compiler/Codegen/Common/GradBlock.h"
 #include "compiler/Codegen/Common/KernelBuffers.h"
-#include "compiler/Codegen/Common/NormKernel.h"
 #include "compiler/Codegen/Common/RowBlock.h"
+#include "compiler/Codegen/Common/RowKernel.h"
 #include "compiler/Codegen/Config/TargetDescription.h"
 #include "compiler/Codegen/NVGPU/MmaAttention.h"
 #include "compiler/Codegen/NVGPU/MmaAttentionGrad.h"
@@ -254,18 +254,18 @@ struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   }
 };
 
-/// The norms, their gradients and attn.sum_rows: NormKernel's
+/// The norms, losses, their gradients and attn.sum_rows: RowKernel's
 /// blocks, a warp per row or a thread per column.
-template <typename Op> struct NormToGPU : attnc::KernelOpLowering<Op> {
+template <typename Op> struct RowKernelToGPU : attnc::KernelOpLowering<Op> {
   using attnc::KernelOpLowering<Op>::KernelOpLowering;
 
   void lower(Op op, const attnc::KernelBuffers &buffers,
              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value blocks = attnc::normKernelGrid(rewriter, loc, op, buffers);
-    int64_t threads = attnc::normKernelThreads(op);
-    int64_t sharedBytes = attnc::normKernelSharedBytes(op);
+    Value blocks = attnc::rowKernelGrid(rewriter, loc, op, buffers);
+    int64_t threads = attnc::rowKernelThreads(op);
+    int64_t sharedBytes = attnc::rowKernelSharedBytes(op);
     buildLaunch(rewriter, loc, {blocks, one, one}, threads, sharedBytes,
                 [&](gpu::LaunchOp launch) {
                   Value scratch =
@@ -274,9 +274,9 @@ template <typename Op> struct NormToGPU : attnc::KernelOpLowering<Op> {
                                        dynamicSharedMemory(rewriter, loc), 0,
                                        {threads / 32, 32})
                           : Value();
-                  attnc::emitNormKernelBlock(rewriter, loc, op, buffers,
-                                             launch.getBlockIds().x,
-                                             launch.getThreadIds().x, scratch);
+                  attnc::emitRowKernelBlock(rewriter, loc, op, buffers,
+                                            launch.getBlockIds().x,
+                                            launch.getThreadIds().x, scratch);
                 });
   }
 };
@@ -447,15 +447,21 @@ struct ConvertAttnToGPUPass
     patterns.add<AttentionToGPU<attn::AttentionOp>,
                  AttentionToGPU<attn::AttentionSplitOp>>(&getContext(),
                                                          *target);
-    patterns.add<ElementsToGPU<attn::CastOp, attnc::castWork>,
-                 ElementsToGPU<attn::ElementwiseOp, attnc::elementwiseWork>,
-                 ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
-                 ElementsToGPU<attn::SplitHeadsOp, attnc::splitHeadsWork>,
-                 ElementsToGPU<attn::MergeHeadsOp, attnc::mergeHeadsWork>,
-                 GradDeltaToGPU, NormToGPU<attn::RmsNormOp>,
-                 NormToGPU<attn::RmsNormGradOp>, NormToGPU<attn::LayerNormOp>,
-                 NormToGPU<attn::LayerNormGradOp>, NormToGPU<attn::SumRowsOp>>(
-        &getContext());
+    patterns.add<
+        ElementsToGPU<attn::CastOp, attnc::castWork>,
+        ElementsToGPU<attn::ElementwiseOp, attnc::elementwiseWork>,
+        ElementsToGPU<attn::AttentionCombineOp, attnc::combineWork>,
+        ElementsToGPU<attn::SplitHeadsOp, attnc::splitHeadsWork>,
+        ElementsToGPU<attn::MergeHeadsOp, attnc::mergeHeadsWork>,
+        GradDeltaToGPU, RowKernelToGPU<attn::RmsNormOp>,
+        RowKernelToGPU<attn::RmsNormGradOp>, RowKernelToGPU<attn::LayerNormOp>,
+        RowKernelToGPU<attn::LayerNormGradOp>, RowKernelToGPU<attn::SumRowsOp>,
+        RowKernelToGPU<attn::CrossEntropyOp>,
+        RowKernelToGPU<attn::CrossEntropyGradOp>,
+        RowKernelToGPU<attn::TokenMeanOp>,
+        RowKernelToGPU<attn::TokenMeanGradOp>,
+        RowKernelToGPU<attn::EmbeddingOp>,
+        RowKernelToGPU<attn::EmbeddingGradOp>>(&getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
         &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);
     patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(

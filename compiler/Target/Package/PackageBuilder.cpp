@@ -119,6 +119,8 @@ pkg::OpSpec describeOp(Operation *op) {
   } else if (isa<attn::RmsNormOp, attn::LayerNormOp>(op)) {
     spec.norm = pkg::NormSpec{
         op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble()};
+  } else if (auto ignore = op->getAttrOfType<IntegerAttr>("ignore_index")) {
+    spec.loss = pkg::LossSpec{ignore.getInt()};
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
         pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB()};
@@ -164,7 +166,9 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
       return {{"block_size", *block}};
   if (isa<attn::AttentionCombineOp, attn::RmsNormOp, attn::RmsNormGradOp,
           attn::LayerNormOp, attn::LayerNormGradOp, attn::SumRowsOp,
-          attn::SplitHeadsOp, attn::MergeHeadsOp>(op))
+          attn::SplitHeadsOp, attn::MergeHeadsOp, attn::CrossEntropyOp,
+          attn::CrossEntropyGradOp, attn::TokenMeanGradOp, attn::EmbeddingOp,
+          attn::EmbeddingGradOp>(op))
     if (auto block = op->getAttrOfType<IntegerAttr>("block_size"))
       return {{"block_size", block.getInt()}};
   // A library routine reads its config (pkg::Kernel::library).
@@ -269,6 +273,30 @@ void describeGradientMaps(func::FuncOp program, int64_t numInputs,
   }
 }
 
+/// Gives each input that a cross-entropy reads as labels the class count of
+/// its logits, and each input an embedding reads as ids the rows of its
+/// table, as index bound, so that tools draw them in range.
+void boundIndexInputs(pkg::Function &fn) {
+  auto bound = [&](const std::string &name, const pkg::TensorSig *by,
+                   size_t dim) {
+    if (!by || by->shape.size() <= dim || !by->shape[dim].isStatic())
+      return;
+    for (pkg::TensorSig &input : fn.inputs)
+      if (input.name == name)
+        input.indexBound = by->shape[dim].extent;
+  };
+  for (const pkg::OpSpec &op : fn.ops) {
+    if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad") {
+      const pkg::TensorSig *logits = fn.findValue(op.operands[0]);
+      bound(op.operands[1], logits, logits ? logits->shape.size() - 1 : 0);
+    } else if (op.kind == "embedding") {
+      bound(op.operands[1], fn.findValue(op.operands[0]), 0);
+    } else if (op.kind == "embedding_grad") {
+      bound(op.operands[0], fn.findValue(op.results[0]), 0);
+    }
+  }
+}
+
 FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
@@ -303,6 +331,7 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   if (result.wasInterrupted())
     return failure();
   mergeKeyRanges(fn);
+  boundIndexInputs(fn);
   return fn;
 }
 

@@ -2373,6 +2373,134 @@ func.func @layer_norm_grad_partial(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %r: t
 
 // -----
 
+func.func @embedding_table(%t: tensor<?x8xf32>, %i: tensor<4xi32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.embedding' op expected a table [V, D] of static extents, got 'tensor<?x8xf32>'}}
+  %x = attn.embedding %t, %i : tensor<?x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @embedding_table_element(%t: tensor<16x8xi32>, %i: tensor<4xi32>) -> tensor<4x8xi32> {
+  // expected-error @below {{'attn.embedding' op expected the table to have f32, f16 or bf16 elements, got 'tensor<16x8xi32>'}}
+  %x = attn.embedding %t, %i : tensor<16x8xi32>, tensor<4xi32> -> tensor<4x8xi32>
+  return %x : tensor<4x8xi32>
+}
+
+// -----
+
+func.func @embedding_ids(%t: tensor<16x8xf32>, %i: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.embedding' op expected ids to have i32 or i64 elements, got 'tensor<4xf32>'}}
+  %x = attn.embedding %t, %i : tensor<16x8xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @embedding_result(%t: tensor<16x8xf32>, %i: tensor<4xi64>) -> tensor<4x16xf32> {
+  // expected-error @below {{'attn.embedding' op expected a result of shape [4, 8] and the table's element type, got 'tensor<4x16xf32>'}}
+  %x = attn.embedding %t, %i : tensor<16x8xf32>, tensor<4xi64> -> tensor<4x16xf32>
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @embedding_grad_table(%i: tensor<4xi32>, %d: tensor<4x8xbf16>) -> tensor<16x8xbf16> {
+  // expected-error @below {{'attn.embedding_grad' op expected an f32 table gradient, got 'tensor<16x8xbf16>'}}
+  %t = attn.embedding_grad %i, %d : tensor<4xi32>, tensor<4x8xbf16> -> tensor<16x8xbf16>
+  return %t : tensor<16x8xbf16>
+}
+
+// -----
+
+func.func @embedding_grad_dout(%i: tensor<4xi32>, %d: tensor<5x8xbf16>) -> tensor<16x8xf32> {
+  // expected-error @below {{'attn.embedding_grad' op expected dout of shape [4, 8] with f32, f16 or bf16 elements, got 'tensor<5x8xbf16>'}}
+  %t = attn.embedding_grad %i, %d : tensor<4xi32>, tensor<5x8xbf16> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @cross_entropy_classes(%l: tensor<4x?xf32>, %y: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.cross_entropy' op expected logits to have rows of a static class count (their last dim), got 'tensor<4x?xf32>'}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<4x?xf32>, tensor<4xi32> -> tensor<4xf32>, tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_logits_element(%l: tensor<4x8xi32>, %y: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.cross_entropy' op expected logits to have f32, f16 or bf16 elements, got 'tensor<4x8xi32>'}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<4x8xi32>, tensor<4xi32> -> tensor<4xf32>, tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_label_element(%l: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.cross_entropy' op expected labels to have i32 or i64 elements, got 'tensor<4xf32>'}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<4x8xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_label_shape(%l: tensor<4x8xf32>, %y: tensor<5xi64>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.cross_entropy' op expected labels to have shape [4], got 'tensor<5xi64>'}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<4x8xf32>, tensor<5xi64> -> tensor<4xf32>, tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_losses(%l: tensor<4x8xbf16>, %y: tensor<4xi32>) -> tensor<4xbf16> {
+  // expected-error @below {{'attn.cross_entropy' op expected losses to have f32 elements, got 'tensor<4xbf16>'}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<4x8xbf16>, tensor<4xi32> -> tensor<4xbf16>, tensor<4xf32>
+  return %a : tensor<4xbf16>
+}
+
+// -----
+
+func.func @cross_entropy_grad_type(%l: tensor<4x8xbf16>, %y: tensor<4xi32>, %s: tensor<4xf32>, %d: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'attn.cross_entropy_grad' op expected dlogits to have the logits' type 'tensor<4x8xbf16>', got 'tensor<4x8xf32>'}}
+  %g = attn.cross_entropy_grad %l, %y, %s, %d {ignore_index = -100 : i64} : tensor<4x8xbf16>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @token_mean_shape(%v: tensor<4xf32>, %y: tensor<4xi32>) -> tensor<1xf32> {
+  // expected-error @below {{'attn.token_mean' op expected mean to have shape [], got 'tensor<1xf32>'}}
+  %m = attn.token_mean %v, %y {ignore_index = -100 : i64} : tensor<4xf32>, tensor<4xi32> -> tensor<1xf32>
+  return %m : tensor<1xf32>
+}
+
+// -----
+
+func.func @token_mean_grad_dmean(%y: tensor<4xi32>, %d: tensor<bf16>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.token_mean_grad' op expected dmean to have f32 elements, got 'tensor<bf16>'}}
+  %g = attn.token_mean_grad %y, %d {ignore_index = -100 : i64} : tensor<4xi32>, tensor<bf16> -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @token_mean_ignore_index(%v: tensor<4xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @below {{'attn.token_mean' op expected ignore_index to fit the labels' i32, got 4294967296}}
+  %m = attn.token_mean %v, %y {ignore_index = 4294967296 : i64} : tensor<4xf32>, tensor<4xi32> -> tensor<f32>
+  return %m : tensor<f32>
+}
+
+// -----
+
+func.func @cross_entropy_block_size(%l: tensor<4x8xf32>, %y: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.cross_entropy' op expected block_size in [1, 1024], got 0}}
+  %a, %b = attn.cross_entropy %l, %y {ignore_index = -100 : i64, block_size = 0 : i64} : tensor<4x8xf32>, tensor<4xi32> -> tensor<4xf32>, tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 func.func @rms_norm_width(%x: tensor<4x?xf32>, %w: tensor<8xf32>) -> tensor<4x?xf32> {
   // expected-error @below {{'attn.rms_norm' op expected x to have rows of a static width (its last dim), got 'tensor<4x?xf32>'}}
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-06 : f32} : tensor<4x?xf32>, tensor<8xf32> -> tensor<4x?xf32>, tensor<4xf32>

@@ -663,6 +663,40 @@ func.func @layer_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %b: tensor<6
   return %y, %z, %dx, %dwp : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<16x64xf32>
 }
 
+// Token embedding and its table's gradient.
+// CHECK-LABEL: func @embedding(
+// CHECK: attn.embedding %{{.*}}, %{{.*}} : tensor<96x64xbf16>, tensor<?x?xi32> -> tensor<?x?x64xbf16>
+// CHECK: attn.embedding_grad %{{.*}}, %{{.*}} : tensor<?x?xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+func.func @embedding(%table: tensor<96x64xbf16>, %ids: tensor<?x?xi32>)
+    -> (tensor<?x?x64xbf16>, tensor<96x64xf32>) {
+  %x = attn.embedding %table, %ids
+      : tensor<96x64xbf16>, tensor<?x?xi32> -> tensor<?x?x64xbf16>
+  %dt = attn.embedding_grad %ids, %x
+      : tensor<?x?xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+  return %x, %dt : tensor<?x?x64xbf16>, tensor<96x64xf32>
+}
+
+// Cross-entropy of logits against labels, the mean over counted tokens,
+// and their gradient kernels.
+// CHECK-LABEL: func @loss(
+// CHECK: attn.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : tensor<?x?x96xbf16>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+// CHECK: attn.token_mean %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
+// CHECK: attn.token_mean_grad %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : tensor<?x?xi32>, tensor<f32> -> tensor<?x?xf32>
+// CHECK: attn.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : tensor<?x?x96xbf16>, tensor<?x?xi32>, tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?x96xbf16>
+func.func @loss(%logits: tensor<?x?x96xbf16>, %labels: tensor<?x?xi32>, %dl: tensor<f32>)
+    -> (tensor<f32>, tensor<?x?x96xbf16>) {
+  %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = -100 : i64}
+      : tensor<?x?x96xbf16>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+  %mean = attn.token_mean %losses, %labels {ignore_index = -100 : i64}
+      : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
+  %dlosses = attn.token_mean_grad %labels, %dl {ignore_index = -100 : i64}
+      : tensor<?x?xi32>, tensor<f32> -> tensor<?x?xf32>
+  %dlogits = attn.cross_entropy_grad %logits, %labels, %lse, %dlosses {ignore_index = -100 : i64}
+      : tensor<?x?x96xbf16>, tensor<?x?xi32>, tensor<?x?xf32>, tensor<?x?xf32>
+      -> tensor<?x?x96xbf16>
+  return %mean, %dlogits : tensor<f32>, tensor<?x?x96xbf16>
+}
+
 // A projection's heads into attention's layout, rotating q, and back.
 // CHECK-LABEL: func @heads(
 // CHECK: attn.split_heads %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x256xbf16>, tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x8x?x32xbf16>

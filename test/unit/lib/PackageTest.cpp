@@ -46,7 +46,8 @@ static bool operator==(const Dim &a, const Dim &b) {
          (a.isStatic() ? a.extent == b.extent : a.symbol == b.symbol);
 }
 static bool operator==(const TensorSig &a, const TensorSig &b) {
-  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape;
+  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape &&
+         a.indexBound == b.indexBound;
 }
 static bool operator==(const GridTerm &a, const GridTerm &b) {
   return a.constant == b.constant && a.symbols == b.symbols &&
@@ -91,10 +92,14 @@ static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
 static bool operator==(const NormSpec &a, const NormSpec &b) {
   return a.epsilon == b.epsilon;
 }
+static bool operator==(const LossSpec &a, const LossSpec &b) {
+  return a.ignoreIndex == b.ignoreIndex;
+}
 static bool operator==(const OpSpec &a, const OpSpec &b) {
   return a.kind == b.kind && a.operands == b.operands &&
          a.results == b.results && a.attention == b.attention &&
-         a.cast == b.cast && a.matmul == b.matmul && a.norm == b.norm;
+         a.cast == b.cast && a.matmul == b.matmul && a.norm == b.norm &&
+         a.loss == b.loss;
 }
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
@@ -330,6 +335,28 @@ Function normProgram() {
   return fn;
 }
 
+/// Per-token cross-entropy over 50 classes on the host; the labels carry
+/// their bound.
+Function lossProgram() {
+  Function fn;
+  fn.name = "loss";
+  TensorSig labels{"y", DType::I32, {Dim::named("N")}};
+  labels.indexBound = 50;
+  fn.inputs = {TensorSig{"x", DType::F32, {Dim::named("N"), Dim::fixed(50)}},
+               labels};
+  fn.outputs = {TensorSig{"l", DType::F32, {Dim::named("N")}}};
+  fn.steps = {Step{"cross_entropy", {"x", "y", "l"}}};
+  fn.kernels = {kernel("cross_entropy", "host", "host", "loss_entry",
+                       {{GridTerm{1, {"N"}, 16}}})};
+  OpSpec op;
+  op.kind = "cross_entropy";
+  op.operands = {"x", "y"};
+  op.results = {"l", ""};
+  op.loss = LossSpec{-100};
+  fn.ops = {op};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -346,7 +373,8 @@ Package makePackage() {
                        attentionBackwardProgram(/*accumulateDq=*/true),
                        attentionBackwardProgram(/*accumulateDq=*/false),
                        linearProgram(),
-                       normProgram()};
+                       normProgram(),
+                       lossProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -758,8 +786,9 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",  "score",       "predicate",
-      "value",       "ceildiv",      "const", "gradient_of", "tensor_maps"};
+      "window_left", "window_right", "mask",       "score",
+      "predicate",   "value",        "ceildiv",    "const",
+      "gradient_of", "tensor_maps",  "index_bound"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -1053,8 +1082,17 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
        "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
        "\"rms_norm\", \"rms_norm_grad\", \"layer_norm\", "
-       "\"layer_norm_grad\", \"sum_rows\", \"split_heads\" or "
-       "\"merge_heads\")"},
+       "\"layer_norm_grad\", \"sum_rows\", \"embedding\", "
+       "\"embedding_grad\", \"cross_entropy\", "
+       "\"cross_entropy_grad\", \"token_mean\", \"token_mean_grad\", "
+       "\"split_heads\" or \"merge_heads\")"},
+      {"index bound on a float tensor",
+       [](Json &m) { m["functions"][6]["inputs"][0]["index_bound"] = 4; },
+       "functions[6].inputs[0].index_bound: expected a bound >= 1 on an i32 "
+       "or i64 tensor"},
+      {"loss op without its ignore index",
+       [](Json &m) { m["functions"][6]["ops"][0].erase("ignore_index"); },
+       "functions[6].ops[0].ignore_index: missing required field"},
       {"split_heads with one table",
        [](Json &m) {
          m["functions"][5]["ops"][0] = {{"kind", "split_heads"},

@@ -84,10 +84,14 @@ struct Dim {
 };
 
 /// JSON: {"name": "q", "dtype": "bf16", "shape": ["B", 16, "N", 128]}.
+/// An integer input whose elements index something (a loss's labels) may
+/// say how many things: "index_bound": 50304; tools draw its values in
+/// [0, index_bound). It is a hint, not a check.
 struct TensorSig {
   std::string name;
   DType dtype = DType::F32;
   std::vector<Dim> shape;
+  std::optional<int64_t> indexBound;
 };
 
 //===----------------------------------------------------------------------===//
@@ -283,6 +287,12 @@ struct NormSpec {
   double epsilon = 0;
 };
 
+/// The label that does not count, of the loss op kinds.
+/// JSON (inside an OpSpec): "ignore_index": -100.
+struct LossSpec {
+  int64_t ignoreIndex = -100;
+};
+
 /// One op of a function's computation, in program order. Operands and
 /// results name values of the function (inputs, outputs, buffers); a result
 /// that nothing keeps is "" (an attention's unused lse). Every value has the
@@ -310,6 +320,23 @@ struct NormSpec {
 ///       dx = rstd * (g - mean_d(g) - xhat * mean_d(g * xhat)).
 ///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
 ///       every leading index.
+///   "embedding"  [table, ids] -> [out]; no spec. out[r, :] = table[ids[r],
+///       :] for a table [V, D]; a row of NaN for an id outside [0, V).
+///   "embedding_grad"  [ids, dout] -> [dtable]; no spec. dtable [V, D] =
+///       the sum of the dout rows of each id, in token order; ids outside
+///       [0, V) add nothing.
+///   "cross_entropy"  [logits, labels] -> [losses, lse]; LossSpec. Over
+///       logits [R, V] and integer labels [R]: lse = log sum_v exp(logits),
+///       losses = lse - logits[label]; 0 where label is ignoreIndex, NaN
+///       where it is outside [0, V) otherwise.
+///   "cross_entropy_grad"  [logits, labels, lse, dlosses] -> [dlogits];
+///       LossSpec. dlogits = (exp(logits - lse) - onehot(label)) * dlosses,
+///       0 on an ignored row.
+///   "token_mean"  [values, labels] -> [mean]; LossSpec. mean (shape [])
+///       = the sum of values over the tokens whose label is not
+///       ignoreIndex, divided by their count.
+///   "token_mean_grad"  [labels, dmean] -> [dvalues]; LossSpec. dvalues =
+///       dmean / count on a counted token, 0 on an ignored one.
 ///   "split_heads"  [x] or [x, cos, sin] -> [out]; no spec. x [B, N, H *
 ///       D] to out [B, H, N, D], out[b, h, n, d] = x[b, n, h * D + d], with
 ///       the tables [N, R/2] rotating the first R dims of each head: for
@@ -340,6 +367,7 @@ struct OpSpec {
   std::optional<ElementwiseSpec> elementwise; // "elementwise"
   std::optional<MatmulSpec> matmul;           // "matmul"
   std::optional<NormSpec> norm;               // "rms_norm", "layer_norm"
+  std::optional<LossSpec> loss; // "cross_entropy", "token_mean" and grads
 };
 
 //===----------------------------------------------------------------------===//

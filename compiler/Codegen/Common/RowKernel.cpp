@@ -1,0 +1,569 @@
+//===- RowKernel.cpp - Row kernels of norms and row sums -----------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Common/RowKernel.h"
+
+#include "compiler/Codegen/Common/KernelEmitter.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+/// Warps of a GPU block of sum_rows, over interleaved rows.
+constexpr int64_t kSumWarps = 8;
+
+/// Table rows of an embedding gradient's item (a warp's on a GPU).
+constexpr int64_t kTableGroup = 32;
+
+/// Threads of a GPU block that reduces over a whole tensor (row sums, the
+/// token mean): 8 warps.
+constexpr int64_t kReduceThreads = kSumWarps * kWarp;
+
+/// The op's block_size; 1 for attn.token_mean, one block for everything.
+int64_t blockSizeOf(Operation *op) {
+  auto block = op->getAttrOfType<IntegerAttr>("block_size");
+  return block ? block.getInt() : 1;
+}
+
+/// Kernels whose block reduces with all its threads (not a warp per row).
+bool reducesByBlock(Operation *op) {
+  return isa<attn::SumRowsOp, attn::TokenMeanOp, attn::TokenMeanGradOp>(op);
+}
+
+class RowKernelBlock : attnc::BlockEmitter {
+public:
+  RowKernelBlock(OpBuilder &b, Location loc, Operation *op,
+                 const attnc::KernelBuffers &x, Value threadId, Value scratch)
+      : BlockEmitter(b, loc, threadId, attnc::rowKernelThreads(op)), op(op),
+        x(x), perBlock(blockSizeOf(op)), scratch(scratch) {
+    if (threadId) {
+      lane = arith::RemUIOp::create(b, loc, threadId, index(kWarp));
+      warp = arith::DivUIOp::create(b, loc, threadId, index(kWarp));
+    } else {
+      lane = index(0);
+    }
+  }
+
+  void emit(Value blockId);
+
+private:
+  int64_t lanes() const { return threadId ? kWarp : 1; }
+  int64_t width() const {
+    return cast<MemRefType>(x.operands[0].getType()).getShape().back();
+  }
+  /// The product of the first `dims` dims of `buffer`.
+  Value dimProduct(Value buffer, int64_t dims) {
+    Value product = index(1);
+    for (int64_t d = 0; d < dims; ++d)
+      product = mul(product, memref::DimOp::create(b, loc, buffer, d));
+    return product;
+  }
+  /// The rows of `buffer`: the product of its leading dims.
+  Value rowCount(Value buffer) {
+    return dimProduct(buffer, cast<MemRefType>(buffer.getType()).getRank() - 1);
+  }
+  Value at(Value buffer, ArrayRef<Value> lead, Value last) {
+    SmallVector<Value> indices(lead);
+    indices.push_back(last);
+    return toF32(load(buffer, indices));
+  }
+  void storeAt(Value v, Value buffer, ArrayRef<Value> lead, Value last) {
+    SmallVector<Value> indices(lead);
+    indices.push_back(last);
+    store(fromF32(v, buffer), buffer, indices);
+  }
+  Value mulF(Value a, Value c) { return arith::MulFOp::create(b, loc, a, c); }
+
+  /// body(item) for items [first, first + perBlock) below `count`: a loop
+  /// on the host, a warp each on a GPU.
+  template <typename Fn> void forBlockItems(Value blockId, Value count, Fn fn);
+  bool centered() const {
+    return isa<attn::LayerNormOp, attn::LayerNormGradOp>(op);
+  }
+  Value rowMean(Value in, ArrayRef<Value> lead);
+  /// x at column d minus the row's mean, if it has one.
+  Value centeredValue(Value in, ArrayRef<Value> lead, Value d, Value mean) {
+    Value v = at(in, lead, d);
+    return mean ? arith::SubFOp::create(b, loc, v, mean).getResult() : v;
+  }
+  /// The elements of `buffer`: the product of its dims.
+  Value elementCount(Value buffer) {
+    return dimProduct(buffer, cast<MemRefType>(buffer.getType()).getRank());
+  }
+  /// Whether integer `label` is the op's ignore_index.
+  Value isIgnored(Value label);
+  /// Whether token `token`'s label counts (is not ignore_index).
+  Value countsAt(Value labels, Value token);
+  /// `v` for a token that counts, 0 for an ignored one.
+  Value ifCounts(Value labels, Value token, Value v) {
+    return arith::SelectOp::create(b, loc, countsAt(labels, token), v,
+                                   f32Const(0));
+  }
+  /// The sum over i < n of term(i), in every thread: on a GPU each thread
+  /// sums i = thread, thread + threads, ..., then every thread adds the
+  /// threads' sums in thread order from shared memory (the same bits
+  /// whatever the timing); a loop on the host.
+  template <typename Fn> Value blockSum(Value n, Fn term);
+  Value stridedSum(Value first, Value n, Value step,
+                   function_ref<Value(Value)> term);
+  void normRow(Value row);
+  void gradPartial(Value partial);
+  /// Whether integer `v` is in [lower, upper) (index bounds).
+  Value inRange(Value v, Value lower, Value upper);
+  void embeddingRow(Value row);
+  void embeddingGradGroup(Value group);
+  void crossEntropyRow(Value row);
+  void crossEntropyGradRow(Value row);
+  void tokenMean();
+  void tokenMeanGrad(Value blockId);
+  void sumColumn(Value column);
+  void sumColumnsByWarps(Value first);
+
+  Operation *op;
+  const attnc::KernelBuffers &x;
+  int64_t perBlock;
+  Value scratch; // GPU row sums: [warps, 32] f32 in shared memory
+  Value lane, warp;
+};
+
+template <typename Fn>
+void RowKernelBlock::forBlockItems(Value blockId, Value count, Fn fn) {
+  Value first = mul(blockId, index(perBlock));
+  Value items = validRows(perBlock, count, first);
+  if (!threadId)
+    return loopTo(items, [&](Value i) { fn(add(first, i)); });
+  loop(warp, items, index(numThreads / kWarp),
+       [&](Value i) { fn(add(first, i)); });
+}
+
+/// The mean of a row of `in` (LayerNorm's), or null for RMSNorm's.
+Value RowKernelBlock::rowMean(Value in, ArrayRef<Value> lead) {
+  if (!centered())
+    return Value();
+  Value sum =
+      laneSum(width(), lane, lanes(), [&](Value d) { return at(in, lead, d); });
+  return arith::DivFOp::create(b, loc, sum, f32Const(width()));
+}
+
+/// With xc = x - mean (LayerNorm) or x (RMSNorm): rstd = 1 / sqrt(mean(xc^2)
+/// + epsilon); out = xc * rstd * weight (+ bias).
+void RowKernelBlock::normRow(Value row) {
+  Value in = x.operands[0], weight = x.operands[1];
+  Value bias = x.operands.size() > 2 ? x.operands[2] : Value();
+  SmallVector<Value> lead = rowIndex(in, row);
+  Value mean = rowMean(in, lead);
+  auto centeredAt = [&](Value d) { return centeredValue(in, lead, d, mean); };
+  Value squares = laneSum(width(), lane, lanes(), [&](Value d) {
+    Value v = centeredAt(d);
+    return mulF(v, v);
+  });
+  Value variance = arith::DivFOp::create(b, loc, squares, f32Const(width()));
+  Value shifted = arith::AddFOp::create(
+      b, loc, variance,
+      f32Const(op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble()));
+  Value rstd = arith::DivFOp::create(b, loc, f32Const(1.0),
+                                     math::SqrtOp::create(b, loc, shifted));
+  if (Value out = x.results[1])
+    storeFromLane0(rstd, out, lead, lane, lanes());
+  if (Value out = x.results[0])
+    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+      Value v = mulF(mulF(centeredAt(d), rstd), toF32(load(weight, d)));
+      if (bias)
+        v = arith::AddFOp::create(b, loc, v, toF32(load(bias, d)));
+      storeAt(v, out, lead, d);
+    });
+}
+
+/// The rows partial, partial + P, ...: dx of each, and the sum of their
+/// dout * xhat into the partial row. xhat = (x - mean) * rstd, g = dout *
+/// weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), where
+/// LayerNorm's mean(g) term is dropped for RMSNorm (whose mean is 0).
+void RowKernelBlock::gradPartial(Value partial) {
+  Value in = x.operands[0], weight = x.operands[1], rstdIn = x.operands[2],
+        dout = x.operands[3], dx = x.results[0], sums = x.results[1];
+  int64_t partials = cast<MemRefType>(sums.getType()).getDimSize(0);
+  forLaneColumns(width(), lane, lanes(), [&](Value d) {
+    store(f32Const(0), sums, {partial, d});
+  });
+  loop(partial, rowCount(in), index(partials), [&](Value row) {
+    SmallVector<Value> lead = rowIndex(in, row);
+    Value rstd = load(rstdIn, lead);
+    Value mean = rowMean(in, lead);
+    auto gAt = [&](Value d) {
+      return mulF(at(dout, lead, d), toF32(load(weight, d)));
+    };
+    Value dot = laneSum(width(), lane, lanes(), [&](Value d) {
+      return mulF(gAt(d), centeredValue(in, lead, d, mean));
+    });
+    // mean(g * xhat) = rstd * sum(g * xc) / D
+    Value meanDot =
+        arith::DivFOp::create(b, loc, mulF(dot, rstd), f32Const(width()));
+    Value meanG = centered() ? arith::DivFOp::create(
+                                   b, loc, laneSum(width(), lane, lanes(), gAt),
+                                   f32Const(width()))
+                             : Value();
+    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+      Value dy = at(dout, lead, d);
+      Value xhat = mulF(centeredValue(in, lead, d, mean), rstd);
+      if (dx) {
+        Value g = mulF(dy, toF32(load(weight, d)));
+        if (meanG)
+          g = arith::SubFOp::create(b, loc, g, meanG);
+        Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, meanDot));
+        storeAt(mulF(rstd, diff), dx, lead, d);
+      }
+      Value sum = arith::AddFOp::create(b, loc, load(sums, {partial, d}),
+                                        mulF(dy, xhat));
+      store(sum, sums, {partial, d});
+    });
+  });
+}
+
+Value RowKernelBlock::isIgnored(Value label) {
+  int64_t ignore = op->getAttrOfType<IntegerAttr>("ignore_index").getInt();
+  Value ignoreValue = arith::ConstantOp::create(
+      b, loc, IntegerAttr::get(label.getType(), ignore));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, label,
+                               ignoreValue);
+}
+
+Value RowKernelBlock::countsAt(Value labels, Value token) {
+  Value ignored = isIgnored(load(labels, elementIndex(labels, token)));
+  return arith::XOrIOp::create(
+      b, loc, ignored,
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult());
+}
+
+Value RowKernelBlock::stridedSum(Value first, Value n, Value step,
+                                 function_ref<Value(Value)> term) {
+  auto forOp =
+      scf::ForOp::create(b, loc, first, n, step, ValueRange{f32Const(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forOp.getBody());
+  Value sum = arith::AddFOp::create(b, loc, forOp.getRegionIterArgs()[0],
+                                    term(forOp.getInductionVar()));
+  scf::YieldOp::create(b, loc, ValueRange{sum});
+  return forOp.getResult(0);
+}
+
+template <typename Fn> Value RowKernelBlock::blockSum(Value n, Fn term) {
+  if (!threadId)
+    return stridedSum(index(0), n, index(1), term);
+  Value own = stridedSum(threadId, n, index(numThreads), term);
+  store(own, scratch, {warp, lane});
+  barrier();
+  Value total = reduce(
+      index(numThreads), f32Const(0),
+      [&](Value t) {
+        return load(scratch, {divUI(t, index(kWarp)),
+                              arith::RemUIOp::create(b, loc, t, index(kWarp))});
+      },
+      [&](Value acc, Value v) -> Value {
+        return arith::AddFOp::create(b, loc, acc, v);
+      });
+  // The scratch is free again once every thread has read it.
+  barrier();
+  return total;
+}
+
+Value RowKernelBlock::inRange(Value v, Value lower, Value upper) {
+  Type type = v.getType();
+  auto cast = [&](Value bound) -> Value {
+    return arith::IndexCastOp::create(b, loc, type, bound);
+  };
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, cast(lower)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cast(upper)));
+}
+
+/// out[row, :] = table[id, :], NaN for an id outside [0, V).
+void RowKernelBlock::embeddingRow(Value row) {
+  Value table = x.operands[0], out = x.results[0];
+  SmallVector<Value> lead = rowIndex(out, row);
+  Value id = load(x.operands[1], lead);
+  Value valid = inRange(id, index(0),
+                        index(cast<MemRefType>(table.getType()).getDimSize(0)));
+  Value safe = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      arith::SelectOp::create(
+          b, loc, valid, id,
+          arith::ConstantOp::create(b, loc, IntegerAttr::get(id.getType(), 0))
+              .getResult()));
+  forLaneColumns(width(), lane, lanes(), [&](Value d) {
+    Value v = arith::SelectOp::create(b, loc, valid, at(table, {safe}, d),
+                                      f32Const(std::nan("")));
+    storeAt(v, out, lead, d);
+  });
+}
+
+/// Table rows [first, first + 32) of dtable: zeros, then each token's dout
+/// row added to its id's row, tokens in order.
+void RowKernelBlock::embeddingGradGroup(Value group) {
+  Value ids = x.operands[0], dout = x.operands[1], dtable = x.results[0];
+  auto type = cast<MemRefType>(dtable.getType());
+  int64_t width = type.getDimSize(1);
+  Value first = mul(group, index(kTableGroup));
+  Value rows = validRows(kTableGroup, index(type.getDimSize(0)), first);
+  loopTo(rows, [&](Value i) {
+    forLaneColumns(width, lane, lanes(), [&](Value d) {
+      store(f32Const(0), dtable, {add(first, i), d});
+    });
+  });
+  loopTo(elementCount(ids), [&](Value token) {
+    Value id = load(ids, elementIndex(ids, token));
+    ifThen(inRange(id, first, add(first, rows)), [&] {
+      Value row = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+      SmallVector<Value> lead = rowIndex(dout, token);
+      forLaneColumns(width, lane, lanes(), [&](Value d) {
+        Value sum = arith::AddFOp::create(b, loc, load(dtable, {row, d}),
+                                          at(dout, lead, d));
+        store(sum, dtable, {row, d});
+      });
+    });
+  });
+}
+
+/// lse = m + log(sum exp(x - m)) with m the row's max; loss = lse -
+/// x[label], 0 for an ignored label, NaN for one outside [0, V).
+void RowKernelBlock::crossEntropyRow(Value row) {
+  Value logits = x.operands[0], labels = x.operands[1];
+  SmallVector<Value> lead = rowIndex(logits, row);
+  auto logitAt = [&](Value d) { return at(logits, lead, d); };
+  Value max = laneMax(width(), lane, lanes(), logitAt);
+  Value sum = laneSum(width(), lane, lanes(), [&](Value d) {
+    return math::ExpOp::create(b, loc,
+                               arith::SubFOp::create(b, loc, logitAt(d), max));
+  });
+  Value lse =
+      arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+  if (Value out = x.results[1])
+    storeFromLane0(lse, out, lead, lane, lanes());
+  Value out = x.results[0];
+  if (!out)
+    return;
+  Value label = load(labels, lead);
+  Type type = label.getType();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, v));
+  };
+  Value inRange = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, label,
+                            constant(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, label,
+                            constant(width())));
+  Value safe = arith::SelectOp::create(b, loc, inRange, label, constant(0));
+  Value target = logitAt(
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), safe).getResult());
+  Value loss = arith::SubFOp::create(b, loc, lse, target);
+  loss = arith::SelectOp::create(b, loc, inRange, loss, f32Const(std::nan("")));
+  loss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0), loss);
+  storeFromLane0(loss, out, lead, lane, lanes());
+}
+
+/// dlogits = (exp(x - lse) - [d == label]) * dloss, 0 on an ignored row.
+void RowKernelBlock::crossEntropyGradRow(Value row) {
+  Value logits = x.operands[0], labels = x.operands[1], dlogits = x.results[0];
+  SmallVector<Value> lead = rowIndex(logits, row);
+  Value label = load(labels, lead);
+  Value lse = load(x.operands[2], lead);
+  Value dloss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0),
+                                        load(x.operands[3], lead));
+  forLaneColumns(width(), lane, lanes(), [&](Value d) {
+    Value p = math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, at(logits, lead, d), lse));
+    Value hit = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, label,
+        arith::IndexCastOp::create(b, loc, label.getType(), d));
+    Value onehot =
+        arith::SelectOp::create(b, loc, hit, f32Const(1), f32Const(0));
+    Value g = mulF(arith::SubFOp::create(b, loc, p, onehot), dloss);
+    storeAt(g, dlogits, lead, d);
+  });
+}
+
+/// mean = sum of the counted values / their count, in one block.
+void RowKernelBlock::tokenMean() {
+  Value values = x.operands[0], labels = x.operands[1], mean = x.results[0];
+  Value n = elementCount(values);
+  Value sum = blockSum(n, [&](Value i) {
+    return ifCounts(labels, i, load(values, elementIndex(values, i)));
+  });
+  Value count =
+      blockSum(n, [&](Value i) { return ifCounts(labels, i, f32Const(1)); });
+  Value result = arith::DivFOp::create(b, loc, sum, count);
+  if (!threadId)
+    return store(result, mean, {});
+  ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
+                               index(0)),
+         [&] { store(result, mean, {}); });
+}
+
+/// dvalues = dmean / count for the block's counted tokens, 0 for the
+/// others; every block counts the tokens again (a pass over the labels,
+/// small beside the logits these losses come from).
+void RowKernelBlock::tokenMeanGrad(Value blockId) {
+  Value labels = x.operands[0], dvalues = x.results[0];
+  Value n = elementCount(labels);
+  Value count =
+      blockSum(n, [&](Value i) { return ifCounts(labels, i, f32Const(1)); });
+  Value scale = arith::DivFOp::create(b, loc, load(x.operands[1], {}), count);
+  Value first = mul(blockId, index(perBlock));
+  Value items = validRows(perBlock, n, first);
+  auto body = [&](Value i) {
+    Value token = add(first, i);
+    store(ifCounts(labels, token, scale), dvalues,
+          elementIndex(dvalues, token));
+  };
+  if (!threadId)
+    return loopTo(items, body);
+  loop(threadId, items, index(numThreads), body);
+}
+
+/// out[column] = the sum of the column over the rows, in row order.
+void RowKernelBlock::sumColumn(Value column) {
+  Value in = x.operands[0], out = x.results[0];
+  Value total = reduce(
+      rowCount(in), f32Const(0),
+      [&](Value row) { return at(in, rowIndex(in, row), column); },
+      [&](Value acc, Value v) -> Value {
+        return arith::AddFOp::create(b, loc, acc, v);
+      });
+  store(fromF32(total, out), out, column);
+}
+
+void RowKernelBlock::emit(Value blockId) {
+  if (isa<attn::RmsNormOp, attn::LayerNormOp>(op))
+    return forBlockItems(blockId, rowCount(x.operands[0]),
+                         [&](Value row) { normRow(row); });
+  if (isa<attn::EmbeddingOp>(op))
+    return forBlockItems(blockId, rowCount(x.results[0]),
+                         [&](Value row) { embeddingRow(row); });
+  if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op))
+    return forBlockItems(
+        blockId,
+        index(llvm::divideCeil(grad.getDtable().getType().getDimSize(0),
+                               kTableGroup)),
+        [&](Value group) { embeddingGradGroup(group); });
+  if (isa<attn::CrossEntropyOp>(op))
+    return forBlockItems(blockId, rowCount(x.operands[0]),
+                         [&](Value row) { crossEntropyRow(row); });
+  if (isa<attn::CrossEntropyGradOp>(op))
+    return forBlockItems(blockId, rowCount(x.operands[0]),
+                         [&](Value row) { crossEntropyGradRow(row); });
+  if (isa<attn::TokenMeanOp>(op))
+    return tokenMean();
+  if (isa<attn::TokenMeanGradOp>(op))
+    return tokenMeanGrad(blockId);
+  if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
+    Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
+    return forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
+  }
+  Value first = mul(blockId, index(perBlock));
+  if (threadId)
+    return sumColumnsByWarps(first);
+  // A thread per column.
+  Value columns = validRows(perBlock, index(width()), first);
+  forEachRow(columns, [&](Value i) { sumColumn(add(first, i)); });
+}
+
+/// On a GPU, 32 columns at a time, a lane each: the block's warps sum
+/// interleaved rows (warp w rows w, w + warps, ...), coalesced along the
+/// columns, and warp 0 adds their sums in warp order, so the result does
+/// not depend on timing. A thread per column walking every row would leave
+/// most of the chip idle (2048 columns are 8 blocks).
+void RowKernelBlock::sumColumnsByWarps(Value first) {
+  Value in = x.operands[0], out = x.results[0];
+  int64_t warps = numThreads / kWarp;
+  Value rows = rowCount(in);
+  loop(index(0), index(perBlock), index(kWarp), [&](Value group) {
+    Value column = add(add(first, group), lane);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         column, index(width()));
+    Value sum = ifElse(
+        inside, {f32},
+        [&] {
+          return SmallVector<Value>{
+              stridedSum(warp, rows, index(warps), [&](Value row) {
+                return at(in, rowIndex(in, row), column);
+              })};
+        },
+        [&] { return SmallVector<Value>{f32Const(0)}; })[0];
+    store(sum, scratch, {warp, lane});
+    barrier();
+    Value lead =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, index(0));
+    ifThen(arith::AndIOp::create(b, loc, lead, inside), [&] {
+      Value total = reduce(
+          index(warps), f32Const(0),
+          [&](Value w) {
+            return load(scratch, {w, lane});
+          },
+          [&](Value acc, Value v) -> Value {
+            return arith::AddFOp::create(b, loc, acc, v);
+          });
+      store(fromF32(total, out), out, column);
+    });
+    barrier();
+  });
+}
+
+} // namespace
+
+int64_t attnc::rowKernelThreads(Operation *op) {
+  return reducesByBlock(op) ? kReduceThreads : blockSizeOf(op) * kWarp;
+}
+
+int64_t attnc::rowKernelSharedBytes(Operation *op) {
+  return reducesByBlock(op) ? kReduceThreads * 4 : 0;
+}
+
+Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,
+                           const KernelBuffers &buffers) {
+  // The product of the first `dims` dims of `buffer`.
+  auto product = [&](Value buffer, int64_t dims) -> Value {
+    Value count = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d < dims; ++d)
+      count = arith::MulIOp::create(b, loc, count,
+                                    memref::DimOp::create(b, loc, buffer, d));
+    return count;
+  };
+  Value in = buffers.operands[0];
+  int64_t rank = cast<MemRefType>(in.getType()).getRank();
+  Value count;
+  if (isa<attn::RmsNormOp, attn::LayerNormOp, attn::CrossEntropyOp,
+          attn::CrossEntropyGradOp>(op)) {
+    count = product(in, rank - 1);
+  } else if (isa<attn::TokenMeanOp>(op)) {
+    return arith::ConstantIndexOp::create(b, loc, 1);
+  } else if (isa<attn::EmbeddingOp>(op)) {
+    Value ids = buffers.operands[1];
+    count = product(ids, cast<MemRefType>(ids.getType()).getRank());
+  } else if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op)) {
+    count = arith::ConstantIndexOp::create(
+        b, loc,
+        llvm::divideCeil(grad.getDtable().getType().getDimSize(0),
+                         kTableGroup));
+  } else if (isa<attn::TokenMeanGradOp>(op)) {
+    count = product(in, rank);
+  } else if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
+    count = memref::DimOp::create(b, loc, buffers.results[1], 0);
+  } else {
+    count = arith::ConstantIndexOp::create(
+        b, loc, cast<MemRefType>(buffers.results[0].getType()).getDimSize(0));
+  }
+  return arith::CeilDivUIOp::create(
+      b, loc, count, arith::ConstantIndexOp::create(b, loc, blockSizeOf(op)));
+}
+
+void attnc::emitRowKernelBlock(OpBuilder &b, Location loc, Operation *op,
+                               const KernelBuffers &buffers, Value blockId,
+                               Value threadId, Value scratch) {
+  RowKernelBlock(b, loc, op, buffers, threadId, scratch).emit(blockId);
+}

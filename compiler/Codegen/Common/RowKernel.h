@@ -1,0 +1,51 @@
+//===- RowKernel.h - Kernels over rows: norms, sums, losses ----*- C++ -*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attn.rms_norm, attn.layer_norm, attn.cross_entropy and their gradients
+// work on whole rows (LayerNorm's centred by the row's mean first): a warp
+// per row on a GPU (its lanes on consecutive columns, the row's sums and
+// maxima by shuffles), a thread looping over a block's rows on the host.
+// attn.sum_rows works per column: on a GPU a block's warps sum interleaved
+// rows of 32 columns and add their sums in warp order; on the host a thread
+// walks a column. attn.token_mean and its gradient reduce over all tokens
+// in one block each (the threads' sums added in thread order). Each
+// kernel's grid is along x; what a block does is written once, here, for
+// both mappings (`threadId` null on the host).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_CODEGEN_COMMON_ROWKERNEL_H
+#define ATTNC_COMPILER_CODEGEN_COMMON_ROWKERNEL_H
+
+#include "compiler/Codegen/Common/KernelBuffers.h"
+#include "dialects/attn/AttnOps.h"
+
+namespace attnc {
+
+/// Threads of a GPU block of a row kernel: a warp per row or partial row
+/// of its block; 8 warps for a row sum or a token mean.
+int64_t rowKernelThreads(mlir::Operation *op);
+/// Shared memory of a GPU block: the threads' sums of a row sum or a token
+/// mean, [8, 32] f32.
+int64_t rowKernelSharedBytes(mlir::Operation *op);
+
+/// The number of blocks: ceil(rows / block_size) for a norm or a
+/// cross-entropy and its gradient, ceil(P / block_size) for a norm's
+/// gradient (a block per partial row on the host), ceil(D / block_size) for
+/// sum_rows, 1 for token_mean, ceil(tokens / block_size) for its gradient.
+mlir::Value rowKernelGrid(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Operation *op, const KernelBuffers &buffers);
+
+/// Block `blockId` of the kernel of `op`; `scratch` is the [8, 32] f32 of
+/// rowKernelSharedBytes in shared memory on a GPU, null otherwise.
+void emitRowKernelBlock(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Operation *op, const KernelBuffers &buffers,
+                        mlir::Value blockId, mlir::Value threadId,
+                        mlir::Value scratch);
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_CODEGEN_COMMON_ROWKERNEL_H

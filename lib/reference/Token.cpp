@@ -1,0 +1,97 @@
+//===- Token.cpp - fp64 reference of embeddings and losses ----------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/reference/Token.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnc::ref {
+
+/// Whether id `id` is a row of `shape`'s table.
+static bool isRow(const TableShape &shape, double id) {
+  return id >= 0 && id < static_cast<double>(shape.rows);
+}
+
+void embedding(const TableShape &shape, const double *table, const double *ids,
+               double *out) {
+  for (int64_t t = 0; t < shape.tokens; ++t)
+    for (int64_t d = 0; d < shape.width; ++d)
+      out[t * shape.width + d] =
+          isRow(shape, ids[t])
+              ? table[static_cast<int64_t>(ids[t]) * shape.width + d]
+              : std::numeric_limits<double>::quiet_NaN();
+}
+
+void embeddingGrad(const TableShape &shape, const double *ids,
+                   const double *dout, double *dtable) {
+  std::fill(dtable, dtable + shape.rows * shape.width, 0.0);
+  for (int64_t t = 0; t < shape.tokens; ++t)
+    if (isRow(shape, ids[t]))
+      for (int64_t d = 0; d < shape.width; ++d)
+        dtable[static_cast<int64_t>(ids[t]) * shape.width + d] +=
+            dout[t * shape.width + d];
+}
+
+void crossEntropy(const LossShape &shape, const double *logits,
+                  const double *labels, double *losses, double *lse) {
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    const double *row = logits + r * shape.classes;
+    double max = *std::max_element(row, row + shape.classes), sum = 0;
+    for (int64_t v = 0; v < shape.classes; ++v)
+      sum += std::exp(row[v] - max);
+    lse[r] = max + std::log(sum);
+    double label = labels[r];
+    if (label == static_cast<double>(shape.ignoreIndex))
+      losses[r] = 0;
+    else if (label < 0 || label >= static_cast<double>(shape.classes))
+      losses[r] = std::numeric_limits<double>::quiet_NaN();
+    else
+      losses[r] = lse[r] - row[static_cast<int64_t>(label)];
+  }
+}
+
+void crossEntropyGrad(const LossShape &shape, const double *logits,
+                      const double *labels, const double *lse,
+                      const double *dlosses, double *dlogits) {
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    bool ignored = labels[r] == static_cast<double>(shape.ignoreIndex);
+    double scale = ignored ? 0 : dlosses[r];
+    for (int64_t v = 0; v < shape.classes; ++v) {
+      int64_t i = r * shape.classes + v;
+      double onehot = labels[r] == static_cast<double>(v) ? 1 : 0;
+      dlogits[i] = (std::exp(logits[i] - lse[r]) - onehot) * scale;
+    }
+  }
+}
+
+/// The tokens whose label counts.
+static double countTokens(int64_t tokens, int64_t ignoreIndex,
+                          const double *labels) {
+  double count = 0;
+  for (int64_t t = 0; t < tokens; ++t)
+    count += labels[t] != static_cast<double>(ignoreIndex);
+  return count;
+}
+
+double tokenMean(int64_t tokens, int64_t ignoreIndex, const double *values,
+                 const double *labels) {
+  double sum = 0;
+  for (int64_t t = 0; t < tokens; ++t)
+    if (labels[t] != static_cast<double>(ignoreIndex))
+      sum += values[t];
+  return sum / countTokens(tokens, ignoreIndex, labels);
+}
+
+void tokenMeanGrad(int64_t tokens, int64_t ignoreIndex, const double *labels,
+                   double dmean, double *dvalues) {
+  double scale = dmean / countTokens(tokens, ignoreIndex, labels);
+  for (int64_t t = 0; t < tokens; ++t)
+    dvalues[t] = labels[t] != static_cast<double>(ignoreIndex) ? scale : 0;
+}
+
+} // namespace attnc::ref

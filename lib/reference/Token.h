@@ -1,0 +1,64 @@
+//===- Token.h - fp64 reference of embeddings and losses ---------*- C++
+//-*-===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// attn.embedding, attn.cross_entropy, attn.token_mean and their gradients
+// on dense
+// row-major data in double, ids and labels held as doubles of integer value
+// (pkg::LossSpec and the op kinds of pkg::OpSpec define them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_LIB_REFERENCE_TOKEN_H
+#define ATTNC_LIB_REFERENCE_TOKEN_H
+
+#include <cstdint>
+
+namespace attnc::ref {
+
+/// A table [rows, width] and `tokens` ids.
+struct TableShape {
+  int64_t rows = 0, width = 0, tokens = 0;
+};
+
+/// out [tokens, width] = the table rows of ids [tokens]; NaN rows for ids
+/// outside [0, rows).
+void embedding(const TableShape &shape, const double *table, const double *ids,
+               double *out);
+
+/// dtable [rows, width] = the sum of the dout rows [tokens, width] of each
+/// id; ids outside [0, rows) add nothing.
+void embeddingGrad(const TableShape &shape, const double *ids,
+                   const double *dout, double *dtable);
+
+/// Rows of logits over `classes`, with their labels' ignore_index.
+struct LossShape {
+  int64_t rows = 0, classes = 0, ignoreIndex = -100;
+};
+
+/// losses [rows] and lse [rows] of logits [rows, classes] and labels
+/// [rows]: 0 for an ignored label, NaN for one outside [0, classes).
+void crossEntropy(const LossShape &shape, const double *logits,
+                  const double *labels, double *losses, double *lse);
+
+/// dlogits [rows, classes] = (softmax - onehot(label)) * dlosses, 0 on an
+/// ignored row.
+void crossEntropyGrad(const LossShape &shape, const double *logits,
+                      const double *labels, const double *lse,
+                      const double *dlosses, double *dlogits);
+
+/// The mean of values [tokens] over the tokens whose label is not
+/// `ignoreIndex` (NaN when none is).
+double tokenMean(int64_t tokens, int64_t ignoreIndex, const double *values,
+                 const double *labels);
+
+/// dvalues [tokens] = dmean / count on counted tokens, 0 on the others.
+void tokenMeanGrad(int64_t tokens, int64_t ignoreIndex, const double *labels,
+                   double dmean, double *dvalues);
+
+} // namespace attnc::ref
+
+#endif // ATTNC_LIB_REFERENCE_TOKEN_H

@@ -1,0 +1,85 @@
+// Token embedding, cross-entropy and the token mean on the host: forward
+// and gradient kernels against the fp64 reference, the derived gradients
+// against finite differences of the forward function (--gradcheck), up to
+// a tiny language model whose embedding table is tied to its LM head.
+// attn-run draws the labels and ids in [0, V) (the package gives them V as
+// index bound), so some labels hit ignore_index 5 and do not count.
+//
+// RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: attn-run %t.attnpkg --fn cross_entropy --shape d0_0=3 --shape d0_1=29 --check | FileCheck %s --check-prefix=LOSSES
+// RUN: attn-run %t.attnpkg --fn cross_entropy_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=GRAD
+// RUN: attn-run %t.attnpkg --fn lm_loss --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=MEAN
+// RUN: attn-run %t.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
+// RUN: attn-run %t.attnpkg --fn tiny_lm --shape d1_0=2 --shape d1_1=45 --check | FileCheck %s --check-prefix=MEAN
+// RUN: attn-run %t.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
+// Every remat policy gives the same gradients.
+// RUN: attnc %s --remat=none -o %t.none.attnpkg
+// RUN: attn-run %t.none.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
+// RUN: attn-run %t.none.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
+// A package's labels carry their bound.
+// RUN: attn-run %t.attnpkg --info | FileCheck %s --check-prefix=INFO
+
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_cross_entropy1,
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_token_mean2,
+// EXPLAIN-DAG: lm_loss_bwd: kernel lm_loss_bwd_token_mean_grad{{[0-9]+}},
+// EXPLAIN-DAG: lm_loss_bwd: kernel lm_loss_bwd_cross_entropy_grad{{[0-9]+}},
+
+// LOSSES: losses: rel_err {{.*}} ok
+
+// GRAD: gradcheck: {{.*}} ok
+// GRAD: dlogits: rel_err {{.*}} ok
+
+// MEAN: mean: rel_err {{.*}} ok
+
+// LM: gradcheck: {{.*}} ok
+// LM: dx: rel_err {{.*}} ok
+// LM-NEXT: dw: rel_err {{.*}} ok
+
+// TINY: gradcheck: {{.*}} ok
+// TINY: dtable: rel_err {{.*}} ok
+// TINY-NEXT: dweight: rel_err {{.*}} ok
+
+// INFO-LABEL: function lm_loss
+// INFO: input labels: i32 [d0_0, d0_1], values in [0, 24)
+// INFO: op cross_entropy ignore_index=5
+
+// Per-token losses of f32 logits over 24 classes.
+func.func @cross_entropy(%logits: tensor<?x?x24xf32>, %labels: tensor<?x?xi32>)
+    -> tensor<?x?xf32> attributes {attn.backward} {
+  %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = 5 : i64}
+      : tensor<?x?x24xf32>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+  return %losses : tensor<?x?xf32>
+}
+
+// A tied LM head in bf16: logits = h e^T, then the mean loss over the
+// tokens that count.
+func.func @lm_loss(%h: tensor<?x?x32xbf16>, %e: tensor<24x32xbf16>,
+                   %labels: tensor<?x?xi32>) -> tensor<f32>
+    attributes {attn.backward} {
+  %logits = attn.matmul %h, %e {transpose_b}
+      : tensor<?x?x32xbf16>, tensor<24x32xbf16> -> tensor<?x?x24xbf16>
+  %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = 5 : i64}
+      : tensor<?x?x24xbf16>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+  %loss = attn.token_mean %losses, %labels {ignore_index = 5 : i64}
+      : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// A tiny language model in f32: embedding, RMSNorm, and the embedding
+// table again as the LM head; the table's gradient is the sum of both
+// uses'.
+func.func @tiny_lm(%table: tensor<24x32xf32>, %ids: tensor<?x?xi32>,
+                   %g: tensor<32xf32>, %labels: tensor<?x?xi32>) -> tensor<f32>
+    attributes {attn.backward} {
+  %x = attn.embedding %table, %ids
+      : tensor<24x32xf32>, tensor<?x?xi32> -> tensor<?x?x32xf32>
+  %h, %rstd = attn.rms_norm %x, %g {epsilon = 1.0e-05 : f32}
+      : tensor<?x?x32xf32>, tensor<32xf32> -> tensor<?x?x32xf32>, tensor<?x?xf32>
+  %logits = attn.matmul %h, %table {transpose_b}
+      : tensor<?x?x32xf32>, tensor<24x32xf32> -> tensor<?x?x24xf32>
+  %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = 5 : i64}
+      : tensor<?x?x24xf32>, tensor<?x?xi32> -> tensor<?x?xf32>, tensor<?x?xf32>
+  %loss = attn.token_mean %losses, %labels {ignore_index = 5 : i64}
+      : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
