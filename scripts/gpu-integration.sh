@@ -119,6 +119,8 @@ compile "$root/bench/matmul.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-matmul.attnpkg"
 compile "$root/bench/norm.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-norm.attnpkg"
+compile "$root/bench/loss.mlir" --target=sm_90a \
+  -o "$bundle/packages/bench-loss.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-block.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=none \

@@ -117,6 +117,8 @@ private:
   Value inRange(Value v, Value lower, Value upper);
   void embeddingRow(Value row);
   void embeddingGradGroup(Value group);
+  void addTokenRow(Value first, Value token, Value local);
+  Value laneAny(Value flag);
   void crossEntropyRow(Value row);
   void crossEntropyGradRow(Value row);
   void tokenMean();
@@ -303,30 +305,81 @@ void RowKernelBlock::embeddingRow(Value row) {
 }
 
 /// Table rows [first, first + 32) of dtable: zeros, then each token's dout
-/// row added to its id's row, tokens in order.
+/// row added to its id's row, tokens in order. A warp reads 32 ids at a
+/// time, one per lane, and walks them in order only when one of them falls
+/// in its rows (rarely: 32 of V), so the scan over the ids costs a
+/// coalesced load and a vote per 32 tokens rather than a load per token.
 void RowKernelBlock::embeddingGradGroup(Value group) {
-  Value ids = x.operands[0], dout = x.operands[1], dtable = x.results[0];
+  Value ids = x.operands[0], dtable = x.results[0];
   auto type = cast<MemRefType>(dtable.getType());
-  int64_t width = type.getDimSize(1);
   Value first = mul(group, index(kTableGroup));
   Value rows = validRows(kTableGroup, index(type.getDimSize(0)), first);
   loopTo(rows, [&](Value i) {
-    forLaneColumns(width, lane, lanes(), [&](Value d) {
+    forLaneColumns(type.getDimSize(1), lane, lanes(), [&](Value d) {
       store(f32Const(0), dtable, {add(first, i), d});
     });
   });
-  loopTo(elementCount(ids), [&](Value token) {
-    Value id = load(ids, elementIndex(ids, token));
-    ifThen(inRange(id, first, add(first, rows)), [&] {
-      Value row = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
-      SmallVector<Value> lead = rowIndex(dout, token);
-      forLaneColumns(width, lane, lanes(), [&](Value d) {
-        Value sum = arith::AddFOp::create(b, loc, load(dtable, {row, d}),
-                                          at(dout, lead, d));
-        store(sum, dtable, {row, d});
+  Value tokens = elementCount(ids);
+  loop(index(0), tokens, index(lanes()), [&](Value chunk) {
+    // Each lane's token: its table row minus `first` if it is one of the
+    // group's, else -1.
+    Value token = add(chunk, lane);
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, token, tokens);
+    Value safe = arith::SelectOp::create(b, loc, inside, token, index(0));
+    Value id = load(ids, elementIndex(ids, safe));
+    Value mine = arith::AndIOp::create(b, loc, inside,
+                                       inRange(id, first, add(first, rows)));
+    Value local = arith::SelectOp::create(
+        b, loc, mine,
+        arith::TruncIOp::create(
+            b, loc, b.getI32Type(),
+            arith::IndexCastOp::create(
+                b, loc, b.getI64Type(),
+                sub(arith::IndexCastOp::create(b, loc, b.getIndexType(), id),
+                    first))),
+        i32(-1));
+    if (!threadId)
+      return addTokenRow(first, token, local);
+    ifThen(laneAny(mine), [&] {
+      loopTo(index(kWarp), [&](Value j) {
+        Value theirs = gpu::ShuffleOp::create(b, loc, local, toI32(j),
+                                              i32(kWarp), gpu::ShuffleMode::IDX)
+                           .getShuffleResult();
+        addTokenRow(first, add(chunk, j), theirs);
       });
     });
   });
+}
+
+/// dtable[first + local, :] += dout[token, :] when local >= 0.
+void RowKernelBlock::addTokenRow(Value first, Value token, Value local) {
+  Value dout = x.operands[1], dtable = x.results[0];
+  int64_t width = cast<MemRefType>(dtable.getType()).getDimSize(1);
+  Value group =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, local, i32(0));
+  ifThen(group, [&] {
+    Value row =
+        add(first, arith::IndexCastOp::create(b, loc, b.getIndexType(), local));
+    SmallVector<Value> lead = rowIndex(dout, token);
+    forLaneColumns(width, lane, lanes(), [&](Value d) {
+      Value sum = arith::AddFOp::create(b, loc, load(dtable, {row, d}),
+                                        at(dout, lead, d));
+      store(sum, dtable, {row, d});
+    });
+  });
+}
+
+/// Whether `flag` (i1) holds in any lane of the warp.
+Value RowKernelBlock::laneAny(Value flag) {
+  Value any = arith::ExtUIOp::create(b, loc, b.getI32Type(), flag);
+  for (int64_t offset = kWarp / 2; offset > 0; offset /= 2)
+    any =
+        arith::OrIOp::create(b, loc, any,
+                             gpu::ShuffleOp::create(b, loc, any, offset, kWarp,
+                                                    gpu::ShuffleMode::XOR)
+                                 .getShuffleResult());
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, any, i32(0));
 }
 
 /// lse = m + log(sum exp(x - m)) with m the row's max; loss = lse -

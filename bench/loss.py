@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A GPT-2-sized LM head with its loss, and the token embedding, on one GPU:
+attnc against PyTorch eager and torch.compile, on the same tensors, in one
+process.
+
+bench/loss.mlir compiled for sm_90a: h [8192, 768] bf16, E [50304, 768]
+bf16, labels [8192] i32 with every 16th token ignored (-100). The loss is
+mean cross-entropy of h E^T, in f32 as nanoGPT computes it under autocast
+(PyTorch: F.cross_entropy(logits.float(), labels)). forward+backward gives
+dh and dE; attnc's backward recomputes the logits and lse under its
+default remat policy, PyTorch's autograd keeps them. The embedding E[ids]
+forward and backward (dE from dout, a deterministic scatter in attnc,
+index_put with accumulation in PyTorch) come after. Correctness first:
+the loss's relative difference and the largest gradient difference
+relative to the largest |value|. Timing as bench/attention.py does it.
+
+usage: python3 bench/loss.py --package bench-loss.attnpkg
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import attnc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention import time_runs  # noqa: E402  (shared measuring helper)
+
+TOKENS, WIDTH, VOCAB = 8192, 768, 50304
+WARMUP, ITERS = 3, 20
+
+
+def relative(a, b):
+    return ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
+
+
+def lm_loss(h, e, labels):
+    return F.cross_entropy((h @ e.t()).float(), labels, ignore_index=-100)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--package", required=True)
+    args = parser.parse_args()
+    package = attnc.Runtime("cuda:0").load(args.package)
+    forward, backward = package.function("lm_loss"), package.function(
+        "lm_loss_bwd")
+    embed, embed_bwd = package.function("embed"), package.function("embed_bwd")
+    bf16 = dict(device="cuda", dtype=torch.bfloat16)
+    h = torch.randn(TOKENS, WIDTH, **bf16)
+    e = 0.02 * torch.randn(VOCAB, WIDTH, **bf16)
+    labels = torch.randint(0, VOCAB, (TOKENS,), device="cuda",
+                           dtype=torch.int32)
+    labels[::16] = -100
+    mean = torch.empty((), device="cuda", dtype=torch.float32)
+    dmean = torch.ones((), device="cuda", dtype=torch.float32)
+    dh, de = torch.empty_like(h), torch.empty_like(e)
+
+    hg, eg = h.clone().requires_grad_(), e.clone().requires_grad_()
+    compiled = torch.compile(lm_loss)
+    ref = lm_loss(hg, eg, labels.long())
+    ref_dh, ref_de = torch.autograd.grad(ref, (hg, eg))
+    forward(h, e, labels, out=mean)
+    backward(h, e, labels, mean, dmean, out=[dh, de])
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
+    print(f"loss: attnc {mean.item():.6f}, eager {ref.item():.6f}; relative "
+          f"difference {abs(mean.item() - ref.item()) / ref.item():.2g}, dh "
+          f"{relative(dh, ref_dh):.2g}, dE {relative(de, ref_de):.2g}")
+
+    ids = torch.randint(0, VOCAB, (TOKENS,), device="cuda", dtype=torch.int32)
+    dout = torch.randn(TOKENS, WIDTH, **bf16)
+    x, dtable = torch.empty_like(dout), torch.empty_like(e)
+    embed(e, ids, out=x)
+    embed_bwd(e, ids, x, dout, out=dtable)
+    ref_dtable = torch.zeros(VOCAB, WIDTH, device="cuda", dtype=torch.float32)
+    ref_dtable.index_put_((ids.long(),), dout.float(), accumulate=True)
+    print(f"embedding: out {relative(x, e[ids.long()]):.2g}, dtable "
+          f"{relative(dtable, ref_dtable):.2g}")
+
+    def torch_step(fn):
+        loss = fn(hg, eg, labels.long())
+        return torch.autograd.grad(loss, (hg, eg))
+
+    def torch_embed_bwd():
+        grad = torch.zeros(VOCAB, WIDTH, **bf16)
+        grad.index_put_((ids.long(),), dout, accumulate=True)
+        return grad
+
+    cases = [
+        ("attnc lm loss forward", lambda: forward(h, e, labels, out=mean)),
+        ("eager lm loss forward", lambda: lm_loss(h, e, labels.long())),
+        ("torch.compile lm loss forward",
+         lambda: compiled(h, e, labels.long())),
+        ("attnc lm loss forward+backward",
+         lambda: (forward(h, e, labels, out=mean),
+                  backward(h, e, labels, mean, dmean, out=[dh, de]))),
+        ("eager lm loss forward+backward", lambda: torch_step(lm_loss)),
+        ("torch.compile lm loss forward+backward",
+         lambda: torch_step(compiled)),
+        ("attnc embedding forward", lambda: embed(e, ids, out=x)),
+        ("eager embedding forward", lambda: F.embedding(ids.long(), e)),
+        ("attnc embedding backward",
+         lambda: embed_bwd(e, ids, x, dout, out=dtable)),
+        ("eager embedding backward (index_put)", torch_embed_bwd),
+    ]
+    for name, fn in cases:
+        ms = time_runs(lambda _: fn(), 1, WARMUP, ITERS)
+        print(f"{name}: {ms:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
