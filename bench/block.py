@@ -9,11 +9,19 @@ key/value heads of 128, SwiGLU hidden 5632, causal, batch 4, sequence
 every weight against PyTorch eager, as the largest difference relative to
 the largest |value|. Then one training step of the block (forward, then
 backward from a fixed dy) timed as bench/attention.py times (median of
-CUDA-event runs), and the peak memory of PyTorch's runs with and without
-activation checkpointing (attnc's memory is its own pool's and is not in
-PyTorch's counters; see bench/NOTES.md).
+CUDA-event runs), and the peak memory of each run above its inputs:
+PyTorch's from its allocator's counters, with and without activation
+checkpointing; attnc's as the bytes of the forward's outputs (y and the
+values saved for the backward) and of the gradients, plus what its
+stream-ordered memory pool took from the device during its first step
+(each package gets its own runtime and so its own pool, which keeps its
+memory: that is its high-water mark for the workspaces).
 
-usage: python3 bench/block.py --package bench-block.attnpkg
+Several packages (the same block under different remat policies) are
+compared in one process.
+
+usage: python3 bench/block.py --package bench-block.attnpkg \
+           [bench-block-selective.attnpkg ...]
 """
 
 import argparse
@@ -92,35 +100,57 @@ def allocate(function, inputs):
     ]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--package", required=True)
-    args = parser.parse_args()
-    package = attnc.Runtime("cuda:0").load(args.package)
+def attnc_case(package, inputs, dy, y, reference, name):
+    """Checks one package's block against eager's y and gradients; returns
+    its training step and its peak memory above the inputs."""
     forward = package.function("llama_block")
     backward = package.function("llama_block_bwd")
-    x, cos, sin, weights = make_inputs()
-    g1, wq, wk, wv, wo, g2, wg, wu, wd = weights
-    inputs = [x, cos, sin] + weights
-    dy = torch.randn(B, N, C, device="cuda", dtype=torch.bfloat16)
     outputs = allocate(forward, inputs)
     grads = allocate(backward, inputs + outputs + [dy])
 
-    def attnc_step():
+    def step():
         forward(*inputs, out=outputs)
         backward(*inputs, *outputs, dy, out=grads)
 
-    attnc_step()
+    torch.cuda.synchronize()
+    free_before = torch.cuda.mem_get_info()[0]
+    step()
+    torch.cuda.synchronize()
+    pool = free_before - torch.cuda.mem_get_info()[0]
+    held = sum(t.numel() * t.element_size() for t in outputs + grads)
+    names = ["x", "g1", "wq", "wk", "wv", "wo", "g2", "wg", "wu", "wd"]
+    print(f"{name}: relative max difference from eager: y "
+          f"{relative(outputs[0], y):.2g}, " + ", ".join(
+              f"d{n} {relative(got, want):.2g}"
+              for n, got, want in zip(names, grads, reference)))
+    print(f"{name}: saved {len(outputs) - 1} values, "
+          f"{(held - outputs[0].numel() * 2) / 2**30:.2f} GiB with the "
+          f"gradients; pool {pool / 2**30:.2f} GiB")
+    return step, held + pool
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--package", required=True, nargs="+")
+    args = parser.parse_args()
+    x, cos, sin, weights = make_inputs()
+    inputs = [x, cos, sin] + weights
+    dy = torch.randn(B, N, C, device="cuda", dtype=torch.bfloat16)
     leaves = [t.clone().requires_grad_() for t in [x] + weights]
     torch_inputs = [leaves[0], cos, sin] + leaves[1:]
     y = block(*torch_inputs)
     reference = torch.autograd.grad(y, leaves, dy)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
-    names = ["x", "g1", "wq", "wk", "wv", "wo", "g2", "wg", "wu", "wd"]
-    print("relative max difference from eager: y "
-          f"{relative(outputs[0], y):.2g}, " + ", ".join(
-              f"d{name} {relative(got, want):.2g}"
-              for name, got, want in zip(names, grads, reference)))
+    attnc_steps, memory, runtimes = [], [], []
+    for path in args.package:
+        name = "attnc " + os.path.basename(path).removesuffix(".attnpkg")
+        # A runtime per package: each has its own memory pool, which starts
+        # empty, so the pool's growth in the first step is this package's.
+        runtimes.append(attnc.Runtime("cuda:0"))
+        step, bytes_ = attnc_case(runtimes[-1].load(path), inputs, dy, y,
+                                  reference, name)
+        attnc_steps.append((name, step))
+        memory.append((name, bytes_))
 
     compiled = torch.compile(block)
 
@@ -132,7 +162,7 @@ def main():
 
     flops = 2 * B * N * C * (C + 2 * HKV * D + C + 3 * HIDDEN) * 3
     flops += 4 * B * H * N * N * D / 2 * 3.5  # causal attention, fwd + bwd
-    cases = [("attnc", attnc_step), ("eager", torch_step(block)),
+    cases = attnc_steps + [("eager", torch_step(block)),
              ("torch.compile", torch_step(compiled)),
              ("eager, checkpointed", torch_step(checkpointed))]
     times = {}
@@ -141,8 +171,11 @@ def main():
         times[name] = ms
         print(f"{name} forward+backward: {ms:.2f} ms, "
               f"{flops / ms / 1e9:.0f} TFLOP/s")
-    for name in ("eager", "torch.compile", "eager, checkpointed"):
-        print(f"attnc / {name}: {times[name] / times['attnc']:.2f}x")
+    for ours, _ in attnc_steps:
+        for name in ("eager", "torch.compile", "eager, checkpointed"):
+            print(f"{ours} / {name}: {times[name] / times[ours]:.2f}x")
+    for name, bytes_ in memory:
+        print(f"{name} peak memory above inputs: {bytes_ / 2**30:.2f} GiB")
     for name, fn in (("eager", block), ("eager, checkpointed", checkpointed),
                      ("torch.compile", compiled)):
         torch.cuda.synchronize()

@@ -31,7 +31,10 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     Forward values that the rules need and `@f` does not return are saved
     or recomputed as `remat` says: `none` saves every one, `attention`
     (the default) saves the `out` and `lse` of each attention and
-    recomputes the rest, `full` recomputes them all. A saved value becomes
+    recomputes the rest, `selective` also saves matmul results (what costs
+    flops to recompute) and recomputes norms, element-wise code, layout
+    copies and losses (what costs only memory traffic), `full` recomputes
+    them all. A saved value becomes
     a result of `@f` after its own results, and the argument of `@f_bwd`
     that stands for it (it is one of `@f`'s results, with no cotangent).
 
@@ -52,7 +55,8 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     Option<"remat", "remat", "std::string", /*default=*/"\"attention\"",
            "Which forward values the backward reads saved rather than "
            "recomputed: none (recompute nothing), attention (attention's "
-           "out and lse) or full (recompute all)">,
+           "out and lse), selective (those and matmul results) or full "
+           "(recompute all)">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

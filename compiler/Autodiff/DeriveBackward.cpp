@@ -67,6 +67,10 @@ enum class SavePolicy {
   None,
   /// The out and lse of each attention; the rest is recomputed.
   Attention,
+  /// What is costly to recompute (attention's out and lse, matmul
+  /// results); what is bound by memory (norms, element-wise code, layout
+  /// copies, losses) is recomputed.
+  Selective,
   /// Nothing but what the forward function returns anyway.
   Full,
 };
@@ -76,6 +80,8 @@ FailureOr<SavePolicy> parseSavePolicy(StringRef name) {
     return SavePolicy::None;
   if (name == "attention")
     return SavePolicy::Attention;
+  if (name == "selective")
+    return SavePolicy::Selective;
   if (name == "full")
     return SavePolicy::Full;
   return failure();
@@ -242,6 +248,9 @@ bool BackwardBuilder::isSaved(OpResult clone) const {
     });
   case SavePolicy::Attention:
     return !clone.use_empty() && isa<attn::AttentionOp>(clone.getOwner());
+  case SavePolicy::Selective:
+    return !clone.use_empty() &&
+           isa<attn::AttentionOp, attn::MatmulOp>(clone.getOwner());
   case SavePolicy::Full:
     return false;
   }
@@ -302,8 +311,9 @@ struct AttnDeriveBackwardPass
         marked.push_back(func);
     FailureOr<SavePolicy> policy = parseSavePolicy(remat);
     if (failed(policy)) {
-      getOperation().emitError() << "unknown remat policy '" << remat
-                                 << "' (expected none, attention or full)";
+      getOperation().emitError()
+          << "unknown remat policy '" << remat
+          << "' (expected none, attention, selective or full)";
       return signalPassFailure();
     }
     SymbolTable symbols(getOperation());

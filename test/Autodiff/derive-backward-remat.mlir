@@ -1,6 +1,7 @@
 // RUN: attn-opt %s -attn-derive-backward='remat=none' | FileCheck %s --check-prefix=NONE
 // RUN: attn-opt %s -attn-derive-backward | FileCheck %s --check-prefix=ATTENTION
 // RUN: attn-opt %s -attn-derive-backward='remat=full' | FileCheck %s --check-prefix=FULL
+// RUN: attn-opt %s -attn-derive-backward='remat=selective' | FileCheck %s --check-prefix=SELECTIVE
 // RUN: not attn-opt %s -attn-derive-backward='remat=some' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // The backward of this block needs t (attention's query), out and lse. The
@@ -32,7 +33,26 @@
 // FULL: %[[O:.*]], %[[L:.*]] = attn.attention %[[T]]
 // FULL: attn.attention_grad %[[T]], %{{.*}}, %{{.*}}, %[[O]], %[[L]], %[[DY]]
 
-// UNKNOWN: error: unknown remat policy 'some' (expected none, attention or full)
+// The selective policy saves a matmul's result and recomputes the
+// element-wise code after it; the attention policy recomputes both.
+
+// SELECTIVE-LABEL: func.func @mlp(
+// SELECTIVE-SAME: -> (tensor<4x8xf32>, tensor<4x8xf32> {attn.saved})
+// SELECTIVE: %[[H:.*]] = attn.matmul
+// SELECTIVE: return %{{.*}}, %[[H]] :
+// SELECTIVE-LABEL: func.func @mlp_bwd(
+// SELECTIVE-SAME: %[[X:[^:]+]]: tensor<4x8xf32>, %[[W1:[^:]+]]: tensor<8x8xf32>, %[[W2:[^:]+]]: tensor<8x8xf32>, %{{[^:]+}}: tensor<4x8xf32>, %[[SH:[^:]+]]: tensor<4x8xf32>, %[[DY:[^:]+]]: tensor<4x8xf32> {attn.cotangent_of_result = 0 : i64})
+// SELECTIVE-NOT: attn.matmul %[[X]], %[[W1]] :
+// SELECTIVE: %[[T:.*]] = attn.elementwise %[[SH]]
+// SELECTIVE: attn.matmul %[[T]], %[[DY]] {transpose_a}
+
+// ATTENTION-LABEL: func.func @mlp(
+// ATTENTION-SAME: -> tensor<4x8xf32>
+// ATTENTION-LABEL: func.func @mlp_bwd(
+// ATTENTION: %[[H:.*]] = attn.matmul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// ATTENTION: attn.elementwise %[[H]]
+
+// UNKNOWN: error: unknown remat policy 'some' (expected none, attention, selective or full)
 
 !t = tensor<1x2x8x16xf32>
 func.func @block(%x: !t, %k: !t, %v: !t) -> !t attributes {attn.backward} {
@@ -48,4 +68,17 @@ func.func @block(%x: !t, %k: !t, %v: !t) -> !t attributes {attn.backward} {
     attn.yield %s : f32
   }
   return %y : !t
+}
+
+!m = tensor<4x8xf32>
+func.func @mlp(%x: !m, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> !m
+    attributes {attn.backward} {
+  %h = attn.matmul %x, %w1 : !m, tensor<8x8xf32> -> !m
+  %t = attn.elementwise %h : !m -> !m {
+  ^bb0(%a: f32):
+    %r = math.tanh %a : f32
+    attn.yield %r : f32
+  }
+  %y = attn.matmul %t, %w2 : !m, tensor<8x8xf32> -> !m
+  return %y : !m
 }

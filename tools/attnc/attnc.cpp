@@ -130,8 +130,9 @@ llvm::cl::opt<std::string>
           llvm::cl::desc("Which forward values a backward function reads saved "
                          "(extra results of the forward function) rather than "
                          "recomputing them: none (all it needs), attention "
-                         "(attention's out and lse; the default) or full (only "
-                         "the forward's own results)"),
+                         "(attention's out and lse; the default), selective "
+                         "(those and matmul results) or full (only the "
+                         "forward's own results)"),
           llvm::cl::init("attention"), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<int64_t> keyRanges(

@@ -16,6 +16,11 @@
 // RUN: attn-run %t.none.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
 // RUN: attnc %s --remat=full -o %t.full.attnpkg
 // RUN: attn-run %t.full.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
+// RUN: attnc %s --remat=selective -o %t.selective.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=SELECTIVE
+// RUN: attn-run %t.selective.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
+
+// The selective policy reads the projections saved.
+// SELECTIVE: block_stack_bwd: reads saved{{[0-9]+}} f32 [B, N, 48] saved by block_stack
 
 // OUT: out: rel_err {{.*}} ok
 
