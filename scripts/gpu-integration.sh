@@ -125,6 +125,8 @@ compile "$root/bench/block.mlir" --target=sm_90a \
   -o "$bundle/packages/bench-block.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=none \
   -o "$bundle/packages/bench-block-none.attnpkg"
+compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
+  -o "$bundle/packages/bench-block-selective.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
 compile "$root/bench/attention.mlir" --target=sm_90a \
