@@ -202,13 +202,25 @@ SmallVector<StringRef> EmbeddingOp::getValueRoles() {
   return {"table", "ids", "out"};
 }
 
-/// The ids' dims are classes 0..k-1, the table's V and D k and k + 1.
+/// The dim classes of an embedding's table, ids and rows: the ids' dims
+/// are classes 0..k-1, the table's V and D k and k + 1.
+struct EmbeddingDims {
+  SmallVector<int64_t> table, ids, rows;
+};
+
+static EmbeddingDims embeddingDims(Value ids) {
+  EmbeddingDims dims;
+  dims.ids = allDims(ids);
+  int64_t k = static_cast<int64_t>(dims.ids.size());
+  dims.table = {k, k + 1};
+  dims.rows = dims.ids;
+  dims.rows.push_back(k + 1);
+  return dims;
+}
+
 SmallVector<SmallVector<int64_t>> EmbeddingOp::getDimClasses() {
-  SmallVector<int64_t> ids = allDims(getIds());
-  int64_t k = static_cast<int64_t>(ids.size());
-  SmallVector<int64_t> out = ids;
-  out.push_back(k + 1);
-  return {{k, k + 1}, ids, out};
+  EmbeddingDims dims = embeddingDims(getIds());
+  return {dims.table, dims.ids, dims.rows};
 }
 
 StringRef EmbeddingOp::getDimClassName(int64_t) { return ""; }
@@ -222,11 +234,8 @@ SmallVector<StringRef> EmbeddingGradOp::getValueRoles() {
 }
 
 SmallVector<SmallVector<int64_t>> EmbeddingGradOp::getDimClasses() {
-  SmallVector<int64_t> ids = allDims(getIds());
-  int64_t k = static_cast<int64_t>(ids.size());
-  SmallVector<int64_t> dout = ids;
-  dout.push_back(k + 1);
-  return {ids, dout, {k, k + 1}};
+  EmbeddingDims dims = embeddingDims(getIds());
+  return {dims.ids, dims.rows, dims.table};
 }
 
 StringRef EmbeddingGradOp::getDimClassName(int64_t) { return ""; }
