@@ -172,8 +172,10 @@ def AttnPlanBuffers : Pass<"attn-plan-buffers", "::mlir::func::FuncOp"> {
   let summary = "Share memory between buffers whose lifetimes do not overlap";
   let description = [{
     Gives every `attnrt.alloc` of a program a `slot`: a buffer reuses the
-    slot of one that was freed before it was allocated (first fit, by
-    program order), so the runtime sizes a slot as its largest buffer.
+    slot of one that was freed before it was allocated, so the runtime
+    sizes a slot as its largest buffer. Among the free slots a buffer takes
+    the tightest that holds it, else the one it grows least (sizes compared
+    as products of the same symbols), else the lowest.
   }];
 }
 

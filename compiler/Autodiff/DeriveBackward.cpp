@@ -101,6 +101,7 @@ private:
   LogicalResult differentiate(Operation *op);
   LogicalResult finish();
   void eraseDeadClones();
+  void sinkOps();
   bool isSaved(OpResult clone) const;
   void save(Value clone);
 
@@ -223,7 +224,46 @@ LogicalResult BackwardBuilder::finish() {
         saved.push_back(result);
   llvm::for_each(saved, [&](Value clone) { save(clone); });
   eraseDeadClones();
+  sinkOps();
   return success();
+}
+
+/// The op of `body` that holds `user`, or null.
+static Operation *readerIn(Block &body, Operation *user) {
+  return body.findAncestorOpInBlock(*user);
+}
+
+/// Moves ops to just before their first reader, the last one first so that
+/// chains move together, so that values live only from where the gradient
+/// needs them: in a block, the attention sublayer is recomputed after the
+/// MLP's gradient instead of being held through it. A recomputed forward op
+/// reads only arguments and other recomputed values, so it always moves;
+/// another op moves only where that keeps no operand alive for longer.
+void BackwardBuilder::sinkOps() {
+  Block &body = backward.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers())
+      if (Operation *reader = readerIn(body, user))
+        if (!first || reader->isBeforeInBlock(first))
+          first = reader;
+    // Gradients the function returns stay in the order they were derived.
+    if (!first || first->hasTrait<OpTrait::IsTerminator>() || !isPure(op))
+      continue;
+    auto readAtOrAfter = [&](Value operand) {
+      return isa<BlockArgument>(operand) ||
+             llvm::any_of(operand.getUsers(), [&](Operation *user) {
+               Operation *reader = readerIn(body, user);
+               return reader == first || first->isBeforeInBlock(reader);
+             });
+    };
+    if (llvm::is_contained(clonedOps, op) ||
+        llvm::all_of(op->getOperands(), readAtOrAfter))
+      op->moveBefore(first);
+  }
 }
 
 /// Erases the forward ops the backward no longer reads.

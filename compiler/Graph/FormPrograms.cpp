@@ -171,6 +171,7 @@ private:
   Value dimOfSymbol(Attribute symbol, Location loc);
   FailureOr<Value> bufferFor(Value value);
   FailureOr<Value> tiedBuffer(OpResult result, unsigned operandIndex);
+  Value reusableBuffer(OpResult result);
   void launch(Operation *op, ArrayRef<Value> operandBuffers,
               ArrayRef<Value> resultBuffers);
   func::FuncOp outline(Operation *op, ArrayRef<Value> operandBuffers,
@@ -266,8 +267,10 @@ LogicalResult ProgramBuilder::build() {
     for (OpResult result : op.getResults()) {
       std::optional<unsigned> tied =
           kernelOp.getTiedOperand(result.getResultNumber());
-      FailureOr<Value> buffer =
-          tied ? tiedBuffer(result, *tied) : bufferFor(result);
+      Value reused = tied ? Value() : reusableBuffer(result);
+      FailureOr<Value> buffer = tied     ? tiedBuffer(result, *tied)
+                                : reused ? reused
+                                         : bufferFor(result);
       if (failed(buffer))
         return failure();
       resultBuffers.push_back(*buffer);
@@ -450,6 +453,13 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   return kernel;
 }
 
+/// Whether an op after `op` reads `value`.
+static bool isReadAfter(Value value, Operation *op) {
+  return llvm::any_of(value.getUsers(), [&](Operation *user) {
+    return user != op && op->isBeforeInBlock(user);
+  });
+}
+
 /// The buffer of a result that updates operand `operandIndex` in place: the
 /// operand's, which must be an intermediate buffer that nothing reads after
 /// the op, and the result must not be written into an output.
@@ -458,9 +468,7 @@ FailureOr<Value> ProgramBuilder::tiedBuffer(OpResult result,
   Operation *op = result.getOwner();
   Value operand = op->getOperand(operandIndex);
   Value buffer = buffers.lookup(operand);
-  bool readLater = llvm::any_of(operand.getUsers(), [&](Operation *user) {
-    return user != op && op->isBeforeInBlock(user);
-  });
+  bool readLater = isReadAfter(operand, op);
   if (!buffer.getDefiningOp<attnrt::AllocOp>() || readLater ||
       buffers.count(result))
     return op->emitError()
@@ -471,6 +479,34 @@ FailureOr<Value> ProgramBuilder::tiedBuffer(OpResult result,
               "directly";
   buffers[result] = buffer;
   return buffer;
+}
+
+/// The intermediate buffer of an operand that `result` may take over
+/// (KernelOpInterface::getReusableOperands), so that the function needs
+/// one buffer less: one nothing reads after the op, holding a value of the
+/// result's symbolic shape, not taken by another result of the op. Null
+/// when there is none, or when the result has a buffer already (an output)
+/// or none at all (nothing reads it).
+Value ProgramBuilder::reusableBuffer(OpResult result) {
+  Operation *op = result.getOwner();
+  if (buffers.count(result) || result.use_empty())
+    return Value();
+  auto kernelOp = cast<attn::KernelOpInterface>(op);
+  for (unsigned index :
+       kernelOp.getReusableOperands(result.getResultNumber())) {
+    Value operand = op->getOperand(index);
+    Value buffer = buffers.lookup(operand);
+    bool taken = llvm::any_of(op->getResults(), [&](Value other) {
+      return buffers.lookup(other) == buffer;
+    });
+    if (!buffer.getDefiningOp<attnrt::AllocOp>() || taken ||
+        isReadAfter(operand, op) ||
+        symbols.shapeOf(operand) != symbols.shapeOf(result))
+      continue;
+    buffers[result] = buffer;
+    return buffer;
+  }
+  return Value();
 }
 
 /// Frees every intermediate buffer whose last reader is `op`, unless a

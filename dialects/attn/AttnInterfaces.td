@@ -52,6 +52,15 @@ def Attn_KernelOpInterface : OpInterface<"KernelOpInterface"> {
       "::std::optional<unsigned>", "getTiedOperand",
       (ins "unsigned":$resultIndex), [{}],
       [{ return ::std::nullopt; }]>,
+    InterfaceMethod<
+      [{Operands whose buffer result `resultIndex` may take over when
+        nothing reads the operand after the op: the kernel reads each
+        element of such an operand only before it writes the same element
+        of the result. Program formation uses this to save memory; no
+        result depends on it.}],
+      "::llvm::SmallVector<unsigned>", "getReusableOperands",
+      (ins "unsigned":$resultIndex), [{}],
+      [{ return {}; }]>,
   ];
 }
 

@@ -1325,6 +1325,16 @@ StringRef ElementwiseOp::getDimClassName(int64_t) { return ""; }
 
 bool ElementwiseOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
+/// Every thread reads its elements of all inputs before it writes the same
+/// elements of the results, so a result may overwrite an input of its type.
+SmallVector<unsigned> ElementwiseOp::getReusableOperands(unsigned result) {
+  SmallVector<unsigned> operands;
+  for (OpOperand &operand : getOperation()->getOpOperands())
+    if (operand.get().getType() == getOperation()->getResult(result).getType())
+      operands.push_back(operand.getOperandNumber());
+  return operands;
+}
+
 //===----------------------------------------------------------------------===//
 // VJPOpInterface
 //===----------------------------------------------------------------------===//

@@ -496,7 +496,8 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
 //===----------------------------------------------------------------------===//
 
 def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
-    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface,
+                              ["getReusableOperands"]>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "a scalar function applied to every element of its inputs";
   let description = [{

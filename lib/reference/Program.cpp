@@ -521,6 +521,7 @@ Status Evaluator::runCast(const pkg::OpSpec &op) {
 }
 
 Status Evaluator::runElementwise(const pkg::OpSpec &op) {
+  std::vector<std::vector<double>> results(op.results.size());
   for (size_t k = 0; k < op.results.size(); ++k) {
     const std::string &to = op.results[k];
     if (to.empty())
@@ -551,10 +552,11 @@ Status Evaluator::runElementwise(const pkg::OpSpec &op) {
         return value.status().withContext(context);
       result[i] = value->floatValue;
     }
-    if (Status s = store(to, std::move(result)); !s)
-      return s;
+    results[k] = std::move(result);
   }
-  return Status::ok();
+  // Stored once all are computed: a program may write a result into the
+  // buffer of an operand it reads, under the operand's name.
+  return storeResults(op, std::move(results));
 }
 
 Status Evaluator::runMatmul(const pkg::OpSpec &op) {

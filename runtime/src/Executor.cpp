@@ -112,9 +112,9 @@ struct Layout {
   std::vector<size_t> offsets; // per buffer; SIZE_MAX for one of no bytes
 };
 
-/// Resolves every buffer's shape into `buffers` (dense, no data yet) and
-/// places each slot after the previous one; buffers of one slot share its
-/// offset.
+/// Resolves every buffer's shape into `buffers` (dense, no data yet; null
+/// to only size the workspace) and places each slot after the previous
+/// one; buffers of one slot share its offset.
 StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
                                const SymbolBindings &symbols,
                                KernelArg *buffers) {
@@ -133,8 +133,9 @@ StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
     size_t &slot = slotBytes[plan.bufferSlots[b]];
     slot = std::max(slot, static_cast<size_t>(*bytes));
     bufferBytes.push_back(static_cast<size_t>(*bytes));
-    buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides),
-                           tensor.dtype};
+    if (buffers)
+      buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides),
+                             tensor.dtype};
   }
   Layout layout;
   std::vector<size_t> slotOffsets(plan.numSlots, 0);
@@ -260,6 +261,22 @@ Status runSteps(const FunctionPlan &plan, const SymbolBindings &symbols,
   return Status::ok();
 }
 
+/// Pairs the plan of each gradient function with its forward function's.
+void pairGradientPlans(LoadedPackage &package) {
+  const std::vector<pkg::Function> &functions = package.manifest.functions;
+  for (size_t g = 0; g < functions.size(); ++g) {
+    const std::optional<std::string> &forward = functions[g].gradientOf;
+    for (size_t f = 0; forward && f < functions.size(); ++f) {
+      std::optional<FunctionPlan> &gradient = package.plans[g];
+      std::optional<FunctionPlan> &primal = package.plans[f];
+      if (functions[f].name != *forward || !gradient || !primal)
+        continue;
+      gradient->paired = &*primal;
+      primal->paired = &*gradient;
+    }
+  }
+}
+
 } // namespace
 
 Status attnc::rt::detail::planFunctions(LoadedPackage &package,
@@ -277,6 +294,7 @@ Status attnc::rt::detail::planFunctions(LoadedPackage &package,
       return plan.status().withContext("function '" + function.name + "'");
     package.plans.emplace_back(std::move(*plan));
   }
+  pairGradientPlans(package);
   return Status::ok();
 }
 
@@ -294,8 +312,12 @@ Status attnc::rt::detail::runProgram(const Device &device,
   auto layout = planWorkspace(plan, symbols, buffers);
   if (!layout)
     return layout.status();
+  size_t bytes = layout->bytes;
+  if (plan.paired)
+    if (auto paired = planWorkspace(*plan.paired, symbols, nullptr))
+      bytes = std::max(bytes, paired->bytes);
   Workspace workspace(device, stream);
-  if (Status s = workspace.acquire(layout->bytes); !s)
+  if (Status s = workspace.acquire(bytes); !s)
     return s;
   for (size_t b = 0; b < layout->offsets.size(); ++b)
     if (layout->offsets[b] != SIZE_MAX)

@@ -40,6 +40,10 @@ struct FunctionPlan {
   /// Per buffer, its slot renumbered densely from 0 in slot order.
   std::vector<size_t> bufferSlots;
   size_t numSlots = 0;
+  /// The plan of the function's gradient function, or of the function it
+  /// is the gradient of, in the same package: training calls alternate
+  /// between the two, so each reserves the larger of both workspaces.
+  const FunctionPlan *paired = nullptr;
 };
 
 /// A package and its code on one device: what Package and Function share.
@@ -63,6 +67,10 @@ Status planFunctions(LoadedPackage &package, KernelMap kernels);
 ///    row-major in one workspace, each slot as large as its largest buffer,
 ///    at 256-byte aligned offsets (a zero-size buffer gets a null pointer;
 ///    no buffer bytes, no workspace);
+///  - the workspace is as large as the paired function's would be for the
+///    same symbols, where that is larger and `symbols` bind all its dims:
+///    the device's memory pool then serves a training step's forward and
+///    backward calls from one block instead of holding one block for each;
 ///  - each step launches its kernel on its values with its grid resolved
 ///    from `symbols`;
 ///  - the workspace is freed in stream order, also after a failed step,

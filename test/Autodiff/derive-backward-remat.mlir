@@ -82,3 +82,41 @@ func.func @mlp(%x: !m, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> !m
   %y = attn.matmul %t, %w2 : !m, tensor<8x8xf32> -> !m
   return %y : !m
 }
+
+// Recomputation happens where the gradient needs it: under selective, the
+// first sublayer's tanh(x) is recomputed only for dw1, after the second
+// sublayer's gradient (dw2 = u^T dy), not at the start of the function.
+
+// SELECTIVE-LABEL: func.func @two_sublayers_bwd(
+// SELECTIVE-SAME: %[[X:[^:]+]]: tensor<4x8xf32>, %[[W1:[^:]+]]: tensor<8x8xf32>, %[[W2:[^:]+]]: tensor<8x8xf32>, %{{[^:]+}}: tensor<4x8xf32>, %[[A:[^:]+]]: tensor<4x8xf32>, %[[DY:[^:]+]]: tensor<4x8xf32> {attn.cotangent_of_result = 0 : i64})
+// SELECTIVE: %[[H:.*]] = attn.elementwise %[[X]], %[[A]] :
+// SELECTIVE: %[[U:.*]] = attn.elementwise %[[H]] :
+// SELECTIVE: attn.matmul %[[U]], %[[DY]] {transpose_a}
+// SELECTIVE: %[[T:.*]] = attn.elementwise %[[X]] :
+// SELECTIVE: attn.matmul %[[T]], %{{.*}} {transpose_a}
+func.func @two_sublayers(%x: !m, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>)
+    -> !m attributes {attn.backward} {
+  %t = attn.elementwise %x : !m -> !m {
+  ^bb0(%v: f32):
+    %r = math.tanh %v : f32
+    attn.yield %r : f32
+  }
+  %a = attn.matmul %t, %w1 : !m, tensor<8x8xf32> -> !m
+  %h = attn.elementwise %x, %a : !m, !m -> !m {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    attn.yield %s : f32
+  }
+  %u = attn.elementwise %h : !m -> !m {
+  ^bb0(%v: f32):
+    %r = math.tanh %v : f32
+    attn.yield %r : f32
+  }
+  %b = attn.matmul %u, %w2 : !m, tensor<8x8xf32> -> !m
+  %y = attn.elementwise %h, %b : !m, !m -> !m {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    attn.yield %s : f32
+  }
+  return %y : !m
+}

@@ -151,8 +151,8 @@ func.func @linear(%x: tensor<?x16xbf16>, %w: tensor<24x16xbf16>) -> tensor<?x24x
 // CHECK-LABEL: func.func @weight_kn_bwd
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<4x8xf32>, %[[W:[^:]+]]: tensor<8x2xf32>, %[[R:[^:]+]]: tensor<4x3xf32>, %{{[^:]+}}: tensor<2x3xf32>, %[[DC:[^:]+]]: tensor<2x3xf32> {attn.cotangent_of_result = 0 : i64})
 // CHECK: %[[Y:.*]] = attn.matmul %[[X]], %[[W]] : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
-// CHECK: %[[DY:.*]] = attn.matmul %[[R]], %[[DC]] {transpose_b} : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
 // CHECK: %[[DR:.*]] = attn.matmul %[[Y]], %[[DC]] : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+// CHECK: %[[DY:.*]] = attn.matmul %[[R]], %[[DC]] {transpose_b} : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
 // CHECK: %[[DX:.*]] = attn.matmul %[[DY]], %[[W]] {transpose_b} : tensor<4x2xf32>, tensor<8x2xf32> -> tensor<4x8xf32>
 // CHECK: %[[DW:.*]] = attn.matmul %[[X]], %[[DY]] {transpose_a} : tensor<4x8xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
 // CHECK: return %[[DX]], %[[DW]], %[[DR]]
@@ -220,12 +220,12 @@ func.func @layer_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>, %b: tensor<16xf
 
 // A tied LM head and its loss: the mean's gradient spreads dloss over the
 // counted tokens, cross-entropy's kernel turns it into dlogits, and the
-// labels take none.
+// labels take none. The logits are recomputed just before that kernel.
 // CHECK-LABEL: func.func @lm_loss_bwd
 // CHECK-SAME: (%[[H:[^:]+]]: tensor<?x16xbf16>, %[[E:[^:]+]]: tensor<40x16xbf16>, %[[Y:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<f32>, %[[DL:[^:]+]]: tensor<f32> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[DLOSSES:.*]] = attn.token_mean_grad %[[Y]], %[[DL]] {ignore_index = 0 : i64} : tensor<?xi32>, tensor<f32> -> tensor<?xf32>
 // CHECK: %[[LOGITS:.*]] = attn.matmul %[[H]], %[[E]] {transpose_b}
 // CHECK: %{{.*}}, %[[LSE:.*]] = attn.cross_entropy %[[LOGITS]], %[[Y]] {ignore_index = 0 : i64}
-// CHECK: %[[DLOSSES:.*]] = attn.token_mean_grad %[[Y]], %[[DL]] {ignore_index = 0 : i64} : tensor<?xi32>, tensor<f32> -> tensor<?xf32>
 // CHECK: %[[DLOGITS:.*]] = attn.cross_entropy_grad %[[LOGITS]], %[[Y]], %[[LSE]], %[[DLOSSES]] {ignore_index = 0 : i64}
 // CHECK: %[[DH:.*]] = attn.matmul %[[DLOGITS]], %[[E]] :
 // CHECK: %[[DE:.*]] = attn.matmul %[[DLOGITS]], %[[H]] {transpose_a}

@@ -274,6 +274,49 @@ func.func @in_place(%q: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xf32>, %l: tens
 
 // -----
 
+// An element-wise result takes over the buffer of an operand of its type
+// that nothing reads later (the second op's first result takes %a's, its
+// second %b's); an operand read later (%a by the first op, %c) and an
+// operand of another type keep theirs.
+
+// CHECK-LABEL: func.func @reuse(
+// CHECK:         %[[A:.*]] = attnrt.alloc({{.*}}) {name = "t0", {{.*}}} : memref<?x8xbf16>
+// CHECK:         %[[B:.*]] = attnrt.alloc({{.*}}) {name = "t1", {{.*}}} : memref<?x8xbf16>
+// CHECK:         attnrt.launch @attnc_kernels::@reuse_elementwise1 (%[[A]], %[[B]])
+// CHECK:         %[[C:.*]] = attnrt.alloc({{.*}}) {name = "t2", {{.*}}} : memref<?x8xf32>
+// CHECK:         attnrt.launch @attnc_kernels::@reuse_cast2 (%[[A]], %[[C]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@reuse_elementwise3 (%[[A]], %[[B]], %[[C]], %[[A]], %[[B]])
+// CHECK-NEXT:    attnrt.launch @attnc_kernels::@reuse_elementwise4 (%[[A]], %[[B]], %[[C]], %{{.*}})
+// CHECK-NEXT:    attnrt.dealloc %[[A]]
+// CHECK-NEXT:    attnrt.dealloc %[[B]]
+// CHECK-NEXT:    attnrt.dealloc %[[C]]
+// CHECK-NEXT:    return
+!r = tensor<?x8xbf16>
+func.func @reuse(%x: tensor<?x8xf32>) -> tensor<?x8xbf16> {
+  %a = attn.cast %x : tensor<?x8xf32> to !r
+  %b = attn.elementwise %a : !r -> !r {
+  ^bb0(%v: f32):
+    %t = math.tanh %v : f32
+    attn.yield %t : f32
+  }
+  %c = attn.cast %a : !r to tensor<?x8xf32>
+  %d, %e = attn.elementwise %a, %b, %c : !r, !r, tensor<?x8xf32> -> !r, !r {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %w : f32
+    %q = arith.addf %v, %w : f32
+    attn.yield %p, %q : f32, f32
+  }
+  %y = attn.elementwise %d, %e, %c : !r, !r, tensor<?x8xf32> -> !r {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.addf %u, %v : f32
+    %q = arith.addf %p, %w : f32
+    attn.yield %q : f32
+  }
+  return %y : !r
+}
+
+// -----
+
 // Kernel symbols are made of letters, digits and underscores, never
 // starting with a digit, whatever the function's name (which the program
 // keeps): PTX and ELF accept them. Stems that meet ("a b/c" and "a_b_c")

@@ -60,6 +60,38 @@ module @attnc_kernels {
 
 // -----
 
+// A slot costs its largest buffer: a buffer takes the tightest free slot
+// that holds it (%c goes where the large %a was), else the one it grows
+// least (%d into %b's, not %g's). A size of other symbols is not compared:
+// %f takes the lowest free slot.
+
+// CHECK-LABEL: func.func @sizes(
+// CHECK:         attnrt.alloc(%{{.*}}) {name = "a", shape = ["N", 64], slot = 0 : i64}
+// CHECK:         attnrt.alloc(%{{.*}}) {name = "b", shape = ["N", 8], slot = 1 : i64}
+// CHECK:         attnrt.alloc(%{{.*}}) {name = "g", shape = ["N", 2], slot = 2 : i64}
+// CHECK:         attnrt.alloc(%{{.*}}) {name = "c", shape = ["N", 32], slot = 0 : i64}
+// CHECK:         attnrt.alloc(%{{.*}}) {name = "d", shape = ["N", 16], slot = 1 : i64}
+// CHECK:         attnrt.alloc() {name = "f", shape = [512], slot = 0 : i64}
+func.func @sizes(%x: memref<?xf32> {attnrt.name = "x", attnrt.shape = ["N"]}) attributes {attnrt.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %a = attnrt.alloc(%n) {name = "a", shape = ["N", 64]} : memref<?x64xf32>
+  %b = attnrt.alloc(%n) {name = "b", shape = ["N", 8]} : memref<?x8xf32>
+  %g = attnrt.alloc(%n) {name = "g", shape = ["N", 2]} : memref<?x2xf32>
+  attnrt.dealloc %a : memref<?x64xf32>
+  attnrt.dealloc %b : memref<?x8xf32>
+  attnrt.dealloc %g : memref<?x2xf32>
+  %c = attnrt.alloc(%n) {name = "c", shape = ["N", 32]} : memref<?x32xf32>
+  %d = attnrt.alloc(%n) {name = "d", shape = ["N", 16]} : memref<?x16xf32>
+  attnrt.dealloc %c : memref<?x32xf32>
+  %f = attnrt.alloc() {name = "f", shape = [512]} : memref<512xf32>
+  attnrt.dealloc %d : memref<?x16xf32>
+  attnrt.dealloc %f : memref<512xf32>
+  return
+}
+
+// -----
+
 // Every function is planned on its own: both start at slot 0.
 
 // CHECK-LABEL: func.func @first(

@@ -600,6 +600,16 @@ TEST_F(RuntimeTest, EmptyTensorsFlowThroughPrograms) {
   }
 }
 
+/// Kernel `name` of the test library's entry `entry`, one block.
+pkg::Kernel hostKernel(const char *name, const char *entry) {
+  pkg::Kernel kernel;
+  kernel.name = name;
+  kernel.target = "host";
+  kernel.blob = "host";
+  kernel.entry = entry;
+  return kernel;
+}
+
 /// n i64 [N] -> ptrs i64 [4]: records where a f32 [N] (slot 0), b f64 [N, 3]
 /// (slot 5), c i64 [N] (slot 0) and z f32 [N, 0] (slot 2) live.
 pkg::Function layoutFunction() {
@@ -617,12 +627,7 @@ pkg::Function layoutFunction() {
                 buffer("c", pkg::DType::I64, {n}, 0),
                 buffer("z", pkg::DType::F32, {n, pkg::Dim::fixed(0)}, 2)};
   fn.steps = {pkg::Step{"pointers", {"ptrs", "a", "b", "c", "z"}}};
-  pkg::Kernel kernel;
-  kernel.name = "pointers";
-  kernel.target = "host";
-  kernel.blob = "host";
-  kernel.entry = "test_pointers";
-  fn.kernels = {kernel};
+  fn.kernels = {hostKernel("pointers", "test_pointers")};
   return fn;
 }
 
@@ -657,11 +662,7 @@ pkg::Function midwayFunction() {
   fn.buffers = {pkg::Buffer{pkg::TensorSig{"big", pkg::DType::F32, {s}}, 0}};
   fn.steps = {pkg::Step{"count", {"big", "blocks", "calls"}},
               pkg::Step{"huge", {"big", "blocks", "calls"}}};
-  pkg::Kernel count;
-  count.name = "count";
-  count.target = "host";
-  count.blob = "host";
-  count.entry = "test_count";
+  pkg::Kernel count = hostKernel("count", "test_count");
   pkg::Kernel huge = count;
   huge.name = "huge";
   huge.grid = {{pkg::GridTerm{1, {"K"}, 1}}, {pkg::GridTerm{1, {"K"}, 1}}};
@@ -687,6 +688,55 @@ TEST_F(RuntimeTest, FailedStepFreesTheWorkspace) {
   }
   EXPECT_EQ(calls[0], 4) << "step 0 ran in every call";
   EXPECT_LT(mallinfo2().hblkhd, mapped + (size_t(64) << 20));
+}
+
+/// n i64 [N] -> mapped i64 [1], with a buffer f32 [N, `width`]: its step
+/// records the bytes glibc has mapped during the call (test_mapped). With
+/// `gradientOf`, it is that function's gradient function: it also takes
+/// its output, and its own is "dn".
+pkg::Function mappedFunction(const std::string &name, int64_t width,
+                             std::optional<std::string> gradientOf) {
+  pkg::Dim n = pkg::Dim::named("N");
+  pkg::TensorSig mapped{"mapped", pkg::DType::I64, {pkg::Dim::fixed(1)}};
+  pkg::Function fn;
+  fn.name = name;
+  fn.inputs = {pkg::TensorSig{"n", pkg::DType::I64, {n}}};
+  if (gradientOf)
+    fn.inputs.push_back(mapped);
+  fn.outputs = {mapped};
+  if (gradientOf)
+    fn.outputs[0].name = "dn";
+  fn.gradientOf = std::move(gradientOf);
+  fn.buffers = {pkg::Buffer{
+      pkg::TensorSig{"t0", pkg::DType::F32, {n, pkg::Dim::fixed(width)}}, 0}};
+  fn.steps = {pkg::Step{"mapped", {fn.outputs[0].name, "t0"}}};
+  fn.kernels = {hostKernel("mapped", "test_mapped")};
+  return fn;
+}
+
+/// The bytes glibc has mapped during a call of `fn` beyond those mapped
+/// before it, with N = 4096.
+int64_t bytesMappedDuringCall(rt::Function fn) {
+  std::vector<int64_t> n(4096), forwardOutput(1, 0), mapped(1, 0);
+  std::vector<rt::TensorRef> inputs = {{n.data(), pkg::DType::I64, {4096}, {}}};
+  if (fn.signature().inputs.size() == 2)
+    inputs.push_back({forwardOutput.data(), pkg::DType::I64, {1}, {}});
+  int64_t before = static_cast<int64_t>(mallinfo2().hblkhd);
+  Status status = fn.call(inputs, {{mapped.data(), pkg::DType::I64, {1}, {}}});
+  EXPECT_TRUE(status) << status.message();
+  return mapped[0] - before;
+}
+
+TEST_F(RuntimeTest, ForwardReservesItsGradientsWorkspace) {
+  // The forward needs 16 KiB, its gradient 64 MiB (above glibc's largest
+  // mmap threshold, so the workspace is a mapping of its own).
+  package_.functions.push_back(mappedFunction("grow", 1, std::nullopt));
+  EXPECT_LT(bytesMappedDuringCall(function(package_, "grow")), 1 << 20)
+      << "alone, the forward reserves only its own workspace";
+  package_.functions.push_back(mappedFunction("grow_bwd", 4096, "grow"));
+  for (const char *name : {"grow", "grow_bwd"})
+    EXPECT_GE(bytesMappedDuringCall(function(package_, name)), 64 << 20)
+        << name << " reserves the larger workspace of the pair";
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
  * descriptor per argument and runs the blocks [blockBegin, blockEnd).
  */
 
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -89,6 +90,8 @@ const int64_t test_blocks_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_count_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_ungridded_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_misrecorded_arg_ranks[] = {3, 1, 1, 1};
+/* The paired-workspace test's step: mapped [1], a buffer [N, M]. */
+const int64_t test_mapped_arg_ranks[] = {2, 1, 2};
 
 /*
  * Each entry's grid record: {words, extents, then per extent: constant,
@@ -104,6 +107,7 @@ const int64_t test_scale_grid[] = ROW_GRID;
 /* One block. */
 const int64_t test_pointers_grid[] = {2, 0};
 const int64_t test_count_grid[] = {2, 0};
+const int64_t test_mapped_grid[] = {2, 0};
 /* test_ungridded has none, as code of an attnc before grid records;
  * test_misrecorded's divides by 0. */
 const int64_t test_misrecorded_grid[] = {5, 1, 1, 0, 0};
@@ -173,4 +177,15 @@ void test_ungridded(void **args, int64_t blockBegin, int64_t blockEnd) {
 
 void test_misrecorded(void **args, int64_t blockBegin, int64_t blockEnd) {
   test_count(args, blockBegin, blockEnd);
+}
+
+/*
+ * Records the bytes glibc has mapped while the call's workspace is live:
+ * mapped: i64 [1] <- mallinfo2().hblkhd; args[1], a buffer, is unused.
+ * Run with one block.
+ */
+void test_mapped(void **args, int64_t blockBegin, int64_t blockEnd) {
+  const MemRef1I64 *mapped = args[0];
+  if (blockBegin == 0 && blockEnd > 0)
+    mapped->aligned[mapped->offset] = (int64_t)mallinfo2().hblkhd;
 }
