@@ -565,7 +565,9 @@ StatusOr<ref::ValueData> reference(const pkg::Function &fn,
 /// computed from: a kernel's arithmetic may round a 16-bit intermediate to
 /// the neighbouring value of the reference's, and what follows inherits
 /// that step, even in an f32 output (an lse after a bf16 projection).
-/// Inputs are the same bits on both sides and add nothing.
+/// Inputs are the same bits on both sides and add nothing. A name that
+/// several ops write (a result that took over its operand's buffer) takes
+/// the loosest of them all.
 double toleranceOf(const pkg::Function &fn, const std::string &name,
                    std::set<std::string> &seen) {
   if (!seen.insert(name).second)
@@ -574,7 +576,7 @@ double toleranceOf(const pkg::Function &fn, const std::string &name,
   for (const pkg::OpSpec &op : fn.ops)
     if (std::find(op.results.begin(), op.results.end(), name) !=
         op.results.end()) {
-      tol = tolerance(fn.findValue(name)->dtype);
+      tol = std::max(tol, tolerance(fn.findValue(name)->dtype));
       for (const std::string &operand : op.operands)
         tol = std::max(tol, toleranceOf(fn, operand, seen));
     }

@@ -2,7 +2,8 @@
 // against the fp64 reference of the whole function: attention followed by a
 // scaled cast, attention feeding attention through an intermediate buffer,
 // two intermediates sharing memory, an input returned as it is and a value
-// returned twice (copied by kernels of their own).
+// returned twice (copied by kernels of their own), an element-wise result
+// written over its operand's buffer.
 //
 // RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: attn-run %t.attnpkg --fn attention_cast --shape B=2 --shape Nq=200 --shape Nk=130 --check | FileCheck %s --check-prefix=CAST
@@ -10,6 +11,7 @@
 // RUN: attn-run %t.attnpkg --fn attention_chain --shape B=2 --shape Nq=150 --shape Nk=77 --check | FileCheck %s --check-prefix=CHAIN
 // RUN: attn-run %t.attnpkg --fn three_steps --shape N=90 --shape Nk=130 --check | FileCheck %s --check-prefix=THREE
 // RUN: attn-run %t.attnpkg --fn copies --shape d0_1=70 --check | FileCheck %s --check-prefix=COPIES
+// RUN: attn-run %t.attnpkg --fn reused --shape d0_0=5 --check | FileCheck %s --check-prefix=REUSED
 
 // EXPLAIN-DAG: attention_cast: buffer t0 f32 [B, 4, Nq, 32] slot 0
 // EXPLAIN-DAG: attention_cast: kernel attention_cast_attention0, entry attention_cast_attention0_entry, block 1, dynamic shared memory 0 bytes, tiles block_m=16 block_n=32
@@ -24,6 +26,13 @@
 // CHAIN: out: rel_err {{.*}} ok
 
 // THREE: out: rel_err {{.*}} ok
+
+// The sum takes over t1, the buffer of the cast it reads; its output is
+// still held to bf16's tolerance, which the cast that first wrote t1 went
+// through.
+// EXPLAIN-DAG: reused: buffer t1 f32 [d0_0, 16] slot 1
+// EXPLAIN-NOT: reused: buffer t2
+// REUSED: out: rel_err {{.*}} (tol 0.02) ok
 
 // COPIES: result0: rel_err {{.*}} ok
 // COPIES-NEXT: out: rel_err {{.*}} ok
@@ -71,4 +80,12 @@ func.func @three_steps(%q: !q3, %k: !kv3, %v: !kv3) -> tensor<1x2x?x32xbf16> {
 func.func @copies(%x: tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xf16>, tensor<3x?xf16>) {
   %h = attn.cast %x : tensor<3x?xf32> to tensor<3x?xf16>
   return %x, %h, %h : tensor<3x?xf32>, tensor<3x?xf16>, tensor<3x?xf16>
+}
+
+func.func @reused(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
+  %h = attn.cast %x : tensor<?x16xf32> to tensor<?x16xbf16>
+  %g = attn.cast %h : tensor<?x16xbf16> to tensor<?x16xf32>
+  %k = arith.addf %g, %x : tensor<?x16xf32>
+  %m = attn.matmul %k, %w : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32>
+  return %m : tensor<?x16xf32>
 }
