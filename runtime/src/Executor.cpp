@@ -17,6 +17,7 @@
 
 #include "Executor.h"
 
+#include "attnc/package/Workspace.h"
 #include "lib/support/Extents.h"
 
 #include <algorithm>
@@ -27,10 +28,6 @@ using namespace attnc::rt;
 using namespace attnc::rt::detail;
 
 namespace {
-
-/// Alignment of every slot's offset in the workspace: what the widest vector
-/// accesses (and TMA) of any kernel want.
-constexpr size_t kSlotAlignment = 256;
 
 //===----------------------------------------------------------------------===//
 // Planning, once per package
@@ -80,7 +77,7 @@ StatusOr<StepPlan> planStep(const pkg::Function &function,
 StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
                                     FunctionKernels kernels,
                                     const std::string &target) {
-  FunctionPlan plan{&function, {}, {}, {}, 0};
+  FunctionPlan plan{&function, {}, {}};
   std::map<std::string, size_t> indices = valueIndices(function);
   for (size_t i = 0; i < function.steps.size(); ++i) {
     const pkg::Step &step = function.steps[i];
@@ -89,14 +86,6 @@ StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
       return planned.status().withContext(stepContext(i, step.kernel));
     plan.steps.push_back(std::move(*planned));
   }
-  // Slots are sparse in the manifest; a call sizes them in a plain vector.
-  std::map<int64_t, size_t> slots;
-  for (const pkg::Buffer &buffer : function.buffers)
-    slots.emplace(buffer.slot, 0);
-  for (auto &[slot, index] : slots)
-    index = plan.numSlots++;
-  for (const pkg::Buffer &buffer : function.buffers)
-    plan.bufferSlots.push_back(slots[buffer.slot]);
   // The steps point at the kernels, which the map's move keeps in place.
   plan.kernels = std::move(kernels);
   return plan;
@@ -106,20 +95,14 @@ StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
 // Running, once per call
 //===----------------------------------------------------------------------===//
 
-/// Where a call's buffers live in its workspace of `bytes` bytes.
-struct Layout {
-  size_t bytes = 0;
-  std::vector<size_t> offsets; // per buffer; SIZE_MAX for one of no bytes
-};
-
 /// Resolves every buffer's shape into `buffers` (dense, no data yet; null
-/// to only size the workspace) and places each slot after the previous
-/// one; buffers of one slot share its offset.
-StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
-                               const SymbolBindings &symbols,
-                               KernelArg *buffers) {
+/// to only size the workspace) and lays the buffers out in one workspace
+/// (pkg::layoutWorkspace).
+StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
+                                             const SymbolBindings &symbols,
+                                             KernelArg *buffers) {
   const pkg::Function &function = *plan.function;
-  std::vector<size_t> slotBytes(plan.numSlots, 0), bufferBytes;
+  std::vector<size_t> bufferBytes;
   for (size_t b = 0; b < function.buffers.size(); ++b) {
     const pkg::TensorSig &tensor = function.buffers[b].tensor;
     auto shape = symbols.resolve(tensor);
@@ -130,30 +113,12 @@ StatusOr<Layout> planWorkspace(const FunctionPlan &plan,
     if (!bytes || !strides)
       return Status::error("buffer " + tensor.name +
                            " is too large to address");
-    size_t &slot = slotBytes[plan.bufferSlots[b]];
-    slot = std::max(slot, static_cast<size_t>(*bytes));
     bufferBytes.push_back(static_cast<size_t>(*bytes));
     if (buffers)
       buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides),
                              tensor.dtype};
   }
-  Layout layout;
-  std::vector<size_t> slotOffsets(plan.numSlots, 0);
-  for (size_t slot = 0; slot < plan.numSlots; ++slot) {
-    if (slotBytes[slot] == 0)
-      continue;
-    size_t offset =
-        (layout.bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
-    if (offset < layout.bytes ||
-        __builtin_add_overflow(offset, slotBytes[slot], &layout.bytes))
-      return Status::error("the buffers of function '" + function.name +
-                           "' are too large to address");
-    slotOffsets[slot] = offset;
-  }
-  for (size_t b = 0; b < function.buffers.size(); ++b)
-    layout.offsets.push_back(bufferBytes[b] ? slotOffsets[plan.bufferSlots[b]]
-                                            : SIZE_MAX);
-  return layout;
+  return pkg::layoutWorkspace(function, bufferBytes);
 }
 
 /// One call's workspace, freed in stream order by release() or, should an

@@ -37,9 +37,6 @@ struct FunctionPlan {
   const pkg::Function *function;
   FunctionKernels kernels; // keeps the steps' code loaded
   std::vector<StepPlan> steps;
-  /// Per buffer, its slot renumbered densely from 0 in slot order.
-  std::vector<size_t> bufferSlots;
-  size_t numSlots = 0;
   /// The plan of the function's gradient function, or of the function it
   /// is the gradient of, in the same package: training calls alternate
   /// between the two, so each reserves the larger of both workspaces.
