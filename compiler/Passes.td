@@ -34,13 +34,18 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     recomputes the rest, `selective` also saves matmul results (what costs
     flops to recompute) and recomputes norms, element-wise code, layout
     copies and losses (what costs only memory traffic), `full` recomputes
-    them all. A saved value becomes
+    them all. `selective` with `remat-budget` instead saves, of the values
+    the gradient rules read, those whose recomputation costs most per byte
+    (attention's results, then matmul results by their contraction length,
+    then the rest, smallest first) while their bytes at the extents of
+    `symbols` fit the budget. A saved value becomes
     a result of `@f` after its own results, and the argument of `@f_bwd`
     that stands for it (it is one of `@f`'s results, with no cotangent).
 
     Errors, located at the forward op or argument: an op without a gradient
     rule on the path to a result, an argument that no differentiable result
-    depends on; an unknown policy.
+    depends on; an unknown policy, a budget without `selective`, a symbol
+    extent that is malformed or missing for a value the budget must size.
 
     For `@f(q, k, v) -> (out, lse)` whose body is `attn.attention`, `@f_bwd`
     is `(q, k, v, out, lse, dout) -> (dq, dk, dv)` holding one
@@ -57,6 +62,11 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
            "recomputed: none (recompute nothing), attention (attention's "
            "out and lse), selective (those and matmul results) or full "
            "(recompute all)">,
+    Option<"rematBudget", "remat-budget", "int64_t", /*default=*/"0",
+           "With remat=selective: the bytes the saved values may take at "
+           "the extents of `symbols` (0: no budget)">,
+    ListOption<"symbols", "symbols", "std::string",
+               "Extents of symbolic dims for remat-budget, NAME=EXTENT">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

@@ -25,10 +25,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Graph/DimSymbols.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
 
 namespace attnc {
 #define GEN_PASS_DEF_ATTNDERIVEBACKWARD
@@ -87,10 +92,98 @@ FailureOr<SavePolicy> parseSavePolicy(StringRef name) {
   return failure();
 }
 
+/// Extents of symbolic dims for a save budget: "B" -> 4.
+using SymbolExtents = std::map<std::string, int64_t>;
+
+/// Parses the pass's `symbols` entries, NAME=EXTENT.
+FailureOr<SymbolExtents> parseSymbolExtents(ArrayRef<std::string> entries,
+                                            Operation *at) {
+  SymbolExtents extents;
+  for (const std::string &entry : entries) {
+    auto [name, text] = StringRef(entry).split('=');
+    int64_t extent;
+    if (name.empty() || text.getAsInteger(10, extent) || extent < 0)
+      return at->emitError()
+             << "symbol extent '" << entry << "' is not NAME=EXTENT";
+    extents[name.str()] = extent;
+  }
+  return extents;
+}
+
+/// What a saved value spares the backward per byte: attention's results
+/// first (O(N^2) work for O(N) bytes), then matmul results by the flops of
+/// an element (2K), then the rest, which cost only memory traffic to
+/// recompute. Larger is costlier.
+struct RecomputeCost {
+  int rank = 0;
+  double flopsPerElement = 0;
+
+  bool operator>(const RecomputeCost &other) const {
+    return std::tie(rank, flopsPerElement) >
+           std::tie(other.rank, other.flopsPerElement);
+  }
+};
+
+/// Sizes of a forward function's values at given symbol extents.
+class ValueSizes {
+public:
+  ValueSizes(func::FuncOp forward, const SymbolExtents &extents)
+      : symbols(forward), extents(extents) {}
+
+  /// The elements of `value`; an error at it when a symbol has no extent.
+  FailureOr<double> elements(Value value) const {
+    double count = 1;
+    for (Attribute dim : symbols.shapeOf(value)) {
+      if (auto extent = dyn_cast<IntegerAttr>(dim)) {
+        count *= static_cast<double>(extent.getInt());
+        continue;
+      }
+      StringRef name = cast<StringAttr>(dim).getValue();
+      auto found = extents.find(name.str());
+      if (found == extents.end())
+        return emitError(value.getLoc())
+               << "the remat budget needs this value's size: give symbol '"
+               << name << "' an extent (symbols=" << name << "=EXTENT)";
+      count *= static_cast<double>(found->second);
+    }
+    return count;
+  }
+
+  FailureOr<double> bytes(Value value) const {
+    FailureOr<double> count = elements(value);
+    Type element = cast<ShapedType>(value.getType()).getElementType();
+    if (failed(count))
+      return failure();
+    return *count * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  }
+
+  /// The cost of recomputing `op`'s results, per element.
+  FailureOr<RecomputeCost> recomputeCost(Operation *op) const {
+    if (isa<attn::AttentionOp>(op))
+      return RecomputeCost{2, 0};
+    auto matmul = dyn_cast<attn::MatmulOp>(op);
+    if (!matmul)
+      return RecomputeCost{0, 0};
+    // a: M x K, b: K x N, out: M x N whatever the transposes, so
+    // K = sqrt(|a| |b| / |out|).
+    FailureOr<double> a = elements(matmul.getA()), b = elements(matmul.getB()),
+                      out = elements(matmul.getResult());
+    if (failed(a) || failed(b) || failed(out))
+      return failure();
+    return RecomputeCost{1, *out ? 2 * std::sqrt(*a * *b / *out) : 0};
+  }
+
+private:
+  attnc::DimSymbols symbols;
+  const SymbolExtents &extents;
+};
+
 class BackwardBuilder {
 public:
-  BackwardBuilder(func::FuncOp forward, bool deterministic, SavePolicy policy)
+  BackwardBuilder(func::FuncOp forward, bool deterministic, SavePolicy policy,
+                  int64_t budget, const SymbolExtents &extents)
       : forward(forward), deterministic(deterministic), policy(policy),
+        budget(budget), extents(extents),
         returned(forward.getBody().front().getTerminator()->getOperands()) {}
 
   FailureOr<func::FuncOp> build();
@@ -102,12 +195,19 @@ private:
   LogicalResult finish();
   void eraseDeadClones();
   void sinkOps();
+  LogicalResult chooseUnderBudget();
+  bool isReadByGradient(OpResult clone) const;
   bool isSaved(OpResult clone) const;
   void save(Value clone);
 
   func::FuncOp forward;
   bool deterministic;
   SavePolicy policy;
+  /// Bytes the saved values may take at `extents`; 0 for no budget.
+  int64_t budget;
+  const SymbolExtents &extents;
+  /// With a budget: the forward ops (clones) whose results it saves.
+  llvm::DenseSet<Operation *> savedUnderBudget;
   SmallVector<Value> returned;
   func::FuncOp backward;
   IRMapping forwardToBackward;
@@ -217,6 +317,8 @@ LogicalResult BackwardBuilder::finish() {
       forwardToBackward.lookup(value).replaceAllUsesWith(
           body.getArgument(numArgs + i));
   eraseDeadClones();
+  if (budget > 0 && failed(chooseUnderBudget()))
+    return failure();
   SmallVector<Value> saved;
   for (Operation *op : clonedOps)
     for (OpResult result : op->getResults())
@@ -278,17 +380,70 @@ void BackwardBuilder::eraseDeadClones() {
   clonedOps.assign(live.rbegin(), live.rend());
 }
 
+/// Saves, of the forward values the gradient rules read, those costliest to
+/// recompute per byte (RecomputeCost; the smaller first among equals) while
+/// their bytes fit the budget. The unit is an op: its results the rules
+/// read are saved together.
+LogicalResult BackwardBuilder::chooseUnderBudget() {
+  ValueSizes sizes(forward, extents);
+  llvm::DenseMap<Value, Value> originals;
+  for (auto [original, clone] : forwardToBackward.getValueMap())
+    originals[clone] = original;
+  struct Candidate {
+    Operation *clone;
+    RecomputeCost cost;
+    double bytes;
+  };
+  SmallVector<Candidate> candidates;
+  for (Operation *op : clonedOps) {
+    Candidate candidate{op, {}, 0};
+    for (OpResult result : op->getResults()) {
+      if (!isReadByGradient(result))
+        continue;
+      FailureOr<double> bytes = sizes.bytes(originals.lookup(result));
+      if (failed(bytes))
+        return failure();
+      candidate.bytes += *bytes;
+    }
+    FailureOr<RecomputeCost> cost =
+        sizes.recomputeCost(originals.lookup(op->getResult(0)).getDefiningOp());
+    if (failed(cost))
+      return failure();
+    candidate.cost = *cost;
+    if (candidate.bytes > 0)
+      candidates.push_back(candidate);
+  }
+  llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
+    return a.cost > b.cost || (!(b.cost > a.cost) && a.bytes < b.bytes);
+  });
+  double left = static_cast<double>(budget);
+  for (const Candidate &candidate : candidates)
+    if (candidate.bytes <= left) {
+      left -= candidate.bytes;
+      savedUnderBudget.insert(candidate.clone);
+    }
+  return success();
+}
+
+/// Whether a gradient rule (an op that is no forward clone) reads `clone`.
+bool BackwardBuilder::isReadByGradient(OpResult clone) const {
+  return llvm::any_of(clone.getUsers(), [&](Operation *user) {
+    return !llvm::is_contained(clonedOps, user);
+  });
+}
+
 /// Whether the policy saves `clone`, a result of a forward op the backward
 /// would recompute.
 bool BackwardBuilder::isSaved(OpResult clone) const {
   switch (policy) {
   case SavePolicy::None:
-    return llvm::any_of(clone.getUsers(), [&](Operation *user) {
-      return !llvm::is_contained(clonedOps, user);
-    });
+    return isReadByGradient(clone);
   case SavePolicy::Attention:
     return !clone.use_empty() && isa<attn::AttentionOp>(clone.getOwner());
   case SavePolicy::Selective:
+    if (budget > 0)
+      return savedUnderBudget.contains(clone.getOwner()) &&
+             isReadByGradient(clone);
     return !clone.use_empty() &&
            isa<attn::AttentionOp, attn::MatmulOp>(clone.getOwner());
   case SavePolicy::Full:
@@ -356,20 +511,29 @@ struct AttnDeriveBackwardPass
           << "' (expected none, attention, selective or full)";
       return signalPassFailure();
     }
-    SymbolTable symbols(getOperation());
+    if (rematBudget > 0 && *policy != SavePolicy::Selective) {
+      getOperation().emitError() << "a remat budget needs remat=selective";
+      return signalPassFailure();
+    }
+    FailureOr<SymbolExtents> extents =
+        parseSymbolExtents(symbols, getOperation());
+    if (failed(extents))
+      return signalPassFailure();
+    SymbolTable symbolTable(getOperation());
     for (func::FuncOp func : marked) {
       func->removeAttr(attn::kBackwardAttrName);
       std::string name = (func.getName() + "_bwd").str();
-      if (symbols.lookup(name)) {
+      if (symbolTable.lookup(name)) {
         func.emitError() << "cannot derive '" << name
                          << "': the module already has a symbol of that name";
         return signalPassFailure();
       }
       FailureOr<func::FuncOp> backward =
-          BackwardBuilder(func, deterministic, *policy).build();
+          BackwardBuilder(func, deterministic, *policy, rematBudget, *extents)
+              .build();
       if (failed(backward))
         return signalPassFailure();
-      symbols.insert(*backward);
+      symbolTable.insert(*backward);
     }
   }
 };

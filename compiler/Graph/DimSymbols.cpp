@@ -17,8 +17,11 @@ attnc::DimSymbols::DimSymbols(func::FuncOp func,
                               ArrayRef<ArrayAttr> argumentShapes)
     : ctx(func.getContext()) {
   auto add = [&](Value value) {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    if (!type)
+      return;
     values.push_back(value);
-    for (int64_t d = 0; d < cast<ShapedType>(value.getType()).getRank(); ++d)
+    for (int64_t d = 0; d < type.getRank(); ++d)
       classes.insert({value, d});
   };
   for (Value arg : func.getArguments())

@@ -87,8 +87,13 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
-  pm.addPass(createAttnDeriveBackward(
-      {options.backwardAll, options.deterministic, options.remat}));
+  AttnDeriveBackwardOptions derive{options.backwardAll,
+                                   options.deterministic,
+                                   options.remat,
+                                   options.rematBudget,
+                                   {}};
+  derive.symbols.assign(options.symbols.begin(), options.symbols.end());
+  pm.addPass(createAttnDeriveBackward(derive));
   pm.addPass(createAttnDifferentiateScore());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

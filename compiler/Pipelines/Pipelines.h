@@ -40,11 +40,14 @@ void registerAttncDialects(mlir::DialectRegistry &registry);
 /// What the frontend derives besides canonicalizing: backward functions of
 /// every public function (not only those marked `attn.backward`), whether
 /// their gradients must be bitwise reproducible, and which forward values
-/// they read saved rather than recomputed (attn-derive-backward's `remat`).
+/// they read saved rather than recomputed (attn-derive-backward's `remat`,
+/// `remat-budget` and the symbol extents it is counted at).
 struct FrontendOptions {
   bool backwardAll = false;
   bool deterministic = false;
   std::string remat = "attention";
+  int64_t rematBudget = 0;
+  std::vector<std::string> symbols;
 };
 
 void buildFrontendPipeline(mlir::OpPassManager &pm,

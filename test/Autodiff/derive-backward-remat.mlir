@@ -3,6 +3,11 @@
 // RUN: attn-opt %s -attn-derive-backward='remat=full' | FileCheck %s --check-prefix=FULL
 // RUN: attn-opt %s -attn-derive-backward='remat=selective' | FileCheck %s --check-prefix=SELECTIVE
 // RUN: not attn-opt %s -attn-derive-backward='remat=some' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: attn-opt %s -attn-derive-backward='remat=selective remat-budget=1100' | FileCheck %s --check-prefix=BUDGET
+// RUN: attn-opt %s -attn-derive-backward='remat=selective remat-budget=200' | FileCheck %s --check-prefix=SMALL
+// RUN: attn-opt %s -attn-derive-backward='remat=selective remat-budget=3000' | FileCheck %s --check-prefix=LARGE
+// RUN: not attn-opt %s -attn-derive-backward='remat=attention remat-budget=1' 2>&1 | FileCheck %s --check-prefix=NOTSELECTIVE
+// RUN: not attn-opt %s -attn-derive-backward='remat=selective remat-budget=1 symbols=B4' 2>&1 | FileCheck %s --check-prefix=MALFORMED
 
 // The backward of this block needs t (attention's query), out and lse. The
 // policy decides which it reads saved, as results of @block marked
@@ -53,6 +58,31 @@
 // ATTENTION: attn.elementwise %[[H]]
 
 // UNKNOWN: error: unknown remat policy 'some' (expected none, attention, selective or full)
+
+// Under a budget, the values the gradient reads are saved costliest to
+// recompute first while they fit: attention's out and lse (1088 bytes) fit
+// 1100, tanh's result t (1024) no longer does; in @mlp, 200 bytes hold the
+// matmul's h (128), saved before tanh's output. 3000 bytes save everything
+// the gradient reads, as `none` does.
+
+// BUDGET-LABEL: func.func @block(
+// BUDGET-SAME: -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8xf32> {attn.saved})
+// BUDGET-LABEL: func.func @block_bwd(
+// BUDGET: attn.elementwise
+// BUDGET-NOT: attn.attention {{.*}}:
+// BUDGET: attn.attention_grad
+// SMALL-LABEL: func.func @mlp(
+// SMALL-SAME: -> (tensor<4x8xf32>, tensor<4x8xf32> {attn.saved})
+// SMALL: %[[H:.*]] = attn.matmul
+// SMALL: return %{{.*}}, %[[H]] :
+
+// LARGE-LABEL: func.func @block(
+// LARGE-SAME: -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8x16xf32> {attn.saved}, tensor<1x2x8xf32> {attn.saved})
+// LARGE-LABEL: func.func @mlp(
+// LARGE-SAME: -> (tensor<4x8xf32>, tensor<4x8xf32> {attn.saved}, tensor<4x8xf32> {attn.saved})
+
+// NOTSELECTIVE: error: a remat budget needs remat=selective
+// MALFORMED: error: symbol extent 'B4' is not NAME=EXTENT
 
 !t = tensor<1x2x8x16xf32>
 func.func @block(%x: !t, %k: !t, %v: !t) -> !t attributes {attn.backward} {

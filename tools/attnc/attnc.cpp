@@ -14,6 +14,7 @@
 
 #include "attnc/Version.h"
 #include "attnc/package/Package.h"
+#include "attnc/package/Workspace.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/CUDA/CudaBinary.h"
 #include "compiler/Target/Host/HostLibrary.h"
@@ -32,6 +33,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -39,6 +41,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <map>
 
 using namespace mlir;
 namespace pkg = attnc::pkg;
@@ -135,6 +138,20 @@ llvm::cl::opt<std::string>
                          "forward's own results)"),
           llvm::cl::init("attention"), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<std::string> rematBudget(
+    "remat-budget",
+    llvm::cl::desc("With --remat=selective: the most memory the saved values "
+                   "may take at the --symbol extents, in bytes or with a "
+                   "suffix (512MiB, 1.5GiB); values costliest to recompute "
+                   "per byte are saved first"),
+    llvm::cl::value_desc("size"), llvm::cl::cat(attncCategory));
+
+llvm::cl::list<std::string> symbolExtents(
+    "symbol",
+    llvm::cl::desc("NAME=EXTENT: an extent of a symbolic dim (B=4), at which "
+                   "--remat-budget and --explain count bytes"),
+    llvm::cl::value_desc("name=extent"), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<int64_t> keyRanges(
     "key-ranges",
     llvm::cl::desc("Split attention's keys into N ranges attended by separate "
@@ -147,6 +164,29 @@ llvm::cl::opt<std::string>
     hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
             llvm::cl::init(attnc::HostLibraryOptions().cpu),
             llvm::cl::cat(attncCategory));
+
+/// "1.5GiB" as bytes; "" is 0. Nothing for text that is no size.
+std::optional<int64_t> parseBytes(StringRef text) {
+  static const std::pair<StringRef, double> units[] = {
+      {"GiB", 1024.0 * 1024 * 1024},
+      {"MiB", 1024.0 * 1024},
+      {"KiB", 1024.0},
+      {"GB", 1e9},
+      {"MB", 1e6},
+      {"KB", 1e3},
+      {"B", 1}};
+  double scale = 1;
+  for (auto [suffix, factor] : units)
+    if (text.consume_back(suffix)) {
+      scale = factor;
+      break;
+    }
+  double number = 0;
+  if (!text.empty() &&
+      (text.trim().getAsDouble(number) || number < 0 || number * scale > 9e18))
+    return std::nullopt;
+  return static_cast<int64_t>(number * scale);
+}
 
 int reportIoError(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "attnc") << message << "\n";
@@ -230,12 +270,116 @@ void explainSavedValues(const pkg::Function &fn,
   }
 }
 
+/// `bytes` in the largest unit it fills: "880.0 MiB", "5.2 KiB", "96 B".
+std::string formatBytes(double bytes) {
+  static const std::pair<const char *, double> units[] = {
+      {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}};
+  for (auto [unit, size] : units)
+    if (bytes >= size)
+      return llvm::formatv("{0:F1} {1}", bytes / size, unit).str();
+  return llvm::formatv("{0} B", static_cast<int64_t>(bytes)).str();
+}
+
+/// The bytes of `tensor` at the --symbol extents; nothing when one of its
+/// symbols has none, which `missing` then names.
+std::optional<size_t>
+bytesAtExtents(const pkg::TensorSig &tensor,
+               const std::map<std::string, int64_t> &extents,
+               std::string &missing) {
+  size_t bytes = pkg::dtypeSize(tensor.dtype);
+  for (const pkg::Dim &dim : tensor.shape) {
+    auto extent = dim.isStatic() ? std::optional<int64_t>(dim.extent)
+                  : extents.count(dim.symbol)
+                      ? std::optional<int64_t>(extents.at(dim.symbol))
+                      : std::nullopt;
+    if (!extent) {
+      missing = dim.symbol;
+      return std::nullopt;
+    }
+    bytes *= static_cast<size_t>(*extent);
+  }
+  return bytes;
+}
+
+/// The most bytes of `fn`'s buffers that one step has live (a buffer lives
+/// from the first step that names it to the last).
+size_t peakLiveBytes(const pkg::Function &fn,
+                     const std::vector<size_t> &bufferBytes) {
+  size_t peak = 0;
+  for (size_t s = 0; s < fn.steps.size(); ++s) {
+    size_t live = 0;
+    for (size_t b = 0; b < fn.buffers.size(); ++b) {
+      auto names = [&](const pkg::Step &step) {
+        return llvm::is_contained(step.args, fn.buffers[b].tensor.name);
+      };
+      auto first = llvm::find_if(fn.steps, names);
+      auto last = llvm::find_if(llvm::reverse(fn.steps), names);
+      if (first != fn.steps.end() && first - fn.steps.begin() <= (long)s &&
+          fn.steps.rend() - last - 1 >= (long)s)
+        live += bufferBytes[b];
+    }
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+/// The --symbol extents; nothing, after an error, for a malformed one.
+std::optional<std::map<std::string, int64_t>> parseSymbolExtents() {
+  std::map<std::string, int64_t> extents;
+  for (StringRef entry : symbolExtents) {
+    auto [name, text] = entry.split('=');
+    int64_t extent;
+    if (name.empty() || text.getAsInteger(10, extent) || extent < 0) {
+      reportIoError("--symbol: '" + entry + "' is not NAME=EXTENT");
+      return std::nullopt;
+    }
+    extents[name.str()] = extent;
+  }
+  return extents;
+}
+
+/// At the --symbol extents: the workspace a call of `fn` allocates, the
+/// most bytes of its buffers live at once, and its outputs (saved values
+/// among them): what a call holds besides its inputs.
+void explainMemory(const pkg::Function &fn,
+                   const std::map<std::string, int64_t> &extents) {
+  std::string missing;
+  std::vector<size_t> bufferBytes;
+  for (const pkg::Buffer &buffer : fn.buffers)
+    if (auto bytes = bytesAtExtents(buffer.tensor, extents, missing))
+      bufferBytes.push_back(*bytes);
+  size_t outputs = 0, saved = 0;
+  for (auto [k, output] : llvm::enumerate(fn.outputs)) {
+    std::optional<size_t> bytes = bytesAtExtents(output, extents, missing);
+    outputs += bytes.value_or(0);
+    if (llvm::is_contained(fn.savedOutputs, static_cast<int64_t>(k)))
+      saved += bytes.value_or(0);
+  }
+  if (!missing.empty()) {
+    llvm::errs() << fn.name << ": memory: give symbol " << missing
+                 << " an extent (--symbol " << missing << "=EXTENT)\n";
+    return;
+  }
+  auto layout = pkg::layoutWorkspace(fn, bufferBytes);
+  if (!layout)
+    return;
+  llvm::errs() << fn.name << ": memory: workspace "
+               << formatBytes(layout->bytes) << " (buffers live at once: at "
+               << "most " << formatBytes(peakLiveBytes(fn, bufferBytes))
+               << "), outputs " << formatBytes(outputs) << " (saved values "
+               << formatBytes(saved) << "); working set "
+               << formatBytes(layout->bytes + outputs) << "\n";
+}
+
 /// Per function: how a gradient is summed, the values a gradient function
-/// reads saved, its buffers, then each kernel with its launch and tiles.
+/// reads saved, its memory at the --symbol extents, its buffers, then each
+/// kernel with its launch and tiles.
 void explainPrograms(const std::vector<pkg::Function> &functions) {
   for (const pkg::Function &fn : functions) {
     explainGradientMode(fn);
     explainSavedValues(fn, functions);
+    if (auto extents = parseSymbolExtents(); extents && !extents->empty())
+      explainMemory(fn, *extents);
     for (const pkg::Buffer &buffer : fn.buffers) {
       llvm::errs() << fn.name << ": buffer " << buffer.tensor.name << " ";
       printSignature(buffer.tensor);
@@ -578,8 +722,17 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(runPipeline(*module, [](OpPassManager &pm) {
-        attnc::buildFrontendPipeline(pm, {backward, deterministicGrad, remat});
+  std::optional<int64_t> budget = parseBytes(rematBudget);
+  if (!parseSymbolExtents())
+    return 1;
+  if (!budget)
+    return reportIoError("--remat-budget: '" + rematBudget +
+                         "' is no size (bytes, or a number with B, KiB, MiB, "
+                         "GiB, KB, MB or GB)");
+  attnc::FrontendOptions frontend{backward, deterministicGrad, remat, *budget,
+                                  symbolExtents};
+  if (!module || failed(runPipeline(*module, [&](OpPassManager &pm) {
+        attnc::buildFrontendPipeline(pm, frontend);
       })))
     return 1;
   phaseTimes.lap("startup, parse and frontend");

@@ -18,9 +18,17 @@
 // RUN: attn-run %t.full.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
 // RUN: attnc %s --remat=selective -o %t.selective.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=SELECTIVE
 // RUN: attn-run %t.selective.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
+// Under a budget of 40 KiB at these extents, selective saves what costs
+// most to recompute per byte (38.1 KiB of it); --explain counts the memory.
+// RUN: attnc %s --remat=selective --remat-budget=40KiB --symbol B=2 --symbol N=21 -o %t.budget.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: attn-run %t.budget.attnpkg --fn block_stack_bwd --shape B=2 --shape N=21 --check --gradcheck | FileCheck %s
 
 // The selective policy reads the projections saved.
 // SELECTIVE: block_stack_bwd: reads saved{{[0-9]+}} f32 [B, N, 48] saved by block_stack
+
+// BUDGET: block_stack: memory: workspace {{.*}} (buffers live at once: at most {{.*}}), outputs {{.*}} (saved values 38.1 KiB); working set
+// BUDGET: block_stack_bwd: reads saved_out f32 [B, 2, N, 8]
+// BUDGET: block_stack_bwd: memory: workspace {{.*}}, outputs 65.8 KiB (saved values 0 B); working set
 
 // OUT: out: rel_err {{.*}} ok
 
