@@ -1631,46 +1631,6 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
   return Status::ok();
 }
 
-namespace {
-
-/// The bytes of the regular file `path`. Anything else is refused before
-/// a byte is read: a FIFO would block (hence O_NONBLOCK, which a regular
-/// file ignores) and a device such as /dev/zero would never end.
-StatusOr<std::vector<uint8_t>> readAll(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return Status::error("cannot open: " + errnoMessage(errno));
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    int error = errno;
-    ::close(fd);
-    return Status::error("cannot stat: " + errnoMessage(error));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return Status::error("not a regular file");
-  }
-  std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int error = errno;
-      ::close(fd);
-      return Status::error("cannot read: " + errnoMessage(error));
-    }
-    if (n == 0)
-      break;
-    bytes.insert(bytes.end(), buffer, buffer + n);
-  }
-  ::close(fd);
-  return bytes;
-}
-
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Public API
 //===----------------------------------------------------------------------===//
@@ -1883,6 +1843,42 @@ Status writeFile(const Package &package, const std::string &path) {
   });
 }
 
+/// The bytes of the regular file `path`. Anything else is refused before
+/// a byte is read: a FIFO would block (hence O_NONBLOCK, which a regular
+/// file ignores) and a device such as /dev/zero would never end.
+StatusOr<std::vector<uint8_t>> readRegularFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return Status::error("cannot open: " + errnoMessage(errno));
+  struct stat info;
+  if (::fstat(fd, &info) != 0) {
+    int error = errno;
+    ::close(fd);
+    return Status::error("cannot stat: " + errnoMessage(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::error("not a regular file");
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int error = errno;
+      ::close(fd);
+      return Status::error("cannot read: " + errnoMessage(error));
+    }
+    if (n == 0)
+      break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
 StatusOr<Package> parse(const uint8_t *data, size_t size,
                         const std::string &origin) {
   return noThrow(origin, [&]() -> StatusOr<Package> {
@@ -1895,7 +1891,7 @@ StatusOr<Package> parse(const uint8_t *data, size_t size,
 
 StatusOr<Package> readFile(const std::string &path) {
   return noThrow(path, [&]() -> StatusOr<Package> {
-    StatusOr<std::vector<uint8_t>> bytes = readAll(path);
+    StatusOr<std::vector<uint8_t>> bytes = readRegularFile(path);
     if (!bytes)
       return bytes.status().withContext(path);
     return parse(bytes->data(), bytes->size(), path);

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/package/SafeTensors.h"
 #include "attnc/runtime/Runtime.h"
 #include "attnc_runtime.h"
 #include "lib/dtype/DType.h"
@@ -55,8 +56,8 @@ namespace {
 const char *const kUsage =
     "usage: attn-run PACKAGE --list | --info\n"
     "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
-    "                [--seed S] [--check] [--gradcheck] [--repeat N]\n"
-    "                [--bench [--iters N]]\n"
+    "                [--inputs FILE]... [--seed S] [--check] [--gradcheck]\n"
+    "                [--repeat N] [--bench [--iters N]] [--save-outputs FILE]\n"
     "\n"
     "  --list          print the package's function names, one per line\n"
     "  --info          describe the package: per function its signature,\n"
@@ -67,6 +68,11 @@ const char *const kUsage =
     "  --shape SPEC    SYMBOL=VALUE binds a symbolic dim (N=1000);\n"
     "                  TENSOR=AxBxC gives a tensor's full shape "
     "(q=2x8x1000x64)\n"
+    "  --inputs FILE   take the inputs a safetensors file names from it (its\n"
+    "                  shapes bind their symbols); the others stay random\n"
+    "  --save-outputs FILE\n"
+    "                  write the outputs of the first run to a safetensors\n"
+    "                  file\n"
     "  --seed S        seed of the random inputs, which it fixes on every "
     "platform\n"
     "                  (default: random; always printed)\n"
@@ -94,6 +100,8 @@ struct Options {
   std::string function;
   std::string device = "host";
   std::vector<std::string> shapes;
+  std::vector<std::string> inputFiles;
+  std::optional<std::string> saveOutputs;
   std::optional<uint64_t> seed;
   bool check = false;
   bool gradcheck = false;
@@ -137,6 +145,8 @@ enum OptionId : int {
   kFn,
   kDevice,
   kShape,
+  kInputs,
+  kSaveOutputs,
   kSeed,
   kCheck,
   kGradcheck,
@@ -154,6 +164,8 @@ const struct option kLongOptions[] = {
     {"fn", required_argument, nullptr, kFn},
     {"device", required_argument, nullptr, kDevice},
     {"shape", required_argument, nullptr, kShape},
+    {"inputs", required_argument, nullptr, kInputs},
+    {"save-outputs", required_argument, nullptr, kSaveOutputs},
     {"seed", required_argument, nullptr, kSeed},
     {"check", no_argument, nullptr, kCheck},
     {"gradcheck", no_argument, nullptr, kGradcheck},
@@ -229,6 +241,12 @@ Status applyOption(int id, Options &options) {
   case kShape:
     options.shapes.push_back(optarg);
     return Status::ok();
+  case kInputs:
+    options.inputFiles.push_back(optarg);
+    return Status::ok();
+  case kSaveOutputs:
+    options.saveOutputs = optarg;
+    return Status::ok();
   case kSeed: {
     auto seed = parseUnsigned(optarg, "--seed");
     if (seed)
@@ -276,6 +294,9 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
     return Status::error("give exactly one of --list, --info and --fn NAME");
   if (options.iters && !options.bench)
     return Status::error("--iters needs --bench");
+  if (options.function.empty() &&
+      (!options.inputFiles.empty() || options.saveOutputs))
+    return Status::error("--inputs and --save-outputs need --fn NAME");
   return std::optional<Options>(options);
 }
 
@@ -314,9 +335,18 @@ StatusOr<Tensor> allocate(const rt::Runtime &runtime, const pkg::TensorSig &sig,
   return tensor;
 }
 
-/// Binds the --shape specs and checks that they bind every symbol.
+/// An input taken from a --inputs file, and the file.
+struct GivenInput {
+  const safetensors::Tensor *tensor;
+  std::string path;
+};
+using GivenInputs = std::map<std::string, GivenInput>;
+
+/// Binds the --shape specs and the shapes of the inputs --inputs gives,
+/// and checks that they bind every symbol.
 StatusOr<rt::SymbolBindings> bindShapes(const pkg::Function &fn,
-                                        const std::vector<std::string> &specs) {
+                                        const std::vector<std::string> &specs,
+                                        const GivenInputs &given) {
   std::vector<const pkg::TensorSig *> sigs;
   std::set<std::string> symbols;
   for (const auto *list : {&fn.inputs, &fn.outputs})
@@ -362,6 +392,12 @@ StatusOr<rt::SymbolBindings> bindShapes(const pkg::Function &fn,
     if (!status)
       return status;
   }
+  for (const pkg::TensorSig &input : fn.inputs)
+    if (auto found = given.find(input.name); found != given.end())
+      if (Status s = bindings.bindShape(input, found->second.tensor->shape,
+                                        "--inputs " + found->second.path);
+          !s)
+        return s;
 
   std::string unbound;
   for (const std::string &symbol : symbols)
@@ -736,21 +772,95 @@ uint64_t fillInputs(std::vector<Tensor> &inputs, std::optional<uint64_t> seed,
   return *seed;
 }
 
+/// The --inputs files' tensors that `fn` takes, by input name. A tensor must
+/// have its input's dtype, and no input may come from two files; tensors of
+/// other names are left out (a forward's outputs file serves its gradient
+/// function, which takes them as inputs).
+StatusOr<GivenInputs> loadInputFiles(const pkg::Function &fn,
+                                     const std::vector<std::string> &paths,
+                                     std::vector<safetensors::File> &files) {
+  GivenInputs given;
+  files.reserve(paths.size());
+  for (const std::string &path : paths) {
+    auto file = safetensors::readFile(path);
+    if (!file)
+      return file.status().withContext("--inputs");
+    files.push_back(std::move(*file));
+    size_t taken = 0;
+    for (const safetensors::Tensor &tensor : files.back().tensors) {
+      const pkg::TensorSig *input = nullptr;
+      for (const pkg::TensorSig &sig : fn.inputs)
+        if (sig.name == tensor.name)
+          input = &sig;
+      if (!input)
+        continue;
+      if (input->dtype != tensor.dtype)
+        return Status::error(
+            "--inputs " + path + ": tensor " + tensor.name + " is " +
+            std::string(pkg::dtypeName(tensor.dtype)) + ", input " +
+            tensor.name + " of " + fn.name + " is " +
+            std::string(pkg::dtypeName(input->dtype)));
+      auto [at, inserted] =
+          given.emplace(tensor.name, GivenInput{&tensor, path});
+      if (!inserted)
+        return Status::error("--inputs: input " + tensor.name + " is in " +
+                             at->second.path + " and in " + path);
+      ++taken;
+    }
+    if (taken == 0)
+      return Status::error("--inputs " + path +
+                           ": names none of the inputs of " + fn.name);
+  }
+  return given;
+}
+
+/// Copies the given inputs' bytes over their random values and says which
+/// came from where.
+void takeGivenInputs(std::vector<Tensor> &inputs, const GivenInputs &given) {
+  std::map<std::string, std::string> byFile;
+  for (Tensor &input : inputs)
+    if (auto found = given.find(input.sig->name); found != given.end()) {
+      input.host = found->second.tensor->data;
+      std::string &names = byFile[found->second.path];
+      names += (names.empty() ? "" : " ") + input.sig->name;
+    }
+  for (const auto &[path, names] : byFile)
+    std::printf("inputs from %s: %s\n", path.c_str(), names.c_str());
+}
+
+/// --save-outputs: the outputs of the first run (downloaded), by name.
+Status saveOutputs(const rt::Runtime &runtime, std::vector<Tensor> &outputs,
+                   const std::string &path) {
+  if (Status s = transfer(runtime, outputs, /*toHost=*/true); !s)
+    return s;
+  safetensors::File file;
+  for (const Tensor &output : outputs)
+    file.tensors.push_back(
+        {output.sig->name, output.sig->dtype, output.shape, output.host});
+  return safetensors::writeFile(file, path).withContext("--save-outputs");
+}
+
 /// For a gradient function (pkg::Function::gradientOf), replaces the random
 /// values of the inputs that stand for the forward function's outputs (the
 /// saved out and lse of attention) by the fp64 reference of the forward
 /// function on the same primal inputs, rounded to their dtypes, so that the
 /// gradient is taken where the forward pass really was. The cotangents stay
-/// random.
+/// random; saved values --inputs gives stay as given.
 Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
                        std::vector<Tensor> &inputs,
                        const rt::SymbolBindings &bindings,
-                       std::chrono::seconds progress) {
+                       std::chrono::seconds progress,
+                       const GivenInputs &given) {
   if (!fn.gradientOf)
     return Status::ok();
   // The package verifier checked that the forward function exists and that
   // these inputs start with its inputs and outputs.
   const pkg::Function &f = *package.manifest().findFunction(*fn.gradientOf);
+  if (std::all_of(f.outputs.begin(), f.outputs.end(),
+                  [&](const pkg::TensorSig &out) {
+                    return given.count(out.name) != 0;
+                  }))
+    return Status::ok();
   ref::ValueData primal;
   for (size_t i = 0; i < f.inputs.size(); ++i)
     for (int64_t e = 0; e < inputs[i].numElements; ++e)
@@ -761,6 +871,8 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
     return computed.status().withContext("reference of '" + f.name + "'");
   for (size_t j = 0; j < f.outputs.size(); ++j) {
     Tensor &saved = inputs[f.inputs.size() + j];
+    if (given.count(saved.sig->name))
+      continue;
     const std::vector<double> &values = computed->at(f.outputs[j].name);
     for (int64_t e = 0; e < saved.numElements; ++e)
       storeElementFromDouble(saved.host.data(), saved.sig->dtype, e, values[e]);
@@ -867,7 +979,11 @@ Status runFunction(const Options &options) {
     return fn.status();
   const pkg::Function &sig = fn->signature();
 
-  auto bindings = bindShapes(sig, options.shapes);
+  std::vector<safetensors::File> files;
+  auto given = loadInputFiles(sig, options.inputFiles, files);
+  if (!given)
+    return given.status();
+  auto bindings = bindShapes(sig, options.shapes, *given);
   if (!bindings)
     return bindings.status();
   auto inputs = allocateAll(*runtime, sig.inputs, *bindings);
@@ -877,8 +993,10 @@ Status runFunction(const Options &options) {
   if (!outputs)
     return outputs.status();
   uint64_t seed = fillInputs(*inputs, options.seed, *bindings);
+  takeGivenInputs(*inputs, *given);
   std::chrono::seconds progress(options.progress.value_or(5));
-  if (Status s = fillSavedValues(*package, sig, *inputs, *bindings, progress);
+  if (Status s =
+          fillSavedValues(*package, sig, *inputs, *bindings, progress, *given);
       !s)
     return s;
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
@@ -914,6 +1032,9 @@ Status runFunction(const Options &options) {
   auto first = runOnce();
   if (!first)
     return first.status();
+  if (options.saveOutputs)
+    if (Status s = saveOutputs(*runtime, *outputs, *options.saveOutputs); !s)
+      return s;
   if (expected) {
     if (Status s = transfer(*runtime, *outputs, /*toHost=*/true); !s)
       return s;

@@ -509,6 +509,10 @@ StatusOr<Package> parse(const uint8_t *data, size_t size,
                         const std::string &origin);
 StatusOr<Package> readFile(const std::string &path);
 
+/// The bytes of the regular file `path`; anything else (a FIFO, a device)
+/// is refused before a byte is read.
+StatusOr<std::vector<uint8_t>> readRegularFile(const std::string &path);
+
 } // namespace attnc::pkg
 
 #endif // ATTNC_PACKAGE_PACKAGE_H
