@@ -127,6 +127,11 @@ compile "$root/bench/block.mlir" --target=sm_90a --remat=none \
   -o "$bundle/packages/bench-block-none.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
   -o "$bundle/packages/bench-block-selective.attnpkg"
+compile "$root/bench/block.mlir" --target=sm_90a --remat=full \
+  -o "$bundle/packages/bench-block-full.attnpkg"
+compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
+  --remat-budget=512MiB --symbol B=4 --symbol N=4096 \
+  -o "$bundle/packages/bench-block-budget.attnpkg"
 # The benchmarks with ping-pong (bench/NOTES.md, "TMA loads and
 # ping-pong"), to compare with the default packages above.
 compile "$root/bench/attention.mlir" --target=sm_90a \
@@ -170,8 +175,9 @@ cat >"$bundle/run-integration.sh" <<'SCRIPT'
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
 # inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
 # test/GPU/check_masked_keys.py, test/GPU/check_tensor_maps.py,
-# test/python/gpu/flex_check.py and
-# test/python/gpu/autograd_check.py; logs under ${OUT:-./out}.
+# test/python/gpu/flex_check.py, test/python/gpu/autograd_check.py and
+# test/python/gpu/block_safetensors_check.py (the bench block against
+# PyTorch on weights from one safetensors file); logs under ${OUT:-./out}.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/out}"
@@ -210,6 +216,11 @@ if python3 -c "import torch" 2>/dev/null; then
   check test/python/gpu/autograd_check.py \
     env PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
     "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so"
+  mkdir -p "$out/safetensors"
+  check test/python/gpu/block_safetensors_check.py \
+    env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
+    python3 "$here/../test/python/gpu/block_safetensors_check.py" \
+    "$here/packages/bench-block.attnpkg" "$here/bin/attn-run" "$out/safetensors"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
