@@ -3,26 +3,42 @@
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
+//
+// Two layouts, the smaller wins. By slot: each slot as large as its largest
+// buffer, slots one after the other; the compiler chose the slots without
+// the sizes. By lifetime: with the call's sizes known, each buffer (largest
+// first) goes to the lowest offset where it overlaps no placed buffer that
+// is live at the same time, which packs a small buffer beside a large one
+// that a slot would have made wait for the whole slot.
+//
+//===----------------------------------------------------------------------===//
 
 #include "attnc/package/Workspace.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace attnc;
 using namespace attnc::pkg;
 
 namespace {
-constexpr size_t kSlotAlignment = 256;
-} // namespace
 
-StatusOr<WorkspaceLayout>
-pkg::layoutWorkspace(const Function &function,
-                     const std::vector<size_t> &bufferBytes) {
-  if (bufferBytes.size() != function.buffers.size())
-    return Status::error(
-        "internal error: " + std::to_string(bufferBytes.size()) +
-        " buffer sizes for the " + std::to_string(function.buffers.size()) +
-        " buffers of '" + function.name + "'");
+constexpr size_t kAlignment = 256;
+
+size_t alignUp(size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+/// The byte a layout needs past `offset + bytes`, or nothing on overflow.
+std::optional<size_t> endOf(size_t offset, size_t bytes) {
+  size_t end;
+  if (__builtin_add_overflow(offset, bytes, &end) || alignUp(end) < end)
+    return std::nullopt;
+  return end;
+}
+
+std::optional<WorkspaceLayout> bySlot(const Function &function,
+                                      const std::vector<size_t> &bufferBytes) {
   std::map<int64_t, size_t> slotBytes, slotOffsets;
   for (size_t b = 0; b < bufferBytes.size(); ++b) {
     size_t &bytes = slotBytes[function.buffers[b].slot];
@@ -32,16 +48,87 @@ pkg::layoutWorkspace(const Function &function,
   for (const auto &[slot, bytes] : slotBytes) {
     if (bytes == 0)
       continue;
-    size_t offset =
-        (layout.bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
-    if (offset < layout.bytes ||
-        __builtin_add_overflow(offset, bytes, &layout.bytes))
-      return Status::error("the buffers of function '" + function.name +
-                           "' are too large to address");
-    slotOffsets[slot] = offset;
+    slotOffsets[slot] = alignUp(layout.bytes);
+    std::optional<size_t> end = endOf(slotOffsets[slot], bytes);
+    if (!end)
+      return std::nullopt;
+    layout.bytes = *end;
   }
   for (size_t b = 0; b < bufferBytes.size(); ++b)
     layout.offsets.push_back(
         bufferBytes[b] ? slotOffsets[function.buffers[b].slot] : SIZE_MAX);
   return layout;
+}
+
+std::optional<WorkspaceLayout>
+byLifetime(const Function &function, const std::vector<size_t> &bufferBytes) {
+  auto live = bufferLifetimes(function);
+  std::vector<size_t> order(bufferBytes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return bufferBytes[a] > bufferBytes[b];
+  });
+  WorkspaceLayout layout;
+  layout.offsets.assign(bufferBytes.size(), SIZE_MAX);
+  std::vector<size_t> placed;
+  for (size_t b : order) {
+    if (bufferBytes[b] == 0 || live[b].first > live[b].second)
+      continue;
+    // Candidates: 0 and the end of every placed buffer live with b.
+    std::vector<size_t> clashing, candidates = {0};
+    for (size_t p : placed)
+      if (live[p].first <= live[b].second && live[b].first <= live[p].second) {
+        clashing.push_back(p);
+        candidates.push_back(alignUp(layout.offsets[p] + bufferBytes[p]));
+      }
+    std::sort(candidates.begin(), candidates.end());
+    for (size_t offset : candidates) {
+      std::optional<size_t> end = endOf(offset, bufferBytes[b]);
+      if (!end)
+        return std::nullopt;
+      bool fits = std::none_of(clashing.begin(), clashing.end(), [&](size_t p) {
+        return offset < layout.offsets[p] + bufferBytes[p] &&
+               layout.offsets[p] < *end;
+      });
+      if (!fits)
+        continue;
+      layout.offsets[b] = offset;
+      layout.bytes = std::max(layout.bytes, *end);
+      break;
+    }
+    placed.push_back(b);
+  }
+  return layout;
+}
+
+} // namespace
+
+std::vector<std::pair<size_t, size_t>>
+pkg::bufferLifetimes(const Function &function) {
+  std::vector<std::pair<size_t, size_t>> live(function.buffers.size(), {1, 0});
+  for (size_t s = 0; s < function.steps.size(); ++s)
+    for (size_t b = 0; b < function.buffers.size(); ++b)
+      if (std::find(
+              function.steps[s].args.begin(), function.steps[s].args.end(),
+              function.buffers[b].tensor.name) != function.steps[s].args.end())
+        live[b] = live[b].first > live[b].second
+                      ? std::make_pair(s, s)
+                      : std::make_pair(live[b].first, s);
+  return live;
+}
+
+StatusOr<WorkspaceLayout>
+pkg::layoutWorkspace(const Function &function,
+                     const std::vector<size_t> &bufferBytes) {
+  if (bufferBytes.size() != function.buffers.size())
+    return Status::error(
+        "internal error: " + std::to_string(bufferBytes.size()) +
+        " buffer sizes for the " + std::to_string(function.buffers.size()) +
+        " buffers of '" + function.name + "'");
+  std::optional<WorkspaceLayout> slots = bySlot(function, bufferBytes),
+                                 packed = byLifetime(function, bufferBytes);
+  if (!slots || !packed)
+    return Status::error("the buffers of function '" + function.name +
+                         "' are too large to address");
+  return packed->bytes < slots->bytes ? std::move(*packed) : std::move(*slots);
 }

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One allocation per call, not one per buffer: the compiler already decided
-// which buffers may share memory (their slot), and a single stream-ordered
+// One allocation per call, not one per buffer: which buffers may share
+// memory follows from their lifetimes (and the compiler's slots), and a
+// single stream-ordered
 // allocation keeps a call's cost on CUDA to one allocation and one free
 // that the device's memory pool serves without synchronizing.
 //

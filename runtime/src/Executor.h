@@ -61,9 +61,9 @@ Status planFunctions(LoadedPackage &package, KernelMap kernels);
 /// Runs the steps of `plan` on `device`, in order on `stream`. `values`
 /// holds the call's checked inputs and outputs and room for its buffers:
 ///  - the buffers get their shapes from `symbols` and are laid out dense and
-///    row-major in one workspace, each slot as large as its largest buffer,
-///    at 256-byte aligned offsets (a zero-size buffer gets a null pointer;
-///    no buffer bytes, no workspace);
+///    row-major in one workspace by pkg::layoutWorkspace (by slot or by
+///    lifetime, whichever is smaller; a zero-size buffer gets a null
+///    pointer; no buffer bytes, no workspace);
 ///  - the workspace is as large as the paired function's would be for the
 ///    same symbols, where that is larger and `symbols` bind all its dims:
 ///    the device's memory pool then serves a training step's forward and

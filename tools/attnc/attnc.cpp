@@ -301,24 +301,17 @@ bytesAtExtents(const pkg::TensorSig &tensor,
   return bytes;
 }
 
-/// The most bytes of `fn`'s buffers that one step has live (a buffer lives
-/// from the first step that names it to the last).
+/// The most bytes of `fn`'s buffers that one step has live.
 size_t peakLiveBytes(const pkg::Function &fn,
                      const std::vector<size_t> &bufferBytes) {
+  auto live = pkg::bufferLifetimes(fn);
   size_t peak = 0;
   for (size_t s = 0; s < fn.steps.size(); ++s) {
-    size_t live = 0;
-    for (size_t b = 0; b < fn.buffers.size(); ++b) {
-      auto names = [&](const pkg::Step &step) {
-        return llvm::is_contained(step.args, fn.buffers[b].tensor.name);
-      };
-      auto first = llvm::find_if(fn.steps, names);
-      auto last = llvm::find_if(llvm::reverse(fn.steps), names);
-      if (first != fn.steps.end() && first - fn.steps.begin() <= (long)s &&
-          fn.steps.rend() - last - 1 >= (long)s)
-        live += bufferBytes[b];
-    }
-    peak = std::max(peak, live);
+    size_t bytes = 0;
+    for (size_t b = 0; b < fn.buffers.size(); ++b)
+      if (live[b].first <= s && s <= live[b].second)
+        bytes += bufferBytes[b];
+    peak = std::max(peak, bytes);
   }
   return peak;
 }

@@ -23,11 +23,18 @@ struct WorkspaceLayout {
   std::vector<size_t> offsets; // per buffer; SIZE_MAX for one of no bytes
 };
 
-/// Lays out `function`'s buffers, `bufferBytes[b]` bytes each: each slot is
-/// as large as its largest buffer (buffers of a slot are never live at the
-/// same time), slots follow each other in slot order at 256-byte aligned
-/// offsets (what the widest vector accesses and TMA want), and a buffer
-/// lives at its slot's offset.
+/// Per buffer of `function`, the first and last step that names it: it
+/// lives from the kernel that writes it to the last that reads it. {1, 0}
+/// (empty) for a buffer no step names.
+std::vector<std::pair<size_t, size_t>>
+bufferLifetimes(const Function &function);
+
+/// Lays out `function`'s buffers, `bufferBytes[b]` bytes each, at 256-byte
+/// aligned offsets (what the widest vector accesses and TMA want) so that
+/// buffers live at the same time never share bytes: by slot (each slot as
+/// large as its largest buffer, slots in slot order, a buffer at its slot's
+/// offset) or, where that is smaller, by lifetime (largest first, each at
+/// the lowest offset clear of the buffers live with it).
 StatusOr<WorkspaceLayout>
 layoutWorkspace(const Function &function,
                 const std::vector<size_t> &bufferBytes);
