@@ -100,12 +100,11 @@ FailureOr<SymbolExtents> parseSymbolExtents(ArrayRef<std::string> entries,
                                             Operation *at) {
   SymbolExtents extents;
   for (const std::string &entry : entries) {
-    auto [name, text] = StringRef(entry).split('=');
-    int64_t extent;
-    if (name.empty() || text.getAsInteger(10, extent) || extent < 0)
+    auto parsed = attnc::parseSymbolExtent(entry);
+    if (!parsed)
       return at->emitError()
              << "symbol extent '" << entry << "' is not NAME=EXTENT";
-    extents[name.str()] = extent;
+    extents[parsed->first] = parsed->second;
   }
   return extents;
 }
@@ -211,9 +210,13 @@ private:
   SmallVector<Value> returned;
   func::FuncOp backward;
   IRMapping forwardToBackward;
+  /// The forward value of each value the cloned forward ops define.
+  llvm::DenseMap<Value, Value> cloneToForward;
   /// The cotangent of each value of the backward function's forward part.
   llvm::DenseMap<Value, Value> cotangents;
   SmallVector<Operation *> clonedOps;
+  /// clonedOps as a set, for membership tests (eraseDeadClones renews it).
+  llvm::SmallPtrSet<Operation *, 32> clonedSet;
 };
 
 /// @f_bwd's signature: @f's arguments, its results, then a cotangent per
@@ -362,7 +365,7 @@ void BackwardBuilder::sinkOps() {
                return reader == first || first->isBeforeInBlock(reader);
              });
     };
-    if (llvm::is_contained(clonedOps, op) ||
+    if (clonedSet.contains(op) ||
         llvm::all_of(op->getOperands(), readAtOrAfter))
       op->moveBefore(first);
   }
@@ -378,6 +381,8 @@ void BackwardBuilder::eraseDeadClones() {
       live.push_back(op);
   }
   clonedOps.assign(live.rbegin(), live.rend());
+  clonedSet.clear();
+  clonedSet.insert(clonedOps.begin(), clonedOps.end());
 }
 
 /// Saves, of the forward values the gradient rules read, those costliest to
@@ -386,9 +391,6 @@ void BackwardBuilder::eraseDeadClones() {
 /// read are saved together.
 LogicalResult BackwardBuilder::chooseUnderBudget() {
   ValueSizes sizes(forward, extents);
-  llvm::DenseMap<Value, Value> originals;
-  for (auto [original, clone] : forwardToBackward.getValueMap())
-    originals[clone] = original;
   struct Candidate {
     Operation *clone;
     RecomputeCost cost;
@@ -400,13 +402,13 @@ LogicalResult BackwardBuilder::chooseUnderBudget() {
     for (OpResult result : op->getResults()) {
       if (!isReadByGradient(result))
         continue;
-      FailureOr<double> bytes = sizes.bytes(originals.lookup(result));
+      FailureOr<double> bytes = sizes.bytes(cloneToForward.lookup(result));
       if (failed(bytes))
         return failure();
       candidate.bytes += *bytes;
     }
-    FailureOr<RecomputeCost> cost =
-        sizes.recomputeCost(originals.lookup(op->getResult(0)).getDefiningOp());
+    FailureOr<RecomputeCost> cost = sizes.recomputeCost(
+        cloneToForward.lookup(op->getResult(0)).getDefiningOp());
     if (failed(cost))
       return failure();
     candidate.cost = *cost;
@@ -428,7 +430,7 @@ LogicalResult BackwardBuilder::chooseUnderBudget() {
 /// Whether a gradient rule (an op that is no forward clone) reads `clone`.
 bool BackwardBuilder::isReadByGradient(OpResult clone) const {
   return llvm::any_of(clone.getUsers(), [&](Operation *user) {
-    return !llvm::is_contained(clonedOps, user);
+    return !clonedSet.contains(user);
   });
 }
 
@@ -456,10 +458,7 @@ bool BackwardBuilder::isSaved(OpResult clone) const {
 /// other results) and an argument of @f_bwd (after @f's other results,
 /// before the cotangents) that replaces `clone`.
 void BackwardBuilder::save(Value clone) {
-  Value value;
-  for (auto [original, copy] : forwardToBackward.getValueMap())
-    if (copy == clone)
-      value = original;
+  Value value = cloneToForward.lookup(clone);
   unsigned index = forward.getNumResults();
   OpBuilder b(forward);
   (void)forward.insertResult(index, value.getType(),
@@ -478,8 +477,12 @@ FailureOr<func::FuncOp> BackwardBuilder::build() {
   forwardToBackward.map(forward.getArguments(), body.getArguments().take_front(
                                                     forward.getNumArguments()));
   OpBuilder b = OpBuilder::atBlockEnd(&body);
-  for (Operation &op : forward.getBody().front().without_terminator())
+  for (Operation &op : forward.getBody().front().without_terminator()) {
     clonedOps.push_back(b.clone(op, forwardToBackward));
+    for (auto [original, clone] :
+         llvm::zip(op.getResults(), clonedOps.back()->getResults()))
+      cloneToForward[clone] = original;
+  }
   unsigned next = forward.getNumArguments() + forward.getNumResults();
   for (Value value : returned)
     if (takesCotangent(value) &&

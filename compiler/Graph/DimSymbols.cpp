@@ -124,3 +124,12 @@ ArrayAttr attnc::DimSymbols::shapeOf(Value value) const {
     dims.push_back(names.lookup(classes.getLeaderValue({value, d})));
   return ArrayAttr::get(ctx, dims);
 }
+
+std::optional<std::pair<std::string, int64_t>>
+attnc::parseSymbolExtent(llvm::StringRef entry) {
+  auto [name, text] = entry.split('=');
+  int64_t extent;
+  if (name.empty() || text.getAsInteger(10, extent) || extent < 0)
+    return std::nullopt;
+  return std::make_pair(name.str(), extent);
+}

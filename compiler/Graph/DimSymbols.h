@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -54,6 +55,12 @@ private:
   /// Per class leader: its static extent, or its symbol.
   llvm::DenseMap<Slot, mlir::Attribute> names;
 };
+
+/// "B=4" as the symbol and its extent, for options that size symbols
+/// (attnc --symbol, attn-derive-backward's symbols); nothing unless it is
+/// NAME=EXTENT with a non-negative extent.
+std::optional<std::pair<std::string, int64_t>>
+parseSymbolExtent(llvm::StringRef entry);
 
 } // namespace attnc
 

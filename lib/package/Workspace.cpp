@@ -61,8 +61,8 @@ std::optional<WorkspaceLayout> bySlot(const Function &function,
 }
 
 std::optional<WorkspaceLayout>
-byLifetime(const Function &function, const std::vector<size_t> &bufferBytes) {
-  auto live = bufferLifetimes(function);
+byLifetime(const std::vector<size_t> &bufferBytes,
+           const std::vector<Lifetime> &live) {
   std::vector<size_t> order(bufferBytes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -103,9 +103,8 @@ byLifetime(const Function &function, const std::vector<size_t> &bufferBytes) {
 
 } // namespace
 
-std::vector<std::pair<size_t, size_t>>
-pkg::bufferLifetimes(const Function &function) {
-  std::vector<std::pair<size_t, size_t>> live(function.buffers.size(), {1, 0});
+std::vector<Lifetime> pkg::bufferLifetimes(const Function &function) {
+  std::vector<Lifetime> live(function.buffers.size(), {1, 0});
   for (size_t s = 0; s < function.steps.size(); ++s)
     for (size_t b = 0; b < function.buffers.size(); ++b)
       if (std::find(
@@ -119,14 +118,17 @@ pkg::bufferLifetimes(const Function &function) {
 
 StatusOr<WorkspaceLayout>
 pkg::layoutWorkspace(const Function &function,
-                     const std::vector<size_t> &bufferBytes) {
-  if (bufferBytes.size() != function.buffers.size())
+                     const std::vector<size_t> &bufferBytes,
+                     const std::vector<Lifetime> &lifetimes) {
+  if (bufferBytes.size() != function.buffers.size() ||
+      lifetimes.size() != function.buffers.size())
     return Status::error(
         "internal error: " + std::to_string(bufferBytes.size()) +
-        " buffer sizes for the " + std::to_string(function.buffers.size()) +
+        " buffer sizes and " + std::to_string(lifetimes.size()) +
+        " lifetimes for the " + std::to_string(function.buffers.size()) +
         " buffers of '" + function.name + "'");
   std::optional<WorkspaceLayout> slots = bySlot(function, bufferBytes),
-                                 packed = byLifetime(function, bufferBytes);
+                                 packed = byLifetime(bufferBytes, lifetimes);
   if (!slots || !packed)
     return Status::error("the buffers of function '" + function.name +
                          "' are too large to address");

@@ -18,7 +18,6 @@
 
 #include "Executor.h"
 
-#include "attnc/package/Workspace.h"
 #include "lib/support/Extents.h"
 
 #include <algorithm>
@@ -78,7 +77,7 @@ StatusOr<StepPlan> planStep(const pkg::Function &function,
 StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
                                     FunctionKernels kernels,
                                     const std::string &target) {
-  FunctionPlan plan{&function, {}, {}};
+  FunctionPlan plan{&function, {}, {}, pkg::bufferLifetimes(function)};
   std::map<std::string, size_t> indices = valueIndices(function);
   for (size_t i = 0; i < function.steps.size(); ++i) {
     const pkg::Step &step = function.steps[i];
@@ -119,7 +118,7 @@ StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
       buffers[b] = KernelArg{nullptr, std::move(*shape), std::move(*strides),
                              tensor.dtype};
   }
-  return pkg::layoutWorkspace(function, bufferBytes);
+  return pkg::layoutWorkspace(function, bufferBytes, plan.lifetimes);
 }
 
 /// One call's workspace, freed in stream order by release() or, should an

@@ -18,6 +18,8 @@
 
 #include "Device.h"
 
+#include "attnc/package/Workspace.h"
+
 #include <optional>
 
 namespace attnc::rt::detail {
@@ -37,6 +39,8 @@ struct FunctionPlan {
   const pkg::Function *function;
   FunctionKernels kernels; // keeps the steps' code loaded
   std::vector<StepPlan> steps;
+  /// Per buffer, the steps it lives through (pkg::bufferLifetimes).
+  std::vector<pkg::Lifetime> lifetimes;
   /// The plan of the function's gradient function, or of the function it
   /// is the gradient of, in the same package: training calls alternate
   /// between the two, so each reserves the larger of both workspaces.

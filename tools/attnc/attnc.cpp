@@ -15,6 +15,7 @@
 #include "attnc/Version.h"
 #include "attnc/package/Package.h"
 #include "attnc/package/Workspace.h"
+#include "compiler/Graph/DimSymbols.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/CUDA/CudaBinary.h"
 #include "compiler/Target/Host/HostLibrary.h"
@@ -303,8 +304,8 @@ bytesAtExtents(const pkg::TensorSig &tensor,
 
 /// The most bytes of `fn`'s buffers that one step has live.
 size_t peakLiveBytes(const pkg::Function &fn,
-                     const std::vector<size_t> &bufferBytes) {
-  auto live = pkg::bufferLifetimes(fn);
+                     const std::vector<size_t> &bufferBytes,
+                     const std::vector<pkg::Lifetime> &live) {
   size_t peak = 0;
   for (size_t s = 0; s < fn.steps.size(); ++s) {
     size_t bytes = 0;
@@ -320,13 +321,12 @@ size_t peakLiveBytes(const pkg::Function &fn,
 std::optional<std::map<std::string, int64_t>> parseSymbolExtents() {
   std::map<std::string, int64_t> extents;
   for (StringRef entry : symbolExtents) {
-    auto [name, text] = entry.split('=');
-    int64_t extent;
-    if (name.empty() || text.getAsInteger(10, extent) || extent < 0) {
+    auto parsed = attnc::parseSymbolExtent(entry);
+    if (!parsed) {
       reportIoError("--symbol: '" + entry + "' is not NAME=EXTENT");
       return std::nullopt;
     }
-    extents[name.str()] = extent;
+    extents[parsed->first] = parsed->second;
   }
   return extents;
 }
@@ -353,12 +353,14 @@ void explainMemory(const pkg::Function &fn,
                  << " an extent (--symbol " << missing << "=EXTENT)\n";
     return;
   }
-  auto layout = pkg::layoutWorkspace(fn, bufferBytes);
+  std::vector<pkg::Lifetime> lifetimes = pkg::bufferLifetimes(fn);
+  auto layout = pkg::layoutWorkspace(fn, bufferBytes, lifetimes);
   if (!layout)
     return;
   llvm::errs() << fn.name << ": memory: workspace "
                << formatBytes(layout->bytes) << " (buffers live at once: at "
-               << "most " << formatBytes(peakLiveBytes(fn, bufferBytes))
+               << "most "
+               << formatBytes(peakLiveBytes(fn, bufferBytes, lifetimes))
                << "), outputs " << formatBytes(outputs) << " (saved values "
                << formatBytes(saved) << "); working set "
                << formatBytes(layout->bytes + outputs) << "\n";

@@ -45,7 +45,8 @@ TEST(LibWorkspace, PacksByLifetimeWhereSlotsWasteBytes) {
   // b with d): two slots of 1024 bytes. By lifetime, the two large ones
   // share offset 0 and the small ones sit after them.
   pkg::Function fn = fourBuffers({0, 1, 1, 0});
-  auto layout = pkg::layoutWorkspace(fn, {256, 1024, 256, 1024});
+  auto layout = pkg::layoutWorkspace(fn, {256, 1024, 256, 1024},
+                                     pkg::bufferLifetimes(fn));
   ASSERT_TRUE(layout) << layout.status().message();
   EXPECT_EQ(layout->bytes, 1280u);
   EXPECT_EQ(layout->offsets, (std::vector<size_t>{1024, 0, 1024, 0}));
@@ -55,7 +56,8 @@ TEST(LibWorkspace, KeepsSlotsWhereTheyAreSmaller) {
   // Slots that pair equal sizes are already tight: the slot layout wins
   // ties, and buffers of one slot share its offset.
   pkg::Function fn = fourBuffers({0, 1, 0, 1});
-  auto layout = pkg::layoutWorkspace(fn, {1000, 24, 1000, 24});
+  auto layout =
+      pkg::layoutWorkspace(fn, {1000, 24, 1000, 24}, pkg::bufferLifetimes(fn));
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->bytes, 1024u + 24u);
   EXPECT_EQ(layout->offsets, (std::vector<size_t>{0, 1024, 0, 1024}));
@@ -63,11 +65,12 @@ TEST(LibWorkspace, KeepsSlotsWhereTheyAreSmaller) {
 
 TEST(LibWorkspace, RefusesSizesThatOverflow) {
   pkg::Function fn = fourBuffers({0, 1, 2, 3});
-  auto layout = pkg::layoutWorkspace(fn, {SIZE_MAX / 2, SIZE_MAX / 2, 8, 8});
+  auto layout = pkg::layoutWorkspace(fn, {SIZE_MAX / 2, SIZE_MAX / 2, 8, 8},
+                                     pkg::bufferLifetimes(fn));
   ASSERT_FALSE(layout);
   EXPECT_EQ(layout.status().message(),
             "the buffers of function 'f' are too large to address");
-  EXPECT_FALSE(pkg::layoutWorkspace(fn, {8, 8}));
+  EXPECT_FALSE(pkg::layoutWorkspace(fn, {8, 8}, pkg::bufferLifetimes(fn)));
 }
 
 } // namespace

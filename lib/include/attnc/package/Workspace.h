@@ -23,21 +23,26 @@ struct WorkspaceLayout {
   std::vector<size_t> offsets; // per buffer; SIZE_MAX for one of no bytes
 };
 
-/// Per buffer of `function`, the first and last step that names it: it
-/// lives from the kernel that writes it to the last that reads it. {1, 0}
-/// (empty) for a buffer no step names.
-std::vector<std::pair<size_t, size_t>>
-bufferLifetimes(const Function &function);
+/// The first and last step that names a buffer: it lives from the kernel
+/// that writes it to the last that reads it. {1, 0} (empty) for a buffer no
+/// step names.
+using Lifetime = std::pair<size_t, size_t>;
+
+/// Per buffer of `function`, its lifetime. It depends on the steps only, so
+/// the runtime computes it once per function, not per call.
+std::vector<Lifetime> bufferLifetimes(const Function &function);
 
 /// Lays out `function`'s buffers, `bufferBytes[b]` bytes each, at 256-byte
 /// aligned offsets (what the widest vector accesses and TMA want) so that
 /// buffers live at the same time never share bytes: by slot (each slot as
 /// large as its largest buffer, slots in slot order, a buffer at its slot's
 /// offset) or, where that is smaller, by lifetime (largest first, each at
-/// the lowest offset clear of the buffers live with it).
+/// the lowest offset clear of the buffers live with it). `lifetimes` is
+/// bufferLifetimes(function).
 StatusOr<WorkspaceLayout>
 layoutWorkspace(const Function &function,
-                const std::vector<size_t> &bufferBytes);
+                const std::vector<size_t> &bufferBytes,
+                const std::vector<Lifetime> &lifetimes);
 
 } // namespace attnc::pkg
 
