@@ -20,8 +20,11 @@ memory: that is its high-water mark for the workspaces).
 Several packages (the same block under different remat policies) are
 compared in one process.
 
+With --profile STEPS, each case's CUDA kernels over STEPS training steps
+follow (torch.profiler, which sees attnc's kernels and cuBLASLt's too).
+
 usage: python3 bench/block.py --package bench-block.attnpkg \
-           [bench-block-selective.attnpkg ...]
+           [bench-block-selective.attnpkg ...] [--profile STEPS]
 """
 
 import argparse
@@ -129,9 +132,29 @@ def attnc_case(package, inputs, dy, y, reference, name):
     return step, held + pool
 
 
+def print_profiles(cases, steps):
+    """Prints, per case, the CUDA kernels of `steps` training steps by their
+    total time (torch.profiler sees attnc's kernels and library calls too)."""
+    from torch.profiler import ProfilerActivity, profile
+    for name, step in cases:
+        step()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(steps):
+                step()
+            torch.cuda.synchronize()
+        print(f"{name}: CUDA kernels of {steps} steps, by total time")
+        print(prof.key_averages().table(sort_by="cuda_time_total",
+                                        row_limit=30,
+                                        max_name_column_width=70))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", required=True, nargs="+")
+    parser.add_argument("--profile", type=int, metavar="STEPS", default=0,
+                        help="also print each case's CUDA kernels over "
+                        "STEPS training steps (torch.profiler)")
     args = parser.parse_args()
     x, cos, sin, weights = make_inputs()
     inputs = [x, cos, sin] + weights
@@ -171,6 +194,8 @@ def main():
         times[name] = ms
         print(f"{name} forward+backward: {ms:.2f} ms, "
               f"{flops / ms / 1e9:.0f} TFLOP/s")
+    if args.profile:
+        print_profiles(cases, args.profile)
     for ours, _ in attnc_steps:
         for name in ("eager", "torch.compile", "eager, checkpointed"):
             print(f"{ours} / {name}: {times[name] / times[ours]:.2f}x")

@@ -213,15 +213,32 @@ Status runStep(const StepPlan &step, const SymbolBindings &symbols,
   return step.kernel->launch(args, *grid, stream);
 }
 
+/// Appends an event of `stream`'s current point to `marks`, if any.
+Status mark(const Device &device, void *stream, StepMarks *marks) {
+  if (!marks)
+    return Status::ok();
+  auto event = device.record(stream);
+  if (!event)
+    return event.status();
+  marks->push_back(std::move(*event));
+  return Status::ok();
+}
+
 /// Runs the steps in order up to the first that fails, whose error the
 /// step's context is added to then (and only then).
-Status runSteps(const FunctionPlan &plan, const SymbolBindings &symbols,
-                const std::vector<KernelArg> &values, void *stream) {
+Status runSteps(const Device &device, const FunctionPlan &plan,
+                const SymbolBindings &symbols,
+                const std::vector<KernelArg> &values, void *stream,
+                StepMarks *marks) {
   std::vector<const KernelArg *> args;
+  if (Status s = mark(device, stream, marks); !s)
+    return s;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const StepPlan &step = plan.steps[i];
     if (Status s = runStep(step, symbols, values, args, stream); !s)
       return s.withContext(stepContext(i, step.launch->name));
+    if (Status s = mark(device, stream, marks); !s)
+      return s;
   }
   return Status::ok();
 }
@@ -267,7 +284,7 @@ Status attnc::rt::detail::runProgram(const Device &device,
                                      const FunctionPlan &plan,
                                      const SymbolBindings &symbols,
                                      std::vector<KernelArg> &values,
-                                     void *stream) {
+                                     void *stream, StepMarks *marks) {
   const pkg::Function &function = *plan.function;
   size_t firstBuffer = function.inputs.size() + function.outputs.size();
   if (values.size() != firstBuffer + function.buffers.size())
@@ -287,7 +304,7 @@ Status attnc::rt::detail::runProgram(const Device &device,
   for (size_t b = 0; b < layout->offsets.size(); ++b)
     if (layout->offsets[b] != SIZE_MAX)
       buffers[b].data = workspace.data() + layout->offsets[b];
-  Status result = runSteps(plan, symbols, values, stream);
+  Status result = runSteps(device, plan, symbols, values, stream, marks);
   // The first error wins; the workspace is freed either way.
   Status released = workspace.release();
   return result ? released : result;

@@ -62,6 +62,10 @@ struct LoadedPackage {
 /// verified package has none.
 Status planFunctions(LoadedPackage &package, KernelMap kernels);
 
+/// Events of a stream between a call's steps: before the first step and
+/// after each.
+using StepMarks = std::vector<std::shared_ptr<const DeviceEvent>>;
+
 /// Runs the steps of `plan` on `device`, in order on `stream`. `values`
 /// holds the call's checked inputs and outputs and room for its buffers:
 ///  - the buffers get their shapes from `symbols` and are laid out dense and
@@ -76,10 +80,12 @@ Status planFunctions(LoadedPackage &package, KernelMap kernels);
 ///    from `symbols`;
 ///  - the workspace is freed in stream order, also after a failed step,
 ///    whose error is returned: "step 1 (kernel 'cast'): ...".
+///  - with `marks`, an event is recorded on `stream` before the first step
+///    and after each step (Function::profile).
 /// Steps before a failed one have run; the outputs are then unspecified.
 Status runProgram(const Device &device, const FunctionPlan &plan,
                   const SymbolBindings &symbols, std::vector<KernelArg> &values,
-                  void *stream);
+                  void *stream, StepMarks *marks = nullptr);
 
 } // namespace attnc::rt::detail
 

@@ -269,6 +269,29 @@ static Status cannotRun(const pkg::Function &fn, const std::string &target) {
 Status Function::call(const std::vector<TensorRef> &inputs,
                       const std::vector<TensorRef> &outputs,
                       void *stream) const {
+  return run(inputs, outputs, stream, nullptr);
+}
+
+StatusOr<std::vector<double>>
+Function::profile(const std::vector<TensorRef> &inputs,
+                  const std::vector<TensorRef> &outputs, void *stream) const {
+  detail::StepMarks marks;
+  if (Status s = run(inputs, outputs, stream, &marks); !s)
+    return s;
+  const detail::Device &device = *package_->device;
+  std::vector<double> millis;
+  for (size_t i = 1; i < marks.size(); ++i) {
+    auto elapsed = device.elapsedMilliseconds(*marks[i - 1], *marks[i]);
+    if (!elapsed)
+      return elapsed.status();
+    millis.push_back(*elapsed);
+  }
+  return millis;
+}
+
+Status Function::run(const std::vector<TensorRef> &inputs,
+                     const std::vector<TensorRef> &outputs, void *stream,
+                     detail::StepMarks *marks) const {
   const pkg::Function &fn = *function_;
   const detail::Device &device = *package_->device;
   if (!plan_)
@@ -298,7 +321,7 @@ Status Function::call(const std::vector<TensorRef> &inputs,
     return s;
   if (Status s = device.checkStream(stream); !s)
     return s;
-  return detail::runProgram(device, *plan_, symbols, values, stream);
+  return detail::runProgram(device, *plan_, symbols, values, stream, marks);
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,8 @@
 //
 // attn-run PACKAGE --list | --info
 // attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]... [--seed S]
-//          [--check] [--gradcheck] [--repeat N] [--bench [--iters N]]
+//          [--check] [--gradcheck] [--repeat N]
+//          [--bench [--iters N] [--profile]]
 //
 // Inputs are fresh, approximately normal(0, 1) values (the same for a seed on
 // every platform) rounded to each input's dtype, from a
@@ -15,8 +16,11 @@
 // ops (its manifest semantics) in fp64 on the rounded inputs, downloads the
 // outputs and compares each with its reference value; --gradcheck holds a
 // gradient function's reference to finite differences of its forward
-// function's (lib/reference/GradientCheck.h); --bench times warm
-// runs between two device events (a steady clock on the host).
+// function's (lib/reference/GradientCheck.h). A gradient function's saved
+// inputs come from the forward function: its fp64 reference under --check
+// and --gradcheck, else its run on the device. --bench times warm
+// runs between two device events (a steady clock on the host); --profile
+// also times each step of them (Function::profile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +61,8 @@ const char *const kUsage =
     "usage: attn-run PACKAGE --list | --info\n"
     "       attn-run PACKAGE --fn NAME [--device DEV] [--shape SPEC]...\n"
     "                [--inputs FILE]... [--seed S] [--check] [--gradcheck]\n"
-    "                [--repeat N] [--bench [--iters N]] [--save-outputs FILE]\n"
+    "                [--repeat N] [--bench [--iters N] [--profile]]\n"
+    "                [--save-outputs FILE]\n"
     "\n"
     "  --list          print the package's function names, one per line\n"
     "  --info          describe the package: per function its signature,\n"
@@ -87,6 +92,9 @@ const char *const kUsage =
     "                  run's outputs are bitwise identical to the first's\n"
     "  --bench         time warm runs; print the median and minimum\n"
     "  --iters N       timed runs of --bench (default 20)\n"
+    "  --profile       with --bench: also time each step over the timed\n"
+    "                  runs; print each step's median, its share of their\n"
+    "                  sum, and the sum per kind of op\n"
     "  --version       print the version of attn-run's runtime\n"
     "  --help          print this help\n";
 
@@ -106,6 +114,7 @@ struct Options {
   bool check = false;
   bool gradcheck = false;
   bool bench = false;
+  bool profile = false;
   std::optional<int64_t> iters;
   std::optional<int64_t> repeat;
   std::optional<int64_t> progress;
@@ -154,6 +163,7 @@ enum OptionId : int {
   kRepeat,
   kBench,
   kIters,
+  kProfile,
   kVersion,
 };
 
@@ -173,6 +183,7 @@ const struct option kLongOptions[] = {
     {"repeat", required_argument, nullptr, kRepeat},
     {"bench", no_argument, nullptr, kBench},
     {"iters", required_argument, nullptr, kIters},
+    {"profile", no_argument, nullptr, kProfile},
     {"version", no_argument, nullptr, kVersion},
     {nullptr, 0, nullptr, 0},
 };
@@ -231,6 +242,9 @@ Status applyOption(int id, Options &options) {
     return Status::ok();
   case kBench:
     options.bench = true;
+    return Status::ok();
+  case kProfile:
+    options.profile = true;
     return Status::ok();
   case kFn:
     options.function = optarg;
@@ -294,6 +308,8 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
     return Status::error("give exactly one of --list, --info and --fn NAME");
   if (options.iters && !options.bench)
     return Status::error("--iters needs --bench");
+  if (options.profile && !options.bench)
+    return Status::error("--profile needs --bench");
   if (options.function.empty() &&
       (!options.inputFiles.empty() || options.saveOutputs))
     return Status::error("--inputs and --save-outputs need --fn NAME");
@@ -881,6 +897,40 @@ Status fillSavedValues(const rt::Package &package, const pkg::Function &fn,
   return Status::ok();
 }
 
+/// Whether `fn`'s saved values are best computed by its forward function on
+/// the device: when nothing compares them with the fp64 reference and none
+/// is given, the device is far faster (the reference of a block at
+/// benchmark size takes minutes).
+bool savesOnDevice(const rt::Package &package, const pkg::Function &fn,
+                   const Options &options, const GivenInputs &given) {
+  if (!fn.gradientOf || options.check || options.gradcheck)
+    return false;
+  const pkg::Function &f = *package.manifest().findFunction(*fn.gradientOf);
+  return std::none_of(
+      f.outputs.begin(), f.outputs.end(),
+      [&](const pkg::TensorSig &out) { return given.count(out.name) != 0; });
+}
+
+/// Runs `fn`'s forward function on the device on `inputs` (uploaded),
+/// writing its outputs into the inputs that stand for them.
+Status runForwardOnDevice(const rt::Package &package, const pkg::Function &fn,
+                          const std::vector<Tensor> &inputs,
+                          const std::string &device) {
+  auto forward = package.function(*fn.gradientOf);
+  if (!forward)
+    return forward.status();
+  size_t primal = forward->signature().inputs.size();
+  size_t saved = forward->signature().outputs.size();
+  std::vector<rt::TensorRef> in, out;
+  for (size_t i = 0; i < primal + saved; ++i)
+    (i < primal ? in : out).push_back(inputs[i].ref());
+  if (Status s = forward->call(in, out); !s)
+    return s.withContext("saved values");
+  std::printf("saved values: %s on %s\n", forward->name().c_str(),
+              device.c_str());
+  return Status::ok();
+}
+
 /// Below this relative error, the gradient function's reference and the
 /// forward function's finite differences agree (both in fp64: a central
 /// difference at step 1e-5 is good to about 1e-9, roundoff to less).
@@ -946,6 +996,12 @@ Status checkRepeatable(const rt::Runtime &runtime,
   return Status::ok();
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
 /// Times `iters` warm runs of `runOnce` and prints their median and minimum.
 Status bench(const std::function<StatusOr<double>()> &runOnce, int64_t iters) {
   for (int i = 0; i < kWarmupRuns; ++i)
@@ -958,12 +1014,63 @@ Status bench(const std::function<StatusOr<double>()> &runOnce, int64_t iters) {
       return run.status();
     times.push_back(*run);
   }
-  std::sort(times.begin(), times.end());
-  size_t mid = times.size() / 2;
-  double median =
-      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  std::printf("median: %.3f ms, min: %.3f ms (%zu runs)\n", median, times[0],
-              times.size());
+  std::printf("median: %.3f ms, min: %.3f ms (%zu runs)\n", median(times),
+              *std::min_element(times.begin(), times.end()), times.size());
+  return Status::ok();
+}
+
+/// The op kind a kernel's name ends in, before its step number
+/// ("llama_block_matmul12" -> "matmul"), per the manifest's kernel names.
+std::string opKindOf(const pkg::Function &sig, const std::string &kernel) {
+  std::string tail =
+      kernel.substr(std::min(kernel.size(), sig.name.size() + 1));
+  size_t digits = tail.find_last_not_of("0123456789");
+  return digits == std::string::npos ? tail : tail.substr(0, digits + 1);
+}
+
+/// Prints each step's median over `runs` (one vector of step times each),
+/// its share of the medians' sum, then the sum per op kind.
+void printProfile(const pkg::Function &sig,
+                  const std::vector<std::vector<double>> &runs) {
+  std::vector<double> medians;
+  double sum = 0;
+  for (size_t step = 0; step < sig.steps.size(); ++step) {
+    std::vector<double> times;
+    for (const std::vector<double> &run : runs)
+      times.push_back(run[step]);
+    medians.push_back(median(times));
+    sum += medians.back();
+  }
+  std::map<std::string, std::pair<double, int>> perKind;
+  std::printf("profile: %zu steps, median per step over %zu runs\n",
+              medians.size(), runs.size());
+  for (size_t step = 0; step < medians.size(); ++step) {
+    const std::string &kernel = sig.steps[step].kernel;
+    std::printf("  step %3zu %-40s %8.3f ms %5.1f%%\n", step, kernel.c_str(),
+                medians[step], sum > 0 ? 100 * medians[step] / sum : 0.0);
+    auto &kind = perKind[opKindOf(sig, kernel)];
+    kind.first += medians[step];
+    ++kind.second;
+  }
+  std::printf("profile: %.3f ms in all; per kind of op:\n", sum);
+  for (const auto &[kind, total] : perKind)
+    std::printf("  %-20s %3d steps %8.3f ms %5.1f%%\n", kind.c_str(),
+                total.second, total.first,
+                sum > 0 ? 100 * total.first / sum : 0.0);
+}
+
+/// Profiles `iters` calls of `fn` (after bench()'s warm runs) and prints
+/// the steps' times.
+Status profile(const rt::Function &fn, const std::vector<rt::TensorRef> &inputs,
+               const std::vector<rt::TensorRef> &outputs, int64_t iters) {
+  std::vector<std::vector<double>> runs;
+  for (int64_t i = 0; i < iters; ++i) {
+    auto steps = fn.profile(inputs, outputs);
+    if (!steps)
+      return steps.status();
+    runs.push_back(std::move(*steps));
+  }
+  printProfile(fn.signature(), runs);
   return Status::ok();
 }
 
@@ -995,12 +1102,18 @@ Status runFunction(const Options &options) {
   uint64_t seed = fillInputs(*inputs, options.seed, *bindings);
   takeGivenInputs(*inputs, *given);
   std::chrono::seconds progress(options.progress.value_or(5));
-  if (Status s =
-          fillSavedValues(*package, sig, *inputs, *bindings, progress, *given);
-      !s)
-    return s;
+  bool savesHere = savesOnDevice(*package, sig, options, *given);
+  if (!savesHere)
+    if (Status s = fillSavedValues(*package, sig, *inputs, *bindings, progress,
+                                   *given);
+        !s)
+      return s;
   if (Status s = transfer(*runtime, *inputs, /*toHost=*/false); !s)
     return s;
+  if (savesHere)
+    if (Status s = runForwardOnDevice(*package, sig, *inputs, options.device);
+        !s)
+      return s;
   if (options.gradcheck)
     // The direction is the next seed's, so the printed seed repeats it.
     if (Status s = gradcheck(*package, sig, *inputs, *bindings, seed + 1); !s)
@@ -1052,7 +1165,10 @@ Status runFunction(const Options &options) {
     return Status::ok();
   }
 
-  return bench(runOnce, options.iters.value_or(20));
+  int64_t iters = options.iters.value_or(20);
+  if (Status s = bench(runOnce, iters); !s || !options.profile)
+    return s;
+  return profile(*fn, inputRefs, outputRefs, iters);
 }
 
 } // namespace
