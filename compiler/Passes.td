@@ -230,8 +230,9 @@ def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
     query rows in f32, loops over key tiles carrying the accumulator,
     running max and running sum in f32, classifies every tile from the mask
     (empty tiles are skipped, full tiles pay no mask math) and inlines the
-    mask and score regions per element. cast: blocks of `block_size`
-    elements. The gradient kernels (Codegen/Common/GradBlock.h): delta per
+    mask and score regions per element. cast, elementwise and the head
+    layouts: blocks of `block_size` elements, in vector chunks of 8 while
+    the buffers are 16-byte aligned. The gradient kernels (Codegen/Common/GradBlock.h): delta per
     block of rows; key/value blocks `(ceil(Nk / block_n), Hkv, B)` over the
     query tiles of their group's heads, recomputing P from lse, dq added
     atomically; query blocks `(ceil(Nq / block_m), Hq, B)` for the
@@ -242,6 +243,7 @@ def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -272,8 +274,9 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     the warpgroup tensor-core kernel (wgmma from 128-byte swizzled shared
     tiles, an mbarrier pipeline), `mma_sync` the warp tensor-core kernel
     (mma.sync through ldmatrix), `none` the scalar kernel (one thread per
-    query row over f32 tiles in shared memory); cast a grid of 256-thread
-    blocks. The kernels are built from attngpu ops and shared pieces.
+    query row over f32 tiles in shared memory); cast, elementwise and the
+    head layouts a grid of 256-thread blocks, each thread a vector chunk of
+    8 elements when its block is whole and the buffers 16-byte aligned. The kernels are built from attngpu ops and shared pieces.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",

@@ -10,7 +10,6 @@
 #include "dialects/attn/AttnDialect.h"
 #include "dialects/attngpu/AttnGPUOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -28,8 +27,10 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -148,6 +149,8 @@ void attnc::buildHostToLLVMPipeline(OpPassManager &pm) {
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createConvertMathToLibmPass());
   addLoweringToBranches(kernels);
+  // Element kernels' vector chunks (ElementKernel.h).
+  kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(createFinalizeMemRefToLLVMConversionPass());
   kernels.addPass(createArithToLLVMConversionPass());
   kernels.addPass(createConvertIndexToLLVMPass());

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -76,6 +77,83 @@ Value fromF32(OpBuilder &b, Location loc, Value value, Value buffer) {
              : arith::TruncFOp::create(b, loc, element, value).getResult();
 }
 
+/// Whether `buffer`'s elements are whole bytes, so that a chunk of them can
+/// be one vector access.
+bool byteSized(Value buffer) {
+  return cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() % 8 == 0;
+}
+
+/// `buffer` viewed with a unit stride in its last dim, as vector accesses
+/// need, or (`flat`) as one dim of all its elements in row-major order;
+/// valid where the buffer is dense (attnc::vectorFormApplies).
+Value denseView(OpBuilder &b, Location loc, Value buffer, bool flat) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  // Static sizes stay static: the chunk code reads some from the type.
+  SmallVector<OpFoldResult> sizes;
+  for (auto [extent, size] : llvm::zip(
+           cast<MemRefType>(buffer.getType()).getShape(), metadata.getSizes()))
+    sizes.push_back(ShapedType::isDynamic(extent) ? OpFoldResult(size)
+                                                  : b.getIndexAttr(extent));
+  SmallVector<OpFoldResult> strides = getAsOpFoldResult(metadata.getStrides());
+  if (flat) {
+    Value count = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Value size : metadata.getSizes())
+      count = arith::MulIOp::create(b, loc, count, size);
+    sizes = {count};
+    strides = {b.getIndexAttr(1)};
+  }
+  strides.back() = b.getIndexAttr(1);
+  return memref::ReinterpretCastOp::create(b, loc, buffer, metadata.getOffset(),
+                                           sizes, strides);
+}
+
+/// The alignment of a `width`-element chunk of `buffer` at a multiple of
+/// `width`, where the buffer starts at a 16-byte boundary.
+llvm::MaybeAlign chunkAlignment(Value buffer, int64_t width) {
+  int64_t bytes =
+      width * cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+  return llvm::MaybeAlign(std::min<int64_t>(16, bytes));
+}
+
+/// The `width` elements of `buffer` from `indices` along its last dim (a
+/// unit-stride view when `width` > 1), widened to f32: a vector, or a
+/// scalar for one element.
+Value loadChunk(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
+                int64_t width) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  Type f32 = b.getF32Type();
+  Value chunk;
+  if (width == 1) {
+    chunk = memref::LoadOp::create(b, loc, buffer, indices);
+  } else {
+    chunk = vector::LoadOp::create(b, loc, VectorType::get({width}, element),
+                                   buffer, indices, /*nontemporal=*/false,
+                                   chunkAlignment(buffer, width));
+    f32 = VectorType::get({width}, f32);
+  }
+  return element.isF32()
+             ? chunk
+             : arith::ExtFOp::create(b, loc, f32, chunk).getResult();
+}
+
+/// Stores `value` (f32, as loadChunk gives) to `buffer` from `indices`
+/// along its last dim, rounded to the buffer's element type.
+void storeChunk(OpBuilder &b, Location loc, Value value, Value buffer,
+                ValueRange indices) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto vector = dyn_cast<VectorType>(value.getType());
+  if (!element.isF32())
+    value = arith::TruncFOp::create(
+        b, loc, vector ? vector.clone(element) : element, value);
+  if (!vector) {
+    memref::StoreOp::create(b, loc, value, buffer, indices);
+    return;
+  }
+  vector::StoreOp::create(b, loc, value, buffer, indices,
+                          /*nontemporal=*/false,
+                          chunkAlignment(buffer, vector.getNumElements()));
+}
+
 /// out[indices] = convert(in[indices] * scale), in's element found through
 /// its row swizzle if it has one.
 void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
@@ -92,6 +170,20 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
     value = arith::MulFOp::create(b, loc, value,
                                   f32Constant(b, loc, scale->convertToFloat()));
   memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
+}
+
+/// The cast of the `width` elements from row-major position `p`.
+void emitCastChunk(OpBuilder &b, Location loc, attn::CastOp op, Value in,
+                   Value out, Value p, int64_t width) {
+  Value value =
+      loadChunk(b, loc, denseView(b, loc, in, /*flat=*/true), p, width);
+  if (std::optional<APFloat> scale = op.getScale())
+    value = arith::MulFOp::create(
+        b, loc, value,
+        vector::BroadcastOp::create(
+            b, loc, value.getType(),
+            f32Constant(b, loc, scale->convertToFloat())));
+  storeChunk(b, loc, value, denseView(b, loc, out, /*flat=*/true), p);
 }
 
 /// The inputs of an elementwise op at `indices`, widened to f32.
@@ -118,6 +210,33 @@ void finishElementwise(OpBuilder &b, Location loc, attn::ElementwiseOp op,
     if (out)
       memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out,
                               indices);
+}
+
+/// The elementwise op on the `width` elements from row-major position `p`:
+/// each input's chunk loaded at once, the body per element, each kept
+/// result's chunk stored at once (after every load, as a result may
+/// overwrite an operand's buffer).
+void emitElementwiseChunk(OpBuilder &b, Location loc, attn::ElementwiseOp op,
+                          ValueRange inputs, ValueRange outs, Value p,
+                          int64_t width) {
+  SmallVector<Value> chunks;
+  for (Value input : inputs)
+    chunks.push_back(
+        loadChunk(b, loc, denseView(b, loc, input, /*flat=*/true), p, width));
+  SmallVector<SmallVector<Value>> results(outs.size());
+  for (int64_t lane = 0; lane < width; ++lane) {
+    SmallVector<Value> args;
+    for (Value chunk : chunks)
+      args.push_back(vector::ExtractOp::create(b, loc, chunk, lane));
+    for (auto [k, value] :
+         llvm::enumerate(attnc::inlineRegionValues(b, op.getBody(), args)))
+      results[k].push_back(value);
+  }
+  auto type = VectorType::get({width}, b.getF32Type());
+  for (auto [out, values] : llvm::zip(outs, results))
+    if (out)
+      storeChunk(b, loc, vector::FromElementsOp::create(b, loc, type, values),
+                 denseView(b, loc, out, /*flat=*/true), p);
 }
 
 /// The accumulators `init` folded over the key ranges s: each step is
@@ -199,13 +318,15 @@ void emitCombineElement(OpBuilder &b, Location loc, int64_t ranges,
   });
 }
 
-/// One element of split_heads (`split`) or merge_heads at `indices` of
-/// out: (b, h, n, d) when splitting, (b, n, h * D + d) when merging. Reads
-/// are straight-line: outside the rotary dims the partner and table reads
-/// fall back to the element itself and column 0, and a select keeps it.
-void emitHeadsElement(OpBuilder &b, Location loc, bool split, Value in,
-                      ValueRange tables, Value out, int64_t headDim,
-                      ValueRange indices) {
+/// The `width` elements of split_heads (`split`) or merge_heads from
+/// `indices` of out along its last dim: (b, h, n, d) when splitting, (b, n,
+/// h * D + d) when merging; `width` divides D and the rotary half, so the
+/// elements share their head, rotary half and partner chunk. Reads are
+/// straight-line: outside the rotary dims the partner and table reads fall
+/// back to the elements themselves and column 0, and a select keeps them.
+void emitHeadsChunk(OpBuilder &b, Location loc, bool split, Value in,
+                    ValueRange tables, Value out, int64_t headDim,
+                    ValueRange indices, int64_t width) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -217,24 +338,12 @@ void emitHeadsElement(OpBuilder &b, Location loc, bool split, Value in,
     head = arith::DivUIOp::create(b, loc, indices[2], index(headDim));
     dim = arith::RemUIOp::create(b, loc, indices[2], index(headDim));
   }
-  auto read = [&](Value d) -> Value {
-    Value value =
-        split ? memref::LoadOp::create(
-                    b, loc, in,
-                    ValueRange{
-                        batch, pos,
-                        arith::AddIOp::create(
-                            b, loc,
-                            arith::MulIOp::create(b, loc, head, index(headDim)),
-                            d)})
-                    .getResult()
-              : memref::LoadOp::create(b, loc, in,
-                                       ValueRange{batch, head, pos, d})
-                    .getResult();
-    return value.getType().isF32()
-               ? value
-               : arith::ExtFOp::create(b, loc, b.getF32Type(), value)
-                     .getResult();
+  auto read = [&](Value d) {
+    if (!split)
+      return loadChunk(b, loc, in, {batch, head, pos, d}, width);
+    Value column = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, head, index(headDim)), d);
+    return loadChunk(b, loc, in, {batch, pos, column}, width);
   };
   Value self = read(dim), result = self;
   if (!tables.empty()) {
@@ -254,10 +363,8 @@ void emitHeadsElement(OpBuilder &b, Location loc, bool split, Value in,
             arith::SubIOp::create(b, loc, dim, index(half))),
         dim);
     Value partner = read(partnerDim);
-    Value cos =
-        memref::LoadOp::create(b, loc, tables[0], ValueRange{pos, column});
-    Value sin =
-        memref::LoadOp::create(b, loc, tables[1], ValueRange{pos, column});
+    Value cos = loadChunk(b, loc, tables[0], {pos, column}, width);
+    Value sin = loadChunk(b, loc, tables[1], {pos, column}, width);
     // split: first half x1 cos - x2 sin, second x2 cos + x1 sin; merge
     // rotates by the transpose, so the signs swap.
     Value term = arith::MulFOp::create(b, loc, partner, sin);
@@ -273,7 +380,16 @@ void emitHeadsElement(OpBuilder &b, Location loc, bool split, Value in,
         b, loc, rotated,
         arith::SelectOp::create(b, loc, subtracts, minus, plus), self);
   }
-  memref::StoreOp::create(b, loc, fromF32(b, loc, result, out), out, indices);
+  storeChunk(b, loc, result, out, indices);
+}
+
+/// Whether `width` elements of a head of `headDim` can be one chunk of
+/// split_heads or merge_heads with `tables` (a chunk must not straddle a
+/// head or a rotary half).
+bool headsChunkFits(int64_t headDim, ValueRange tables, int64_t width) {
+  return headDim % width == 0 &&
+         (tables.empty() ||
+          cast<MemRefType>(tables[0].getType()).getDimSize(1) % width == 0);
 }
 
 template <typename Op>
@@ -284,10 +400,29 @@ attnc::ElementWork headsWork(Op op, const attnc::KernelBuffers &buffers,
   int64_t headDim = cast<RankedTensorType>(split ? op.getOut().getType()
                                                  : op->getOperand(0).getType())
                         .getDimSize(3);
-  return {out, static_cast<int64_t>(*op.getBlockSize()),
-          [=](OpBuilder &b, Location loc, ValueRange indices) {
-            emitHeadsElement(b, loc, split, in, tables, out, headDim, indices);
-          }};
+  attnc::ElementWork work;
+  work.shape = out;
+  work.blockSize = *op.getBlockSize();
+  work.element = [=](OpBuilder &b, Location loc, ValueRange indices) {
+    emitHeadsChunk(b, loc, split, in, tables, out, headDim, indices, 1);
+  };
+  int64_t width = attnc::kElementVectorWidth;
+  if (!headsChunkFits(headDim, tables, width) || !byteSized(in) ||
+      !byteSized(out))
+    return work;
+  work.width = width;
+  work.chunk = [=](OpBuilder &b, Location loc, Value p) {
+    SmallVector<Value> indices = delinearize(b, loc, p, extentsOf(b, loc, out));
+    auto view = [&](Value buffer) {
+      return denseView(b, loc, buffer, /*flat=*/false);
+    };
+    SmallVector<Value> tableViews = llvm::map_to_vector(tables, view);
+    emitHeadsChunk(b, loc, split, view(in), tableViews, view(out), headDim,
+                   indices, width);
+  };
+  work.vectorBuffers = {in, out};
+  llvm::append_range(work.vectorBuffers, tables);
+  return work;
 }
 
 } // namespace
@@ -305,10 +440,21 @@ attnc::ElementWork attnc::mergeHeadsWork(attn::MergeHeadsOp op,
 attnc::ElementWork attnc::castWork(attn::CastOp op,
                                    const KernelBuffers &buffers) {
   Value in = buffers.operands[0], out = buffers.results[0];
-  return {in, static_cast<int64_t>(*op.getBlockSize()),
-          [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
-            emitCastElement(b, loc, op, in, out, indices);
-          }};
+  ElementWork work;
+  work.shape = in;
+  work.blockSize = *op.getBlockSize();
+  work.element = [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
+    emitCastElement(b, loc, op, in, out, indices);
+  };
+  if (op.getInRowSwizzle() || !byteSized(in) || !byteSized(out))
+    return work;
+  work.width = kElementVectorWidth;
+  work.chunk = [op, in, out, width = work.width](OpBuilder &b, Location loc,
+                                                 Value p) {
+    emitCastChunk(b, loc, op, in, out, p, width);
+  };
+  work.vectorBuffers = {in, out};
+  return work;
 }
 
 attnc::ElementWork attnc::elementwiseWork(attn::ElementwiseOp op,
@@ -328,6 +474,17 @@ attnc::ElementWork attnc::elementwiseWork(attn::ElementwiseOp op,
   work.element = [load = work.load, finish = work.finish](
                      OpBuilder &b, Location loc, ValueRange indices) {
     finish(b, loc, indices, load(b, loc, indices));
+  };
+  SmallVector<Value> kept(llvm::make_filter_range(
+      outs, [](Value out) { return static_cast<bool>(out); }));
+  work.vectorBuffers = inputs;
+  llvm::append_range(work.vectorBuffers, kept);
+  if (!llvm::all_of(work.vectorBuffers, byteSized))
+    return work;
+  work.width = kElementVectorWidth;
+  work.chunk = [op, inputs, outs, width = work.width](OpBuilder &b,
+                                                      Location loc, Value p) {
+    emitElementwiseChunk(b, loc, op, inputs, outs, p, width);
   };
   return work;
 }
@@ -397,6 +554,66 @@ void attnc::emitElementRun(OpBuilder &b, Location loc, const ElementWork &work,
     loaded.push_back(work.load(b, loc, at));
   for (auto [at, values] : llvm::zip(indices, loaded))
     work.finish(b, loc, at, values);
+}
+
+/// Whether `buffer` is dense and row-major (a dim of one element may have
+/// any stride) and starts at a 16-byte boundary.
+static Value denseAndAligned(OpBuilder &b, Location loc, Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto equal = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  };
+  auto both = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+  int64_t bytes =
+      cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+  Value address = arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
+      arith::MulIOp::create(b, loc, metadata.getOffset(), index(bytes)));
+  Value applies =
+      equal(arith::RemUIOp::create(b, loc, address, index(16)), index(0));
+  Value dense = index(1);
+  for (int64_t d = metadata.getSizes().size() - 1; d >= 0; --d) {
+    Value size = metadata.getSizes()[d];
+    applies = both(applies, arith::OrIOp::create(
+                                b, loc, equal(metadata.getStrides()[d], dense),
+                                equal(size, index(1))));
+    dense = arith::MulIOp::create(b, loc, dense, size);
+  }
+  return applies;
+}
+
+Value attnc::vectorFormApplies(OpBuilder &b, Location loc,
+                               const ElementWork &work) {
+  Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value buffer : work.vectorBuffers)
+    applies =
+        arith::AndIOp::create(b, loc, applies, denseAndAligned(b, loc, buffer));
+  return applies;
+}
+
+void attnc::emitElementChunks(OpBuilder &b, Location loc,
+                              const ElementWork &work, Value begin, Value end) {
+  // Chunks start at multiples of the width only in blocks that are.
+  if (work.width == 1 || work.blockSize % work.width != 0)
+    return emitElementLoop(b, loc, work, begin, end, 1);
+  Value width = arith::ConstantIndexOp::create(b, loc, work.width);
+  Value chunks = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), width);
+  Value chunked = arith::AddIOp::create(
+      b, loc, begin, arith::MulIOp::create(b, loc, chunks, width));
+  Value split = arith::SelectOp::create(b, loc, vectorFormApplies(b, loc, work),
+                                        chunked, begin);
+  scf::ForOp::create(b, loc, begin, split, width, ValueRange(),
+                     [&](OpBuilder &nested, Location, Value p, ValueRange) {
+                       work.chunk(nested, loc, p);
+                       scf::YieldOp::create(nested, loc);
+                     });
+  emitElementLoop(b, loc, work, split, end, 1);
 }
 
 LogicalResult attnc::checkCastKernel(attn::CastOp op) {

@@ -8,7 +8,10 @@
 // work per element of one buffer. Their kernels are a grid of blocks of
 // `block_size` consecutive elements in row-major order; the host runs a block's
 // elements in a loop, a GPU block spreads them over its threads. What each
-// element does is written once, here.
+// element does is written once, here, for one element or for a chunk of
+// consecutive ones read and written as vectors (16 bytes and more per
+// access, where one element of 2 bytes per thread would leave most of the
+// memory bandwidth unused).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +42,18 @@ struct ElementWork {
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::ValueRange,
                      mlir::ValueRange)>
       finish;
+  /// The vector form, where `width` > 1: `chunk(b, loc, p)` does the work
+  /// of the `width` elements at row-major positions [p, p + width), p a
+  /// multiple of `width`, with one vector access per buffer and chunk. It
+  /// may run only where each of `vectorBuffers` is dense and starts at a
+  /// 16-byte boundary (vectorFormApplies).
+  int64_t width = 1;
+  std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value)> chunk;
+  llvm::SmallVector<mlir::Value> vectorBuffers;
 };
+
+/// Elements per chunk of the vector forms of the works below.
+constexpr int64_t kElementVectorWidth = 8;
 
 /// attn.cast: out = convert(in * scale), per element of in. The product is
 /// computed in f32 and rounded once to the result type (nearest even).
@@ -91,6 +105,18 @@ void emitElementLoop(mlir::OpBuilder &b, mlir::Location loc,
 void emitElementRun(mlir::OpBuilder &b, mlir::Location loc,
                     const ElementWork &work, mlir::Value begin, int64_t count,
                     int64_t step);
+
+/// Whether every buffer of `work.vectorBuffers` is dense and row-major and
+/// starts at a 16-byte boundary (an i1): where the vector form may run.
+mlir::Value vectorFormApplies(mlir::OpBuilder &b, mlir::Location loc,
+                              const ElementWork &work);
+
+/// The elements [begin, end) of one thread's block: whole chunks by the
+/// vector form where it applies (and work.blockSize is a multiple of
+/// work.width), the rest one by one (emitElementLoop).
+void emitElementChunks(mlir::OpBuilder &b, mlir::Location loc,
+                       const ElementWork &work, mlir::Value begin,
+                       mlir::Value end);
 
 /// A target lowering of the element kernel of `Op` (which has a work
 /// function above): `lowerElements` builds its grid and loops.

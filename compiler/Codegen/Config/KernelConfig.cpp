@@ -380,13 +380,14 @@ void configureCombine(attn::AttentionCombineOp op,
     op.setBlockSize(target.isGpu() ? 256 : 16384);
 }
 
-/// Elements per block of a cast or elementwise kernel: host blocks are
-/// chunks of work for one thread; GPU blocks are 256 threads computing 4
-/// elements each.
+/// Elements per block of a cast, elementwise or head-layout kernel: host
+/// blocks are chunks of work for one thread; GPU blocks are 256 threads
+/// computing 8 elements each (a 16-byte chunk of 2-byte elements, the
+/// vector width of ElementKernel's chunks).
 template <typename Op>
 void configureElements(Op op, const attnc::TargetDescription &target) {
   if (!op.getBlockSize())
-    op.setBlockSize(target.isGpu() ? 1024 : 16384);
+    op.setBlockSize(target.isGpu() ? 2048 : 16384);
 }
 
 /// A matmul is a cuBLASLt call on the GPU, whose heuristics pick the

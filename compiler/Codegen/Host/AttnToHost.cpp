@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace attnc {
@@ -151,7 +152,7 @@ struct ElementsToHost : attnc::ElementKernelLowering<Op, Work> {
     attnc::ElementGrid grid = attnc::elementGrid(rewriter, loc, work);
     buildGrid(rewriter, loc, {grid.blocks}, [&](ValueRange ivs) {
       auto [first, end] = attnc::elementBlockRange(rewriter, loc, grid, ivs[0]);
-      attnc::emitElementLoop(rewriter, loc, work, first, end, 1);
+      attnc::emitElementChunks(rewriter, loc, work, first, end);
     });
   }
 };

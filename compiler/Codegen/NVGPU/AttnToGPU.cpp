@@ -370,9 +370,12 @@ void emitThreadElements(OpBuilder &b, Location loc,
       });
 }
 
-/// Thread t of block x converts elements x * block_size + t + 256 i.
-/// attn.cast, attn.elementwise and attn.attention_combine: a block's
-/// threads take its elements in turn.
+/// attn.cast, attn.elementwise, attn.split_heads, attn.merge_heads and
+/// attn.attention_combine: a block's threads take its elements in turn
+/// (thread t of block x: elements x * block_size + t + 256 i), or, for a
+/// work with a vector form of block_size / 256 elements, when the block is
+/// whole and its buffers aligned, thread t takes the chunk at x *
+/// block_size + t * width.
 template <typename Op,
           attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
 struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
@@ -390,9 +393,34 @@ struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
           attnc::ElementGrid grid = attnc::elementGrid(rewriter, loc, work);
           auto [first, end] = attnc::elementBlockRange(rewriter, loc, grid,
                                                        launch.getBlockIds().x);
-          Value start =
-              arith::AddIOp::create(rewriter, loc, first, launch.getThreadIds().x);
-          emitThreadElements(rewriter, loc, work, first, end, start, threads);
+          Value thread = launch.getThreadIds().x;
+          Value start = arith::AddIOp::create(rewriter, loc, first, thread);
+          if (work.width == 1 || work.width * threads != work.blockSize)
+            return emitThreadElements(rewriter, loc, work, first, end, start,
+                                      threads);
+          // A whole block of dense, aligned buffers: a chunk per thread.
+          Value whole = arith::AndIOp::create(
+              rewriter, loc,
+              arith::CmpIOp::create(
+                  rewriter, loc, arith::CmpIPredicate::eq,
+                  arith::SubIOp::create(rewriter, loc, end, first),
+                  grid.blockSize),
+              attnc::vectorFormApplies(rewriter, loc, work));
+          scf::IfOp::create(
+              rewriter, loc, whole,
+              [&](OpBuilder &then, Location) {
+                Value chunk = arith::MulIOp::create(
+                    then, loc, thread,
+                    arith::ConstantIndexOp::create(then, loc, work.width));
+                work.chunk(then, loc,
+                           arith::AddIOp::create(then, loc, first, chunk));
+                scf::YieldOp::create(then, loc);
+              },
+              [&](OpBuilder &otherwise, Location) {
+                emitThreadElements(otherwise, loc, work, first, end, start,
+                                   threads);
+                scf::YieldOp::create(otherwise, loc);
+              });
         });
   }
 };

@@ -271,16 +271,16 @@ func.func @pinned_none(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
 
 // -----
 
-// A cast gets its block size: 16384 elements per host block, 1024 per GPU
-// block (256 threads x 4); a pinned one is kept.
+// A cast gets its block size: 16384 elements per host block, 2048 per GPU
+// block (256 threads x 8); a pinned one is kept.
 // HOST-LABEL: func.func @cast
 // HOST:         attn.cast %{{.*}} {block_size = 16384 : i64, scale = 2.000000e+00 : f32}
 // HOST:         attn.cast %{{.*}} {block_size = 7 : i64}
 // GPU-LABEL:  func.func @cast
-// GPU:          attn.cast %{{.*}} {block_size = 1024 : i64, scale = 2.000000e+00 : f32}
+// GPU:          attn.cast %{{.*}} {block_size = 2048 : i64, scale = 2.000000e+00 : f32}
 // GPU:          attn.cast %{{.*}} {block_size = 7 : i64}
 // SYNC-LABEL: func.func @cast
-// SYNC:         attn.cast %{{.*}} {block_size = 1024 : i64, scale = 2.000000e+00 : f32}
+// SYNC:         attn.cast %{{.*}} {block_size = 2048 : i64, scale = 2.000000e+00 : f32}
 func.func @cast(%x: tensor<?x8xf32>) -> (tensor<?x8xbf16>, tensor<?x8xf16>) {
   %a = attn.cast %x {scale = 2.0 : f32} : tensor<?x8xf32> to tensor<?x8xbf16>
   %b = attn.cast %x {block_size = 7 : i64} : tensor<?x8xf32> to tensor<?x8xf16>
@@ -293,9 +293,9 @@ func.func @cast(%x: tensor<?x8xf32>) -> (tensor<?x8xbf16>, tensor<?x8xf16>) {
 // HOST-LABEL: func.func @elementwise
 // HOST:         attn.elementwise %{{.*}} {block_size = 16384 : i64}
 // GPU-LABEL:  func.func @elementwise
-// GPU:          attn.elementwise %{{.*}} {block_size = 1024 : i64}
+// GPU:          attn.elementwise %{{.*}} {block_size = 2048 : i64}
 // SYNC-LABEL: func.func @elementwise
-// SYNC:         attn.elementwise %{{.*}} {block_size = 1024 : i64}
+// SYNC:         attn.elementwise %{{.*}} {block_size = 2048 : i64}
 func.func @elementwise(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %y = attn.elementwise %x : tensor<?x8xf32> -> tensor<?x8xf32> {
   ^bb0(%a: f32):
@@ -315,7 +315,7 @@ func.func @elementwise(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // PIPE-LABEL: func.func @in_kernels_attention0(
 // PIPE:         attn.attention {{.*}}tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
 // PIPE-LABEL: func.func @in_kernels_cast1(
-// PIPE:         attn.cast {{.*}}{block_size = 1024 : i64}
+// PIPE:         attn.cast {{.*}}{block_size = 2048 : i64}
 func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {
   %o, %l = attn.attention %q, %q, %q
       : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>

@@ -310,7 +310,8 @@ module @attnc_kernels {
 // A cast: blocks of block_size elements in row-major order, each a loop to
 // the end of its block or of the tensor, converting in f32: extend, scale,
 // round once. The block's first multi-index is computed once; the loop
-// steps it by one with a carry, without dividing.
+// steps it by one with a carry, without dividing. A block of 100 elements
+// does not start at a multiple of 8, so it has no vector chunks.
 
 // CHECK-LABEL: func.func @cast(
 // CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<?x8xf16, strided<[?, ?], offset: ?>>,
@@ -328,6 +329,7 @@ module @attnc_kernels {
 // CHECK:           %[[FIRST:.*]] = arith.muli %[[ID]], %[[BLOCK]] : index
 // CHECK:           %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[BLOCK]] : index
 // CHECK:           %[[LAST:.*]] = arith.minui %[[COUNT]], %[[NEXT]] : index
+// CHECK-NOT:       vector.load
 // CHECK-DAG:       %[[COL0:.*]] = arith.remui %[[FIRST]], %[[C8]] : index
 // CHECK-DAG:       %[[ROW0:.*]] = arith.divui %[[FIRST]], %[[C8]] : index
 // CHECK:           scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %[[C1]] iter_args(%[[ROW:.*]] = %[[ROW0]], %[[COL:.*]] = %[[COL0]]) -> (index, index) {
@@ -356,22 +358,48 @@ module @attnc_kernels {
 
 // -----
 
-// An elementwise kernel: the same blocks and loop; each input element is
-// widened to f32, the body is inlined and its value rounded once.
+// An elementwise kernel: the same blocks. While every buffer is dense and
+// starts at a 16-byte boundary (checked per block), a block runs in chunks
+// of 8 elements of the flattened buffers: one vector load per input (widened
+// to f32), the body inlined per element, one vector store per result. The
+// rest of the block runs element by element as a cast does: each input
+// element widened to f32, the body inlined and its value rounded once.
 
 // CHECK-LABEL: func.func @elementwise(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
 // CHECK-SAME:    %[[Y:[a-z0-9]+]]: memref<?x8xf32, strided<[?, ?], offset: ?>>,
 // CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x8xbf16, strided<[?, ?], offset: ?>>)
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK:         scf.forall
-// CHECK:           scf.for %{{.*}} iter_args(%[[ROW:.*]] = %{{.*}}, %[[COL:.*]] = %{{.*}}) -> (index, index) {
+// CHECK:           %[[FIRST:.*]] = arith.muli
+// CHECK:           memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK:           arith.remui %{{.*}}, %[[C16]] : index
+// CHECK:           memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK:           memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:           %[[SPLIT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FIRST]] : index
+// CHECK:           scf.for %[[P:.*]] = %[[FIRST]] to %[[SPLIT]] step %[[C8]] {
+// CHECK:             %[[XV:.*]] = memref.reinterpret_cast %[[X]] to offset: [%{{.*}}], sizes: [%{{.*}}], strides: [1]
+// CHECK:             %[[XC:.*]] = vector.load %[[XV]][%[[P]]] {alignment = 16 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<8xbf16>
+// CHECK:             %[[XW:.*]] = arith.extf %[[XC]] : vector<8xbf16> to vector<8xf32>
+// CHECK:             %[[YC:.*]] = vector.load %{{.*}}[%[[P]]] {alignment = 16 : i64} : memref<?xf32, strided<[1], offset: ?>>, vector<8xf32>
+// CHECK:             %[[X0:.*]] = vector.extract %[[XW]][0] : f32 from vector<8xf32>
+// CHECK:             %[[Y0:.*]] = vector.extract %[[YC]][0] : f32 from vector<8xf32>
+// CHECK:             %[[T0:.*]] = math.tanh %[[X0]] : f32
+// CHECK:             %[[M0:.*]] = arith.mulf %[[T0]], %[[Y0]] : f32
+// CHECK-COUNT-7:     math.tanh
+// CHECK:             %[[OV:.*]] = memref.reinterpret_cast %[[OUT]]
+// CHECK:             %[[R:.*]] = vector.from_elements %[[M0]], {{.*}} : vector<8xf32>
+// CHECK:             %[[RN:.*]] = arith.truncf %[[R]] : vector<8xf32> to vector<8xbf16>
+// CHECK:             vector.store %[[RN]], %[[OV]][%[[P]]] {alignment = 16 : i64}
+// CHECK:           scf.for %{{.*}} = %[[SPLIT]] to %{{.*}} iter_args(%[[ROW:.*]] = %{{.*}}, %[[COL:.*]] = %{{.*}}) -> (index, index) {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
 // CHECK-NEXT:        %[[B:.*]] = memref.load %[[Y]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT:        %[[T:.*]] = math.tanh %[[AW]] : f32
 // CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[T]], %[[B]] : f32
-// CHECK-NEXT:        %[[R:.*]] = arith.truncf %[[M]] : f32 to bf16
-// CHECK-NEXT:        memref.store %[[R]], %[[OUT]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:        %[[RS:.*]] = arith.truncf %[[M]] : f32 to bf16
+// CHECK-NEXT:        memref.store %[[RS]], %[[OUT]][%[[ROW]], %[[COL]]]
 module @attnc_kernels {
   func.func @elementwise(%x: memref<?x8xbf16, strided<[?, ?], offset: ?>>,
                          %y: memref<?x8xf32, strided<[?, ?], offset: ?>>,

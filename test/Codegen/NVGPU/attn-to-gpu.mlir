@@ -214,6 +214,45 @@ module @attnc_kernels {
 
 // -----
 
+// With 8 elements per thread (block_size 2048 over 256 threads), a whole
+// block whose buffers are all dense and 16-byte aligned is a vector chunk
+// per thread: thread t takes the 8 elements from first + 8 t of the
+// flattened buffers, one vector load per input and one vector store per
+// result. Any other block takes the element path above.
+
+// CHECK-LABEL: func.func @elementwise_chunks(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x64xbf16, strided<[?, ?], offset: ?>>)
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in
+// CHECK-SAME:      threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[BX]], %[[C2048:.*]] : index
+// CHECK:           memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK:           memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             %[[OFFSET:.*]] = arith.muli %[[TID]], %[[C8:.*]] : index
+// CHECK:             %[[P:.*]] = arith.addi %[[FIRST]], %[[OFFSET]] : index
+// CHECK:             %[[XV:.*]] = memref.reinterpret_cast %[[X]]
+// CHECK:             vector.load %[[XV]][%[[P]]] {alignment = 16 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<8xbf16>
+// CHECK-COUNT-8:     math.exp
+// CHECK:             vector.store %{{.*}}[%[[P]]] {alignment = 16 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<8xbf16>
+// CHECK:           } else {
+// CHECK:             memref.load %[[X]]
+module @attnc_kernels {
+  func.func @elementwise_chunks(%x: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                                %out: memref<?x64xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x64xbf16, strided<[?, ?], offset: ?>> to tensor<?x64xbf16>
+    %1 = attn.elementwise %0 {block_size = 2048 : i64} : tensor<?x64xbf16> -> tensor<?x64xbf16> {
+    ^bb0(%a: f32):
+      %e = math.exp %a : f32
+      attn.yield %e : f32
+    }
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<?x64xbf16>, memref<?x64xbf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // An identity cast (a copy) does not fold away.
 
 // CHECK-LABEL: func.func @copy(
