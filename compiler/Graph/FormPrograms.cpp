@@ -194,7 +194,9 @@ private:
   int64_t nextKernel = 0, nextTemporary = 0;
 };
 
-/// Inputs are named after their role in the op that first reads them ("q"),
+/// Inputs are named as their source names them (`attn.name`, which attnc
+/// keeps from the parsed `%wq`), else after their role in the op that first
+/// reads them ("q"),
 /// outputs after the role of the result they return ("out", "lse"); a
 /// backward function's inputs after the forward program's values ("q",
 /// "out", "dout"); activations saved for a backward function after their
@@ -226,8 +228,11 @@ void ProgramBuilder::nameValues() {
     for (Operation &op : func.getBody().front().without_terminator())
       if (!reader && llvm::is_contained(op.getOperands(), arg))
         reader = &op;
+    auto source = func.getArgAttrOfType<StringAttr>(
+        arg.getArgNumber(), attn::kArgumentNameAttrName);
     StringRef role = arg.getArgNumber() < forwardNames.size()
                          ? StringRef(forwardNames[arg.getArgNumber()])
+                     : source ? source.getValue()
                      : reader ? roleOf(arg, reader)
                               : StringRef();
     inputNames[arg] = give(role, "arg" + std::to_string(arg.getArgNumber()));

@@ -47,6 +47,10 @@ inline constexpr llvm::StringLiteral kCotangentOfResultAttrName =
 /// The result attribute of a forward function's result that autodiff added
 /// for its backward function to read (a saved activation).
 inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";
+/// The argument attribute naming a function's argument as its source does
+/// (`%wq` -> "wq"): attnc keeps the parsed names, and a package names its
+/// inputs (and their gradients, "dwq") after them.
+inline constexpr llvm::StringLiteral kArgumentNameAttrName = "attn.name";
 
 /// Largest static extent of any dim of an attn op: indices stay far from
 /// int64 overflow and fit the 32-bit grid dimensions of the GPU backend.

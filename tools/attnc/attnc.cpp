@@ -23,6 +23,8 @@
 #include "dialects/attn/AttnOps.h"
 #include "dialects/attnrt/AttnRTOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -670,6 +672,50 @@ std::unique_ptr<llvm::MemoryBuffer> readModelText() {
   return input;
 }
 
+/// The name a function argument's definition (`%wq`) spells, if it is an
+/// identifier and not one of MLIR's generated names (`%arg3`).
+std::optional<std::string> sourceName(const AsmParserState::SMDefinition &def) {
+  const char *start = def.loc.Start.getPointer();
+  StringRef text(start, def.loc.End.getPointer() - start);
+  if (!text.consume_front("%") || text.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_'))
+    return std::nullopt;
+  StringRef number = text;
+  if (number.consume_front("arg") && !number.empty() &&
+      llvm::all_of(number, [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      }))
+    return std::nullopt;
+  return text.str();
+}
+
+/// Parses the input as parseSourceFile does, and keeps each function
+/// argument's source name as its `attn.name` (packages name their inputs
+/// and gradients after them).
+OwningOpRef<ModuleOp> parseNamingArguments(llvm::SourceMgr &sourceMgr,
+                                           MLIRContext &context) {
+  AsmParserState state;
+  Block parsed;
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  LocationAttr fileLoc =
+      FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 0, 0);
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, ParserConfig(&context),
+                                &state)))
+    return nullptr;
+  for (const AsmParserState::BlockDefinition &def : state.getBlockDefs()) {
+    auto func = dyn_cast_or_null<func::FuncOp>(def.block->getParentOp());
+    if (!func || def.block != &func.getBody().front())
+      continue;
+    for (auto [i, argument] : llvm::enumerate(def.arguments))
+      if (std::optional<std::string> name = sourceName(argument))
+        func.setArgAttr(i, attn::kArgumentNameAttrName,
+                        StringAttr::get(&context, *name));
+  }
+  return detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+      &parsed, &context, fileLoc);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -716,7 +762,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseNamingArguments(sourceMgr, context);
   std::optional<int64_t> budget = parseBytes(rematBudget);
   if (!parseSymbolExtents())
     return 1;

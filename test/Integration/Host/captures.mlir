@@ -12,12 +12,12 @@
 // empty.
 //
 // RUN: attnc %s -o %t.attnpkg
-// RUN: attn-run %t.attnpkg --fn documents --shape B=2 --shape Nq=150 --shape Nk=150 --shape capture=2x150 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn documents --shape B=1 --shape Nq=300 --shape Nk=300 --shape capture=1x40 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn rare_keys --shape B=2 --shape Nq=100 --shape Nk=400 --shape capture=2x400 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn bias_table --shape Nq=70 --shape Nk=90 --shape capture=2x64x64 --check | FileCheck %s
-// RUN: attn-run %t.attnpkg --fn documents_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --shape capture=2x130 --check | FileCheck %s --check-prefix=GRAD
-// RUN: attn-run %t.attnpkg --fn bias_table_bwd --shape Nq=70 --shape Nk=90 --shape capture=2x64x64 --check | FileCheck %s --check-prefix=GRAD
+// RUN: attn-run %t.attnpkg --fn documents --shape B=2 --shape Nq=150 --shape Nk=150 --shape doc=2x150 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn documents --shape B=1 --shape Nq=300 --shape Nk=300 --shape doc=1x40 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn rare_keys --shape B=2 --shape Nq=100 --shape Nk=400 --shape flag=2x400 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn bias_table --shape Nq=70 --shape Nk=90 --shape bias=2x64x64 --check | FileCheck %s
+// RUN: attn-run %t.attnpkg --fn documents_bwd --shape B=2 --shape Nq=130 --shape Nk=130 --shape doc=2x130 --check | FileCheck %s --check-prefix=GRAD
+// RUN: attn-run %t.attnpkg --fn bias_table_bwd --shape Nq=70 --shape Nk=90 --shape bias=2x64x64 --check | FileCheck %s --check-prefix=GRAD
 //
 // RUN: attnc %s --emit=mlir -o - | FileCheck %s --check-prefix=BWD
 

@@ -41,14 +41,14 @@
 // OUT: out: rel_err {{.*}} ok
 
 // GELU: gradcheck: {{.*}} ok
-// GELU: darg0: rel_err {{.*}} ok
+// GELU: dx: rel_err {{.*}} ok
 
 // SWIGLU: gradcheck: {{.*}} ok
-// SWIGLU: darg0: rel_err {{.*}} ok
-// SWIGLU-NEXT: darg1: rel_err {{.*}} ok
+// SWIGLU: dg: rel_err {{.*}} ok
+// SWIGLU-NEXT: du: rel_err {{.*}} ok
 
 // RESIDUAL: gradcheck: {{.*}} ok
-// RESIDUAL: dq: rel_err {{.*}} ok
+// RESIDUAL: dx: rel_err {{.*}} ok
 // RESIDUAL-NEXT: dk: rel_err {{.*}} ok
 // RESIDUAL-NEXT: dv: rel_err {{.*}} ok
 

@@ -32,12 +32,12 @@
 // MEAN: mean: rel_err {{.*}} ok
 
 // LM: gradcheck: {{.*}} ok
-// LM: dx: rel_err {{.*}} ok
-// LM-NEXT: dw: rel_err {{.*}} ok
+// LM: dh: rel_err {{.*}} ok
+// LM-NEXT: de: rel_err {{.*}} ok
 
 // TINY: gradcheck: {{.*}} ok
 // TINY: dtable: rel_err {{.*}} ok
-// TINY-NEXT: dweight: rel_err {{.*}} ok
+// TINY-NEXT: dg: rel_err {{.*}} ok
 
 // INFO-LABEL: function lm_loss
 // INFO: input labels: i32 [d0_0, d0_1], values in [0, 24)

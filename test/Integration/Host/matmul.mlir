@@ -22,9 +22,9 @@
 
 // MLP: gradcheck: {{.*}} ok
 // MLP: dx: rel_err {{.*}} ok
-// MLP-NEXT: dw: rel_err {{.*}} ok
-// MLP-NEXT: darg2: rel_err {{.*}} ok
-// MLP-NEXT: darg3: rel_err {{.*}} ok
+// MLP-NEXT: dwg: rel_err {{.*}} ok
+// MLP-NEXT: dwu: rel_err {{.*}} ok
+// MLP-NEXT: dwd: rel_err {{.*}} ok
 
 // A projection with nn.Linear's weight layout [N, K], in f32.
 func.func @linear(%x: tensor<?x?x48xf32>, %w: tensor<80x48xf32>)

@@ -28,22 +28,22 @@
 
 // LAYER: gradcheck: {{.*}} ok
 // LAYER: dx: rel_err {{.*}} ok
-// LAYER-NEXT: dweight: rel_err {{.*}} ok
+// LAYER-NEXT: dw: rel_err {{.*}} ok
 // LAYER-NEXT: dbias: rel_err {{.*}} ok
 
 // PRELAYER: gradcheck: {{.*}} ok
 // PRELAYER: dx: rel_err {{.*}} ok
-// PRELAYER-NEXT: dweight: rel_err {{.*}} ok
+// PRELAYER-NEXT: dg: rel_err {{.*}} ok
 // PRELAYER-NEXT: dw: rel_err {{.*}} ok
 // PRELAYER-NEXT: dbias: rel_err {{.*}} ok
 
 // NORM: gradcheck: {{.*}} ok
 // NORM: dx: rel_err {{.*}} ok
-// NORM-NEXT: dweight: rel_err {{.*}} ok
+// NORM-NEXT: dw: rel_err {{.*}} ok
 
 // PRE: gradcheck: {{.*}} ok
 // PRE: dx: rel_err {{.*}} ok
-// PRE-NEXT: dweight: rel_err {{.*}} ok
+// PRE-NEXT: dg: rel_err {{.*}} ok
 // PRE-NEXT: dw: rel_err {{.*}} ok
 
 // RMSNorm of f32 rows of 40 with an f32 weight; only out is returned.
