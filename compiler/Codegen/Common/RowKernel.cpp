@@ -35,6 +35,21 @@ bool reducesByBlock(Operation *op) {
   return isa<attn::SumRowsOp, attn::TokenMeanOp, attn::TokenMeanGradOp>(op);
 }
 
+/// The most shared memory a norm gradient's block gives its warps' partial
+/// weight sums: up to 3 blocks of 256 threads fit an H100/H200 SM.
+constexpr int64_t kPartialSumsBytes = 64 * 1024;
+
+/// Whether a norm gradient's warps keep their partial sums in shared
+/// memory (a row of width f32 each, read and written once per row) rather
+/// than in the partials result: on a GPU, when they fit.
+bool partialSumsShared(Operation *op) {
+  if (!isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op))
+    return false;
+  int64_t width =
+      cast<ShapedType>(op->getOperand(0).getType()).getShape().back();
+  return blockSizeOf(op) * width * 4 <= kPartialSumsBytes;
+}
+
 class RowKernelBlock : attnc::BlockEmitter {
 public:
   RowKernelBlock(OpBuilder &b, Location loc, Operation *op,
@@ -129,7 +144,10 @@ private:
   Operation *op;
   const attnc::KernelBuffers &x;
   int64_t perBlock;
-  Value scratch; // GPU row sums: [warps, 32] f32 in shared memory
+  /// GPU shared memory (rowKernelScratchShape): the threads' sums of a
+  /// reduction, [warps, 32] f32, or a norm gradient's partial sums,
+  /// [warps, width] f32.
+  Value scratch;
   Value lane, warp;
 };
 
@@ -189,8 +207,12 @@ void RowKernelBlock::gradPartial(Value partial) {
   Value in = x.operands[0], weight = x.operands[1], rstdIn = x.operands[2],
         dout = x.operands[3], dx = x.results[0], sums = x.results[1];
   int64_t partials = cast<MemRefType>(sums.getType()).getDimSize(0);
+  // The partial row accumulates in the warp's row of shared memory where
+  // there is one, written to `sums` once at the end.
+  Value acc = scratch ? scratch : sums;
+  Value accRow = scratch ? warp : partial;
   forLaneColumns(width(), lane, lanes(), [&](Value d) {
-    store(f32Const(0), sums, {partial, d});
+    store(f32Const(0), acc, {accRow, d});
   });
   loop(partial, rowCount(in), index(partials), [&](Value row) {
     SmallVector<Value> lead = rowIndex(in, row);
@@ -219,11 +241,15 @@ void RowKernelBlock::gradPartial(Value partial) {
         Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, meanDot));
         storeAt(mulF(rstd, diff), dx, lead, d);
       }
-      Value sum = arith::AddFOp::create(b, loc, load(sums, {partial, d}),
-                                        mulF(dy, xhat));
-      store(sum, sums, {partial, d});
+      Value sum =
+          arith::AddFOp::create(b, loc, load(acc, {accRow, d}), mulF(dy, xhat));
+      store(sum, acc, {accRow, d});
     });
   });
+  if (scratch)
+    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+      store(load(scratch, {warp, d}), sums, {partial, d});
+    });
 }
 
 Value RowKernelBlock::isIgnored(Value label) {
@@ -573,8 +599,13 @@ int64_t attnc::rowKernelThreads(Operation *op) {
   return reducesByBlock(op) ? kReduceThreads : blockSizeOf(op) * kWarp;
 }
 
-int64_t attnc::rowKernelSharedBytes(Operation *op) {
-  return reducesByBlock(op) ? kReduceThreads * 4 : 0;
+SmallVector<int64_t> attnc::rowKernelScratchShape(Operation *op) {
+  if (reducesByBlock(op))
+    return {kSumWarps, kWarp};
+  if (partialSumsShared(op))
+    return {blockSizeOf(op),
+            cast<ShapedType>(op->getOperand(0).getType()).getShape().back()};
+  return {};
 }
 
 Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,

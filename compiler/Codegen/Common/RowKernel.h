@@ -28,9 +28,12 @@ namespace attnc {
 /// Threads of a GPU block of a row kernel: a warp per row or partial row
 /// of its block; 8 warps for a row sum or a token mean.
 int64_t rowKernelThreads(mlir::Operation *op);
-/// Shared memory of a GPU block: the threads' sums of a row sum or a token
-/// mean, [8, 32] f32.
-int64_t rowKernelSharedBytes(mlir::Operation *op);
+/// The f32 shared memory of a GPU block, if it has any: the threads' sums of
+/// a row sum or a token mean, [8, 32]; a norm gradient's partial weight
+/// sums, [warps, width], where they fit 64 KiB (a warp's partial row is
+/// then read and written in shared memory for each of its rows, and in
+/// global memory once).
+llvm::SmallVector<int64_t> rowKernelScratchShape(mlir::Operation *op);
 
 /// The number of blocks: ceil(rows / block_size) for a norm or a
 /// cross-entropy and its gradient, ceil(P / block_size) for a norm's
@@ -39,8 +42,8 @@ int64_t rowKernelSharedBytes(mlir::Operation *op);
 mlir::Value rowKernelGrid(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Operation *op, const KernelBuffers &buffers);
 
-/// Block `blockId` of the kernel of `op`; `scratch` is the [8, 32] f32 of
-/// rowKernelSharedBytes in shared memory on a GPU, null otherwise.
+/// Block `blockId` of the kernel of `op`; `scratch` is the f32 view of
+/// rowKernelScratchShape in shared memory on a GPU, null otherwise.
 void emitRowKernelBlock(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *op, const KernelBuffers &buffers,
                         mlir::Value blockId, mlir::Value threadId,

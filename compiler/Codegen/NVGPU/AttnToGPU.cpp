@@ -265,14 +265,16 @@ template <typename Op> struct RowKernelToGPU : attnc::KernelOpLowering<Op> {
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value blocks = attnc::rowKernelGrid(rewriter, loc, op, buffers);
     int64_t threads = attnc::rowKernelThreads(op);
-    int64_t sharedBytes = attnc::rowKernelSharedBytes(op);
+    SmallVector<int64_t> scratchShape = attnc::rowKernelScratchShape(op);
+    int64_t sharedBytes =
+        scratchShape.empty() ? 0 : scratchShape[0] * scratchShape[1] * 4;
     buildLaunch(rewriter, loc, {blocks, one, one}, threads, sharedBytes,
                 [&](gpu::LaunchOp launch) {
                   Value scratch =
                       sharedBytes
                           ? sharedView(rewriter, loc,
                                        dynamicSharedMemory(rewriter, loc), 0,
-                                       {threads / 32, 32})
+                                       scratchShape)
                           : Value();
                   attnc::emitRowKernelBlock(rewriter, loc, op, buffers,
                                             launch.getBlockIds().x,

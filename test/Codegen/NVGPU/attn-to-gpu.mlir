@@ -362,3 +362,43 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// RMSNorm's gradient: a warp per partial row (8 per block), each over rows
+// partial, partial + 16, ... Its partial weight sums accumulate in the
+// warp's row of shared memory ([8, 64] f32, 2 KiB), zeroed first, read and
+// written for every row, and stored to the partials result once at the
+// end.
+
+// CHECK-LABEL: func.func @rms_norm_grad(
+// CHECK-SAME:    %[[DWP:[a-z0-9]+]]: memref<16x64xf32, strided<[?, ?], offset: ?>>)
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 2048 : i32
+// CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[BYTES]] {
+// CHECK:           %[[SHARED:.*]] = memref.view {{.*}} to memref<8x64xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[WARP:.*]] = arith.divui %{{.*}}, %c32 : index
+// CHECK:           scf.for %{{.*}} step %c8 {
+// CHECK:             memref.store %{{.*}}, %[[SHARED]][%[[WARP]], %{{.*}}]
+// CHECK:             scf.for
+// CHECK:               memref.load %[[SHARED]][%[[WARP]], %{{.*}}]
+// CHECK:               memref.store %{{.*}}, %[[SHARED]][%[[WARP]], %{{.*}}]
+// CHECK:             scf.for %[[D:.*]] = %{{.*}} to %c64 step %c32 {
+// CHECK-NEXT:          %[[SUM:.*]] = memref.load %[[SHARED]][%[[WARP]], %[[D]]]
+// CHECK-NEXT:          memref.store %[[SUM]], %[[DWP]][%{{.*}}, %[[D]]]
+module @attnc_kernels {
+  func.func @rms_norm_grad(%x: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                           %w: memref<64xbf16, strided<[?], offset: ?>>,
+                           %r: memref<?xf32, strided<[?], offset: ?>>,
+                           %dy: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                           %dx: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
+                           %dwp: memref<16x64xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x64xbf16, strided<[?, ?], offset: ?>> to tensor<?x64xbf16>
+    %1 = bufferization.to_tensor %w : memref<64xbf16, strided<[?], offset: ?>> to tensor<64xbf16>
+    %2 = bufferization.to_tensor %r : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+    %3 = bufferization.to_tensor %dy : memref<?x64xbf16, strided<[?, ?], offset: ?>> to tensor<?x64xbf16>
+    %4, %5 = attn.rms_norm_grad %0, %1, %2, %3 {block_size = 8 : i64} : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> -> tensor<?x64xbf16>, tensor<16x64xf32>
+    bufferization.materialize_in_destination %4 in writable %dx : (tensor<?x64xbf16>, memref<?x64xbf16, strided<[?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %5 in writable %dwp : (tensor<16x64xf32>, memref<16x64xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
