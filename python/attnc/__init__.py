@@ -367,23 +367,9 @@ class Function(_Handle):
         buffers also waits for the stream: attnc_function_call); on the
         host the call returns when the kernels are done."""
         stream = _stream_handle(stream)
-        inputs, outputs = list(inputs), list(outputs)
-        tensors = inputs + outputs
         keep = []  # producers, capsules and shape arrays alive until return
-        args = []
-        for i, t in enumerate(tensors):
-            if isinstance(t, Tensor):
-                args.append(t)
-            elif hasattr(t, "__dlpack__"):
-                what = (f"input {i}" if i < len(inputs)
-                        else f"output {i - len(inputs)}")
-                args.append(_borrow_dlpack(t, stream, keep,
-                                           writable=i >= len(inputs),
-                                           what=what))
-            else:
-                raise TypeError(f"expected an attnc.Tensor or an object with "
-                                f"__dlpack__, got {type(t).__name__}")
-        n_in, n_out = len(inputs), len(outputs)
+        args, n_in = _call_args(inputs, outputs, stream, keep)
+        n_out = len(args) - n_in
         lib = _capi.lib()
         c_stream = ctypes.c_void_p(stream) if stream else None
         if not any(isinstance(a, Tensor) for a in args):
@@ -397,6 +383,25 @@ class Function(_Handle):
         outs = (_capi.AttncTensor * n_out)(*c_tensors[n_in:])
         _check(lib.attnc_function_call(self._h, ins, n_in, outs, n_out,
                                        c_stream))
+
+    def profile(self, inputs, outputs, stream=None):
+        """Runs the function as `call` does, timing each step of its program
+        (a kernel or library call); waits for the work and returns a list of
+        (kernel name, milliseconds) in step order."""
+        stream = _stream_handle(stream)
+        keep = []
+        args, n_in = _call_args(inputs, outputs, stream, keep)
+        c_tensors = [_to_c_tensor(a, keep) for a in args]
+        ins = (_capi.AttncTensor * n_in)(*c_tensors[:n_in])
+        outs = (_capi.AttncTensor * (len(args) - n_in))(*c_tensors[n_in:])
+        lib = _capi.lib()
+        steps = lib.attnc_function_step_count(self._h)
+        millis = (ctypes.c_double * steps)()
+        _check(lib.attnc_function_profile(
+            self._h, ins, n_in, outs, len(args) - n_in,
+            ctypes.c_void_p(stream) if stream else None, millis, steps))
+        names = [step["kernel"] for step in self.entry["steps"]]
+        return list(zip(names, millis))
 
     def output_shapes(self, input_shapes):
         """The output shapes for inputs of `input_shapes`: each symbol takes
@@ -416,6 +421,26 @@ class Function(_Handle):
 
     def __repr__(self):
         return f"attnc.Function({self.name!r})"
+
+
+def _call_args(inputs, outputs, stream, keep):
+    """The tensors of a call, inputs then outputs: attnc.Tensors as they are,
+    objects with __dlpack__ as borrowed DLTensor addresses (their producers
+    and capsules go into `keep`); and the number of inputs."""
+    inputs, outputs = list(inputs), list(outputs)
+    args = []
+    for i, t in enumerate(inputs + outputs):
+        if isinstance(t, Tensor):
+            args.append(t)
+        elif hasattr(t, "__dlpack__"):
+            what = (f"input {i}" if i < len(inputs)
+                    else f"output {i - len(inputs)}")
+            args.append(_borrow_dlpack(t, stream, keep,
+                                       writable=i >= len(inputs), what=what))
+        else:
+            raise TypeError(f"expected an attnc.Tensor or an object with "
+                            f"__dlpack__, got {type(t).__name__}")
+    return args, len(inputs)
 
 
 def _to_c_tensor(arg, keep):

@@ -94,6 +94,10 @@ _PROTOTYPES = {
                                  ctypes.POINTER(AttncTensor), _size, _p]),
     "attnc_function_call_dlpack": (_p, [_p, ctypes.POINTER(_p), _size,
                                         ctypes.POINTER(_p), _size, _p]),
+    "attnc_function_step_count": (_size, [_p]),
+    "attnc_function_profile": (_p, [_p, ctypes.POINTER(AttncTensor), _size,
+                                    ctypes.POINTER(AttncTensor), _size, _p,
+                                    ctypes.POINTER(ctypes.c_double), _size]),
 }
 
 

@@ -152,6 +152,22 @@ ATTNC_RT_EXPORT attnc_status attnc_function_call(
     const attnc_function *function, const attnc_tensor *inputs, size_t n_inputs,
     const attnc_tensor *outputs, size_t n_outputs, void *stream);
 /**
+ * The number of steps of the function's program (kernels and library
+ * calls, in order); attnc_function_profile times each.
+ */
+ATTNC_RT_EXPORT size_t
+attnc_function_step_count(const attnc_function *function);
+/**
+ * attnc_function_call with an event recorded on `stream` before the first
+ * step and after each (Function::profile): waits for the call, then writes
+ * step i's milliseconds to step_ms[i]. `n_steps` must be
+ * attnc_function_step_count(function).
+ */
+ATTNC_RT_EXPORT attnc_status attnc_function_profile(
+    const attnc_function *function, const attnc_tensor *inputs, size_t n_inputs,
+    const attnc_tensor *outputs, size_t n_outputs, void *stream,
+    double *step_ms, size_t n_steps);
+/**
  * attnc_function_call on DLPack tensors, which must live on the function's
  * device: kDLCPU for "host", kDLCUDA with device_id N for "cuda:N".
  */

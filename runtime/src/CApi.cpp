@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <new>
 
 using namespace attnc;
@@ -241,11 +242,15 @@ fromDLPackArray(const DLTensor *const *tensors, size_t count, const char *role,
   return result;
 }
 
-Status callFunction(const attnc_function *function, const attnc_tensor *inputs,
-                    size_t nInputs, const attnc_tensor *outputs,
-                    size_t nOutputs, void *stream) {
+/// `run(inputs, outputs)` on the TensorRefs of a call's attnc_tensors;
+/// `api` names the entry point in errors.
+Status withTensorRefs(
+    const char *api, const attnc_function *function, const attnc_tensor *inputs,
+    size_t nInputs, const attnc_tensor *outputs, size_t nOutputs,
+    const std::function<Status(const std::vector<TensorRef> &,
+                               const std::vector<TensorRef> &)> &run) {
   if (!function)
-    return nullArgument("attnc_function_call", "function");
+    return nullArgument(api, "function");
   const pkg::Function &signature = function->function.signature();
   auto in = toTensorRefs(inputs, nInputs, "inputs", signature.inputs);
   if (!in)
@@ -256,7 +261,41 @@ Status callFunction(const attnc_function *function, const attnc_tensor *inputs,
   // Tensors past the signature were not read; their count is the error.
   in->resize(nInputs);
   out->resize(nOutputs);
-  return function->function.call(*in, *out, stream);
+  return run(*in, *out);
+}
+
+Status callFunction(const attnc_function *function, const attnc_tensor *inputs,
+                    size_t nInputs, const attnc_tensor *outputs,
+                    size_t nOutputs, void *stream) {
+  return withTensorRefs(
+      "attnc_function_call", function, inputs, nInputs, outputs, nOutputs,
+      [&](const std::vector<TensorRef> &in, const std::vector<TensorRef> &out) {
+        return function->function.call(in, out, stream);
+      });
+}
+
+Status profileFunction(const attnc_function *function,
+                       const attnc_tensor *inputs, size_t nInputs,
+                       const attnc_tensor *outputs, size_t nOutputs,
+                       void *stream, double *stepMs, size_t nSteps) {
+  return withTensorRefs(
+      "attnc_function_profile", function, inputs, nInputs, outputs, nOutputs,
+      [&](const std::vector<TensorRef> &in,
+          const std::vector<TensorRef> &out) -> Status {
+        size_t steps = function->function.signature().steps.size();
+        if (nSteps != steps)
+          return Status::error("attnc_function_profile: function '" +
+                               function->function.name() + "' has " +
+                               std::to_string(steps) + " steps, n_steps is " +
+                               std::to_string(nSteps));
+        if (steps && !stepMs)
+          return nullArgument("attnc_function_profile", "step_ms");
+        auto millis = function->function.profile(in, out, stream);
+        if (!millis)
+          return millis.status();
+        std::copy(millis->begin(), millis->end(), stepMs);
+        return Status::ok();
+      });
 }
 
 Status wrapPackage(StatusOr<Package> loaded, attnc_package **out) {
@@ -380,6 +419,21 @@ attnc_status attnc_function_call(const attnc_function *function,
                                  void *stream) {
   return guarded([&] {
     return callFunction(function, inputs, n_inputs, outputs, n_outputs, stream);
+  });
+}
+
+size_t attnc_function_step_count(const attnc_function *function) {
+  return function ? function->function.signature().steps.size() : 0;
+}
+
+attnc_status attnc_function_profile(const attnc_function *function,
+                                    const attnc_tensor *inputs, size_t n_inputs,
+                                    const attnc_tensor *outputs,
+                                    size_t n_outputs, void *stream,
+                                    double *step_ms, size_t n_steps) {
+  return guarded([&] {
+    return profileFunction(function, inputs, n_inputs, outputs, n_outputs,
+                           stream, step_ms, n_steps);
   });
 }
 

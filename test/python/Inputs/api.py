@@ -73,6 +73,12 @@ def main():
         ok &= reference.report(f"{f.name} out", out.tolist(), ref_out, tol)
         ok &= reference.report(f"{f.name} lse", lse.tolist(), ref_lse, 1e-5)
 
+    # profile runs the last call again, timing each step of its program.
+    steps = f.profile(inputs, (out, lse))
+    print(f"profile {f.name}: {[name for name, _ in steps]}, times "
+          f"non-negative: {all(ms >= 0 for _, ms in steps)}")
+    ok &= reference.report(f"{f.name} out", out.tolist(), ref_out, tol)
+
     fn.close()
     fn.close()  # closing twice is harmless
     print(f"closed: {fn!r}")

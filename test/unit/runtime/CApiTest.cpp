@@ -127,6 +127,33 @@ TEST_F(RuntimeCApiTest, CallsAProgram) {
   test::expectMatchesReference(data, test::chainFunction());
 }
 
+// attnc_function_profile runs the program as a call does and times each
+// of its steps; a wrong step count is an error that runs nothing.
+TEST_F(RuntimeCApiTest, ProfilesEachStep) {
+  attnc_function *chain = nullptr;
+  ASSERT_EQ(takeMessage(attnc_package_function(package_, "chain", &chain)), "");
+  size_t steps = attnc_function_step_count(chain);
+  ASSERT_GE(steps, 2u);
+  EXPECT_EQ(attnc_function_step_count(nullptr), 0u);
+  test::AttentionData data(2, 7, 9, /*seed=*/15);
+  std::vector<attnc_tensor> t = tensors(data);
+  std::vector<double> millis(steps, -1.0);
+  EXPECT_EQ(
+      takeMessage(attnc_function_profile(chain, t.data(), 3, t.data() + 3, 2,
+                                         nullptr, millis.data(), steps - 1)),
+      "attnc_function_profile: function 'chain' has " + std::to_string(steps) +
+          " steps, n_steps is " + std::to_string(steps - 1));
+  EXPECT_EQ(millis[0], -1.0);
+  ASSERT_EQ(
+      takeMessage(attnc_function_profile(chain, t.data(), 3, t.data() + 3, 2,
+                                         nullptr, millis.data(), steps)),
+      "");
+  for (double ms : millis)
+    EXPECT_GE(ms, 0.0);
+  attnc_function_destroy(chain);
+  test::expectMatchesReference(data, test::chainFunction());
+}
+
 TEST_F(RuntimeCApiTest, FunctionOutlivesRuntimeAndPackage) {
   attnc_runtime_destroy(runtime_);
   attnc_package_destroy(package_);
