@@ -378,9 +378,7 @@ class Function(_Handle):
             _check(lib.attnc_function_call_dlpack(self._h, ins, n_in, outs,
                                                   n_out, c_stream))
             return
-        c_tensors = [_to_c_tensor(a, keep) for a in args]
-        ins = (_capi.AttncTensor * n_in)(*c_tensors[:n_in])
-        outs = (_capi.AttncTensor * n_out)(*c_tensors[n_in:])
+        ins, outs = _c_tensor_arrays(args, n_in, keep)
         _check(lib.attnc_function_call(self._h, ins, n_in, outs, n_out,
                                        c_stream))
 
@@ -391,9 +389,7 @@ class Function(_Handle):
         stream = _stream_handle(stream)
         keep = []
         args, n_in = _call_args(inputs, outputs, stream, keep)
-        c_tensors = [_to_c_tensor(a, keep) for a in args]
-        ins = (_capi.AttncTensor * n_in)(*c_tensors[:n_in])
-        outs = (_capi.AttncTensor * (len(args) - n_in))(*c_tensors[n_in:])
+        ins, outs = _c_tensor_arrays(args, n_in, keep)
         lib = _capi.lib()
         steps = lib.attnc_function_step_count(self._h)
         millis = (ctypes.c_double * steps)()
@@ -441,6 +437,14 @@ def _call_args(inputs, outputs, stream, keep):
             raise TypeError(f"expected an attnc.Tensor or an object with "
                             f"__dlpack__, got {type(t).__name__}")
     return args, len(inputs)
+
+
+def _c_tensor_arrays(args, n_in, keep):
+    """The attnc_tensor arrays of a call's inputs and outputs (`args` as
+    _call_args gives them)."""
+    c_tensors = [_to_c_tensor(a, keep) for a in args]
+    return ((_capi.AttncTensor * n_in)(*c_tensors[:n_in]),
+            (_capi.AttncTensor * (len(args) - n_in))(*c_tensors[n_in:]))
 
 
 def _to_c_tensor(arg, keep):
