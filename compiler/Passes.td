@@ -104,6 +104,22 @@ def AttnFuseElementwise : Pass<"attn-fuse-elementwise", "::mlir::func::FuncOp"> 
                            "::mlir::arith::ArithDialect"];
 }
 
+def AttnFuseEpilogues : Pass<"attn-fuse-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fuse sums that read a matmul into its epilogue as an addend";
+  let description = [{
+    An `attn.elementwise` that only adds its inputs (each read once, a
+    partial sum possibly rounded to the result's type), with an input that
+    is an `attn.matmul` read by nothing else, of the result's type, becomes
+    that matmul with the rest of the sum as its `addend`: a residual add
+    (`h = x + o W^T`) and the sum of the gradients that reach one
+    activation (`dx = dq Wq + dk Wk + dv Wv`) cost no kernel of their own.
+    The rest of a sum of three or more is a new `attn.elementwise`, which
+    the next round fuses into another matmul where it can. The product is
+    no longer rounded before it is added: one rounding less than before.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnExpandAttentionGrad
     : Pass<"attn-expand-attention-grad", "::mlir::func::FuncOp"> {
   let summary = "Turn attn.attention_grad into its kernels";

@@ -549,7 +549,7 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
 // attn.matmul
 //===----------------------------------------------------------------------===//
 
-def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
+def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "a matrix product over the rows of activations";
@@ -572,6 +572,14 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
     row contraction takes none. The bias's gradient is the row sum of the
     result's cotangent.
 
+    Either form may add an `addend` of the result's type, element by
+    element, before the rounding: `out = sum_k ... (+ bias) + addend`, one
+    rounding where a matmul followed by an addition rounds twice. This is
+    the residual add of a block (and the sum of the gradients that reach one
+    activation) fused into the product's epilogue by `attn-fuse-epilogues`;
+    cuBLASLt reads it as its C matrix. The addend's gradient is the result's
+    cotangent.
+
     `a` and `b` have one element type, f32, f16 or bf16; the result has
     theirs or f32. `tile` pins the host kernel's `[rows, columns]` tile;
     `library = "cublaslt"` runs the product as a library call on the GPU
@@ -584,11 +592,16 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
         : tensor<?x?x2048xbf16>, tensor<6144x2048xbf16> -> tensor<?x?x6144xbf16>
     %dw = attn.matmul %dy, %x {transpose_a}
         : tensor<?x?x6144xbf16>, tensor<?x?x2048xbf16> -> tensor<6144x2048xbf16>
+    // a residual sublayer: h = x + o W^T, rounded once
+    %h = attn.matmul %o, %wo + %x {transpose_b}
+        : tensor<?x?x2048xbf16>, tensor<2048x2048xbf16> + tensor<?x?x2048xbf16>
+        -> tensor<?x?x2048xbf16>
     ```
   }];
 
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
                        Optional<AnyRankedTensor>:$bias,
+                       Optional<AnyRankedTensor>:$addend,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        OptionalAttr<DenseI64ArrayAttr>:$tile,
                        OptionalAttr<StrAttr>:$library);
@@ -596,11 +609,12 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure,
 
   let extraClassDeclaration = [{
     ::mlir::LogicalResult verifyBias();
+    ::mlir::LogicalResult verifyAddend();
   }];
 
   let assemblyFormat = [{
-    $a `,` $b (`,` $bias^)? attr-dict `:` type($a) `,` type($b)
-    (`,` type($bias)^)? `->` type($out)
+    $a `,` $b (`,` $bias^)? (`+` $addend^)? attr-dict `:` type($a) `,`
+    type($b) (`,` type($bias)^)? (`+` type($addend)^)? `->` type($out)
   }];
 
   let hasVerifier = 1;

@@ -102,7 +102,7 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifyCompatibleShape(out.getShape(), outShape)))
     return emitOpError() << "expected a result of shape "
                          << shapeString(outShape) << ", got " << out;
-  if (failed(verifyBias()))
+  if (failed(verifyBias()) || failed(verifyAddend()))
     return failure();
   if (std::optional<ArrayRef<int64_t>> tile = getTile())
     if (tile->size() != 2 ||
@@ -135,6 +135,20 @@ LogicalResult MatmulOp::verifyBias() {
   return verifyExtents(*this, "bias", type);
 }
 
+/// An addend: the result's own type.
+LogicalResult MatmulOp::verifyAddend() {
+  Value addend = getAddend();
+  if (!addend)
+    return success();
+  RankedTensorType out = getOut().getType();
+  auto type = cast<RankedTensorType>(addend.getType());
+  if (type.getElementType() != out.getElementType() ||
+      failed(verifyCompatibleShape(type, out)))
+    return emitOpError() << "expected an addend of the result's type " << out
+                         << ", got " << type;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOpInterface
 //===----------------------------------------------------------------------===//
@@ -144,11 +158,15 @@ StringRef MatmulOp::getKernelKind() { return "matmul"; }
 /// A linear layer's input and weight, or the two sides of a row
 /// contraction.
 SmallVector<StringRef> MatmulOp::getValueRoles() {
+  SmallVector<StringRef> roles = {"x", "w"};
   if (getTransposeA())
-    return {"a", "b", "out"};
+    roles = {"a", "b"};
   if (getBias())
-    return {"x", "w", "bias", "out"};
-  return {"x", "w", "out"};
+    roles.push_back("bias");
+  if (getAddend())
+    roles.push_back("addend");
+  roles.push_back("out");
+  return roles;
 }
 
 /// The rows of a are classes 0..r-1, a's last dim r, the other dim of b
@@ -161,14 +179,24 @@ SmallVector<SmallVector<int64_t>> MatmulOp::getDimClasses() {
     dims.push_back(last);
     return dims;
   };
-  if (getTransposeA())
-    return {withLast(rows), withLast(rows + 1), {rows, rows + 1}};
-  SmallVector<int64_t> weight = {rows, rows + 1};
-  if (getTransposeB())
-    std::swap(weight[0], weight[1]);
+  SmallVector<SmallVector<int64_t>> classes;
+  if (getTransposeA()) {
+    classes = {withLast(rows), withLast(rows + 1)};
+  } else {
+    SmallVector<int64_t> weight = {rows, rows + 1};
+    if (getTransposeB())
+      std::swap(weight[0], weight[1]);
+    classes = {withLast(rows), weight};
+  }
+  SmallVector<int64_t> out = getTransposeA()
+                                 ? SmallVector<int64_t>{rows, rows + 1}
+                                 : withLast(rows + 1);
   if (getBias())
-    return {withLast(rows), weight, {rows + 1}, withLast(rows + 1)};
-  return {withLast(rows), weight, withLast(rows + 1)};
+    classes.push_back({rows + 1});
+  if (getAddend())
+    classes.push_back(out);
+  classes.push_back(out);
+  return classes;
 }
 
 StringRef MatmulOp::getDimClassName(int64_t) { return ""; }
@@ -183,7 +211,7 @@ bool MatmulOp::hasKernelConfig() {
 
 /// For out = A B (A = a or its rows transposed, B = b or b transposed):
 /// dA = dout B^T and dB = A^T dout, each a matmul in the operand's type; a
-/// bias's gradient is the row sum of dout.
+/// bias's gradient is the row sum of dout, an addend's dout itself.
 FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                                                  ValueRange resultCotangents) {
   if (resultCotangents.size() != 1)
@@ -200,21 +228,25 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                     bool transposeB) -> Value {
     UnitAttr unit = builder.getUnitAttr();
     return MatmulOp::create(builder, loc, like.getType(), x, y,
-                            /*bias=*/Value(), transposeA ? unit : UnitAttr(),
+                            /*bias=*/Value(), /*addend=*/Value(),
+                            transposeA ? unit : UnitAttr(),
                             transposeB ? unit : UnitAttr(),
                             /*tile=*/DenseI64ArrayAttr(),
                             /*library=*/StringAttr());
   };
   Value a = getA(), b = getB();
-  if (getTransposeA())
-    return SmallVector<Value>{matmul(a, b, dout, false, true),
-                              matmul(b, a, dout, false, false)};
-  Value da = matmul(a, dout, b, false, !getTransposeB());
-  Value db = getTransposeB() ? matmul(b, dout, a, true, false)
-                             : matmul(b, a, dout, true, false);
-  SmallVector<Value> grads = {da, db};
+  SmallVector<Value> grads;
+  if (getTransposeA()) {
+    grads = {matmul(a, b, dout, false, true), matmul(b, a, dout, false, false)};
+  } else {
+    grads.push_back(matmul(a, dout, b, false, !getTransposeB()));
+    grads.push_back(getTransposeB() ? matmul(b, dout, a, true, false)
+                                    : matmul(b, a, dout, true, false));
+  }
   if (Value bias = getBias())
     grads.push_back(SumRowsOp::create(builder, loc, bias.getType(), dout,
                                       /*block_size=*/IntegerAttr()));
+  if (getAddend())
+    grads.push_back(dout);
   return grads;
 }

@@ -369,18 +369,24 @@ Status verifyLibraryKernel(const Kernel &kernel, const std::string &path) {
     return fieldError(path, "a library kernel has an empty blob and entry, "
                             "no grid, block [1, 1, 1], no shared memory and "
                             "no tensor maps");
-  // "bias" (a bias epilogue) is optional: packages before it had none.
-  for (const char *key : {"transpose_a", "transpose_b", "bias"}) {
+  // "bias" and "addend" (epilogues) are optional: packages before them had
+  // none.
+  auto optional = [](const std::string &key) {
+    return key == "bias" || key == "addend";
+  };
+  for (const char *key : {"transpose_a", "transpose_b", "bias", "addend"}) {
     auto value = kernel.config.find(key);
-    if ((value == kernel.config.end() && std::string(key) != "bias") ||
+    if ((value == kernel.config.end() && !optional(key)) ||
         (value != kernel.config.end() && value->second != 0 &&
          value->second != 1))
       return fieldError(fieldPath(fieldPath(path, "config"), key),
                         "expected 0 or 1 for routine \"cublaslt_matmul\"");
   }
-  if (kernel.config.size() != 2 + kernel.config.count("bias"))
+  if (kernel.config.size() !=
+      2 + kernel.config.count("bias") + kernel.config.count("addend"))
     return fieldError(fieldPath(path, "config"),
-                      "expected only transpose_a, transpose_b and bias");
+                      "expected only transpose_a, transpose_b, bias and "
+                      "addend");
   return Status::ok();
 }
 
@@ -587,11 +593,13 @@ Status verifyOpValues(const Function &function,
 Status verifyOpArity(const Function &function, const OpSpec &op,
                      const OpKind &kind, const std::string &path) {
   // An attention's captures follow its other operands (a negative count is
-  // reported by verifyAttention).
+  // reported by verifyAttention), as a matmul's addend does.
   size_t captures =
       op.attention
           ? static_cast<size_t>(std::max<int64_t>(op.attention->numCaptures, 0))
           : 0;
+  if (op.matmul && op.matmul->addend)
+    captures = 1;
   size_t numOperands = kind.numOperands + captures;
   if (kind.optionalOperands &&
       op.operands.size() == numOperands + kind.optionalOperands)
@@ -992,6 +1000,8 @@ Json encode(const OpSpec &op) {
   if (op.matmul) {
     json["transpose_a"] = op.matmul->transposeA;
     json["transpose_b"] = op.matmul->transposeB;
+    if (op.matmul->addend)
+      json["addend"] = true;
   }
   if (op.norm)
     json["epsilon"] = encodeNumber(op.norm->epsilon);
@@ -1375,7 +1385,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
   case SpecKind::Matmul: {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },
-               [&] { return r.required("transpose_b", spec.transposeB); });
+               [&] { return r.required("transpose_b", spec.transposeB); },
+               [&] { return r.optional("addend", spec.addend); });
   }
   case SpecKind::None:
     break;

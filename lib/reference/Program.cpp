@@ -126,6 +126,10 @@ private:
   Status runCast(const pkg::OpSpec &op);
   Status runElementwise(const pkg::OpSpec &op);
   Status runMatmul(const pkg::OpSpec &op);
+  Status addBias(const pkg::OpSpec &op, int64_t n, std::vector<double> &result);
+  Status addAddend(const std::string &name,
+                   const std::vector<int64_t> &outShape,
+                   std::vector<double> &result);
   Status runNorm(const pkg::OpSpec &op);
   Status runNormGrad(const pkg::OpSpec &op);
   Status runSumRows(const pkg::OpSpec &op);
@@ -312,10 +316,13 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     return runHeads(op, op.kind == "split_heads");
   }
   if (op.kind == "matmul") {
-    if (!op.matmul || (op.operands.size() != 2 && op.operands.size() != 3) ||
+    size_t addends = op.matmul && op.matmul->addend ? 1 : 0;
+    if (!op.matmul ||
+        (op.operands.size() != 2 + addends &&
+         op.operands.size() != 3 + addends) ||
         op.results.size() != 1)
-      return Status::error("needs a matmul spec, 2 or 3 operands and 1 "
-                           "result");
+      return Status::error("needs a matmul spec, 2 or 3 operands (then its "
+                           "addend) and 1 result");
     return runMatmul(op);
   }
   return Status::error("unknown kind " + inQuotes(op.kind));
@@ -573,20 +580,46 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
     return !shape ? shape.status() : !x ? x.status() : y.status();
   std::vector<double> result(static_cast<size_t>(shape->m * shape->n));
   matmul(*op.matmul, *shape, (*x)->data(), (*y)->data(), result.data());
-  if (op.operands.size() < 3)
-    return store(to, std::move(result));
+  bool hasBias = op.operands.size() == (op.matmul->addend ? 4u : 3u);
+  if (hasBias)
+    if (Status s = addBias(op, shape->n, result); !s)
+      return s;
+  if (op.matmul->addend)
+    if (Status s = addAddend(op.operands.back(), *out, result); !s)
+      return s;
+  return store(to, std::move(result));
+}
+
+Status Evaluator::addBias(const pkg::OpSpec &op, int64_t n,
+                          std::vector<double> &result) {
   auto biasShape = shapeOf(op.operands[2]);
   auto bias = operand(op.operands[2]);
   if (!biasShape || !bias)
     return !biasShape ? biasShape.status() : bias.status();
-  if (op.matmul->transposeA || *biasShape != std::vector<int64_t>{shape->n})
+  if (op.matmul->transposeA || *biasShape != std::vector<int64_t>{n})
     return Status::error("bias " + op.operands[2] + " " +
                          shapeText(*biasShape) + " does not fit: expected [" +
-                         std::to_string(shape->n) +
+                         std::to_string(n) +
                          "] (N) on a linear layer, none on a row contraction");
   for (size_t i = 0; i < result.size(); ++i)
-    result[i] += (**bias)[i % shape->n];
-  return store(to, std::move(result));
+    result[i] += (**bias)[i % n];
+  return Status::ok();
+}
+
+Status Evaluator::addAddend(const std::string &name,
+                            const std::vector<int64_t> &outShape,
+                            std::vector<double> &result) {
+  auto addendShape = shapeOf(name);
+  auto addend = operand(name);
+  if (!addendShape || !addend)
+    return !addendShape ? addendShape.status() : addend.status();
+  if (*addendShape != outShape)
+    return Status::error("addend " + name + " " + shapeText(*addendShape) +
+                         " does not fit: expected the result's shape " +
+                         shapeText(outShape));
+  for (size_t i = 0; i < result.size(); ++i)
+    result[i] += (**addend)[i];
+  return Status::ok();
 }
 
 StatusOr<std::map<char, int64_t>>

@@ -183,51 +183,57 @@ StatusOr<cudaDataType_t> cudaType(pkg::DType type) {
 
 /// One shape's layouts and algorithm.
 struct ShapePlan {
-  cublasLtMatrixLayout_t layouts[3] = {}; // cuBLASLt's A (b), B (a), C (out)
+  /// cuBLASLt's A (b), B (a), C (the addend, else out) and D (out).
+  cublasLtMatrixLayout_t layouts[4] = {};
   cublasLtMatmulAlgo_t algo{};
   size_t scratchBytes = 0;
 };
 
-/// What decides a plan: (m, n, k, ld of b, a, out, element types).
-using ShapeKey =
-    std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, int>;
+/// What decides a plan: (m, n, k, ld of b, a, addend (that of out without
+/// one), out, element types).
+using ShapeKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, int64_t, int, int>;
 
 class CublasLtMatmul final : public DeviceKernel {
 public:
   CublasLtMatmul(std::shared_ptr<const CublasLtHandle> handle,
                  cublasLtMatmulDesc_t desc, bool transposeA, bool transposeB,
-                 bool bias, ScratchMemory scratch)
+                 bool bias, bool addend, ScratchMemory scratch)
       : DeviceKernel(GridRecord{}), handle_(std::move(handle)), desc_(desc),
         transposeA_(transposeA), transposeB_(transposeB), bias_(bias),
-        scratch_(std::move(scratch)) {}
+        addend_(addend), scratch_(std::move(scratch)) {}
   ~CublasLtMatmul() override;
 
   Status launch(const std::vector<const KernelArg *> &args,
                 const GridExtents &grid, void *stream) const override;
   Status checkArgs(const std::vector<size_t> &ranks) const override {
-    size_t count = bias_ ? 4 : 3;
-    bool fits = ranks.size() == count && ranks[0] >= 2 && ranks[1] >= 2 &&
-                ranks.back() >= 2 && (!bias_ || ranks[2] == 1);
+    bool fits = ranks.size() == argCount() && ranks[0] >= 2 && ranks[1] >= 2 &&
+                ranks.back() >= 2 && (!bias_ || ranks[2] == 1) &&
+                (!addend_ || ranks[ranks.size() - 2] >= 2);
     return fits ? Status::ok()
-                : Status::error(
-                      "the step passes " + std::to_string(ranks.size()) +
-                      " memrefs of " + describeRanks(ranks) +
-                      (bias_ ? "; cublaslt_matmul with a bias takes a, b, "
-                               "bias (rank 1) and out"
-                             : "; cublaslt_matmul takes a, b and out") +
-                      ", each matrix of rank 2 or more");
+                : Status::error("the step passes " +
+                                std::to_string(ranks.size()) + " memrefs of " +
+                                describeRanks(ranks) + "; cublaslt_matmul " +
+                                argNames() + ", each matrix of rank 2 or more");
   }
 
 private:
   const CublasLt &api() const { return handle_->api(); }
+  size_t argCount() const { return 3 + bias_ + addend_; }
+  std::string argNames() const {
+    return std::string("takes a, b, ") + (bias_ ? "bias (rank 1), " : "") +
+           (addend_ ? "addend, " : "") + "and out";
+  }
   StatusOr<const ShapePlan *> plan(const ShapeKey &key, cudaDataType_t in,
                                    cudaDataType_t out) const;
   Status run(const KernelArg &a, const KernelArg &b, const KernelArg *bias,
-             const KernelArg &out, void *stream) const;
+             const KernelArg *addend, const KernelArg &out, void *stream) const;
+  Status setBias(const KernelArg &bias, int64_t columns,
+                 const KernelArg &out) const;
 
   std::shared_ptr<const CublasLtHandle> handle_;
   cublasLtMatmulDesc_t desc_;
-  bool transposeA_, transposeB_, bias_;
+  bool transposeA_, transposeB_, bias_, addend_;
   ScratchMemory scratch_;
   mutable std::mutex mutex_; // guards plans_
   /// Guards desc_'s bias pointer from being set until cublasLtMatmul has
@@ -250,19 +256,19 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto found = plans_.find(key); found != plans_.end())
     return &found->second;
-  auto [m, n, k, ldb, lda, ldc, inType, outType] = key;
+  auto [m, n, k, ldb, lda, ldc, ldd, inType, outType] = key;
   ShapePlan plan;
   // Column-major shapes of the stored matrices (see the file comment).
-  uint64_t rows[3] = {static_cast<uint64_t>(transposeB_ ? k : m),
+  uint64_t rows[4] = {static_cast<uint64_t>(transposeB_ ? k : m),
                       static_cast<uint64_t>(transposeA_ ? n : k),
-                      static_cast<uint64_t>(m)};
-  uint64_t cols[3] = {static_cast<uint64_t>(transposeB_ ? m : k),
+                      static_cast<uint64_t>(m), static_cast<uint64_t>(m)};
+  uint64_t cols[4] = {static_cast<uint64_t>(transposeB_ ? m : k),
                       static_cast<uint64_t>(transposeA_ ? k : n),
-                      static_cast<uint64_t>(n)};
-  int64_t lds[3] = {ldb, lda, ldc};
-  cudaDataType_t types[3] = {in, in, out};
+                      static_cast<uint64_t>(n), static_cast<uint64_t>(n)};
+  int64_t lds[4] = {ldb, lda, ldc, ldd};
+  cudaDataType_t types[4] = {in, in, out, out};
   Status s = Status::ok();
-  for (int i = 0; i < 3 && s; ++i)
+  for (int i = 0; i < 4 && s; ++i)
     s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatrixLayoutCreate, &plan.layouts[i],
                             types[i], rows[i], cols[i], lds[i]);
   cublasLtMatmulPreference_t preference = nullptr;
@@ -280,7 +286,7 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
     s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulAlgoGetHeuristic,
                             static_cast<cublasLtHandle_t>(handle_->get()),
                             desc_, plan.layouts[0], plan.layouts[1],
-                            plan.layouts[2], plan.layouts[2], preference, 1,
+                            plan.layouts[2], plan.layouts[3], preference, 1,
                             &result, &found);
   if (preference)
     api().cublasLtMatmulPreferenceDestroy(preference);
@@ -298,20 +304,45 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
   return &plans_.emplace(key, plan).first->second;
 }
 
+Status CublasLtMatmul::setBias(const KernelArg &bias, int64_t columns,
+                               const KernelArg &out) const {
+  if (bias.dtype != out.dtype || bias.shape.size() != 1 ||
+      bias.shape[0] != columns || bias.strides[0] != 1)
+    return Status::error("matmul bias must be [" + std::to_string(columns) +
+                         "] of out's dtype, contiguous");
+  return ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulDescSetAttribute, desc_,
+                             CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias.data,
+                             sizeof(bias.data));
+}
+
+/// The addend's matrix view: out's shape and dtype.
+static StatusOr<MatrixView> addendView(const KernelArg &addend,
+                                       const KernelArg &out) {
+  auto view = matrixView(addend, "addend");
+  if (!view)
+    return view;
+  if (addend.dtype != out.dtype || addend.shape != out.shape)
+    return Status::error("matmul addend must have out's dtype and shape");
+  return view;
+}
+
 Status CublasLtMatmul::run(const KernelArg &a, const KernelArg &b,
-                           const KernelArg *bias, const KernelArg &out,
-                           void *stream) const {
+                           const KernelArg *bias, const KernelArg *addend,
+                           const KernelArg &out, void *stream) const {
   auto va = matrixView(a, "a"), vb = matrixView(b, "b"),
        vout = matrixView(out, "out");
   if (!va || !vb || !vout)
     return !va ? va.status() : !vb ? vb.status() : vout.status();
+  StatusOr<MatrixView> vc = addend ? addendView(*addend, out) : *vout;
+  if (!vc)
+    return vc.status();
   auto in = cudaType(a.dtype), outType = cudaType(out.dtype);
   if (!in || !outType)
     return !in ? in.status() : outType.status();
   int64_t k = transposeA_ ? va->rows : va->cols;
   // cuBLASLt's m and n are out's columns and rows.
-  ShapeKey key{vout->cols, vout->rows, k,   vb->ld,
-               va->ld,     vout->ld,   *in, *outType};
+  ShapeKey key{vout->cols, vout->rows, k,   vb->ld,  va->ld,
+               vc->ld,     vout->ld,   *in, *outType};
   auto shape = plan(key, *in, *outType);
   if (!shape)
     return shape.status();
@@ -322,24 +353,17 @@ Status CublasLtMatmul::run(const KernelArg &a, const KernelArg &b,
       return memory.status();
     scratch = *memory;
   }
-  const float one = 1.0f, zero = 0.0f;
+  // D = A B + beta C: the addend is C with beta 1.
+  const float one = 1.0f, beta = addend ? 1.0f : 0.0f;
+  void *c = addend ? addend->data : out.data;
   const cublasLtMatrixLayout_t *layouts = (*shape)->layouts;
   std::lock_guard<std::mutex> lock(callMutex_);
-  Status result = Status::ok();
-  if (bias)
-    result = bias->dtype != out.dtype || bias->shape.size() != 1 ||
-                     bias->shape[0] != vout->cols || bias->strides[0] != 1
-                 ? Status::error("matmul bias must be [" +
-                                 std::to_string(vout->cols) +
-                                 "] of out's dtype, contiguous")
-                 : ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulDescSetAttribute,
-                                       desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                       &bias->data, sizeof(bias->data));
+  Status result = bias ? setBias(*bias, vout->cols, out) : Status::ok();
   if (result)
     result = ATTNC_CUBLASLT_CALL(
         api(), cublasLtMatmul, static_cast<cublasLtHandle_t>(handle_->get()),
-        desc_, &one, b.data, layouts[0], a.data, layouts[1], &zero, out.data,
-        layouts[2], out.data, layouts[2], &(*shape)->algo, scratch,
+        desc_, &one, b.data, layouts[0], a.data, layouts[1], &beta, c,
+        layouts[2], out.data, layouts[3], &(*shape)->algo, scratch,
         (*shape)->scratchBytes, static_cast<cudaStream_t>(stream));
   Status freed = scratch ? scratch_.free(scratch, stream) : Status::ok();
   return result ? freed : result;
@@ -347,12 +371,12 @@ Status CublasLtMatmul::run(const KernelArg &a, const KernelArg &b,
 
 Status CublasLtMatmul::launch(const std::vector<const KernelArg *> &args,
                               const GridExtents &, void *stream) const {
-  if (args.size() != (bias_ ? 4u : 3u))
-    return Status::error(std::string("cublaslt_matmul takes a, b, ") +
-                         (bias_ ? "bias " : "") + "and out, got " +
+  if (args.size() != argCount())
+    return Status::error("cublaslt_matmul " + argNames() + ", got " +
                          std::to_string(args.size()) + " arguments");
   const KernelArg &out = *args.back();
   const KernelArg *bias = bias_ ? args[2] : nullptr;
+  const KernelArg *addend = addend_ ? args[args.size() - 2] : nullptr;
   for (int64_t extent : out.shape)
     if (extent == 0)
       return Status::ok();
@@ -364,7 +388,7 @@ Status CublasLtMatmul::launch(const std::vector<const KernelArg *> &args,
     return Status::error("cublaslt_matmul: a product over no terms (K = 0) "
                          "is not supported");
   return handle_->context().run(
-      [&] { return run(*args[0], *args[1], bias, out, stream); });
+      [&] { return run(*args[0], *args[1], bias, addend, out, stream); });
 }
 
 } // namespace
@@ -378,7 +402,7 @@ attnc::rt::detail::makeCublasLtMatmul(
     return found != kernel.config.end() && found->second != 0;
   };
   bool transposeA = flag("transpose_a"), transposeB = flag("transpose_b"),
-       bias = flag("bias");
+       bias = flag("bias"), addend = flag("addend");
   const CublasLt &api = handle->api();
   cublasLtMatmulDesc_t desc = nullptr;
   cublasOperation_t opA = transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -403,7 +427,7 @@ attnc::rt::detail::makeCublasLtMatmul(
       api.cublasLtMatmulDescDestroy(desc);
     return s;
   }
-  return std::shared_ptr<const DeviceKernel>(
-      std::make_shared<CublasLtMatmul>(std::move(handle), desc, transposeA,
-                                       transposeB, bias, std::move(scratch)));
+  return std::shared_ptr<const DeviceKernel>(std::make_shared<CublasLtMatmul>(
+      std::move(handle), desc, transposeA, transposeB, bias, addend,
+      std::move(scratch)));
 }

@@ -45,6 +45,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 using namespace mlir;
 namespace pkg = attnc::pkg;
@@ -368,9 +369,51 @@ void explainMemory(const pkg::Function &fn,
                << formatBytes(layout->bytes + outputs) << "\n";
 }
 
+/// The op that the steps of `kernel` compute: the one whose operands lead
+/// a step's arguments.
+const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
+                              const std::string &kernel) {
+  for (const pkg::Step &step : fn.steps) {
+    if (step.kernel != kernel)
+      continue;
+    for (const pkg::OpSpec &op : fn.ops)
+      if (op.operands.size() < step.args.size() &&
+          std::equal(op.operands.begin(), op.operands.end(), step.args.begin()))
+        return &op;
+  }
+  return nullptr;
+}
+
+/// What a kernel computes, with what was fused into it: a matmul's bias and
+/// addend, the kinds of op of an element-wise body ("negf exp addf divf
+/// mulf"; its roundings and constants are not work).
+std::string describeWork(const pkg::OpSpec &op) {
+  std::string text = op.kind;
+  if (op.matmul) {
+    size_t operands = op.operands.size();
+    if (operands == (op.matmul->addend ? 4u : 3u))
+      text += " + bias " + op.operands[2];
+    if (op.matmul->addend)
+      text += " + addend " + op.operands.back();
+  }
+  if ((op.kind == "split_heads" || op.kind == "merge_heads") &&
+      op.operands.size() == 3)
+    text += " + rotary " + op.operands[1] + ", " + op.operands[2];
+  if (op.elementwise) {
+    text += ":";
+    std::set<std::string> seen = {"arith.constant", "arith.truncf",
+                                  "arith.extf"};
+    for (const pkg::Region &body : op.elementwise->bodies)
+      for (const pkg::RegionOp &bodyOp : body.ops)
+        if (seen.insert(bodyOp.name).second)
+          text += " " + bodyOp.name.substr(bodyOp.name.find('.') + 1);
+  }
+  return text;
+}
+
 /// Per function: how a gradient is summed, the values a gradient function
 /// reads saved, its memory at the --symbol extents, its buffers, then each
-/// kernel with its launch and tiles.
+/// kernel with its launch and tiles, and what it computes.
 void explainPrograms(const std::vector<pkg::Function> &functions) {
   for (const pkg::Function &fn : functions) {
     explainGradientMode(fn);
@@ -398,6 +441,8 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
         else
           llvm::errs() << value;
       }
+      if (const pkg::OpSpec *op = opOfKernel(fn, kernel.name))
+        llvm::errs() << "; computes " << describeWork(*op);
       llvm::errs() << "\n";
     }
   }

@@ -26,8 +26,12 @@ public:
               const attnc::KernelBuffers &buffers)
       : BlockEmitter(b, loc, /*threadId=*/Value(), 1), op(op),
         a(buffers.operands[0]), bMat(buffers.operands[1]),
-        bias(buffers.operands.size() > 2 ? buffers.operands[2] : Value()),
         out(buffers.results[0]) {
+    // The operands after a and b: the bias, then the addend.
+    if (op.getBias())
+      bias = buffers.operands[2];
+    if (op.getAddend())
+      addend = buffers.operands.back();
     ArrayRef<int64_t> tile = *op.getTile();
     tileRows = tile[0];
     tileCols = tile[1];
@@ -47,19 +51,21 @@ private:
     indices.push_back(last);
     return toF32(load(buffer, indices));
   }
-  /// Stores a sum of products, plus the bias if there is one.
+  /// Stores a sum of products, plus the bias and the addend if there are.
   void storeAt(Value value, ArrayRef<Value> lead, Value last) {
     if (bias)
       value = arith::AddFOp::create(b, loc, value, toF32(load(bias, last)));
     SmallVector<Value> indices(lead);
     indices.push_back(last);
+    if (addend)
+      value = arith::AddFOp::create(b, loc, value, loadAt(addend, lead, last));
     store(fromF32(value, out), out, indices);
   }
   void emitRows(Value row0, Value rows, Value col0, Value cols);
   void emitRowContraction(Value row0, Value rows, Value col0, Value cols);
 
   attn::MatmulOp op;
-  Value a, bMat, bias, out;
+  Value a, bMat, out, bias, addend;
   int64_t tileRows, tileCols;
 };
 
@@ -132,7 +138,7 @@ void MatmulBlock::emitRowContraction(Value row0, Value rows, Value col0,
   });
   loopTo(rows, [&](Value i) {
     loopTo(cols, [&](Value j) {
-      store(fromF32(load(acc, {i, j}), out), out, {add(row0, i), add(col0, j)});
+      storeAt(load(acc, {i, j}), {add(row0, i)}, add(col0, j));
     });
   });
   memref::DeallocOp::create(b, loc, acc);

@@ -123,7 +123,8 @@ pkg::OpSpec describeOp(Operation *op) {
     spec.loss = pkg::LossSpec{ignore.getInt()};
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
-        pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB()};
+        pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB(),
+                        matmul.getAddend() != nullptr};
   } else if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op)) {
     // One body per result: each holds the ops of all, which the reference
     // evaluates only as far as its own result needs.
@@ -176,7 +177,8 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
     if (matmul.getLibrary())
       return {{"transpose_a", matmul.getTransposeA()},
               {"transpose_b", matmul.getTransposeB()},
-              {"bias", matmul.getBias() != nullptr}};
+              {"bias", matmul.getBias() != nullptr},
+              {"addend", matmul.getAddend() != nullptr}};
     if (std::optional<ArrayRef<int64_t>> tile = matmul.getTile())
       return {{"block_m", (*tile)[0]}, {"block_n", (*tile)[1]}};
   }

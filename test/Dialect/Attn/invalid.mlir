@@ -2357,6 +2357,22 @@ func.func @matmul_bias_shape(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: ten
 
 // -----
 
+func.func @matmul_addend_type(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: tensor<4x2xf32>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op expected an addend of the result's type 'tensor<4x2xbf16>', got 'tensor<4x2xf32>'}}
+  %d = attn.matmul %a, %b + %c : tensor<4x8xbf16>, tensor<8x2xbf16> + tensor<4x2xf32> -> tensor<4x2xbf16>
+  return %d : tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @matmul_addend_shape(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: tensor<4x3xbf16>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op expected an addend of the result's type 'tensor<4x2xbf16>', got 'tensor<4x3xbf16>'}}
+  %d = attn.matmul %a, %b + %c : tensor<4x8xbf16>, tensor<8x2xbf16> + tensor<4x3xbf16> -> tensor<4x2xbf16>
+  return %d : tensor<4x2xbf16>
+}
+
+// -----
+
 func.func @layer_norm_bias(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
   // expected-error @below {{'attn.layer_norm' op expected bias to have shape [8], got 'tensor<4xf32>'}}
   %y, %r = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32} : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<4xf32>

@@ -645,6 +645,25 @@ func.func @matmul_bias(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
   return %y : tensor<?x?x96xbf16>
 }
 
+// Linear layers with an addend in the epilogue, with and without a bias,
+// and a row contraction with one.
+// CHECK-LABEL: func @matmul_addend(
+// CHECK: attn.matmul %{{.*}}, %{{.*}} + %{{.*}} {transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16> + tensor<?x?x96xbf16> -> tensor<?x?x96xbf16>
+// CHECK: attn.matmul %{{.*}}, %{{.*}}, %{{.*}} + %{{.*}} {transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> + tensor<?x?x96xbf16> -> tensor<?x?x96xbf16>
+// CHECK: attn.matmul %{{.*}}, %{{.*}} + %{{.*}} {transpose_a} : tensor<?x?x96xbf16>, tensor<?x?x64xbf16> + tensor<96x64xf32> -> tensor<96x64xf32>
+func.func @matmul_addend(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
+                         %b: tensor<96xbf16>, %r: tensor<?x?x96xbf16>,
+                         %acc: tensor<96x64xf32>)
+    -> (tensor<?x?x96xbf16>, tensor<?x?x96xbf16>, tensor<96x64xf32>) {
+  %y = attn.matmul %x, %w + %r {transpose_b}
+      : tensor<?x?x64xbf16>, tensor<96x64xbf16> + tensor<?x?x96xbf16> -> tensor<?x?x96xbf16>
+  %z = attn.matmul %x, %w, %b + %y {transpose_b}
+      : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> + tensor<?x?x96xbf16> -> tensor<?x?x96xbf16>
+  %dw = attn.matmul %z, %x + %acc {transpose_a}
+      : tensor<?x?x96xbf16>, tensor<?x?x64xbf16> + tensor<96x64xf32> -> tensor<96x64xf32>
+  return %y, %z, %dw : tensor<?x?x96xbf16>, tensor<?x?x96xbf16>, tensor<96x64xf32>
+}
+
 // LayerNorm with and without a bias, and its gradient kernel.
 // CHECK-LABEL: func @layer_norm(
 // CHECK: attn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 9.99999974E-6 : f32} : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>

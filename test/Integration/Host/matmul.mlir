@@ -9,16 +9,30 @@
 // RUN: attn-run %t.attnpkg --fn mlp --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn mlp_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=MLP
 // RUN: attn-run %t.attnpkg --fn contract_rows --shape d0_0=70 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn accumulate_rows --shape d0_0=70 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn residual --shape d0_0=2 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn residual_bwd --shape d0_0=2 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
 
 // EXPLAIN-DAG: linear: kernel linear_matmul0,
 // EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul0,
 // EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul1,
+// The MLP's residual add is its down projection's addend.
+// EXPLAIN-DAG: mlp: kernel mlp_elementwise2, {{.*}}; computes elementwise: negf exp addf divf mulf
+// EXPLAIN-DAG: mlp: kernel mlp_matmul3, {{.*}}; computes matmul + addend x
+// EXPLAIN-NOT: mlp: kernel mlp_elementwise4
+// EXPLAIN-DAG: residual: kernel residual_matmul0, {{.*}}; computes matmul + bias b + addend r
 
 // OUT: out: rel_err {{.*}} ok
 
 // LINEAR: gradcheck: {{.*}} ok
 // LINEAR: dx: rel_err {{.*}} ok
 // LINEAR-NEXT: dw: rel_err {{.*}} ok
+
+// RESIDUAL: gradcheck: {{.*}} ok
+// RESIDUAL: dx: rel_err {{.*}} ok
+// RESIDUAL-NEXT: dw: rel_err {{.*}} ok
+// RESIDUAL-NEXT: db: rel_err {{.*}} ok
+// RESIDUAL-NEXT: dr: rel_err {{.*}} ok
 
 // MLP: gradcheck: {{.*}} ok
 // MLP: dx: rel_err {{.*}} ok
@@ -60,10 +74,28 @@ func.func @mlp(%x: tensor<?x?x32xbf16>, %wg: tensor<32x72xbf16>,
   return %y : tensor<?x?x32xbf16>
 }
 
+// A linear layer with a bias and an addend in its epilogue, in bf16.
+func.func @residual(%x: tensor<?x?x24xbf16>, %w: tensor<40x24xbf16>,
+                    %b: tensor<40xbf16>, %r: tensor<?x?x40xbf16>)
+    -> tensor<?x?x40xbf16> attributes {attn.backward} {
+  %y = attn.matmul %x, %w, %b + %r {transpose_b}
+      : tensor<?x?x24xbf16>, tensor<40x24xbf16>, tensor<40xbf16> + tensor<?x?x40xbf16>
+      -> tensor<?x?x40xbf16>
+  return %y : tensor<?x?x40xbf16>
+}
+
 // A weight gradient's row contraction, accumulated in f32 from bf16.
 func.func @contract_rows(%a: tensor<?x24xbf16>, %b: tensor<?x40xbf16>)
     -> tensor<24x40xf32> {
   %c = attn.matmul %a, %b {transpose_a}
       : tensor<?x24xbf16>, tensor<?x40xbf16> -> tensor<24x40xf32>
+  return %c : tensor<24x40xf32>
+}
+
+// A row contraction that accumulates into a weight gradient (its addend).
+func.func @accumulate_rows(%a: tensor<?x24xbf16>, %b: tensor<?x40xbf16>,
+                           %acc: tensor<24x40xf32>) -> tensor<24x40xf32> {
+  %c = attn.matmul %a, %b + %acc {transpose_a}
+      : tensor<?x24xbf16>, tensor<?x40xbf16> + tensor<24x40xf32> -> tensor<24x40xf32>
   return %c : tensor<24x40xf32>
 }

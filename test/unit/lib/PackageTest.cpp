@@ -87,7 +87,8 @@ static bool operator==(const CastSpec &a, const CastSpec &b) {
   return a.scale == b.scale;
 }
 static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
-  return a.transposeA == b.transposeA && a.transposeB == b.transposeB;
+  return a.transposeA == b.transposeA && a.transposeB == b.transposeB &&
+         a.addend == b.addend;
 }
 static bool operator==(const NormSpec &a, const NormSpec &b) {
   return a.epsilon == b.epsilon;
@@ -316,6 +317,30 @@ Function linearProgram() {
   return fn;
 }
 
+/// h = x w^T + b + r on sm_90a: a bias and an addend in cuBLASLt's epilogue.
+Function residualProgram() {
+  Function fn;
+  fn.name = "residual";
+  TensorSig rows{"r", DType::BF16, {Dim::named("N"), Dim::fixed(32)}};
+  fn.inputs = {TensorSig{"x", DType::BF16, {Dim::named("N"), Dim::fixed(64)}},
+               TensorSig{"w", DType::BF16, {Dim::fixed(32), Dim::fixed(64)}},
+               TensorSig{"b", DType::BF16, {Dim::fixed(32)}}, rows};
+  rows.name = "h";
+  fn.outputs = {rows};
+  fn.steps = {Step{"matmul", {"x", "w", "b", "r", "h"}}};
+  Kernel blas;
+  blas.name = "matmul";
+  blas.target = "sm_90a";
+  blas.library = "cublaslt_matmul";
+  blas.config = {
+      {"transpose_a", 0}, {"transpose_b", 1}, {"bias", 1}, {"addend", 1}};
+  fn.kernels = {blas};
+  OpSpec op{"matmul", {"x", "w", "b", "r"}, {"h"}, {}, {}, {}, {}};
+  op.matmul = MatmulSpec{false, true, /*addend=*/true};
+  fn.ops = {op};
+  return fn;
+}
+
 /// RMSNorm of rows of 64 on the host.
 Function normProgram() {
   Function fn;
@@ -374,7 +399,8 @@ Package makePackage() {
                        attentionBackwardProgram(/*accumulateDq=*/false),
                        linearProgram(),
                        normProgram(),
-                       lossProgram()};
+                       lossProgram(),
+                       residualProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -812,6 +838,12 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                   EXPECT_CONTAINS(parseError(bytes), "no blob named \"\"");
                   return;
                 }
+                // Without its flag, a matmul's addend is one operand too
+                // many.
+                if (key == "addend") {
+                  EXPECT_CONTAINS(parseError(bytes), "expected 2 or 3");
+                  return;
+                }
                 if (optional.count(key)) {
                   StatusOr<Package> package =
                       parse(bytes.data(), bytes.size(), kOrigin);
@@ -1138,7 +1170,15 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"library kernel with more config",
        [](Json &m) { m["functions"][4]["kernels"][1]["config"]["tile"] = 8; },
        "functions[4].kernels[1].config: expected only transpose_a, "
-       "transpose_b and bias"},
+       "transpose_b, bias and addend"},
+      {"library kernel with an addend flag of 2",
+       [](Json &m) { m["functions"][4]["kernels"][1]["config"]["addend"] = 2; },
+       "functions[4].kernels[1].config.addend: expected 0 or 1 for routine "
+       "\"cublaslt_matmul\""},
+      {"matmul addend without its operand",
+       [](Json &m) { m["functions"][4]["ops"][0]["addend"] = true; },
+       "functions[4].ops[0].operands: expected 3 or 4 for an op of kind "
+       "\"matmul\", got 2"},
       {"library kernel with a bias flag of 2",
        [](Json &m) { m["functions"][4]["kernels"][1]["config"]["bias"] = 2; },
        "functions[4].kernels[1].config.bias: expected 0 or 1 for routine "

@@ -163,10 +163,11 @@ struct TensorMap {
 /// A library kernel (`library` set) is a routine the device runs instead of
 /// code of the package: it has no blob, entry ("" both), grid, block or
 /// tensor maps, and only CUDA targets have one. The routines:
-///   "cublaslt_matmul": the step's arguments are [a, b, out], or [a, b,
-///       bias, out], of an op of kind "matmul" (see OpSpec), run by
-///       cuBLASLt with config "transpose_a" and "transpose_b" (0 or 1) as
-///       that op's and "bias" (0 or 1, optional) when it has one; each
+///   "cublaslt_matmul": the step's arguments are [a, b, out], [a, b,
+///       bias, out], [a, b, addend, out] or [a, b, bias, addend, out], of
+///       an op of kind "matmul" (see OpSpec), run by cuBLASLt with config
+///       "transpose_a" and "transpose_b" (0 or 1) as that op's, and "bias"
+///       and "addend" (0 or 1, optional) when it has them; each
 ///       operand's leading dims must collapse into rows of unit inner
 ///       stride, or the launch fails.
 struct Kernel {
@@ -272,10 +273,14 @@ struct ElementwiseSpec {
 /// rounded once, where A is a (transposeA: a's rows transposed, [c, rows])
 /// and B is b ([K, N]; transposeB: b is [N, K] and B its transpose). out
 /// has a's rows, or is [M, N] with transposeA (a and b then share rows).
-/// JSON (inside an OpSpec): "transpose_a": false, "transpose_b": true.
+/// With addend, the last operand is a tensor of out's shape added element
+/// by element before the rounding.
+/// JSON (inside an OpSpec): "transpose_a": false, "transpose_b": true,
+/// "addend": true (optional, false when absent).
 struct MatmulSpec {
   bool transposeA = false;
   bool transposeB = false;
+  bool addend = false;
 };
 
 /// Semantics of attn.rms_norm over rows [r..., D]: rstd[r] = 1 /
@@ -306,8 +311,9 @@ struct LossSpec {
 ///   "cast"       [in] -> [out]; CastSpec.
 ///   "elementwise"  [in0, in1, ...] (one or more) -> [out0, ...] (one or
 ///       more); ElementwiseSpec.
-///   "matmul"  [a, b] or [a, b, bias] -> [out]; MatmulSpec. A bias [N]
-///       (not with transposeA) is added to every row before the rounding.
+///   "matmul"  [a, b], [a, b, bias], then the addend if MatmulSpec has
+///       one -> [out]; MatmulSpec. A bias [N] (not with transposeA) is
+///       added to every row before the rounding.
 ///   "rms_norm"  [x, weight] -> [out, rstd]; NormSpec.
 ///   "layer_norm"  [x, weight] or [x, weight, bias] -> [out, rstd];
 ///       NormSpec.
