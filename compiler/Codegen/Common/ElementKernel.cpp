@@ -9,6 +9,7 @@
 #include "compiler/Codegen/Common/KernelEmitter.h"
 #include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
+#include "compiler/Codegen/Common/VectorAccess.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -19,7 +20,10 @@
 #include <limits>
 
 using namespace mlir;
+using attnc::denseView;
 using attnc::f32Constant;
+using attnc::loadChunk;
+using attnc::storeChunk;
 
 namespace {
 
@@ -81,77 +85,6 @@ Value fromF32(OpBuilder &b, Location loc, Value value, Value buffer) {
 /// be one vector access.
 bool byteSized(Value buffer) {
   return cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() % 8 == 0;
-}
-
-/// `buffer` viewed with a unit stride in its last dim, as vector accesses
-/// need, or (`flat`) as one dim of all its elements in row-major order;
-/// valid where the buffer is dense (attnc::vectorFormApplies).
-Value denseView(OpBuilder &b, Location loc, Value buffer, bool flat) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  // Static sizes stay static: the chunk code reads some from the type.
-  SmallVector<OpFoldResult> sizes;
-  for (auto [extent, size] : llvm::zip(
-           cast<MemRefType>(buffer.getType()).getShape(), metadata.getSizes()))
-    sizes.push_back(ShapedType::isDynamic(extent) ? OpFoldResult(size)
-                                                  : b.getIndexAttr(extent));
-  SmallVector<OpFoldResult> strides = getAsOpFoldResult(metadata.getStrides());
-  if (flat) {
-    Value count = arith::ConstantIndexOp::create(b, loc, 1);
-    for (Value size : metadata.getSizes())
-      count = arith::MulIOp::create(b, loc, count, size);
-    sizes = {count};
-    strides = {b.getIndexAttr(1)};
-  }
-  strides.back() = b.getIndexAttr(1);
-  return memref::ReinterpretCastOp::create(b, loc, buffer, metadata.getOffset(),
-                                           sizes, strides);
-}
-
-/// The alignment of a `width`-element chunk of `buffer` at a multiple of
-/// `width`, where the buffer starts at a 16-byte boundary.
-llvm::MaybeAlign chunkAlignment(Value buffer, int64_t width) {
-  int64_t bytes =
-      width * cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
-  return llvm::MaybeAlign(std::min<int64_t>(16, bytes));
-}
-
-/// The `width` elements of `buffer` from `indices` along its last dim (a
-/// unit-stride view when `width` > 1), widened to f32: a vector, or a
-/// scalar for one element.
-Value loadChunk(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
-                int64_t width) {
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  Type f32 = b.getF32Type();
-  Value chunk;
-  if (width == 1) {
-    chunk = memref::LoadOp::create(b, loc, buffer, indices);
-  } else {
-    chunk = vector::LoadOp::create(b, loc, VectorType::get({width}, element),
-                                   buffer, indices, /*nontemporal=*/false,
-                                   chunkAlignment(buffer, width));
-    f32 = VectorType::get({width}, f32);
-  }
-  return element.isF32()
-             ? chunk
-             : arith::ExtFOp::create(b, loc, f32, chunk).getResult();
-}
-
-/// Stores `value` (f32, as loadChunk gives) to `buffer` from `indices`
-/// along its last dim, rounded to the buffer's element type.
-void storeChunk(OpBuilder &b, Location loc, Value value, Value buffer,
-                ValueRange indices) {
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  auto vector = dyn_cast<VectorType>(value.getType());
-  if (!element.isF32())
-    value = arith::TruncFOp::create(
-        b, loc, vector ? vector.clone(element) : element, value);
-  if (!vector) {
-    memref::StoreOp::create(b, loc, value, buffer, indices);
-    return;
-  }
-  vector::StoreOp::create(b, loc, value, buffer, indices,
-                          /*nontemporal=*/false,
-                          chunkAlignment(buffer, vector.getNumElements()));
 }
 
 /// out[indices] = convert(in[indices] * scale), in's element found through
@@ -556,43 +489,12 @@ void attnc::emitElementRun(OpBuilder &b, Location loc, const ElementWork &work,
     work.finish(b, loc, at, values);
 }
 
-/// Whether `buffer` is dense and row-major (a dim of one element may have
-/// any stride) and starts at a 16-byte boundary.
-static Value denseAndAligned(OpBuilder &b, Location loc, Value buffer) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto equal = [&](Value x, Value y) -> Value {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  };
-  auto both = [&](Value x, Value y) -> Value {
-    return arith::AndIOp::create(b, loc, x, y);
-  };
-  int64_t bytes =
-      cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
-  Value address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
-      arith::MulIOp::create(b, loc, metadata.getOffset(), index(bytes)));
-  Value applies =
-      equal(arith::RemUIOp::create(b, loc, address, index(16)), index(0));
-  Value dense = index(1);
-  for (int64_t d = metadata.getSizes().size() - 1; d >= 0; --d) {
-    Value size = metadata.getSizes()[d];
-    applies = both(applies, arith::OrIOp::create(
-                                b, loc, equal(metadata.getStrides()[d], dense),
-                                equal(size, index(1))));
-    dense = arith::MulIOp::create(b, loc, dense, size);
-  }
-  return applies;
-}
-
 Value attnc::vectorFormApplies(OpBuilder &b, Location loc,
                                const ElementWork &work) {
   Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
   for (Value buffer : work.vectorBuffers)
-    applies =
-        arith::AndIOp::create(b, loc, applies, denseAndAligned(b, loc, buffer));
+    applies = arith::AndIOp::create(b, loc, applies,
+                                    isDenseAndAligned(b, loc, buffer));
   return applies;
 }
 

@@ -19,6 +19,7 @@
 #define ATTNC_COMPILER_CODEGEN_COMMON_ELEMENTKERNEL_H
 
 #include "compiler/Codegen/Common/KernelBuffers.h"
+#include "compiler/Codegen/Common/VectorAccess.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -51,9 +52,6 @@ struct ElementWork {
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value)> chunk;
   llvm::SmallVector<mlir::Value> vectorBuffers;
 };
-
-/// Elements per chunk of the vector forms of the works below.
-constexpr int64_t kElementVectorWidth = 8;
 
 /// attn.cast: out = convert(in * scale), per element of in. The product is
 /// computed in f32 and rounded once to the result type (nearest even).

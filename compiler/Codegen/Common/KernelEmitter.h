@@ -275,12 +275,18 @@ protected:
           [&] { return sum(partial, term(add(lane, index(width - rest)))); },
           [&] { return partial; })[0];
     }
+    return laneCombine(total, lanes, sum);
+  }
+
+  /// combine of every lane's `value`, in every lane, by xor shuffles.
+  template <typename Combine>
+  mlir::Value laneCombine(mlir::Value value, int64_t lanes, Combine sum) {
     for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
-      total =
-          sum(total, mlir::gpu::ShuffleOp::create(b, loc, total, offset, lanes,
+      value =
+          sum(value, mlir::gpu::ShuffleOp::create(b, loc, value, offset, lanes,
                                                   mlir::gpu::ShuffleMode::XOR)
                          .getShuffleResult());
-    return total;
+    return value;
   }
 
   /// Stores `v` from lane 0 only, when lanes share it.

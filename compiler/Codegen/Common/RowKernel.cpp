@@ -7,7 +7,9 @@
 #include "compiler/Codegen/Common/RowKernel.h"
 
 #include "compiler/Codegen/Common/KernelEmitter.h"
+#include "compiler/Codegen/Common/VectorAccess.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -16,6 +18,9 @@ namespace {
 constexpr int64_t kWarp = 32;
 /// Warps of a GPU block of sum_rows, over interleaved rows.
 constexpr int64_t kSumWarps = 8;
+
+/// The most chunks per lane a row sum unrolls.
+constexpr int64_t kUnrolledChunks = 16;
 
 /// Table rows of an embedding gradient's item (a warp's on a GPU).
 constexpr int64_t kTableGroup = 32;
@@ -53,9 +58,9 @@ bool partialSumsShared(Operation *op) {
 class RowKernelBlock : attnc::BlockEmitter {
 public:
   RowKernelBlock(OpBuilder &b, Location loc, Operation *op,
-                 const attnc::KernelBuffers &x, Value threadId, Value scratch)
+                 attnc::KernelBuffers x, Value threadId, Value scratch)
       : BlockEmitter(b, loc, threadId, attnc::rowKernelThreads(op)), op(op),
-        x(x), perBlock(blockSizeOf(op)), scratch(scratch) {
+        x(std::move(x)), perBlock(blockSizeOf(op)), scratch(scratch) {
     if (threadId) {
       lane = arith::RemUIOp::create(b, loc, threadId, index(kWarp));
       warp = arith::DivUIOp::create(b, loc, threadId, index(kWarp));
@@ -82,17 +87,67 @@ private:
   Value rowCount(Value buffer) {
     return dimProduct(buffer, cast<MemRefType>(buffer.getType()).getRank() - 1);
   }
+  /// The `chunk` columns of `buffer` from `last`, in f32: a vector in the
+  /// vector form, else a scalar.
   Value at(Value buffer, ArrayRef<Value> lead, Value last) {
     SmallVector<Value> indices(lead);
     indices.push_back(last);
-    return toF32(load(buffer, indices));
+    return attnc::loadChunk(b, loc, buffer, indices, chunk);
   }
   void storeAt(Value v, Value buffer, ArrayRef<Value> lead, Value last) {
     SmallVector<Value> indices(lead);
     indices.push_back(last);
-    store(fromF32(v, buffer), buffer, indices);
+    attnc::storeChunk(b, loc, v, buffer, indices);
   }
-  Value mulF(Value a, Value c) { return arith::MulFOp::create(b, loc, a, c); }
+  /// `a` and `c` as one type: a scalar (a row statistic) beside a chunk's
+  /// vector is broadcast to it.
+  std::pair<Value, Value> matched(Value a, Value c) {
+    auto type = dyn_cast<VectorType>(a.getType());
+    if (!type)
+      type = dyn_cast<VectorType>(c.getType());
+    auto widen = [&](Value v) -> Value {
+      if (!type || isa<VectorType>(v.getType()))
+        return v;
+      return vector::BroadcastOp::create(b, loc, type, v);
+    };
+    return {widen(a), widen(c)};
+  }
+  Value mulF(Value a, Value c) {
+    auto [l, r] = matched(a, c);
+    return arith::MulFOp::create(b, loc, l, r);
+  }
+  Value subF(Value a, Value c) {
+    auto [l, r] = matched(a, c);
+    return arith::SubFOp::create(b, loc, l, r);
+  }
+  Value addF(Value a, Value c) {
+    auto [l, r] = matched(a, c);
+    return arith::AddFOp::create(b, loc, l, r);
+  }
+  /// Zero in each of `chunk` columns.
+  Value zeroColumns() {
+    if (chunk == 1)
+      return f32Const(0);
+    return arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(VectorType::get({chunk}, f32))));
+  }
+  /// The first column of the k-th chunk of this lane's columns of a row:
+  /// lanes take consecutive chunks, so a warp's access is contiguous.
+  Value chunkColumn(Value k) {
+    return mul(add(mul(k, index(lanes())), lane), index(chunk));
+  }
+  /// body(d) for the first column d of each of this lane's chunks of a row.
+  template <typename Fn> void forRowChunks(Fn body) {
+    if (chunk == 1)
+      return forLaneColumns(width(), lane, lanes(), body);
+    loop(index(0), index(width() / (lanes() * chunk)), index(1),
+         [&](Value k) { body(chunkColumn(k)); });
+  }
+  /// The sum of term(d) over a row's chunks, in every lane.
+  Value rowSum(function_ref<Value(Value)> term);
+  /// body() in the vector form where every buffer is dense and aligned and
+  /// the row splits into whole chunks for every lane, else as it is.
+  template <typename Fn> void inColumnChunks(Fn body);
 
   /// body(item) for items [first, first + perBlock) below `count`: a loop
   /// on the host, a warp each on a GPU.
@@ -104,7 +159,7 @@ private:
   /// x at column d minus the row's mean, if it has one.
   Value centeredValue(Value in, ArrayRef<Value> lead, Value d, Value mean) {
     Value v = at(in, lead, d);
-    return mean ? arith::SubFOp::create(b, loc, v, mean).getResult() : v;
+    return mean ? subF(v, mean) : v;
   }
   /// The elements of `buffer`: the product of its dims.
   Value elementCount(Value buffer) {
@@ -142,8 +197,11 @@ private:
   void sumColumnsByWarps(Value first);
 
   Operation *op;
-  const attnc::KernelBuffers &x;
+  /// The buffers; in the vector form, their unit-stride views.
+  attnc::KernelBuffers x;
   int64_t perBlock;
+  /// Columns per access: kElementVectorWidth in the vector form, else 1.
+  int64_t chunk = 1;
   /// GPU shared memory (rowKernelScratchShape): the threads' sums of a
   /// reduction, [warps, 32] f32, or a norm gradient's partial sums,
   /// [warps, width] f32.
@@ -161,12 +219,57 @@ void RowKernelBlock::forBlockItems(Value blockId, Value count, Fn fn) {
        [&](Value i) { fn(add(first, i)); });
 }
 
+Value RowKernelBlock::rowSum(function_ref<Value(Value)> term) {
+  if (chunk == 1)
+    return laneSum(width(), lane, lanes(), term);
+  auto add = [&](Value acc, Value v) -> Value { return addF(acc, v); };
+  int64_t chunks = width() / (lanes() * chunk);
+  Value columns;
+  // A warp's few chunks per lane as straight-line code, so that all their
+  // loads are in flight at once; a loop over a host thread's many.
+  if (chunks <= kUnrolledChunks) {
+    for (int64_t k = 0; k < chunks; ++k) {
+      Value part = term(chunkColumn(index(k)));
+      columns = columns ? addF(columns, part) : part;
+    }
+  } else {
+    columns = reduce(
+        index(chunks), zeroColumns(),
+        [&](Value k) { return term(chunkColumn(k)); }, add);
+  }
+  Value sum =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, columns);
+  return laneCombine(sum, lanes(), add);
+}
+
+template <typename Fn> void RowKernelBlock::inColumnChunks(Fn body) {
+  if (width() % (lanes() * attnc::kElementVectorWidth) != 0)
+    return body();
+  Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value buffer : llvm::concat<Value>(x.operands, x.results))
+    if (buffer)
+      applies = arith::AndIOp::create(b, loc, applies,
+                                      attnc::isDenseAndAligned(b, loc, buffer));
+  attnc::KernelBuffers elementwise = x;
+  ifThenElse(
+      applies,
+      [&] {
+        for (Value &buffer : llvm::concat<Value>(x.operands, x.results))
+          if (buffer)
+            buffer = attnc::denseView(b, loc, buffer, /*flat=*/false);
+        chunk = attnc::kElementVectorWidth;
+        body();
+        chunk = 1;
+        x = elementwise;
+      },
+      body);
+}
+
 /// The mean of a row of `in` (LayerNorm's), or null for RMSNorm's.
 Value RowKernelBlock::rowMean(Value in, ArrayRef<Value> lead) {
   if (!centered())
     return Value();
-  Value sum =
-      laneSum(width(), lane, lanes(), [&](Value d) { return at(in, lead, d); });
+  Value sum = rowSum([&](Value d) { return at(in, lead, d); });
   return arith::DivFOp::create(b, loc, sum, f32Const(width()));
 }
 
@@ -178,7 +281,7 @@ void RowKernelBlock::normRow(Value row) {
   SmallVector<Value> lead = rowIndex(in, row);
   Value mean = rowMean(in, lead);
   auto centeredAt = [&](Value d) { return centeredValue(in, lead, d, mean); };
-  Value squares = laneSum(width(), lane, lanes(), [&](Value d) {
+  Value squares = rowSum([&](Value d) {
     Value v = centeredAt(d);
     return mulF(v, v);
   });
@@ -191,10 +294,10 @@ void RowKernelBlock::normRow(Value row) {
   if (Value out = x.results[1])
     storeFromLane0(rstd, out, lead, lane, lanes());
   if (Value out = x.results[0])
-    forLaneColumns(width(), lane, lanes(), [&](Value d) {
-      Value v = mulF(mulF(centeredAt(d), rstd), toF32(load(weight, d)));
+    forRowChunks([&](Value d) {
+      Value v = mulF(mulF(centeredAt(d), rstd), at(weight, {}, d));
       if (bias)
-        v = arith::AddFOp::create(b, loc, v, toF32(load(bias, d)));
+        v = addF(v, at(bias, {}, d));
       storeAt(v, out, lead, d);
     });
 }
@@ -211,45 +314,38 @@ void RowKernelBlock::gradPartial(Value partial) {
   // there is one, written to `sums` once at the end.
   Value acc = scratch ? scratch : sums;
   Value accRow = scratch ? warp : partial;
-  forLaneColumns(width(), lane, lanes(), [&](Value d) {
-    store(f32Const(0), acc, {accRow, d});
-  });
+  forRowChunks([&](Value d) { storeAt(zeroColumns(), acc, {accRow}, d); });
   loop(partial, rowCount(in), index(partials), [&](Value row) {
     SmallVector<Value> lead = rowIndex(in, row);
     Value rstd = load(rstdIn, lead);
     Value mean = rowMean(in, lead);
     auto gAt = [&](Value d) {
-      return mulF(at(dout, lead, d), toF32(load(weight, d)));
+      return mulF(at(dout, lead, d), at(weight, {}, d));
     };
-    Value dot = laneSum(width(), lane, lanes(), [&](Value d) {
+    Value dot = rowSum([&](Value d) {
       return mulF(gAt(d), centeredValue(in, lead, d, mean));
     });
     // mean(g * xhat) = rstd * sum(g * xc) / D
     Value meanDot =
         arith::DivFOp::create(b, loc, mulF(dot, rstd), f32Const(width()));
-    Value meanG = centered() ? arith::DivFOp::create(
-                                   b, loc, laneSum(width(), lane, lanes(), gAt),
-                                   f32Const(width()))
+    Value meanG = centered() ? arith::DivFOp::create(b, loc, rowSum(gAt),
+                                                     f32Const(width()))
                              : Value();
-    forLaneColumns(width(), lane, lanes(), [&](Value d) {
+    forRowChunks([&](Value d) {
       Value dy = at(dout, lead, d);
       Value xhat = mulF(centeredValue(in, lead, d, mean), rstd);
       if (dx) {
-        Value g = mulF(dy, toF32(load(weight, d)));
+        Value g = mulF(dy, at(weight, {}, d));
         if (meanG)
-          g = arith::SubFOp::create(b, loc, g, meanG);
-        Value diff = arith::SubFOp::create(b, loc, g, mulF(xhat, meanDot));
-        storeAt(mulF(rstd, diff), dx, lead, d);
+          g = subF(g, meanG);
+        storeAt(mulF(rstd, subF(g, mulF(xhat, meanDot))), dx, lead, d);
       }
-      Value sum =
-          arith::AddFOp::create(b, loc, load(acc, {accRow, d}), mulF(dy, xhat));
-      store(sum, acc, {accRow, d});
+      storeAt(addF(at(acc, {accRow}, d), mulF(dy, xhat)), acc, {accRow}, d);
     });
   });
   if (scratch)
-    forLaneColumns(width(), lane, lanes(), [&](Value d) {
-      store(load(scratch, {warp, d}), sums, {partial, d});
-    });
+    forRowChunks(
+        [&](Value d) { storeAt(at(scratch, {warp}, d), sums, {partial}, d); });
 }
 
 Value RowKernelBlock::isIgnored(Value label) {
@@ -519,8 +615,10 @@ void RowKernelBlock::sumColumn(Value column) {
 
 void RowKernelBlock::emit(Value blockId) {
   if (isa<attn::RmsNormOp, attn::LayerNormOp>(op))
-    return forBlockItems(blockId, rowCount(x.operands[0]),
-                         [&](Value row) { normRow(row); });
+    return inColumnChunks([&] {
+      forBlockItems(blockId, rowCount(x.operands[0]),
+                    [&](Value row) { normRow(row); });
+    });
   if (isa<attn::EmbeddingOp>(op))
     return forBlockItems(blockId, rowCount(x.results[0]),
                          [&](Value row) { embeddingRow(row); });
@@ -540,10 +638,11 @@ void RowKernelBlock::emit(Value blockId) {
     return tokenMean();
   if (isa<attn::TokenMeanGradOp>(op))
     return tokenMeanGrad(blockId);
-  if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
-    Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
-    return forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
-  }
+  if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op))
+    return inColumnChunks([&] {
+      Value partials = memref::DimOp::create(b, loc, x.results[1], 0);
+      forBlockItems(blockId, partials, [&](Value p) { gradPartial(p); });
+    });
   Value first = mul(blockId, index(perBlock));
   if (threadId)
     return sumColumnsByWarps(first);

@@ -549,11 +549,25 @@ module @attnc_kernels {
 
 // RMSNorm's gradient: a block per partial row p on the host, which it
 // zeroes and then fills from rows p, p + P, ...: per row the sum of
-// dout * weight * x, then dx and the partial sums column by column.
+// dout * weight * x, then dx and the partial sums column by column. Where
+// every buffer is dense and 16-byte aligned, 8 columns at a time as
+// vectors (one chunk of a row of 8); otherwise one by one.
 
 // CHECK-LABEL: func.func @rms_norm_grad(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[W:[a-z0-9]+]]: memref<8xf32, {{.*}}>, %[[R:[a-z0-9]+]]: memref<?xf32, {{.*}}>, %[[DY:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[DX:[a-z0-9]+]]: memref<?x8xf32, {{.*}}>, %[[DWP:[a-z0-9]+]]: memref<4x8xf32, {{.*}}>)
 // CHECK:         scf.forall (%{{.*}}) in (4) {
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             %[[VX:.*]] = memref.reinterpret_cast %[[X]]
+// CHECK:             %[[VDWP:.*]] = memref.reinterpret_cast %[[DWP]]
+// CHECK:             %[[VP:.*]] = arith.addi
+// CHECK-NEXT:        vector.store %{{.*}}, %[[VDWP]][%[[VP]], %c0] {alignment = 16 : i64} : {{.*}}, vector<8xf32>
+// CHECK:             scf.for %[[VROW:.*]] = %[[VP]] to %{{.*}} step %c4 {
+// CHECK:               vector.load %[[VX]][%[[VROW]], %c0] {alignment = 16 : i64} : {{.*}}, vector<8xf32>
+// CHECK:               vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+// CHECK:               %[[VOLD:.*]] = vector.load %[[VDWP]][%[[VP]], %c0]
+// CHECK-NEXT:          %[[VNEW:.*]] = arith.addf %[[VOLD]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT:          vector.store %[[VNEW]], %[[VDWP]][%[[VP]], %c0]
+// CHECK:           } else {
 // CHECK:           %[[P:.*]] = arith.addi
 // CHECK:           scf.for %[[D0:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:        memref.store %{{.*}}, %[[DWP]][%[[P]], %[[D0]]]

@@ -365,6 +365,44 @@ module @attnc_kernels {
 
 // -----
 
+// Rows of 512 in the vector form, where every buffer is dense and 16-byte
+// aligned: each lane takes 2 chunks of 8 columns, the warp's chunks
+// consecutive (lane l at columns 8 l and 256 + 8 l), summed as vectors and
+// then across the chunk before the shuffles; the element form otherwise.
+
+// CHECK-LABEL: func.func @rms_norm_chunks(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x512xbf16, strided<[?, ?], offset: ?>>,
+// CHECK:         gpu.launch
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             %[[VX:.*]] = memref.reinterpret_cast %[[X]] {{.*}} to memref<?x512xbf16, strided<[?, 1], offset: ?>>
+// CHECK:             scf.for
+// CHECK:               %[[C0:.*]] = arith.muli %[[LANE:.*]], %c8 : index
+// CHECK-NEXT:          vector.load %[[VX]][%{{.*}}, %[[C0]]] {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1], offset: ?>>, vector<8xbf16>
+// CHECK:               %[[C1:.*]] = arith.addi %[[LANE]], %c32 : index
+// CHECK-NEXT:          %[[C1X8:.*]] = arith.muli %[[C1]], %c8 : index
+// CHECK-NEXT:          vector.load %[[VX]][%{{.*}}, %[[C1X8]]] {alignment = 16 : i64}
+// CHECK:               vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+// CHECK-COUNT-5:       gpu.shuffle  xor
+// CHECK:               scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK:                 vector.store %{{.*}} {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1], offset: ?>>, vector<8xbf16>
+// CHECK:           } else {
+// CHECK:             scf.for %{{.*}} = %[[LANE]] to %c512 step %c32 {
+module @attnc_kernels {
+  func.func @rms_norm_chunks(%x: memref<?x512xbf16, strided<[?, ?], offset: ?>>,
+                             %w: memref<512xbf16, strided<[?], offset: ?>>,
+                             %out: memref<?x512xbf16, strided<[?, ?], offset: ?>>,
+                             %rstd: memref<?xf32, strided<[?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x512xbf16, strided<[?, ?], offset: ?>> to tensor<?x512xbf16>
+    %1 = bufferization.to_tensor %w : memref<512xbf16, strided<[?], offset: ?>> to tensor<512xbf16>
+    %2, %3 = attn.rms_norm %0, %1 {epsilon = 1.0e-06 : f32, block_size = 8 : i64} : tensor<?x512xbf16>, tensor<512xbf16> -> tensor<?x512xbf16>, tensor<?xf32>
+    bufferization.materialize_in_destination %2 in writable %out : (tensor<?x512xbf16>, memref<?x512xbf16, strided<[?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %3 in writable %rstd : (tensor<?xf32>, memref<?xf32, strided<[?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // RMSNorm's gradient: a warp per partial row (8 per block), each over rows
 // partial, partial + 16, ... Its partial weight sums accumulate in the
 // warp's row of shared memory ([8, 64] f32, 2 KiB), zeroed first, read and

@@ -11,6 +11,10 @@
 // RUN: attn-run %t.attnpkg --fn layer_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=LAYER
 // RUN: attn-run %t.attnpkg --fn pre_layer_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn pre_layer_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRELAYER
+// Rows of 30 split into no 8-column chunks: the element-by-element kernels.
+// RUN: attn-run %t.attnpkg --fn rms_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=NORM
+// RUN: attn-run %t.attnpkg --fn layer_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=LAYER
+
 // Every remat policy gives the same gradients.
 // RUN: attnc %s --remat=none -o %t.none.attnpkg
 // RUN: attn-run %t.none.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
@@ -45,6 +49,23 @@
 // PRE: dx: rel_err {{.*}} ok
 // PRE-NEXT: dg: rel_err {{.*}} ok
 // PRE-NEXT: dw: rel_err {{.*}} ok
+
+// RMSNorm and LayerNorm of bf16 rows of 30.
+func.func @rms_norm_odd(%x: tensor<?x30xbf16>, %w: tensor<30xbf16>)
+    -> tensor<?x30xbf16> attributes {attn.backward} {
+  %y, %rstd = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
+      : tensor<?x30xbf16>, tensor<30xbf16> -> tensor<?x30xbf16>, tensor<?xf32>
+  return %y : tensor<?x30xbf16>
+}
+
+func.func @layer_norm_odd(%x: tensor<?x30xbf16>, %w: tensor<30xbf16>,
+                          %bias: tensor<30xbf16>)
+    -> tensor<?x30xbf16> attributes {attn.backward} {
+  %y, %rstd = attn.layer_norm %x, %w, %bias {epsilon = 1.0e-05 : f32}
+      : tensor<?x30xbf16>, tensor<30xbf16>, tensor<30xbf16>
+      -> tensor<?x30xbf16>, tensor<?xf32>
+  return %y : tensor<?x30xbf16>
+}
 
 // RMSNorm of f32 rows of 40 with an f32 weight; only out is returned.
 func.func @rms_norm(%x: tensor<?x?x40xf32>, %w: tensor<40xf32>)
