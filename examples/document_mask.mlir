@@ -5,10 +5,11 @@
 // @document_ids (8 heads of dim 128) reads the documents from an i32 id per
 // (batch, position) instead, for documents of any lengths: a capture of the
 // mask region (attn-run fills it with small random integers; give its shape
-// with --shape capture=BxN). Tiles are classified from the ids they cover.
+// with --shape doc=BxN, after its argument). Tiles are classified from the
+// ids they cover.
 //
 // EXAMPLE-RUN: --fn document_mask --shape B=2 --shape Nq=1024 --shape Nk=1024
-// EXAMPLE-RUN: --fn document_ids --shape B=2 --shape Nq=1024 --shape Nk=1024 --shape capture=2x1024
+// EXAMPLE-RUN: --fn document_ids --shape B=2 --shape Nq=1024 --shape Nk=1024 --shape doc=2x1024
 func.func @document_mask(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>,
                          %v: tensor<?x4x?x64xbf16>)
     -> (tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) {

@@ -86,20 +86,23 @@ arith::AddFOp sumRoot(attn::ElementwiseOp op) {
   return eachOnce && nothingElse ? root : arith::AddFOp();
 }
 
-/// The matmul that `side` (an argument of `op`'s body) reads when it can
-/// take the rest of the sum: read by nothing else, without an addend, of
-/// the sum's result type.
-attn::MatmulOp fusableMatmul(attn::ElementwiseOp op, Value side) {
+/// The kernel that `side` (an argument of `op`'s body) reads when it can
+/// take the rest of the sum: the input is the kernel's addend target, read
+/// by nothing else, of the sum's result type, and the kernel has no addend
+/// yet.
+attn::EpilogueAddendOpInterface fusableProducer(attn::ElementwiseOp op,
+                                                Value side) {
   auto arg = dyn_cast<BlockArgument>(side);
   if (!arg)
     return {};
   Value input = op.getInputs()[arg.getArgNumber()];
-  auto matmul = input.getDefiningOp<attn::MatmulOp>();
-  if (!matmul || matmul.getAddend() || !input.hasOneUse() ||
-      matmul->getBlock() != op->getBlock() ||
+  auto producer = input.getDefiningOp<attn::EpilogueAddendOpInterface>();
+  if (!producer || producer.getAddendTarget() != input ||
+      producer.getEpilogueAddend() || !input.hasOneUse() ||
+      producer->getBlock() != op->getBlock() ||
       input.getType() != op.getOuts().front().getType())
     return {};
-  return matmul;
+  return producer;
 }
 
 /// Clones the sum tree at `v` into `b`'s block, its arguments mapped by
@@ -141,27 +144,53 @@ Value buildAddend(OpBuilder &b, attn::ElementwiseOp op, Value side) {
   return rest.getOuts().front();
 }
 
-/// Fuses `op` into a matmul it reads, if its body is a sum and one side of
-/// the root is such a matmul.
-bool fuseIntoMatmul(attn::ElementwiseOp op) {
+/// Where the fused kernel goes: at the sum, unless the producer's other
+/// results are read before it (a norm gradient's partial sums), then at the
+/// producer, which the rest of the sum must then be defined before; null
+/// when neither place works.
+Operation *insertionPoint(attn::ElementwiseOp op,
+                          attn::EpilogueAddendOpInterface producer,
+                          Value side) {
+  bool readEarly = llvm::any_of(producer->getUsers(), [&](Operation *user) {
+    return user != op && user->isBeforeInBlock(op);
+  });
+  if (!readEarly)
+    return op;
+  auto before = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return v.getParentBlock() == producer->getBlock() &&
+           (!def || def->isBeforeInBlock(producer));
+  };
+  Value input = op.getInputs()[cast<BlockArgument>(side).getArgNumber()];
+  for (Value v : op.getInputs())
+    if (v != input && !before(v))
+      return nullptr;
+  return producer;
+}
+
+/// Fuses `op` into a kernel it reads, if its body is a sum and one side of
+/// the root is such a kernel's result.
+bool fuseIntoProducer(attn::ElementwiseOp op) {
   arith::AddFOp root = sumRoot(op);
   if (!root)
     return false;
   for (auto [side, other] : {std::pair{root.getLhs(), root.getRhs()},
                              {root.getRhs(), root.getLhs()}}) {
-    attn::MatmulOp matmul = fusableMatmul(op, side);
-    if (!matmul)
+    attn::EpilogueAddendOpInterface producer = fusableProducer(op, side);
+    if (!producer)
       continue;
-    OpBuilder b(op);
-    Value addend = buildAddend(b, op, other);
-    auto fused = attn::MatmulOp::create(
-        b, matmul.getLoc(), op.getOuts().front().getType(), matmul.getA(),
-        matmul.getB(), matmul.getBias(), addend, matmul.getTransposeAAttr(),
-        matmul.getTransposeBAttr(), matmul.getTileAttr(),
-        matmul.getLibraryAttr());
-    op->replaceAllUsesWith(fused->getResults());
+    Operation *insertAt = insertionPoint(op, producer, side);
+    if (!insertAt)
+      continue;
+    Value target = producer.getAddendTarget();
+    OpBuilder b(insertAt);
+    Operation *fused = producer.cloneWithAddend(b, buildAddend(b, op, other));
+    Value fusedTarget =
+        fused->getResult(cast<OpResult>(target).getResultNumber());
+    op->replaceAllUsesWith(ValueRange{fusedTarget});
     op.erase();
-    matmul.erase();
+    producer->replaceAllUsesWith(fused->getResults());
+    producer->erase();
     return true;
   }
   return false;
@@ -170,11 +199,11 @@ bool fuseIntoMatmul(attn::ElementwiseOp op) {
 struct AttnFuseEpiloguesPass
     : attnc::impl::AttnFuseEpiloguesBase<AttnFuseEpiloguesPass> {
   void runOnOperation() override {
-    // Each fusion removes a matmul without an addend, so this ends.
+    // Each fusion removes a kernel without an addend, so this ends.
     for (bool fused = true; fused;) {
       fused = false;
       getOperation().walk([&](attn::ElementwiseOp op) {
-        if (!fuseIntoMatmul(op))
+        if (!fuseIntoProducer(op))
           return WalkResult::advance();
         fused = true;
         return WalkResult::interrupt();

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Where later work plugs in: program formation and code generation ask ops
-// through KernelOpInterface; autodiff asks them through VJPOpInterface.
+// through KernelOpInterface; autodiff asks them through VJPOpInterface;
+// epilogue fusion through EpilogueAddendOpInterface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +115,29 @@ def Attn_AttentionScoringOpInterface
         return $_op.getQ().getType().getDimSize(1) /
                $_op.getK().getType().getDimSize(1);
       }]>,
+  ];
+}
+
+def Attn_EpilogueAddendOpInterface
+    : OpInterface<"EpilogueAddendOpInterface"> {
+  let cppNamespace = "::mlir::attn";
+  let description = [{
+    A kernel op that can add a tensor to one of its results before rounding
+    it (an addend in its epilogue), so that a sum which reads that result
+    needs no kernel of its own: attn-fuse-epilogues moves such sums in.
+    The addend's gradient is the target result's cotangent.
+  }];
+  let methods = [
+    InterfaceMethod<"The result an addend is added to.",
+      "::mlir::Value", "getAddendTarget">,
+    InterfaceMethod<"The addend, or null when the op has none.",
+      "::mlir::Value", "getEpilogueAddend">,
+    InterfaceMethod<
+      [{This op with `addend` (of the target's type) added to its target
+        result, built at `builder`'s insertion point; its results are this
+        op's, in order.}],
+      "::mlir::Operation *", "cloneWithAddend",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$addend)>,
   ];
 }
 

@@ -551,6 +551,7 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
 
 def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_EpilogueAddendOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "a matrix product over the rows of activations";
   let description = [{
@@ -659,7 +660,8 @@ def Attn_RmsNormOp : Attn_Op<"rms_norm", [Pure,
 }
 
 def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
-    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_EpilogueAddendOpInterface>]> {
   let summary = "the gradients of attn.rms_norm's input and weight";
   let description = [{
     With `xhat = x * rstd` and `g = dout * weight` per row:
@@ -669,24 +671,32 @@ def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
     so that each partial row has one writer and the result does not depend
     on the order of threads. `attn.sum_rows` adds the partial rows up.
 
+    An `addend` of dx's type is added to dx before its rounding: the
+    residual stream's cotangent, which joins the norm's input gradient in a
+    pre-norm block (`attn-fuse-epilogues` puts it there).
+
     `block_size` pins the partial rows of a kernel block.
 
     ```mlir
     %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %dy
         : tensor<?x2048xbf16>, tensor<2048xbf16>, tensor<?xf32>, tensor<?x2048xbf16>
         -> tensor<?x2048xbf16>, tensor<512x2048xf32>
+    %dh, %dwp2 = attn.rms_norm_grad %x, %w, %rstd, %dy + %dres
+        : tensor<?x2048xbf16>, tensor<2048xbf16>, tensor<?xf32>, tensor<?x2048xbf16>
+        + tensor<?x2048xbf16> -> tensor<?x2048xbf16>, tensor<512x2048xf32>
     ```
   }];
 
   let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
                        AnyRankedTensor:$rstd, AnyRankedTensor:$dout,
+                       Optional<AnyRankedTensor>:$addend,
                        OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$dx, AnyRankedTensor:$dweight_partial);
 
   let assemblyFormat = [{
-    $x `,` $weight `,` $rstd `,` $dout attr-dict `:` type($x) `,`
-    type($weight) `,` type($rstd) `,` type($dout) `->` type($dx) `,`
-    type($dweight_partial)
+    $x `,` $weight `,` $rstd `,` $dout (`+` $addend^)? attr-dict `:`
+    type($x) `,` type($weight) `,` type($rstd) `,` type($dout)
+    (`+` type($addend)^)? `->` type($dx) `,` type($dweight_partial)
   }];
 
   let hasVerifier = 1;
@@ -729,7 +739,8 @@ def Attn_LayerNormOp : Attn_Op<"layer_norm", [Pure,
 }
 
 def Attn_LayerNormGradOp : Attn_Op<"layer_norm_grad", [Pure,
-    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_EpilogueAddendOpInterface>]> {
   let summary = "the gradients of attn.layer_norm's input and weight";
   let description = [{
     With the row's mean recomputed, `xhat = (x - mean) * rstd` and
@@ -737,8 +748,8 @@ def Attn_LayerNormGradOp : Attn_Op<"layer_norm_grad", [Pure,
     `dx = rstd * (g - mean_d(g) - xhat * mean_d(g * xhat))`, rounded to
     `dx`'s element type, and the weight's gradient `sum_r dout * xhat` as
     `P` f32 partial sums, row `i` into `dweight_partial[i mod P, :]`, as
-    attn.rms_norm_grad does. The bias's gradient is `attn.sum_rows` of
-    `dout`.
+    attn.rms_norm_grad does, with its `addend` likewise. The bias's
+    gradient is `attn.sum_rows` of `dout`.
 
     ```mlir
     %dx, %dwp = attn.layer_norm_grad %x, %w, %rstd, %dy
@@ -749,13 +760,14 @@ def Attn_LayerNormGradOp : Attn_Op<"layer_norm_grad", [Pure,
 
   let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
                        AnyRankedTensor:$rstd, AnyRankedTensor:$dout,
+                       Optional<AnyRankedTensor>:$addend,
                        OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$dx, AnyRankedTensor:$dweight_partial);
 
   let assemblyFormat = [{
-    $x `,` $weight `,` $rstd `,` $dout attr-dict `:` type($x) `,`
-    type($weight) `,` type($rstd) `,` type($dout) `->` type($dx) `,`
-    type($dweight_partial)
+    $x `,` $weight `,` $rstd `,` $dout (`+` $addend^)? attr-dict `:`
+    type($x) `,` type($weight) `,` type($rstd) `,` type($dout)
+    (`+` type($addend)^)? `->` type($dx) `,` type($dweight_partial)
   }];
 
   let hasVerifier = 1;

@@ -206,6 +206,20 @@ bool MatmulOp::hasKernelConfig() {
 }
 
 //===----------------------------------------------------------------------===//
+// EpilogueAddendOpInterface
+//===----------------------------------------------------------------------===//
+
+Value MatmulOp::getAddendTarget() { return getOut(); }
+
+Value MatmulOp::getEpilogueAddend() { return getAddend(); }
+
+Operation *MatmulOp::cloneWithAddend(OpBuilder &builder, Value addend) {
+  return MatmulOp::create(builder, getLoc(), getOut().getType(), getA(), getB(),
+                          getBias(), addend, getTransposeAAttr(),
+                          getTransposeBAttr(), getTileAttr(), getLibraryAttr());
+}
+
+//===----------------------------------------------------------------------===//
 // VJPOpInterface
 //===----------------------------------------------------------------------===//
 

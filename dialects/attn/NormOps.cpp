@@ -105,6 +105,11 @@ template <typename Op> static LogicalResult verifyNormGrad(Op op) {
                              /*f32Only=*/true)) ||
       failed(verifyNormValue(op, "x", op.getX(), shape)))
     return failure();
+  if (Value addend = op.getAddend();
+      addend && addend.getType() != op.getDx().getType())
+    return op.emitOpError()
+           << "expected an addend of dx's type " << op.getDx().getType()
+           << ", got " << addend.getType();
   return verifyBlockSize(op, op.getBlockSize());
 }
 
@@ -151,14 +156,24 @@ static SmallVector<SmallVector<int64_t>> normDims(Value x, bool hasBias) {
 
 /// A gradient's x, weight, rstd, dout, dx and partial rows, whose P is a
 /// class of its own.
-static SmallVector<SmallVector<int64_t>> normGradDims(Value x) {
+/// x, weight, rstd, dout, the addend if there is one, dx, dweight_partial.
+static SmallVector<SmallVector<int64_t>> normGradDims(Value x, bool addend) {
   SmallVector<int64_t> rows = rowDims(x);
   int64_t partials = static_cast<int64_t>(rows.size());
-  return {rows, {rows.back()}, SmallVector<int64_t>(ArrayRef(rows).drop_back()),
-          rows, rows,          {partials, rows.back()}};
+  SmallVector<SmallVector<int64_t>> dims = {
+      rows,
+      {rows.back()},
+      SmallVector<int64_t>(ArrayRef(rows).drop_back()),
+      rows};
+  if (addend)
+    dims.push_back(rows);
+  dims.append({rows, {partials, rows.back()}});
+  return dims;
 }
 
-static SmallVector<StringRef> normGradRoles() {
+static SmallVector<StringRef> normGradRoles(bool addend) {
+  if (addend)
+    return {"x", "weight", "rstd", "dout", "addend", "dx", "dweight_partial"};
   return {"x", "weight", "rstd", "dout", "dx", "dweight_partial"};
 }
 
@@ -195,11 +210,11 @@ bool LayerNormOp::hasKernelConfig() { return getBlockSize().has_value(); }
 StringRef RmsNormGradOp::getKernelKind() { return "rms_norm_grad"; }
 
 SmallVector<StringRef> RmsNormGradOp::getValueRoles() {
-  return normGradRoles();
+  return normGradRoles(getAddend() != nullptr);
 }
 
 SmallVector<SmallVector<int64_t>> RmsNormGradOp::getDimClasses() {
-  return normGradDims(getX());
+  return normGradDims(getX(), getAddend() != nullptr);
 }
 
 StringRef RmsNormGradOp::getDimClassName(int64_t) { return ""; }
@@ -209,11 +224,11 @@ bool RmsNormGradOp::hasKernelConfig() { return getBlockSize().has_value(); }
 StringRef LayerNormGradOp::getKernelKind() { return "layer_norm_grad"; }
 
 SmallVector<StringRef> LayerNormGradOp::getValueRoles() {
-  return normGradRoles();
+  return normGradRoles(getAddend() != nullptr);
 }
 
 SmallVector<SmallVector<int64_t>> LayerNormGradOp::getDimClasses() {
-  return normGradDims(getX());
+  return normGradDims(getX(), getAddend() != nullptr);
 }
 
 StringRef LayerNormGradOp::getDimClassName(int64_t) { return ""; }
@@ -232,6 +247,31 @@ SmallVector<SmallVector<int64_t>> SumRowsOp::getDimClasses() {
 StringRef SumRowsOp::getDimClassName(int64_t) { return ""; }
 
 bool SumRowsOp::hasKernelConfig() { return getBlockSize().has_value(); }
+
+//===----------------------------------------------------------------------===//
+// EpilogueAddendOpInterface
+//===----------------------------------------------------------------------===//
+
+/// `op` (a norm gradient) with `addend` added to its dx.
+template <typename GradOp>
+static Operation *normGradWithAddend(GradOp op, OpBuilder &builder,
+                                     Value addend) {
+  return GradOp::create(builder, op.getLoc(), op->getResultTypes(), op.getX(),
+                        op.getWeight(), op.getRstd(), op.getDout(), addend,
+                        op.getBlockSizeAttr());
+}
+
+Value RmsNormGradOp::getAddendTarget() { return getDx(); }
+Value RmsNormGradOp::getEpilogueAddend() { return getAddend(); }
+Operation *RmsNormGradOp::cloneWithAddend(OpBuilder &builder, Value addend) {
+  return normGradWithAddend(*this, builder, addend);
+}
+
+Value LayerNormGradOp::getAddendTarget() { return getDx(); }
+Value LayerNormGradOp::getEpilogueAddend() { return getAddend(); }
+Operation *LayerNormGradOp::cloneWithAddend(OpBuilder &builder, Value addend) {
+  return normGradWithAddend(*this, builder, addend);
+}
 
 //===----------------------------------------------------------------------===//
 // VJPOpInterface
@@ -260,7 +300,7 @@ static FailureOr<SmallVector<Value>> buildNormVJP(Op op, OpBuilder &builder,
       {kNormGradPartials, weight.getDimSize(0)}, builder.getF32Type());
   auto grad = GradOp::create(builder, loc, op.getX().getType(), partial,
                              op.getX(), op.getWeight(), op.getRstd(), dout,
-                             /*block_size=*/IntegerAttr());
+                             /*addend=*/Value(), /*block_size=*/IntegerAttr());
   grads[0] = grad.getDx();
   grads[1] = SumRowsOp::create(builder, loc, weight, grad.getDweightPartial(),
                                /*block_size=*/IntegerAttr());

@@ -289,8 +289,10 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     return runNorm(op);
   }
   if (op.kind == "rms_norm_grad" || op.kind == "layer_norm_grad") {
-    if (op.operands.size() != 4 || op.results.size() != 2)
-      return Status::error("needs 4 operands and 2 results");
+    if ((op.operands.size() != 4 && op.operands.size() != 5) ||
+        op.results.size() != 2)
+      return Status::error("needs 4 operands (then its addend) and 2 "
+                           "results");
     return runNormGrad(op);
   }
   if (op.kind == "embedding" || op.kind == "embedding_grad") {
@@ -691,9 +693,12 @@ Status Evaluator::runNorm(const pkg::OpSpec &op) {
 }
 
 Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
-  auto dims = bindRows({op.operands[0], op.operands[1], op.operands[2],
-                        op.operands[3], op.results[0], op.results[1]},
-                       {"RD", "D", "R", "RD", "RD", "PD"});
+  std::vector<std::string> names = op.operands;
+  names.insert(names.end(), op.results.begin(), op.results.end());
+  std::vector<std::string> shapes = {"RD", "D", "R", "RD", "RD", "PD"};
+  if (op.operands.size() == 5)
+    shapes.insert(shapes.begin() + 4, "RD");
+  auto dims = bindRows(names, shapes);
   auto in = operands(op);
   if (!in || !dims)
     return !in ? in.status() : dims.status();
@@ -704,6 +709,9 @@ Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
   std::vector<double> dx(rows * width), partial(parts * width);
   normRowsGrad({rows, width, op.kind == "layer_norm_grad"}, parts, (*in)[0],
                (*in)[1], (*in)[2], (*in)[3], dx.data(), partial.data());
+  if (in->size() == 5)
+    for (size_t i = 0; i < dx.size(); ++i)
+      dx[i] += (*in)[4][i];
   if (Status s = store(op.results[1], std::move(partial)); !s)
     return s;
   return op.results[0].empty() ? Status::ok()

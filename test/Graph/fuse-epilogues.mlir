@@ -1,6 +1,7 @@
 // RUN: attn-opt %s -split-input-file -attn-fuse-epilogues | FileCheck %s
 
-// A residual add is the projection's addend; the bias stays.
+// A residual add is the projection's addend; the bias stays. A norm
+// gradient takes the residual stream's cotangent the same way.
 // CHECK-LABEL: func.func @residual
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8xbf16>, %[[W:[^:]+]]: tensor<8x8xbf16>, %[[B:[^:]+]]: tensor<8xbf16>)
 // CHECK-NEXT: %[[H:.*]] = attn.matmul %[[X]], %[[W]], %[[B]] + %[[X]] {transpose_b} : tensor<?x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16> + tensor<?x8xbf16> -> tensor<?x8xbf16>
@@ -108,4 +109,56 @@ func.func @not_fused(%x: tensor<?x8xbf16>, %w: tensor<8x8xbf16>)
   }
   return %kept, %a, %b, %c, %d
       : tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>
+}
+
+// -----
+
+// The residual stream's cotangent joins the norm's input gradient in its
+// kernel. The partial sums are read before the sum, so the fused kernel
+// goes where the gradient was; the cotangent is defined before it.
+// CHECK-LABEL: func.func @norm_grad
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8xbf16>, %[[W:[^:]+]]: tensor<8xbf16>, %[[R:[^:]+]]: tensor<?xf32>, %[[DY:[^:]+]]: tensor<?x8xbf16>, %[[DRES:[^:]+]]: tensor<?x8xbf16>)
+// CHECK-NEXT: %[[DX:.*]], %[[DWP:.*]] = attn.rms_norm_grad %[[X]], %[[W]], %[[R]], %[[DY]] + %[[DRES]] :
+// CHECK-NEXT: %[[DW:.*]] = attn.sum_rows %[[DWP]]
+// CHECK-NEXT: return %[[DX]], %[[DW]]
+func.func @norm_grad(%x: tensor<?x8xbf16>, %w: tensor<8xbf16>, %r: tensor<?xf32>,
+                     %dy: tensor<?x8xbf16>, %dres: tensor<?x8xbf16>)
+    -> (tensor<?x8xbf16>, tensor<8xbf16>) {
+  %dx, %dwp = attn.rms_norm_grad %x, %w, %r, %dy
+      : tensor<?x8xbf16>, tensor<8xbf16>, tensor<?xf32>, tensor<?x8xbf16>
+      -> tensor<?x8xbf16>, tensor<4x8xf32>
+  %dw = attn.sum_rows %dwp : tensor<4x8xf32> -> tensor<8xbf16>
+  %sum = attn.elementwise %dres, %dx : tensor<?x8xbf16>, tensor<?x8xbf16> -> tensor<?x8xbf16> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    attn.yield %s : f32
+  }
+  return %sum, %dw : tensor<?x8xbf16>, tensor<8xbf16>
+}
+
+// -----
+
+// The partial sums are read before the sum and the rest of the sum is
+// defined after the gradient: neither place fits, nothing is fused.
+// CHECK-LABEL: func.func @norm_grad_late_addend
+// CHECK: attn.rms_norm_grad %{{[^+]*}} :
+// CHECK: attn.elementwise
+func.func @norm_grad_late_addend(%x: tensor<?x8xbf16>, %w: tensor<8xbf16>,
+                                 %r: tensor<?xf32>, %dy: tensor<?x8xbf16>)
+    -> (tensor<?x8xbf16>, tensor<8xbf16>) {
+  %dx, %dwp = attn.rms_norm_grad %x, %w, %r, %dy
+      : tensor<?x8xbf16>, tensor<8xbf16>, tensor<?xf32>, tensor<?x8xbf16>
+      -> tensor<?x8xbf16>, tensor<4x8xf32>
+  %dw = attn.sum_rows %dwp : tensor<4x8xf32> -> tensor<8xbf16>
+  %late = attn.elementwise %dy : tensor<?x8xbf16> -> tensor<?x8xbf16> {
+  ^bb0(%a: f32):
+    %t = math.tanh %a : f32
+    attn.yield %t : f32
+  }
+  %sum = attn.elementwise %late, %dx : tensor<?x8xbf16>, tensor<?x8xbf16> -> tensor<?x8xbf16> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    attn.yield %s : f32
+  }
+  return %sum, %dw : tensor<?x8xbf16>, tensor<8xbf16>
 }

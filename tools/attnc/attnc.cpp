@@ -369,17 +369,21 @@ void explainMemory(const pkg::Function &fn,
                << formatBytes(layout->bytes + outputs) << "\n";
 }
 
-/// The op that the steps of `kernel` compute: the one whose operands lead
-/// a step's arguments.
+/// The op that the steps of `kernel` compute: the one whose operands and
+/// kept results are a step's arguments.
 const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
                               const std::string &kernel) {
   for (const pkg::Step &step : fn.steps) {
     if (step.kernel != kernel)
       continue;
-    for (const pkg::OpSpec &op : fn.ops)
-      if (op.operands.size() < step.args.size() &&
-          std::equal(op.operands.begin(), op.operands.end(), step.args.begin()))
+    for (const pkg::OpSpec &op : fn.ops) {
+      std::vector<std::string> args = op.operands;
+      for (const std::string &result : op.results)
+        if (!result.empty())
+          args.push_back(result);
+      if (args == step.args)
         return &op;
+    }
   }
   return nullptr;
 }
@@ -396,6 +400,9 @@ std::string describeWork(const pkg::OpSpec &op) {
     if (op.matmul->addend)
       text += " + addend " + op.operands.back();
   }
+  if ((op.kind == "rms_norm_grad" || op.kind == "layer_norm_grad") &&
+      op.operands.size() == 5)
+    text += " + addend " + op.operands.back();
   if ((op.kind == "split_heads" || op.kind == "merge_heads") &&
       op.operands.size() == 3)
     text += " + rotary " + op.operands[1] + ", " + op.operands[2];

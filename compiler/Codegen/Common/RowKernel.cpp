@@ -309,6 +309,7 @@ void RowKernelBlock::normRow(Value row) {
 void RowKernelBlock::gradPartial(Value partial) {
   Value in = x.operands[0], weight = x.operands[1], rstdIn = x.operands[2],
         dout = x.operands[3], dx = x.results[0], sums = x.results[1];
+  Value addend = x.operands.size() > 4 ? x.operands[4] : Value();
   int64_t partials = cast<MemRefType>(sums.getType()).getDimSize(0);
   // The partial row accumulates in the warp's row of shared memory where
   // there is one, written to `sums` once at the end.
@@ -338,7 +339,10 @@ void RowKernelBlock::gradPartial(Value partial) {
         Value g = mulF(dy, at(weight, {}, d));
         if (meanG)
           g = subF(g, meanG);
-        storeAt(mulF(rstd, subF(g, mulF(xhat, meanDot))), dx, lead, d);
+        Value grad = mulF(rstd, subF(g, mulF(xhat, meanDot)));
+        if (addend)
+          grad = addF(grad, at(addend, lead, d));
+        storeAt(grad, dx, lead, d);
       }
       storeAt(addF(at(acc, {accRow}, d), mulF(dy, xhat)), acc, {accRow}, d);
     });

@@ -2589,6 +2589,14 @@ func.func @rms_norm_grad_dout(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %r: tensor
 
 // -----
 
+func.func @rms_norm_grad_addend(%x: tensor<4x8xbf16>, %w: tensor<8xbf16>, %r: tensor<4xf32>, %a: tensor<4x8xf32>) -> tensor<4x8xbf16> {
+  // expected-error @below {{'attn.rms_norm_grad' op expected an addend of dx's type 'tensor<4x8xbf16>', got 'tensor<4x8xf32>'}}
+  %dx, %dw = attn.rms_norm_grad %x, %w, %r, %x + %a : tensor<4x8xbf16>, tensor<8xbf16>, tensor<4xf32>, tensor<4x8xbf16> + tensor<4x8xf32> -> tensor<4x8xbf16>, tensor<2x8xf32>
+  return %dx : tensor<4x8xbf16>
+}
+
+// -----
+
 func.func @sum_rows_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @below {{'attn.sum_rows' op expected rows: an input of rank 2 or more, got 'tensor<8xf32>'}}
   %s = attn.sum_rows %x : tensor<8xf32> -> tensor<8xf32>

@@ -635,6 +635,23 @@ func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x
   return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
 }
 
+// Norm gradients with an addend on dx.
+// CHECK-LABEL: func @norm_grad_addend(
+// CHECK: attn.rms_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} + %{{.*}} : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> + tensor<?x64xbf16> -> tensor<?x64xbf16>, tensor<16x64xf32>
+// CHECK: attn.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} + %{{.*}} : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> + tensor<?x64xbf16> -> tensor<?x64xbf16>, tensor<16x64xf32>
+func.func @norm_grad_addend(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>,
+                            %rstd: tensor<?xf32>, %dy: tensor<?x64xbf16>,
+                            %dres: tensor<?x64xbf16>)
+    -> (tensor<?x64xbf16>, tensor<?x64xbf16>) {
+  %dx, %dwp = attn.rms_norm_grad %x, %w, %rstd, %dy + %dres
+      : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> + tensor<?x64xbf16>
+      -> tensor<?x64xbf16>, tensor<16x64xf32>
+  %dl, %dlp = attn.layer_norm_grad %x, %w, %rstd, %dy + %dres
+      : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> + tensor<?x64xbf16>
+      -> tensor<?x64xbf16>, tensor<16x64xf32>
+  return %dx, %dl : tensor<?x64xbf16>, tensor<?x64xbf16>
+}
+
 // A linear layer with a bias.
 // CHECK-LABEL: func @matmul_bias(
 // CHECK: attn.matmul %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> -> tensor<?x?x96xbf16>

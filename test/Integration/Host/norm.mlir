@@ -24,6 +24,9 @@
 // EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_rms_norm_grad1,
 // EXPLAIN-DAG: rms_norm_bwd: kernel rms_norm_bwd_sum_rows2,
 
+// The residual stream's cotangent joins dx in the norm gradient's kernel.
+// EXPLAIN-DAG: pre_norm_bwd: kernel {{.*}}; computes rms_norm_grad + addend
+
 // The bias's gradient is the row sum of the cotangent.
 // EXPLAIN-DAG: layer_norm_bwd: kernel layer_norm_bwd_layer_norm_grad1,
 // EXPLAIN-DAG: layer_norm_bwd: kernel layer_norm_bwd_sum_rows3,

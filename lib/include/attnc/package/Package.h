@@ -324,6 +324,8 @@ struct LossSpec {
 ///   "layer_norm_grad"  [x, weight, rstd, dout] -> [dx, dweight_partial];
 ///       no spec. As rms_norm_grad with xhat = (x - mean_d(x)) * rstd and
 ///       dx = rstd * (g - mean_d(g) - xhat * mean_d(g * xhat)).
+///   Either gradient may take a fifth operand, an addend of dx's shape
+///   added to dx before the rounding.
 ///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
 ///       every leading index.
 ///   "embedding"  [table, ids] -> [out]; no spec. out[r, :] = table[ids[r],
