@@ -440,3 +440,26 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// The row sum that finishes a weight's gradient: a block of 8 warps per 32
+// columns, each warp summing interleaved rows into its row of shared
+// memory ([8, 32] f32, 1 KiB), then warp 0 adding the warps' sums in warp
+// order.
+
+// CHECK-LABEL: func.func @sum_rows(
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 1024 : i32
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %[[BYTES]] {
+// CHECK:           memref.view {{.*}} to memref<8x32xf32, #gpu.address_space<workgroup>>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c512 step %c8 iter_args
+// CHECK:           gpu.barrier
+module @attnc_kernels {
+  func.func @sum_rows(%dwp: memref<512x64xf32, strided<[?, ?], offset: ?>>,
+                      %dw: memref<64xbf16, strided<[?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %dwp : memref<512x64xf32, strided<[?, ?], offset: ?>> to tensor<512x64xf32>
+    %1 = attn.sum_rows %0 {block_size = 32 : i64} : tensor<512x64xf32> -> tensor<64xbf16>
+    bufferization.materialize_in_destination %1 in writable %dw : (tensor<64xbf16>, memref<64xbf16, strided<[?], offset: ?>>) -> ()
+    return
+  }
+}
