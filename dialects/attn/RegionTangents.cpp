@@ -9,6 +9,10 @@
 #include "lib/semantics/RegionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using attnc::sem::GradRule;
@@ -47,6 +51,7 @@ private:
   Value unaryDerivative(Opcode opcode, Value x, Value result);
   Value smoothTangent(Operation &op, Opcode opcode, ValueRange x,
                       ArrayRef<Value> t, Value result);
+  Value quotientTangent(ValueRange x, ArrayRef<Value> t, Value result);
 
   OpBuilder &b;
   Location loc;
@@ -96,6 +101,29 @@ Value TangentBuilder::unaryDerivative(Opcode opcode, Value x, Value result) {
   }
 }
 
+/// The tangent of x0 / x1: (t0 - result t1) / x1, and 0 where x1 is
+/// infinite. There the quotient is 0 (or NaN, for an infinite x0) and so
+/// is its derivative, where the rule would give inf / inf: x / (1 +
+/// exp(-x)) at x < -88 in f32, SiLU as front ends write it. A finite
+/// constant divisor (a scale, a softcap) needs no check.
+Value TangentBuilder::quotientTangent(ValueRange x, ArrayRef<Value> t,
+                                      Value result) {
+  Value rule = div(
+      orZero(sum(t[0], t[1] ? arith::NegFOp::create(b, loc, mul(result, t[1]))
+                            : Value()),
+             x[0].getType()),
+      x[1]);
+  FloatAttr divisor;
+  if (matchPattern(x[1], m_Constant(&divisor)) &&
+      std::isfinite(divisor.getValueAsDouble()))
+    return rule;
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, x[1]),
+      constant(x[1].getType(), std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(b, loc, infinite,
+                                 constant(x[1].getType(), 0.0), rule);
+}
+
 /// The tangent of a Smooth op's result from its operands `x`, their
 /// tangents `t` (null: zero) and its result.
 Value TangentBuilder::smoothTangent(Operation &op, Opcode opcode, ValueRange x,
@@ -115,11 +143,7 @@ Value TangentBuilder::smoothTangent(Operation &op, Opcode opcode, ValueRange x,
   case Opcode::MulF:
     return sum(scaled(x[1], t[0]), scaled(x[0], t[1]));
   case Opcode::DivF: // (t0 - result t1) / x1
-    return div(
-        orZero(sum(t[0], t[1] ? arith::NegFOp::create(b, loc, mul(result, t[1]))
-                              : Value()),
-               x[0].getType()),
-        x[1]);
+    return quotientTangent(x, t, result);
   case Opcode::RemF: // x0 - trunc(x0 / x1) x1; trunc(x0 / x1) = (x0 - r) / x1
     return sum(t[0], t[1] ? arith::NegFOp::create(
                                 b, loc, mul(div(sub(x[0], result), x[1]), t[1]))

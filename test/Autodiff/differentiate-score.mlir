@@ -66,6 +66,38 @@ func.func @bias_and_select(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
 
 // -----
 
+// A quotient's tangent is 0 where its divisor is infinite: s / (1 +
+// exp(-s)) at s < -88 in f32, where the rule alone gives inf / inf.
+
+// CHECK-LABEL: func.func @silu_score
+// CHECK:       score_grad {
+// CHECK:         %[[DEN:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK:         %[[Q:.+]] = arith.divf %{{.+}}, %[[DEN]] : f32
+// CHECK:         %[[RULE:.+]] = arith.divf %{{.+}}, %[[DEN]] : f32
+// CHECK-NEXT:    %[[INF:.+]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT:    %[[ABS:.+]] = math.absf %[[DEN]] : f32
+// CHECK-NEXT:    %[[IS:.+]] = arith.cmpf oeq, %[[ABS]], %[[INF]] : f32
+// CHECK-NEXT:    %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[DQ:.+]] = arith.select %[[IS]], %[[ZERO]], %[[RULE]] : f32
+// CHECK:         attn.yield %[[DQ]] : f32
+func.func @silu_score(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>) {
+  %dq, %dk, %dv = attn.attention_grad %q, %q, %q, %q, %l, %q
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>
+      -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %one = arith.constant 1.0 : f32
+      %ns = arith.negf %s : f32
+      %e = math.exp %ns : f32
+      %den = arith.addf %one, %e : f32
+      %r = arith.divf %s, %den : f32
+      attn.yield %r : f32
+    }
+  return
+}
+
+// -----
+
 // A score that does not depend on s has derivative 0; an existing
 // score_grad is kept.
 

@@ -9,6 +9,7 @@
 // RUN: attn-run %t.attnpkg --fn gelu_tanh_bwd --check --gradcheck | FileCheck %s --check-prefix=GELU
 // RUN: attn-run %t.attnpkg --fn swiglu --shape d0_0=70 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn swiglu_bwd --shape d0_0=70 --check --gradcheck | FileCheck %s --check-prefix=SWIGLU
+// RUN: attn-run %t.attnpkg --fn swiglu_wide_bwd --shape d0_0=70 --check | FileCheck %s --check-prefix=WIDE
 // RUN: attn-run %t.attnpkg --fn residual_attention --shape B=2 --shape Nq=77 --shape Nk=50 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn residual_attention_bwd --shape B=2 --shape Nq=77 --shape Nk=50 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
 // RUN: attn-run %t.attnpkg --fn shared_query_bwd --shape B=1 --shape Nq=40 --shape Nk=40 --check --gradcheck | FileCheck %s --check-prefix=SHARED
@@ -42,6 +43,9 @@
 
 // GELU: gradcheck: {{.*}} ok
 // GELU: dx: rel_err {{.*}} ok
+
+// WIDE: dg: rel_err {{.*}} ok
+// WIDE-NEXT: du: rel_err {{.*}} ok
 
 // SWIGLU: gradcheck: {{.*}} ok
 // SWIGLU: dg: rel_err {{.*}} ok
@@ -90,6 +94,30 @@ func.func @swiglu(%g: !r, %u: !r) -> !r attributes {attn.backward} {
   %den = arith.addf %one, %e : !r
   %silu = arith.divf %g, %den : !r
   %y = arith.mulf %silu, %u : !r
+  return %y : !r
+}
+
+// The same gate with the negative half of g moved 100 lower, where
+// exp(-x) overflows f32: the quotient is 0 there, and so is its tangent
+// (the division's rule would give inf / inf). The shift has tangent 1.
+// Checked against the fp64 reference only: finite differences across the
+// kink at g = 0 are not a derivative.
+func.func @swiglu_wide(%g: !r, %u: !r) -> !r attributes {attn.backward} {
+  %y = attn.elementwise %g, %u : !r, !r -> !r {
+  ^bb0(%a: f32, %b: f32):
+    %zero = arith.constant 0.0 : f32
+    %shift = arith.constant 100.0 : f32
+    %one = arith.constant 1.0 : f32
+    %below = arith.cmpf olt, %a, %zero : f32
+    %far = arith.subf %a, %shift : f32
+    %x = arith.select %below, %far, %a : f32
+    %nx = arith.negf %x : f32
+    %e = math.exp %nx : f32
+    %den = arith.addf %one, %e : f32
+    %silu = arith.divf %x, %den : f32
+    %r = arith.mulf %silu, %b : f32
+    attn.yield %r : f32
+  }
   return %y : !r
 }
 
