@@ -1909,4 +1909,15 @@ StatusOr<Package> readFile(const std::string &path) {
   });
 }
 
+const std::string *OpSpec::bias() const {
+  size_t withBias = matmul && matmul->addend ? 4 : 3;
+  return matmul && operands.size() == withBias ? &operands[2] : nullptr;
+}
+
+const std::string *OpSpec::addend() const {
+  bool normGrad = kind == "rms_norm_grad" || kind == "layer_norm_grad";
+  bool has = (matmul && matmul->addend) || (normGrad && operands.size() == 5);
+  return has ? &operands.back() : nullptr;
+}
+
 } // namespace attnc::pkg

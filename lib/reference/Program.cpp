@@ -582,12 +582,11 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
     return !shape ? shape.status() : !x ? x.status() : y.status();
   std::vector<double> result(static_cast<size_t>(shape->m * shape->n));
   matmul(*op.matmul, *shape, (*x)->data(), (*y)->data(), result.data());
-  bool hasBias = op.operands.size() == (op.matmul->addend ? 4u : 3u);
-  if (hasBias)
+  if (op.bias())
     if (Status s = addBias(op, shape->n, result); !s)
       return s;
-  if (op.matmul->addend)
-    if (Status s = addAddend(op.operands.back(), *out, result); !s)
+  if (const std::string *addend = op.addend())
+    if (Status s = addAddend(*addend, *out, result); !s)
       return s;
   return store(to, std::move(result));
 }

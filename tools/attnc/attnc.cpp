@@ -393,16 +393,10 @@ const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
 /// mulf"; its roundings and constants are not work).
 std::string describeWork(const pkg::OpSpec &op) {
   std::string text = op.kind;
-  if (op.matmul) {
-    size_t operands = op.operands.size();
-    if (operands == (op.matmul->addend ? 4u : 3u))
-      text += " + bias " + op.operands[2];
-    if (op.matmul->addend)
-      text += " + addend " + op.operands.back();
-  }
-  if ((op.kind == "rms_norm_grad" || op.kind == "layer_norm_grad") &&
-      op.operands.size() == 5)
-    text += " + addend " + op.operands.back();
+  if (const std::string *bias = op.bias())
+    text += " + bias " + *bias;
+  if (const std::string *addend = op.addend())
+    text += " + addend " + *addend;
   if ((op.kind == "split_heads" || op.kind == "merge_heads") &&
       op.operands.size() == 3)
     text += " + rotary " + op.operands[1] + ", " + op.operands[2];

@@ -376,6 +376,12 @@ struct OpSpec {
   std::optional<MatmulSpec> matmul;           // "matmul"
   std::optional<NormSpec> norm;               // "rms_norm", "layer_norm"
   std::optional<LossSpec> loss; // "cross_entropy", "token_mean" and grads
+
+  /// The operand a matmul adds to every row (its bias), or null.
+  const std::string *bias() const;
+  /// The operand added to the result before its rounding (a matmul's
+  /// addend, a norm gradient's fifth operand), or null.
+  const std::string *addend() const;
 };
 
 //===----------------------------------------------------------------------===//
