@@ -16,8 +16,12 @@ using namespace mlir;
 namespace {
 
 constexpr int64_t kWarp = 32;
-/// Warps of a GPU block of sum_rows, over interleaved rows.
-constexpr int64_t kSumWarps = 8;
+/// Warps of a GPU block of sum_rows, over interleaved rows: each warp's
+/// loop is a chain of dependent loads, so many warps keep enough of them in
+/// flight (a norm gradient's 4096 partial rows over 64 blocks).
+constexpr int64_t kSumWarps = 32;
+/// Warps of a GPU block that reduces over a whole tensor (the token mean).
+constexpr int64_t kMeanWarps = 8;
 
 /// The most chunks per lane a row sum unrolls.
 constexpr int64_t kUnrolledChunks = 16;
@@ -25,9 +29,10 @@ constexpr int64_t kUnrolledChunks = 16;
 /// Table rows of an embedding gradient's item (a warp's on a GPU).
 constexpr int64_t kTableGroup = 32;
 
-/// Threads of a GPU block that reduces over a whole tensor (row sums, the
-/// token mean): 8 warps.
-constexpr int64_t kReduceThreads = kSumWarps * kWarp;
+/// Warps of a GPU block of the kernels that reduce with all their threads.
+int64_t reduceWarps(Operation *op) {
+  return isa<attn::SumRowsOp>(op) ? kSumWarps : kMeanWarps;
+}
 
 /// The op's block_size; 1 for attn.token_mean, one block for everything.
 int64_t blockSizeOf(Operation *op) {
@@ -699,12 +704,12 @@ void RowKernelBlock::sumColumnsByWarps(Value first) {
 } // namespace
 
 int64_t attnc::rowKernelThreads(Operation *op) {
-  return reducesByBlock(op) ? kReduceThreads : blockSizeOf(op) * kWarp;
+  return reducesByBlock(op) ? reduceWarps(op) * kWarp : blockSizeOf(op) * kWarp;
 }
 
 SmallVector<int64_t> attnc::rowKernelScratchShape(Operation *op) {
   if (reducesByBlock(op))
-    return {kSumWarps, kWarp};
+    return {reduceWarps(op), kWarp};
   if (partialSumsShared(op))
     return {blockSizeOf(op),
             cast<ShapedType>(op->getOperand(0).getType()).getShape().back()};

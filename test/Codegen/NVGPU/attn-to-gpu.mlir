@@ -443,16 +443,16 @@ module @attnc_kernels {
 
 // -----
 
-// The row sum that finishes a weight's gradient: a block of 8 warps per 32
+// The row sum that finishes a weight's gradient: a block of 32 warps per 32
 // columns, each warp summing interleaved rows into its row of shared
-// memory ([8, 32] f32, 1 KiB), then warp 0 adding the warps' sums in warp
+// memory ([32, 32] f32, 4 KiB), then warp 0 adding the warps' sums in warp
 // order.
 
 // CHECK-LABEL: func.func @sum_rows(
-// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 1024 : i32
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %[[BYTES]] {
-// CHECK:           memref.view {{.*}} to memref<8x32xf32, #gpu.address_space<workgroup>>
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c512 step %c8 iter_args
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 4096 : i32
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in ({{.*}} = %c1024, {{.*}}) dynamic_shared_memory_size %[[BYTES]] {
+// CHECK:           memref.view {{.*}} to memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c512 step %c32 iter_args
 // CHECK:           gpu.barrier
 module @attnc_kernels {
   func.func @sum_rows(%dwp: memref<512x64xf32, strided<[?, ?], offset: ?>>,
