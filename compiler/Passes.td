@@ -120,6 +120,21 @@ def AttnFuseEpilogues : Pass<"attn-fuse-epilogues", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnFuseCasts : Pass<"attn-fuse-casts", "::mlir::func::FuncOp"> {
+  let summary = "Fold unscaled casts into the f32-computing kernels next to them";
+  let description = [{
+    Ops of `F32ComputeOpInterface` (the norms, their gradients,
+    `attn.elementwise`) read operands widened to f32 and round results once
+    from f32, whatever the element types. An `attn.cast` without a scale
+    whose input is such an op's f32 result, read by nothing else, becomes
+    that result rounded straight to the cast's type (norm + cast is one
+    kernel); a widening cast (to f32) lets its readers that read that
+    operand in f32 take its input instead. Both change no bit: a cast of a
+    16-bit result or with a scale stays.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnExpandAttentionGrad
     : Pass<"attn-expand-attention-grad", "::mlir::func::FuncOp"> {
   let summary = "Turn attn.attention_grad into its kernels";

@@ -102,6 +102,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   // products of the chain rule).
   pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createAttnFuseEpilogues());
+  pm.addNestedPass<func::FuncOp>(createAttnFuseCasts());
 }
 
 void attnc::buildProgramPipeline(

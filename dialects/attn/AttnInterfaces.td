@@ -6,7 +6,8 @@
 //
 // Where later work plugs in: program formation and code generation ask ops
 // through KernelOpInterface; autodiff asks them through VJPOpInterface;
-// epilogue fusion through EpilogueAddendOpInterface.
+// epilogue fusion through EpilogueAddendOpInterface; cast fusion through
+// F32ComputeOpInterface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +139,28 @@ def Attn_EpilogueAddendOpInterface
         op's, in order.}],
       "::mlir::Operation *", "cloneWithAddend",
       (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$addend)>,
+  ];
+}
+
+def Attn_F32ComputeOpInterface : OpInterface<"F32ComputeOpInterface"> {
+  let cppNamespace = "::mlir::attn";
+  let description = [{
+    A kernel op that computes in f32 whatever its tensors' element types:
+    some operands are read widened to f32, some results rounded once from
+    f32, and each of those may have f32, f16 or bf16 elements. So an
+    unscaled `attn.cast` next to it may be folded in without changing a
+    bit: a widening cast into the operand it feeds, a cast of an f32
+    result into the result (attn-fuse-casts).
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Whether operand `index` is read widened to f32, with f32, f16 or "
+      "bf16 elements.",
+      "bool", "readsInF32", (ins "unsigned":$index)>,
+    InterfaceMethod<
+      "Whether result `index` is computed in f32 and rounded once to its "
+      "element type, which may be f32, f16 or bf16.",
+      "bool", "roundsFromF32", (ins "unsigned":$index)>,
   ];
 }
 

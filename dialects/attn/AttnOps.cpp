@@ -1336,6 +1336,15 @@ SmallVector<unsigned> ElementwiseOp::getReusableOperands(unsigned result) {
 }
 
 //===----------------------------------------------------------------------===//
+// F32ComputeOpInterface
+//===----------------------------------------------------------------------===//
+
+// The body's arguments and yields are f32: every input is widened to it,
+// every result rounded from it.
+bool ElementwiseOp::readsInF32(unsigned index) { return true; }
+bool ElementwiseOp::roundsFromF32(unsigned index) { return true; }
+
+//===----------------------------------------------------------------------===//
 // VJPOpInterface
 //===----------------------------------------------------------------------===//
 

@@ -498,6 +498,7 @@ def Attn_CastOp : Attn_Op<"cast", [Pure,
 def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface,
                               ["getReusableOperands"]>,
+    DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
   let summary = "a scalar function applied to every element of its inputs";
   let description = [{
@@ -627,6 +628,7 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
 
 def Attn_RmsNormOp : Attn_Op<"rms_norm", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface, ["isDifferentiableResult"]>]> {
   let summary = "RMSNorm over the last dim, scaled by a weight";
   let description = [{
@@ -661,6 +663,7 @@ def Attn_RmsNormOp : Attn_Op<"rms_norm", [Pure,
 
 def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
     DeclareOpInterfaceMethods<Attn_EpilogueAddendOpInterface>]> {
   let summary = "the gradients of attn.rms_norm's input and weight";
   let description = [{
@@ -704,6 +707,7 @@ def Attn_RmsNormGradOp : Attn_Op<"rms_norm_grad", [Pure,
 
 def Attn_LayerNormOp : Attn_Op<"layer_norm", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
     DeclareOpInterfaceMethods<Attn_VJPOpInterface, ["isDifferentiableResult"]>]> {
   let summary = "LayerNorm over the last dim, with a weight and a bias";
   let description = [{
@@ -740,6 +744,7 @@ def Attn_LayerNormOp : Attn_Op<"layer_norm", [Pure,
 
 def Attn_LayerNormGradOp : Attn_Op<"layer_norm_grad", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>,
+    DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
     DeclareOpInterfaceMethods<Attn_EpilogueAddendOpInterface>]> {
   let summary = "the gradients of attn.layer_norm's input and weight";
   let description = [{

@@ -121,6 +121,38 @@ LogicalResult RmsNormGradOp::verify() { return verifyNormGrad(*this); }
 
 LogicalResult LayerNormGradOp::verify() { return verifyNormGrad(*this); }
 
+//===----------------------------------------------------------------------===//
+// F32ComputeOpInterface
+//===----------------------------------------------------------------------===//
+
+// A norm reads x, the weight and a bias widened to f32 and rounds out once;
+// rstd is f32 only.
+bool RmsNormOp::readsInF32(unsigned index) { return true; }
+bool RmsNormOp::roundsFromF32(unsigned index) { return index == 0; }
+bool LayerNormOp::readsInF32(unsigned index) { return true; }
+bool LayerNormOp::roundsFromF32(unsigned index) { return index == 0; }
+
+// A norm gradient reads x, the weight and dout widened to f32 (rstd is f32
+// only, an addend has dx's type) and rounds dx once; dx keeps its type
+// while an addend is tied to it.
+template <typename Op> static bool gradReadsInF32(Op op, unsigned index) {
+  return index != op.getRstdMutable().getOperandNumber() &&
+         !(op.getAddend() &&
+           index == op.getAddendMutable()[0].getOperandNumber());
+}
+bool RmsNormGradOp::readsInF32(unsigned index) {
+  return gradReadsInF32(*this, index);
+}
+bool RmsNormGradOp::roundsFromF32(unsigned index) {
+  return index == 0 && !getAddend();
+}
+bool LayerNormGradOp::readsInF32(unsigned index) {
+  return gradReadsInF32(*this, index);
+}
+bool LayerNormGradOp::roundsFromF32(unsigned index) {
+  return index == 0 && !getAddend();
+}
+
 LogicalResult SumRowsOp::verify() {
   RankedTensorType in = getIn().getType();
   if (in.getRank() < 2)

@@ -8,6 +8,8 @@
 // RUN: attn-run %t.attnpkg --fn rms_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=NORM
 // RUN: attn-run %t.attnpkg --fn pre_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
+// RUN: attn-run %t.attnpkg --fn mixed_pre_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn mixed_pre_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRE
 // RUN: attn-run %t.attnpkg --fn layer_norm_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=LAYER
 // RUN: attn-run %t.attnpkg --fn pre_layer_norm --shape d0_0=37 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn pre_layer_norm_bwd --shape d0_0=37 --check --gradcheck | FileCheck %s --check-prefix=PRELAYER
@@ -26,6 +28,17 @@
 
 // The residual stream's cotangent joins dx in the norm gradient's kernel.
 // EXPLAIN-DAG: pre_norm_bwd: kernel {{.*}}; computes rms_norm_grad + addend
+
+// Mixed precision: the norm rounds straight to the matmul's bf16 and its
+// gradient reads the bf16 cotangent; the residual add reads the bf16
+// projection. The kernels' numbers show that no cast kernel is left between
+// them; the backward keeps one, the f32 cotangent narrowed for the bf16
+// matmuls.
+// EXPLAIN-DAG: mixed_pre_norm: kernel mixed_pre_norm_rms_norm0,
+// EXPLAIN-DAG: mixed_pre_norm: kernel mixed_pre_norm_matmul1,
+// EXPLAIN-DAG: mixed_pre_norm: kernel mixed_pre_norm_elementwise2,
+// EXPLAIN-DAG: mixed_pre_norm_bwd: kernel mixed_pre_norm_bwd_cast0,
+// EXPLAIN-DAG: mixed_pre_norm_bwd: kernel mixed_pre_norm_bwd_rms_norm_grad4,
 
 // The bias's gradient is the row sum of the cotangent.
 // EXPLAIN-DAG: layer_norm_bwd: kernel layer_norm_bwd_layer_norm_grad1,
@@ -88,6 +101,20 @@ func.func @pre_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
       : tensor<?x48xbf16>, tensor<48x48xbf16> -> tensor<?x48xbf16>
   %y = arith.addf %x, %p : tensor<?x48xbf16>
   return %y : tensor<?x48xbf16>
+}
+
+// The same with the residual stream in f32 and the projection in bf16.
+func.func @mixed_pre_norm(%x: tensor<?x48xf32>, %g: tensor<48xf32>,
+                          %w: tensor<48x48xbf16>) -> tensor<?x48xf32>
+    attributes {attn.backward} {
+  %h, %rstd = attn.rms_norm %x, %g {epsilon = 1.0e-06 : f32}
+      : tensor<?x48xf32>, tensor<48xf32> -> tensor<?x48xf32>, tensor<?xf32>
+  %hb = attn.cast %h : tensor<?x48xf32> to tensor<?x48xbf16>
+  %p = attn.matmul %hb, %w {transpose_b}
+      : tensor<?x48xbf16>, tensor<48x48xbf16> -> tensor<?x48xbf16>
+  %pw = attn.cast %p : tensor<?x48xbf16> to tensor<?x48xf32>
+  %y = arith.addf %x, %pw : tensor<?x48xf32>
+  return %y : tensor<?x48xf32>
 }
 
 // LayerNorm of f32 rows of 40 with an f32 weight and bias.
