@@ -38,17 +38,20 @@ func.func @llama_block(%x: !act, %cos: !tab, %sin: !tab,
       : !act, tensor<5632x2048xbf16> -> tensor<?x?x5632xbf16>
   %up = attn.matmul %n2, %wu {transpose_b}
       : !act, tensor<5632x2048xbf16> -> tensor<?x?x5632xbf16>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %b = tensor.dim %x, %c0 : !act
-  %n = tensor.dim %x, %c1 : !act
-  %one_s = arith.constant 1.0 : bf16
-  %one = tensor.splat %one_s[%b, %n] : tensor<?x?x5632xbf16>
-  %neg = arith.negf %gate : tensor<?x?x5632xbf16>
-  %e = math.exp %neg : tensor<?x?x5632xbf16>
-  %den = arith.addf %one, %e : tensor<?x?x5632xbf16>
-  %silu = arith.divf %gate, %den : tensor<?x?x5632xbf16>
-  %act = arith.mulf %silu, %up : tensor<?x?x5632xbf16>
+  // silu(gate) * up: SiLU in f32, rounded once to bf16 as F.silu does,
+  // then the product.
+  %act = attn.elementwise %gate, %up : tensor<?x?x5632xbf16>, tensor<?x?x5632xbf16> -> tensor<?x?x5632xbf16> {
+  ^bb0(%g: f32, %u: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %g : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %silu = arith.divf %g, %den : f32
+    %rounded = arith.truncf %silu : f32 to bf16
+    %s = arith.extf %rounded : bf16 to f32
+    %p = arith.mulf %s, %u : f32
+    attn.yield %p : f32
+  }
   %down = attn.matmul %act, %wd {transpose_b}
       : tensor<?x?x5632xbf16>, tensor<2048x5632xbf16> -> !act
   %y = arith.addf %h, %down : !act
