@@ -104,6 +104,23 @@ def AttnFuseElementwise : Pass<"attn-fuse-elementwise", "::mlir::func::FuncOp"> 
                            "::mlir::arith::ArithDialect"];
 }
 
+def AttnFuseActivations
+    : Pass<"attn-fuse-activations", "::mlir::func::FuncOp"> {
+  let summary = "Fuse activations of a linear layer into its epilogue";
+  let description = [{
+    An `attn.elementwise` of one input and one result, whose body computes
+    GELU's tanh form as `attn.matmul`'s `activation = "gelu_tanh"` defines
+    it (the same ops over the same operands, either order for commutative
+    ones), reading a linear layer's result that nothing else reads, of its
+    own type, becomes that matmul with the activation: cuBLASLt's GELU
+    epilogue on a GPU. The product is no longer rounded before the
+    activation: one rounding less than before.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def AttnFuseEpilogues : Pass<"attn-fuse-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fuse sums that read a matmul into its epilogue as an addend";
   let description = [{

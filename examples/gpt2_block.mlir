@@ -4,14 +4,17 @@
 // with n1 = layer_norm(x) g1 + b1 and n2 = layer_norm(h) g2 + b2, causal
 // multi-head attention (8 heads of 32), a GELU (tanh form) MLP of 4x the
 // width, and weights in nn.Linear's [out, in] layout with biases. The bias
-// rides in attn.matmul (cuBLASLt's bias epilogue on the GPU); GELU is one
-// attn.elementwise body computed in f32 and rounded once. The backward
-// function is derived (`attn.backward`): gradients of x and of every weight
-// and bias. The key projection has no bias: it adds q . bk to every score
-// of a query, which softmax cancels, so its gradient is zero up to rounding
-// (GPT-2 has one only because it fuses q, k and v into one layer). As in llama_block.mlir, each linear layer's output is
-// multiplied by 1/sqrt(fan-in), so that N(0, 1) weights keep activations
-// near unit size.
+// rides in attn.matmul (cuBLASLt's bias epilogue on the GPU), and so does
+// GELU, written as an attn.elementwise body in f32 that
+// attn-fuse-activations recognizes (cuBLASLt's GELU epilogue). The
+// backward function is derived (`attn.backward`): gradients of x and of
+// every weight and bias. The key projection has no bias: it adds q . bk to
+// every score of a query, which softmax cancels, so its gradient is zero up
+// to rounding (GPT-2 has one only because it fuses q, k and v into one
+// layer). As in llama_block.mlir, the attention projections' and the
+// second MLP layer's outputs are multiplied by 1/sqrt(fan-in), so that
+// N(0, 1) weights keep activations near unit size (GELU reads its layer's
+// output as it is, as GPT-2's does).
 //
 // EXAMPLE-RUN: --fn gpt2_block --shape B=2 --shape N=96
 // EXAMPLE-RUN: --fn gpt2_block_bwd --shape B=2 --shape N=96
@@ -59,19 +62,18 @@ func.func @gpt2_block(%x: !act, %g1: !vec, %b1: !vec,
       : !act, tensor<256x256xbf16>, !vec -> !act
   %proj = arith.mulf %proj0, %m256 : !act
   %h = arith.addf %x, %proj : !act
-  // MLP sublayer: gelu(m * (Wf n2 + bf)), GELU's tanh form.
+  // MLP sublayer: gelu(Wf n2 + bf), GELU's tanh form, which
+  // attn-fuse-activations puts into the matmul's epilogue.
   %n2, %r2 = attn.layer_norm %h, %g2, %b2 {epsilon = 1.0e-05 : f32}
       : !act, !vec, !vec -> !act, tensor<?x?xf32>
   %f0 = attn.matmul %n2, %wf, %bf {transpose_b}
       : !act, tensor<1024x256xbf16>, tensor<1024xbf16> -> !wide
   %f = attn.elementwise %f0 : !wide -> !wide {
-  ^bb0(%v0_: f32):
-    %m = arith.constant 0.0625 : f32
+  ^bb0(%u: f32):
     %half = arith.constant 0.5 : f32
     %one = arith.constant 1.0 : f32
     %cubic = arith.constant 0.044715 : f32
     %scale = arith.constant 0.7978845608 : f32
-    %u = arith.mulf %v0_, %m : f32
     %u2 = arith.mulf %u, %u : f32
     %u3 = arith.mulf %u2, %u : f32
     %cu3 = arith.mulf %cubic, %u3 : f32

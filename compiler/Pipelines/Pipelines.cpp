@@ -101,6 +101,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   // The backward's own element-wise chains (gradients that meet, and the
   // products of the chain rule).
   pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createAttnFuseActivations());
   pm.addNestedPass<func::FuncOp>(createAttnFuseEpilogues());
   pm.addNestedPass<func::FuncOp>(createAttnFuseCasts());
 }

@@ -95,6 +95,15 @@ std::string regionPredicate(Operation *op);
 
 /// x + y as an attn.elementwise of x's type (gradients that meet).
 Value buildElementwiseSum(OpBuilder &b, Location loc, Value x, Value y);
+
+/// The activation a linear layer's epilogue may apply (attn.matmul's
+/// `activation`): GELU's tanh form, cuBLASLt's GELU epilogue.
+inline constexpr llvm::StringLiteral kGeluTanh = "gelu_tanh";
+/// `activation` of f32 `x`, as scalar ops at `b`'s insertion point: the one
+/// form the host kernel computes, the gradient rule differentiates and
+/// attn-fuse-activations recognizes.
+Value buildMatmulActivation(OpBuilder &b, Location loc,
+                            llvm::StringRef activation, Value x);
 } // namespace mlir::attn
 
 #endif // ATTNC_DIALECTS_ATTN_ATTNOPS_H

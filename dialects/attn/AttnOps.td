@@ -582,6 +582,15 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
     cuBLASLt reads it as its C matrix. The addend's gradient is the result's
     cotangent.
 
+    A linear layer may apply an `activation` to the sum (bias included)
+    before the rounding, computed in f32: `gelu_tanh` is GELU's tanh form,
+    `0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3)))`, cuBLASLt's GELU
+    epilogue on the GPU. `attn-fuse-epilogues` puts it there from an
+    `attn.elementwise` that computes that form of the product alone; an
+    activation and an addend do not go together (cuBLASLt would apply the
+    activation after adding C). Its gradient is that of the unfused form:
+    the product, the activation's derivative, then the product's rules.
+
     `a` and `b` have one element type, f32, f16 or bf16; the result has
     theirs or f32. `tile` pins the host kernel's `[rows, columns]` tile;
     `library = "cublaslt"` runs the product as a library call on the GPU
@@ -598,6 +607,10 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
     %h = attn.matmul %o, %wo + %x {transpose_b}
         : tensor<?x?x2048xbf16>, tensor<2048x2048xbf16> + tensor<?x?x2048xbf16>
         -> tensor<?x?x2048xbf16>
+    // an MLP's first layer: gelu(n W^T + b), rounded once
+    %f = attn.matmul %n, %wf, %bf {activation = "gelu_tanh", transpose_b}
+        : tensor<?x?x768xbf16>, tensor<3072x768xbf16>, tensor<3072xbf16>
+        -> tensor<?x?x3072xbf16>
     ```
   }];
 
@@ -606,12 +619,17 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
                        Optional<AnyRankedTensor>:$addend,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        OptionalAttr<DenseI64ArrayAttr>:$tile,
-                       OptionalAttr<StrAttr>:$library);
+                       OptionalAttr<StrAttr>:$library,
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs AnyRankedTensor:$out);
 
   let extraClassDeclaration = [{
     ::mlir::LogicalResult verifyBias();
     ::mlir::LogicalResult verifyAddend();
+    ::mlir::LogicalResult verifyActivation();
+    ::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>
+    buildUnfusedVJP(::mlir::OpBuilder &builder, ::llvm::StringRef activation,
+                    ::mlir::Value dout);
   }];
 
   let assemblyFormat = [{

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -102,7 +104,8 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifyCompatibleShape(out.getShape(), outShape)))
     return emitOpError() << "expected a result of shape "
                          << shapeString(outShape) << ", got " << out;
-  if (failed(verifyBias()) || failed(verifyAddend()))
+  if (failed(verifyBias()) || failed(verifyAddend()) ||
+      failed(verifyActivation()))
     return failure();
   if (std::optional<ArrayRef<int64_t>> tile = getTile())
     if (tile->size() != 2 ||
@@ -147,6 +150,41 @@ LogicalResult MatmulOp::verifyAddend() {
     return emitOpError() << "expected an addend of the result's type " << out
                          << ", got " << type;
   return success();
+}
+
+/// An activation: a known one, on a linear layer without an addend
+/// (cuBLASLt applies its activation after adding C).
+LogicalResult MatmulOp::verifyActivation() {
+  std::optional<StringRef> activation = getActivation();
+  if (!activation)
+    return success();
+  if (*activation != kGeluTanh)
+    return emitOpError() << "unknown activation '" << *activation
+                         << "' (expected " << kGeluTanh << ")";
+  if (getTransposeA())
+    return emitOpError() << "expected no activation on a row contraction "
+                            "(transpose_a)";
+  if (getAddend())
+    return emitOpError() << "expected an activation or an addend, not both";
+  return success();
+}
+
+Value mlir::attn::buildMatmulActivation(OpBuilder &b, Location loc,
+                                        StringRef activation, Value x) {
+  assert(activation == kGeluTanh && "verified activation");
+  auto constant = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  Value cube =
+      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+  Value inner = arith::AddFOp::create(
+      b, loc, x, arith::MulFOp::create(b, loc, constant(0.044715), cube));
+  Value tanh = math::TanhOp::create(
+      b, loc, arith::MulFOp::create(b, loc, constant(0.7978845608), inner));
+  Value onePlus = arith::AddFOp::create(b, loc, constant(1.0), tanh);
+  return arith::MulFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, constant(0.5), x), onePlus);
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,14 +247,18 @@ bool MatmulOp::hasKernelConfig() {
 // EpilogueAddendOpInterface
 //===----------------------------------------------------------------------===//
 
-Value MatmulOp::getAddendTarget() { return getOut(); }
+// An activation comes after the sum: no addend then.
+Value MatmulOp::getAddendTarget() {
+  return getActivation() ? Value() : getOut();
+}
 
 Value MatmulOp::getEpilogueAddend() { return getAddend(); }
 
 Operation *MatmulOp::cloneWithAddend(OpBuilder &builder, Value addend) {
   return MatmulOp::create(builder, getLoc(), getOut().getType(), getA(), getB(),
                           getBias(), addend, getTransposeAAttr(),
-                          getTransposeBAttr(), getTileAttr(), getLibraryAttr());
+                          getTransposeBAttr(), getTileAttr(), getLibraryAttr(),
+                          getActivationAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,6 +279,8 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
   if (dout.getType() != getOut().getType())
     return emitOpError() << "expected the result cotangent to be "
                          << getOut().getType() << ", got " << dout.getType();
+  if (std::optional<StringRef> activation = getActivation())
+    return buildUnfusedVJP(builder, *activation, dout);
   Location loc = getLoc();
   auto matmul = [&](Value like, Value x, Value y, bool transposeA,
                     bool transposeB) -> Value {
@@ -246,7 +290,8 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
                             transposeA ? unit : UnitAttr(),
                             transposeB ? unit : UnitAttr(),
                             /*tile=*/DenseI64ArrayAttr(),
-                            /*library=*/StringAttr());
+                            /*library=*/StringAttr(),
+                            /*activation=*/StringAttr());
   };
   Value a = getA(), b = getB();
   SmallVector<Value> grads;
@@ -263,4 +308,35 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
   if (getAddend())
     grads.push_back(dout);
   return grads;
+}
+
+/// With an activation, the gradient of the unfused form: the product
+/// without it, the activation as an attn.elementwise of it (whose rule
+/// gives the product's cotangent), then the product's own rule.
+FailureOr<SmallVector<Value>> MatmulOp::buildUnfusedVJP(OpBuilder &builder,
+                                                        StringRef activation,
+                                                        Value dout) {
+  Location loc = getLoc();
+  auto product = MatmulOp::create(
+      builder, loc, getOut().getType(), getA(), getB(), getBias(),
+      /*addend=*/Value(), getTransposeAAttr(), getTransposeBAttr(),
+      /*tile=*/DenseI64ArrayAttr(), /*library=*/StringAttr(),
+      /*activation=*/StringAttr());
+  Value z = product.getOut();
+  auto applied =
+      ElementwiseOp::create(builder, loc, TypeRange{dout.getType()},
+                            ValueRange{z}, /*block_size=*/IntegerAttr());
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = builder.createBlock(&applied.getBody());
+    Value x = body->addArgument(builder.getF32Type(), loc);
+    YieldOp::create(builder, loc,
+                    buildMatmulActivation(builder, loc, activation, x));
+  }
+  FailureOr<SmallVector<Value>> dproduct =
+      cast<VJPOpInterface>(*applied).buildVJP(builder, {dout});
+  applied.erase();
+  if (failed(dproduct))
+    return failure();
+  return product.buildVJP(builder, (*dproduct)[0]);
 }

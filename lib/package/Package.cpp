@@ -369,12 +369,13 @@ Status verifyLibraryKernel(const Kernel &kernel, const std::string &path) {
     return fieldError(path, "a library kernel has an empty blob and entry, "
                             "no grid, block [1, 1, 1], no shared memory and "
                             "no tensor maps");
-  // "bias" and "addend" (epilogues) are optional: packages before them had
-  // none.
+  // "bias", "addend" and "gelu_tanh" (epilogues) are optional: packages
+  // before them had none.
   auto optional = [](const std::string &key) {
-    return key == "bias" || key == "addend";
+    return key == "bias" || key == "addend" || key == "gelu_tanh";
   };
-  for (const char *key : {"transpose_a", "transpose_b", "bias", "addend"}) {
+  for (const char *key :
+       {"transpose_a", "transpose_b", "bias", "addend", "gelu_tanh"}) {
     auto value = kernel.config.find(key);
     if ((value == kernel.config.end() && !optional(key)) ||
         (value != kernel.config.end() && value->second != 0 &&
@@ -382,11 +383,12 @@ Status verifyLibraryKernel(const Kernel &kernel, const std::string &path) {
       return fieldError(fieldPath(fieldPath(path, "config"), key),
                         "expected 0 or 1 for routine \"cublaslt_matmul\"");
   }
-  if (kernel.config.size() !=
-      2 + kernel.config.count("bias") + kernel.config.count("addend"))
+  if (kernel.config.size() != 2 + kernel.config.count("bias") +
+                                  kernel.config.count("addend") +
+                                  kernel.config.count("gelu_tanh"))
     return fieldError(fieldPath(path, "config"),
-                      "expected only transpose_a, transpose_b, bias and "
-                      "addend");
+                      "expected only transpose_a, transpose_b, bias, addend "
+                      "and gelu_tanh");
   return Status::ok();
 }
 
@@ -679,6 +681,13 @@ Status verifyOp(const Function &function, const OpSpec &op,
     return verifyAttention(*op.attention, path);
   if (op.elementwise)
     return verifyElementwise(*op.elementwise, op, path);
+  if (op.matmul && !op.matmul->activation.empty() &&
+      (op.matmul->activation != "gelu_tanh" || op.matmul->addend ||
+       op.matmul->transposeA))
+    return fieldError(fieldPath(path, "activation"),
+                      "expected \"gelu_tanh\" on a linear layer without an "
+                      "addend, got " +
+                          inQuotes(op.matmul->activation));
   if (op.norm && !(op.norm->epsilon >= 0))
     return fieldError(fieldPath(path, "epsilon"),
                       "must be >= 0, got " + std::to_string(op.norm->epsilon));
@@ -1002,6 +1011,8 @@ Json encode(const OpSpec &op) {
     json["transpose_b"] = op.matmul->transposeB;
     if (op.matmul->addend)
       json["addend"] = true;
+    if (!op.matmul->activation.empty())
+      json["activation"] = op.matmul->activation;
   }
   if (op.norm)
     json["epsilon"] = encodeNumber(op.norm->epsilon);
@@ -1386,7 +1397,8 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },
                [&] { return r.required("transpose_b", spec.transposeB); },
-               [&] { return r.optional("addend", spec.addend); });
+               [&] { return r.optional("addend", spec.addend); },
+               [&] { return r.optional("activation", spec.activation); });
   }
   case SpecKind::None:
     break;

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 
 namespace attnc::ref {
@@ -588,6 +589,9 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
   if (const std::string *addend = op.addend())
     if (Status s = addAddend(*addend, *out, result); !s)
       return s;
+  if (op.matmul->activation == "gelu_tanh")
+    for (double &x : result)
+      x = 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
   return store(to, std::move(result));
 }
 

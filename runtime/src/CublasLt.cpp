@@ -402,7 +402,7 @@ attnc::rt::detail::makeCublasLtMatmul(
     return found != kernel.config.end() && found->second != 0;
   };
   bool transposeA = flag("transpose_a"), transposeB = flag("transpose_b"),
-       bias = flag("bias"), addend = flag("addend");
+       bias = flag("bias"), addend = flag("addend"), gelu = flag("gelu_tanh");
   const CublasLt &api = handle->api();
   cublasLtMatmulDesc_t desc = nullptr;
   cublasOperation_t opA = transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -416,9 +416,12 @@ attnc::rt::detail::makeCublasLtMatmul(
     s = ATTNC_CUBLASLT_CALL(api, cublasLtMatmulDescSetAttribute, desc,
                             CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB));
   // The bias epilogue adds bias[row] of cuBLASLt's column-major result,
-  // which is out's column: nn.Linear's bias.
-  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-  if (s && bias)
+  // which is out's column: nn.Linear's bias. GELU (its tanh form) comes
+  // after the bias, in f32, before the rounding.
+  cublasLtEpilogue_t epilogue =
+      gelu ? (bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
+           : CUBLASLT_EPILOGUE_BIAS;
+  if (s && (bias || gelu))
     s = ATTNC_CUBLASLT_CALL(api, cublasLtMatmulDescSetAttribute, desc,
                             CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                             sizeof(epilogue));

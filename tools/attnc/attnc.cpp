@@ -388,13 +388,15 @@ const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
   return nullptr;
 }
 
-/// What a kernel computes, with what was fused into it: a matmul's bias and
-/// addend, the kinds of op of an element-wise body ("negf exp addf divf
-/// mulf"; its roundings and constants are not work).
+/// What a kernel computes, with what was fused into it: a matmul's bias,
+/// activation and addend, the kinds of op of an element-wise body ("negf
+/// exp addf divf mulf"; its roundings and constants are not work).
 std::string describeWork(const pkg::OpSpec &op) {
   std::string text = op.kind;
   if (const std::string *bias = op.bias())
     text += " + bias " + *bias;
+  if (op.matmul && !op.matmul->activation.empty())
+    text += ", " + op.matmul->activation;
   if (const std::string *addend = op.addend())
     text += " + addend " + *addend;
   if ((op.kind == "split_heads" || op.kind == "merge_heads") &&

@@ -51,10 +51,13 @@ private:
     indices.push_back(last);
     return toF32(load(buffer, indices));
   }
-  /// Stores a sum of products, plus the bias and the addend if there are.
+  /// Stores a sum of products, plus the bias and the addend if there are,
+  /// through the activation if there is one.
   void storeAt(Value value, ArrayRef<Value> lead, Value last) {
     if (bias)
       value = arith::AddFOp::create(b, loc, value, toF32(load(bias, last)));
+    if (std::optional<StringRef> activation = op.getActivation())
+      value = attn::buildMatmulActivation(b, loc, *activation, value);
     SmallVector<Value> indices(lead);
     indices.push_back(last);
     if (addend)

@@ -124,7 +124,8 @@ pkg::OpSpec describeOp(Operation *op) {
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
         pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB(),
-                        matmul.getAddend() != nullptr};
+                        matmul.getAddend() != nullptr,
+                        matmul.getActivation().value_or("").str()};
   } else if (auto elementwise = dyn_cast<attn::ElementwiseOp>(op)) {
     // One body per result: each holds the ops of all, which the reference
     // evaluates only as far as its own result needs.
@@ -178,7 +179,8 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
       return {{"transpose_a", matmul.getTransposeA()},
               {"transpose_b", matmul.getTransposeB()},
               {"bias", matmul.getBias() != nullptr},
-              {"addend", matmul.getAddend() != nullptr}};
+              {"addend", matmul.getAddend() != nullptr},
+              {"gelu_tanh", matmul.getActivation() == attn::kGeluTanh}};
     if (std::optional<ArrayRef<int64_t>> tile = matmul.getTile())
       return {{"block_m", (*tile)[0]}, {"block_n", (*tile)[1]}};
   }

@@ -2373,6 +2373,30 @@ func.func @matmul_addend_shape(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: t
 
 // -----
 
+func.func @matmul_activation_unknown(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op unknown activation 'gelu' (expected gelu_tanh)}}
+  %d = attn.matmul %a, %b {activation = "gelu"} : tensor<4x8xbf16>, tensor<8x2xbf16> -> tensor<4x2xbf16>
+  return %d : tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @matmul_activation_rows(%a: tensor<4x8xbf16>, %b: tensor<4x2xbf16>) -> tensor<8x2xf32> {
+  // expected-error @below {{'attn.matmul' op expected no activation on a row contraction (transpose_a)}}
+  %d = attn.matmul %a, %b {activation = "gelu_tanh", transpose_a} : tensor<4x8xbf16>, tensor<4x2xbf16> -> tensor<8x2xf32>
+  return %d : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @matmul_activation_addend(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: tensor<4x2xbf16>) -> tensor<4x2xbf16> {
+  // expected-error @below {{'attn.matmul' op expected an activation or an addend, not both}}
+  %d = attn.matmul %a, %b + %c {activation = "gelu_tanh"} : tensor<4x8xbf16>, tensor<8x2xbf16> + tensor<4x2xbf16> -> tensor<4x2xbf16>
+  return %d : tensor<4x2xbf16>
+}
+
+// -----
+
 func.func @layer_norm_bias(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
   // expected-error @below {{'attn.layer_norm' op expected bias to have shape [8], got 'tensor<4xf32>'}}
   %y, %r = attn.layer_norm %x, %w, %b {epsilon = 1.0e-05 : f32} : tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<4xf32>

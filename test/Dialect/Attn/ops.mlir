@@ -681,6 +681,19 @@ func.func @matmul_addend(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
   return %y, %z, %dw : tensor<?x?x96xbf16>, tensor<?x?x96xbf16>, tensor<96x64xf32>
 }
 
+// A linear layer with GELU in the epilogue, with and without a bias.
+// CHECK-LABEL: func @matmul_activation(
+// CHECK: attn.matmul %{{.*}}, %{{.*}}, %{{.*}} {activation = "gelu_tanh", transpose_b} : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> -> tensor<?x?x96xbf16>
+// CHECK: attn.matmul %{{.*}}, %{{.*}} {activation = "gelu_tanh"} : tensor<?x?x96xbf16>, tensor<96x64xbf16> -> tensor<?x?x64xbf16>
+func.func @matmul_activation(%x: tensor<?x?x64xbf16>, %w: tensor<96x64xbf16>,
+                             %b: tensor<96xbf16>) -> tensor<?x?x64xbf16> {
+  %y = attn.matmul %x, %w, %b {activation = "gelu_tanh", transpose_b}
+      : tensor<?x?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16> -> tensor<?x?x96xbf16>
+  %z = attn.matmul %y, %w {activation = "gelu_tanh"}
+      : tensor<?x?x96xbf16>, tensor<96x64xbf16> -> tensor<?x?x64xbf16>
+  return %z : tensor<?x?x64xbf16>
+}
+
 // LayerNorm with and without a bias, and its gradient kernel.
 // CHECK-LABEL: func @layer_norm(
 // CHECK: attn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 9.99999974E-6 : f32} : tensor<?x?x64xbf16>, tensor<64xbf16>, tensor<64xbf16> -> tensor<?x?x64xbf16>, tensor<?x?xf32>

@@ -12,6 +12,9 @@
 // RUN: attn-run %t.attnpkg --fn accumulate_rows --shape d0_0=70 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn residual --shape d0_0=2 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn residual_bwd --shape d0_0=2 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
+// RUN: attn-run %t.attnpkg --fn gelu_layer --shape d0_0=2 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn gelu_layer_bwd --shape d0_0=2 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=GELU
+// RUN: attn-run %t.attnpkg --fn gelu_written --shape d0_0=33 --check | FileCheck %s --check-prefix=OUT
 
 // EXPLAIN-DAG: linear: kernel linear_matmul0,
 // EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul0,
@@ -21,6 +24,10 @@
 // EXPLAIN-DAG: mlp: kernel mlp_matmul3, {{.*}}; computes matmul + addend x
 // EXPLAIN-NOT: mlp: kernel mlp_elementwise4
 // EXPLAIN-DAG: residual: kernel residual_matmul0, {{.*}}; computes matmul + bias b + addend r
+// GELU in the epilogue, written there or found in an attn.elementwise.
+// EXPLAIN-DAG: gelu_layer: kernel gelu_layer_matmul0, {{.*}}; computes matmul + bias b, gelu_tanh
+// EXPLAIN-DAG: gelu_written: kernel gelu_written_matmul0, {{.*}}; computes matmul + bias b, gelu_tanh
+// EXPLAIN-NOT: gelu_written: kernel gelu_written_elementwise
 
 // OUT: out: rel_err {{.*}} ok
 
@@ -33,6 +40,11 @@
 // RESIDUAL-NEXT: dw: rel_err {{.*}} ok
 // RESIDUAL-NEXT: db: rel_err {{.*}} ok
 // RESIDUAL-NEXT: dr: rel_err {{.*}} ok
+
+// GELU: gradcheck: {{.*}} ok
+// GELU: dx: rel_err {{.*}} ok
+// GELU-NEXT: dw: rel_err {{.*}} ok
+// GELU-NEXT: db: rel_err {{.*}} ok
 
 // MLP: gradcheck: {{.*}} ok
 // MLP: dx: rel_err {{.*}} ok
@@ -82,6 +94,42 @@ func.func @residual(%x: tensor<?x?x24xbf16>, %w: tensor<40x24xbf16>,
       : tensor<?x?x24xbf16>, tensor<40x24xbf16>, tensor<40xbf16> + tensor<?x?x40xbf16>
       -> tensor<?x?x40xbf16>
   return %y : tensor<?x?x40xbf16>
+}
+
+// A linear layer with GELU in its epilogue, in f32: its gradient is that of
+// the unfused form.
+func.func @gelu_layer(%x: tensor<?x?x24xf32>, %w: tensor<40x24xf32>,
+                      %b: tensor<40xf32>) -> tensor<?x?x40xf32>
+    attributes {attn.backward} {
+  %y = attn.matmul %x, %w, %b {activation = "gelu_tanh", transpose_b}
+      : tensor<?x?x24xf32>, tensor<40x24xf32>, tensor<40xf32> -> tensor<?x?x40xf32>
+  return %y : tensor<?x?x40xf32>
+}
+
+// The same in bf16, GELU written as an attn.elementwise body, which
+// attn-fuse-activations moves into the matmul.
+func.func @gelu_written(%x: tensor<?x24xbf16>, %w: tensor<40x24xbf16>,
+                        %b: tensor<40xbf16>) -> tensor<?x40xbf16> {
+  %f0 = attn.matmul %x, %w, %b {transpose_b}
+      : tensor<?x24xbf16>, tensor<40x24xbf16>, tensor<40xbf16> -> tensor<?x40xbf16>
+  %f = attn.elementwise %f0 : tensor<?x40xbf16> -> tensor<?x40xbf16> {
+  ^bb0(%u: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %cubic = arith.constant 0.044715 : f32
+    %scale = arith.constant 0.7978845608 : f32
+    %u2 = arith.mulf %u, %u : f32
+    %u3 = arith.mulf %u2, %u : f32
+    %cu3 = arith.mulf %u3, %cubic : f32
+    %inner = arith.addf %cu3, %u : f32
+    %arg = arith.mulf %scale, %inner : f32
+    %t = math.tanh %arg : f32
+    %onet = arith.addf %t, %one : f32
+    %hu = arith.mulf %u, %half : f32
+    %gelu = arith.mulf %hu, %onet : f32
+    attn.yield %gelu : f32
+  }
+  return %f : tensor<?x40xbf16>
 }
 
 // A weight gradient's row contraction, accumulated in f32 from bf16.

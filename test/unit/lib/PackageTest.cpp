@@ -88,7 +88,7 @@ static bool operator==(const CastSpec &a, const CastSpec &b) {
 }
 static bool operator==(const MatmulSpec &a, const MatmulSpec &b) {
   return a.transposeA == b.transposeA && a.transposeB == b.transposeB &&
-         a.addend == b.addend;
+         a.addend == b.addend && a.activation == b.activation;
 }
 static bool operator==(const NormSpec &a, const NormSpec &b) {
   return a.epsilon == b.epsilon;
@@ -295,7 +295,8 @@ Function attentionBackwardProgram(bool accumulateDq) {
   return fn;
 }
 
-/// y = x w^T: the host's code, a cuBLASLt call on sm_90a.
+/// y = gelu(x w^T): the host's code, a cuBLASLt call (GELU epilogue) on
+/// sm_90a.
 Function linearProgram() {
   Function fn;
   fn.name = "linear";
@@ -309,10 +310,10 @@ Function linearProgram() {
   blas.name = "matmul";
   blas.target = "sm_90a";
   blas.library = "cublaslt_matmul";
-  blas.config = {{"transpose_a", 0}, {"transpose_b", 1}};
+  blas.config = {{"transpose_a", 0}, {"transpose_b", 1}, {"gelu_tanh", 1}};
   fn.kernels = {host, blas};
   OpSpec op{"matmul", {"x", "w"}, {"y"}, {}, {}, {}, {}};
-  op.matmul = MatmulSpec{false, true};
+  op.matmul = MatmulSpec{false, true, /*addend=*/false, "gelu_tanh"};
   fn.ops = {op};
   return fn;
 }
@@ -812,9 +813,9 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",       "score",
-      "predicate",   "value",        "ceildiv",    "const",
-      "gradient_of", "tensor_maps",  "index_bound"};
+      "window_left", "window_right", "mask",        "score",
+      "predicate",   "value",        "ceildiv",     "const",
+      "gradient_of", "tensor_maps",  "index_bound", "activation"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -1170,7 +1171,17 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"library kernel with more config",
        [](Json &m) { m["functions"][4]["kernels"][1]["config"]["tile"] = 8; },
        "functions[4].kernels[1].config: expected only transpose_a, "
-       "transpose_b, bias and addend"},
+       "transpose_b, bias, addend and gelu_tanh"},
+      {"library kernel with a gelu_tanh flag of 2",
+       [](Json &m) {
+         m["functions"][4]["kernels"][1]["config"]["gelu_tanh"] = 2;
+       },
+       "functions[4].kernels[1].config.gelu_tanh: expected 0 or 1 for "
+       "routine \"cublaslt_matmul\""},
+      {"unknown matmul activation",
+       [](Json &m) { m["functions"][4]["ops"][0]["activation"] = "gelu"; },
+       "functions[4].ops[0].activation: expected \"gelu_tanh\" on a linear "
+       "layer without an addend, got \"gelu\""},
       {"library kernel with an addend flag of 2",
        [](Json &m) { m["functions"][4]["kernels"][1]["config"]["addend"] = 2; },
        "functions[4].kernels[1].config.addend: expected 0 or 1 for routine "

@@ -274,13 +274,18 @@ struct ElementwiseSpec {
 /// and B is b ([K, N]; transposeB: b is [N, K] and B its transpose). out
 /// has a's rows, or is [M, N] with transposeA (a and b then share rows).
 /// With addend, the last operand is a tensor of out's shape added element
-/// by element before the rounding.
+/// by element before the rounding. With an activation (a linear layer
+/// without an addend), each element of the sum, bias included, goes
+/// through it before the rounding: "gelu_tanh" is 0.5 x (1 + tanh(
+/// 0.7978845608 (x + 0.044715 x^3))).
 /// JSON (inside an OpSpec): "transpose_a": false, "transpose_b": true,
-/// "addend": true (optional, false when absent).
+/// "addend": true (optional, false when absent), "activation": "gelu_tanh"
+/// (optional, none when absent).
 struct MatmulSpec {
   bool transposeA = false;
   bool transposeB = false;
   bool addend = false;
+  std::string activation;
 };
 
 /// Semantics of attn.rms_norm over rows [r..., D]: rstd[r] = 1 /
