@@ -585,7 +585,7 @@ def Attn_MatmulOp : Attn_Op<"matmul", [Pure, AttrSizedOperandSegments,
     A linear layer may apply an `activation` to the sum (bias included)
     before the rounding, computed in f32: `gelu_tanh` is GELU's tanh form,
     `0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3)))`, cuBLASLt's GELU
-    epilogue on the GPU. `attn-fuse-epilogues` puts it there from an
+    epilogue on the GPU. `attn-fuse-activations` puts it there from an
     `attn.elementwise` that computes that form of the product alone; an
     activation and an addend do not go together (cuBLASLt would apply the
     activation after adding C). Its gradient is that of the unfused form:

@@ -265,6 +265,19 @@ Operation *MatmulOp::cloneWithAddend(OpBuilder &builder, Value addend) {
 // VJPOpInterface
 //===----------------------------------------------------------------------===//
 
+/// A matmul of the gradient rules: no addend, activation or kernel config.
+static Value buildProduct(OpBuilder &builder, Location loc, Type type, Value a,
+                          Value b, Value bias, bool transposeA,
+                          bool transposeB) {
+  UnitAttr unit = builder.getUnitAttr();
+  return MatmulOp::create(builder, loc, type, a, b, bias, /*addend=*/Value(),
+                          transposeA ? unit : UnitAttr(),
+                          transposeB ? unit : UnitAttr(),
+                          /*tile=*/DenseI64ArrayAttr(),
+                          /*library=*/StringAttr(),
+                          /*activation=*/StringAttr());
+}
+
 /// For out = A B (A = a or its rows transposed, B = b or b transposed):
 /// dA = dout B^T and dB = A^T dout, each a matmul in the operand's type; a
 /// bias's gradient is the row sum of dout, an addend's dout itself.
@@ -284,14 +297,8 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
   Location loc = getLoc();
   auto matmul = [&](Value like, Value x, Value y, bool transposeA,
                     bool transposeB) -> Value {
-    UnitAttr unit = builder.getUnitAttr();
-    return MatmulOp::create(builder, loc, like.getType(), x, y,
-                            /*bias=*/Value(), /*addend=*/Value(),
-                            transposeA ? unit : UnitAttr(),
-                            transposeB ? unit : UnitAttr(),
-                            /*tile=*/DenseI64ArrayAttr(),
-                            /*library=*/StringAttr(),
-                            /*activation=*/StringAttr());
+    return buildProduct(builder, loc, like.getType(), x, y, /*bias=*/Value(),
+                        transposeA, transposeB);
   };
   Value a = getA(), b = getB();
   SmallVector<Value> grads;
@@ -317,12 +324,8 @@ FailureOr<SmallVector<Value>> MatmulOp::buildUnfusedVJP(OpBuilder &builder,
                                                         StringRef activation,
                                                         Value dout) {
   Location loc = getLoc();
-  auto product = MatmulOp::create(
-      builder, loc, getOut().getType(), getA(), getB(), getBias(),
-      /*addend=*/Value(), getTransposeAAttr(), getTransposeBAttr(),
-      /*tile=*/DenseI64ArrayAttr(), /*library=*/StringAttr(),
-      /*activation=*/StringAttr());
-  Value z = product.getOut();
+  Value z = buildProduct(builder, loc, getOut().getType(), getA(), getB(),
+                         getBias(), getTransposeA(), getTransposeB());
   auto applied =
       ElementwiseOp::create(builder, loc, TypeRange{dout.getType()},
                             ValueRange{z}, /*block_size=*/IntegerAttr());
@@ -338,5 +341,5 @@ FailureOr<SmallVector<Value>> MatmulOp::buildUnfusedVJP(OpBuilder &builder,
   applied.erase();
   if (failed(dproduct))
     return failure();
-  return product.buildVJP(builder, (*dproduct)[0]);
+  return cast<MatmulOp>(z.getDefiningOp()).buildVJP(builder, (*dproduct)[0]);
 }
