@@ -2,8 +2,8 @@
 
     python3 test/GPU/check_tensor_maps.py PACKAGE
 
-PACKAGE: Inputs/schedules.mlir compiled for sm_90a. Each forward function
-with head dim 128, and the gradient function grads_bwd, runs on three
+PACKAGE: Inputs/schedules.mlir compiled for sm_90a. The TMA forward
+functions (head dims 128 and 64), and the gradient function grads_bwd, run on three
 layouts of the same values, against fp32 SDPA (and its autograd):
 - contiguous: the runtime makes tensor maps, the producer loads by TMA;
 - [B, N, H, D] storage viewed as [B, H, N, D]: tensor maps of other
@@ -36,11 +36,12 @@ def layouts(x):
     yield "misaligned", shifted
 
 
-def check(fn, causal):
-    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+def check(fn, causal, head_dim):
+    q, k, v = (torch.randn(B, H, N, head_dim, device="cuda", dtype=torch.bfloat16)
                for _ in range(3))
     ref = torch.nn.functional.scaled_dot_product_attention(
-        q.float(), k.float(), v.float(), is_causal=causal, scale=1 / math.sqrt(D))
+        q.float(), k.float(), v.float(), is_causal=causal,
+        scale=1 / math.sqrt(head_dim))
     ok = True
     for (name, ql), (_, kl), (_, vl) in zip(layouts(q), layouts(k), layouts(v)):
         # A plain call (a stream given): the binding passes the views' own
@@ -93,9 +94,11 @@ def main():
     failures = 0
     with attnc.Runtime("cuda:0") as rt:
         with rt.load(sys.argv[1]) as pkg:
-            for name, causal in (("tma", False), ("ping_pong", True),
-                                 ("tma_ping_pong", True)):
-                failures += not check(pkg.function(name), causal)
+            for name, causal, head_dim in (("tma", False, 128),
+                                           ("ping_pong", True, 128),
+                                           ("tma_ping_pong", True, 128),
+                                           ("tma_hd64", True, 64)):
+                failures += not check(pkg.function(name), causal, head_dim)
             failures += not check_gradients(pkg.function("grads_bwd"))
     sys.exit(1 if failures else 0)
 

@@ -113,9 +113,11 @@ public:
 
 private:
   /// Registers per thread of the producer after `setmaxnreg`: what its
-  /// partly unrolled copy loop needs (at 40 it spilled); the consumers of
-  /// a 384-thread block then get 216.
-  static constexpr int32_t kProducerRegisters = 64;
+  /// partly unrolled cp.async loop needs (at 40 it spilled), or by TMA,
+  /// with element copies as the fallback, 32, which leaves the consumers of
+  /// a 512-thread block (three warpgroups at head dim 64) 160, as many as
+  /// they use.
+  int32_t producerRegisters() const { return maps ? 32 : 64; }
   bool warpgroup() const { return isWarpgroup; }
   bool hasProducer() const { return attnc::mmaProducerThreads(op) > 0; }
 
@@ -153,7 +155,7 @@ private:
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
   void makeTensorMaps();
   void produceTiles(Value allAsyncWithQ);
-  void copyTiles(Value allAsyncWithQ);
+  void copyTiles(Value allAsyncWithQ, Value allAsyncKV);
   void loadTilesByTma();
   void loadBoxes(Value map, int64_t byteOffset, Value stageBytes,
                  const attnc::MmaTileLayout &tile, Value head, Value row,
@@ -811,10 +813,10 @@ void MmaAttentionKernel::makeTensorMaps() {
 /// The producer warpgroup: hands most of its registers to the consumers,
 /// then fills the stages, by TMA where the tensor maps are valid.
 void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
-  NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+  NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(),
                                  NVVM::SetMaxRegisterAction::decrease);
   if (!maps) {
-    copyTiles(allAsyncWithQ);
+    copyTiles(allAsyncWithQ, allAsync);
     return;
   }
   ifThenElse(
@@ -824,7 +826,12 @@ void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
                                      index(consumerThreads)),
                [&] { loadTilesByTma(); });
       },
-      [&] { copyTiles(allAsyncWithQ); });
+      [&] {
+        stager.copyElementsOnly(true);
+        Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
+        copyTiles(none, none);
+        stager.copyElementsOnly(false);
+      });
 }
 
 /// One thread loads each key tile's keys and values into their stages once
@@ -857,15 +864,17 @@ void MmaAttentionKernel::loadTilesByTma() {
 }
 
 /// The producer's copies (cp.async, or element-wise where the layout does
-/// not allow it), the q tile's with the first key tile's.
-void MmaAttentionKernel::copyTiles(Value allAsyncWithQ) {
+/// not allow it), the q tile's with the first key tile's; `allAsyncWithQ`
+/// and `allAsyncKV` say whether the first tile's and the others' copies
+/// are all cp.async.
+void MmaAttentionKernel::copyTiles(Value allAsyncWithQ, Value allAsyncKV) {
   stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
   loop(index(0), tileCount, index(1), [&](Value t) {
     waitForFreeStages(t);
     Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
     stageKeyTile(
         keyTileAt(t), t,
-        arith::SelectOp::create(b, loc, first, allAsyncWithQ, allAsync));
+        arith::SelectOp::create(b, loc, first, allAsyncWithQ, allAsyncKV));
   });
   // A block without key tiles never waited for its q copies.
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -925,7 +934,7 @@ void MmaAttentionKernel::emit() {
           NVVM::SetMaxRegisterOp::create(
               b, loc,
               attnc::consumerRegisters(threads, threads - consumerThreads,
-                                       kProducerRegisters),
+                                       producerRegisters()),
               NVVM::SetMaxRegisterAction::increase);
           consumeTiles();
         });

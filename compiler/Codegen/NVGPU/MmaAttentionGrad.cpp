@@ -619,12 +619,14 @@ void MmaGradKernel::produceTiles(Value tiles, int64_t walkedBytes,
         });
       },
       [&] {
+        stager.copyElementsOnly(true);
         eachTile([&](Value t, Value first) {
           copy(t, first);
           NVVM::CpAsyncCommitGroupOp::create(b, loc);
           NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
           barriers.arrive(fullBarrier(t));
         });
+        stager.copyElementsOnly(false);
       });
 }
 

@@ -152,6 +152,10 @@ Value attnc::TileStager::sharedTile(Value shared, Value byteOffset,
 void attnc::TileStager::stage(const GlobalSource &source, Value tile,
                               Value batch, Value head, Value first,
                               Value count) {
+  if (elementsOnly) {
+    stageElements(source.input, tile, batch, head, first, count);
+    return;
+  }
   ifThenElse(
       source.vectorized,
       [&] { stageVectors(source, tile, batch, head, first, count); },

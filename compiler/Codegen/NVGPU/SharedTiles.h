@@ -111,6 +111,13 @@ public:
                       mlir::Value batch, mlir::Value head, mlir::Value first,
                       mlir::Value count);
 
+  /// Makes `stage` copy element by element whatever the source, from now
+  /// on (`true`) or no longer: a TMA producer's fallback, for a layout TMA
+  /// cannot describe, which has no 16-byte copies either (both need 16-byte
+  /// aligned bases and strides); without the cp.async path the fallback
+  /// fits the producer's few registers.
+  void copyElementsOnly(bool only) { elementsOnly = only; }
+
 private:
   void stageVectors(const GlobalSource &source, mlir::Value tile,
                     mlir::Value batch, mlir::Value head, mlir::Value first,
@@ -121,6 +128,7 @@ private:
   mlir::Value threadId;
   int64_t threads;
   bool rolled;
+  bool elementsOnly = false;
 };
 
 } // namespace attnc

@@ -33,17 +33,17 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
 // region (its per-element math needs the registers) and then a producer
-// warpgroup copying the tiles (none beside three consumers, or at head dim
-// 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
+// warpgroup copying the tiles by TMA (beside two or three consumers; none at
+// head dim 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
 // warpgroup kernel; head dims 96 and 32 fill 64-element panels partly and
 // take it too, as 128 and 64 would (the mma.sync kernel only with
 // tensor-cores=mma-sync); f32 takes the scalar kernel.
 // HOST-LABEL: func.func @narrow
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @narrow
-// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SCHED-LABEL: func.func @narrow
-// SCHED:         tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, ping_pong = true>}
+// SCHED:         tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
 // SYNC-LABEL: func.func @narrow
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_scored
@@ -66,7 +66,7 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SYNC-LABEL: func.func @partial_panels
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_partial_panels
-// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @narrow_partial_panels
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @single
@@ -164,7 +164,7 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // HOST-LABEL: func.func @fitted_capped
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @fitted_capped
-// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
 func.func @short(%q: tensor<1x4x7x256xf32>, %k: tensor<1x4x20x256xf32>) -> (tensor<1x4x7x256xf32>, tensor<1x4x7xf32>) {
   %o, %l = attn.attention %q, %k, %k
       : tensor<1x4x7x256xf32>, tensor<1x4x20x256xf32>, tensor<1x4x20x256xf32>
@@ -313,7 +313,7 @@ func.func @elementwise(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // PIPE:         attnrt.launch @attnc_kernels::@in_kernels_attention0
 // PIPE:         attnrt.launch @attnc_kernels::@in_kernels_cast1
 // PIPE-LABEL: func.func @in_kernels_attention0(
-// PIPE:         attn.attention {{.*}}tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma>}
+// PIPE:         attn.attention {{.*}}tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // PIPE-LABEL: func.func @in_kernels_cast1(
 // PIPE:         attn.cast {{.*}}{block_size = 2048 : i64}
 func.func @in_kernels(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xf32> {

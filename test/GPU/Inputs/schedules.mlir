@@ -3,8 +3,8 @@
 // by the producer (`tma`), the consumers
 // taking turns on the tensor cores (`ping_pong`), and both; with head dim
 // 80 (boxes reaching past the head dim), grouped-query heads and a value
-// head dim other than the query's, and three consumer warpgroups taking
-// turns. scripts/gpu-integration.sh runs each GPU-RUN line with
+// head dim other than the query's, three consumer warpgroups beside the
+// producer, and three taking turns. scripts/gpu-integration.sh runs each GPU-RUN line with
 // `attn-run schedules.attnpkg ... --device cuda:0`, and
 // test/GPU/check_tensor_maps.py runs them on inputs of other layouts.
 
@@ -52,6 +52,15 @@ func.func @tma_gqa(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>,
       : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x64xbf16>
       -> tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
   return %o, %l : tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+}
+
+// Three consumer warpgroups beside a TMA producer (head dim 64's default).
+// GPU-RUN: --fn tma_hd64 --shape B=2 --shape Nq=1000 --shape Nk=1000 --check
+// GPU-RUN: --fn tma_hd64 --shape B=1 --shape Nq=150 --shape Nk=1 --check
+func.func @tma_hd64(%q: !t64, %k: !t64, %v: !t64) -> (!t64, !lse) {
+  %o, %l = attn.attention %q, %k, %v {causal, tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
+      : !t64, !t64, !t64 -> !t64, !lse
+  return %o, %l : !t64, !lse
 }
 
 // GPU-RUN: --fn three_turns --shape B=2 --shape Nq=1000 --shape Nk=1000 --check

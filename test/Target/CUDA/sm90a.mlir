@@ -6,8 +6,10 @@
 
 // PTX 8.1 for sm_90a, one kernel per op of a function (<function>_<kind><i>),
 // taking MLIR's expanded memref arguments. bf16 runs on tensor cores: by default wgmma on 128-byte
-// swizzled shared memory (cp.async into it, a proxy fence, descriptors, the
-// dynamic shared memory aligned to 1024 bytes), or with the mma.sync
+// swizzled shared memory (a producer warpgroup loading it by TMA, keeping
+// 32 registers and handing the rest to three consumer warpgroups, a proxy
+// fence for its element-copy fallback, descriptors, the dynamic shared
+// memory aligned to 1024 bytes), or with the mma.sync
 // kernel's tiles pinned, ldmatrix and mma.sync m16n8k16; f32 on the scalar
 // kernel. exp2 comes from libdevice.
 
@@ -15,10 +17,12 @@
 // PTX:      .target sm_90a
 // PTX:      .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .visible .entry causal_bf16_attention0(
-// PTX-DAG:  cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+// PTX-DAG:  setmaxnreg.dec.sync.aligned.u32 32;
+// PTX-DAG:  setmaxnreg.inc.sync.aligned.u32 160;
+// PTX-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG:  fence.proxy.async.shared::cta;
 // PTX-DAG:  mbarrier.init.shared.b64
-// PTX-DAG:  cp.async.mbarrier.arrive.noinc.shared.b64
+// PTX-DAG:  mbarrier.arrive.expect_tx.shared.b64
 // PTX-DAG:  mbarrier.try_wait.parity.shared.b64
 // PTX-DAG:  mbarrier.arrive.shared.b64
 // PTX-DAG:  wgmma.fence.sync.aligned;
@@ -56,11 +60,11 @@
 
 // EXPLAIN-DAG: causal_bf16_attention0 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
 // EXPLAIN-DAG: causal_cast_cast1 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
-// EXPLAIN-DAG: causal_bf16: kernel causal_bf16_attention0, entry causal_bf16_attention0, block 384, dynamic shared memory 122944 bytes, tiles block_m=192 block_n=128 mma=wgmma
+// EXPLAIN-DAG: causal_bf16: kernel causal_bf16_attention0, entry causal_bf16_attention0, block 512, dynamic shared memory 122944 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
 // EXPLAIN-DAG: causal_bf16_mma_sync: kernel causal_bf16_mma_sync_attention0, entry causal_bf16_mma_sync_attention0, block 256, dynamic shared memory 55296 bytes, tiles block_m=128 block_n=64 mma=mma_sync
 // EXPLAIN-DAG: causal_f32: kernel causal_f32_attention0, entry causal_f32_attention0, block 64, dynamic shared memory 83200 bytes, tiles block_m=64 block_n=64 mma=none
 // EXPLAIN-DAG: causal_cast: buffer t0 bf16 [B, 4, Nq, 64] slot 0
-// EXPLAIN-DAG: causal_cast: kernel causal_cast_attention0, entry causal_cast_attention0, block 384, dynamic shared memory 122944 bytes, tiles block_m=192 block_n=128 mma=wgmma
+// EXPLAIN-DAG: causal_cast: kernel causal_cast_attention0, entry causal_cast_attention0, block 512, dynamic shared memory 122944 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
 // EXPLAIN-DAG: causal_cast: kernel causal_cast_cast1, entry causal_cast_cast1, block 256, dynamic shared memory 0 bytes, tiles block_size=2048
 
 // With --tensor-cores=mma-sync every 16-bit function gets the mma.sync tiles.
