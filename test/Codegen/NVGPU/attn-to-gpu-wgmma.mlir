@@ -327,3 +327,45 @@ module @attnc_kernels {
   }
 }
 
+// -----
+
+// Without a key-tile list each consumer warpgroup classifies a key tile for
+// its own 64 rows (their first and last, clamped to the block's last row;
+// the warpgroup read from lane 0, so that the compiler sees it uniform
+// across the warp): causal, a tile starting past the warpgroup's last row
+// is empty for it (skipped), and one reaching past its first row is
+// partial (masked).
+
+// CHECK-LABEL: func.func @causal_warpgroup_rows(
+// CHECK:         %[[BLOCK:.*]] = arith.muli %{{.*}}, %c192 : index
+// CHECK:         %[[END:.*]] = arith.addi %[[BLOCK]], %{{.*}} : index
+// CHECK-NEXT:    %[[BLOCK_LAST:.*]] = arith.subi %[[END]], %c1 : index
+// CHECK:         nvvm.setmaxregister  increase 160
+// CHECK:         scf.for %[[T:.*]] = %c0 to
+// CHECK:           %[[K0:.*]] = arith.muli %[[T]], %c128 : index
+// CHECK:           attngpu.mbarrier.wait
+// CHECK:           %[[WG:.*]] = arith.divui %{{.*}}, %c128 : index
+// CHECK-NEXT:      %[[WG32:.*]] = arith.index_castui %[[WG]] : index to i32
+// CHECK-NEXT:      %[[OWN:.*]], %{{.*}} = gpu.shuffle  idx %[[WG32]], %c0_i32, %c32_i32 : i32
+// CHECK-NEXT:      %[[OWN_INDEX:.*]] = arith.index_castui %[[OWN]] : i32 to index
+// CHECK-NEXT:      %[[OFFSET:.*]] = arith.muli %[[OWN_INDEX]], %c64 : index
+// CHECK-NEXT:      %[[FIRST_ROW:.*]] = arith.addi %[[BLOCK]], %[[OFFSET]] : index
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.minui %[[FIRST_ROW]], %[[BLOCK_LAST]] : index
+// CHECK-NEXT:      %[[LAST_ROW:.*]] = arith.addi %[[FIRST_ROW]], %c63 : index
+// CHECK-NEXT:      %[[LAST:.*]] = arith.minui %[[LAST_ROW]], %[[BLOCK_LAST]] : index
+// CHECK:           %[[KLAST:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK-NEXT:      %[[ALLOWS:.*]] = arith.cmpi sle, %[[K0]], %[[LAST]] : index
+// CHECK-NEXT:      %[[BLOCKS:.*]] = arith.cmpi sgt, %[[KLAST]], %[[FIRST]] : index
+// CHECK-NEXT:      scf.if %[[ALLOWS]]
+module @attnc_kernels {
+  func.func @causal_warpgroup_rows(%q: memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %out: memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                      %lse: memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x64xbf16>
+    %o, %l = attn.attention %0, %0, %0 {causal, tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
+        : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<?x4x?x64xbf16>, memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<?x4x?xf32>, memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
