@@ -61,13 +61,28 @@ class NotApplicable(Exception):
 
 
 class Case:
-    def __init__(self, b, h, n, d, causal):
+    """B batches of H query heads over H_kv key/value heads (H unless
+    grouped-query), N rows, head dim D, in `dtype` (bf16 or f16)."""
+
+    def __init__(self, b, h, n, d, causal, dtype="bf16", h_kv=None):
         self.b, self.h, self.n, self.d, self.causal = b, h, n, d, causal
+        self.dtype, self.h_kv = dtype, h_kv or h
 
     @property
     def label(self):
-        return (f"B{self.b} H{self.h} N{self.n} D{self.d}"
+        heads = f"H{self.h}" + (f":{self.h_kv}" if self.h_kv != self.h else "")
+        return (f"B{self.b} {heads} N{self.n} D{self.d}"
+                + (" f16" if self.dtype == "f16" else "")
                 + (" causal" if self.causal else ""))
+
+    @property
+    def torch_dtype(self):
+        return torch.float16 if self.dtype == "f16" else torch.bfloat16
+
+    def shapes(self):
+        """The shapes of q, k and v."""
+        kv = (self.b, self.h_kv, self.n, self.d)
+        return [(self.b, self.h, self.n, self.d), kv, kv]
 
     @property
     def flops(self):
@@ -75,7 +90,8 @@ class Case:
         return full / 2 if self.causal else full
 
     def as_dict(self):
-        return dict(b=self.b, h=self.h, n=self.n, d=self.d, causal=self.causal)
+        return dict(b=self.b, h=self.h, n=self.n, d=self.d, causal=self.causal,
+                    dtype=self.dtype, h_kv=self.h_kv)
 
 
 def standard_cases(quick):
@@ -86,10 +102,19 @@ def standard_cases(quick):
 
 
 def cases(quick):
-    """The standard cases and, in a full run, head dims 80 and 96 causal."""
-    partial_panels = [] if quick else [Case(4, 16, 4096, d, True)
-                                       for d in (80, 96)]
-    return standard_cases(quick) + partial_panels
+    """The standard cases and, in a full run, the rest of the forward bars:
+    head dim 256; f16 at head dims 64, 128 and 256; head dims 80 and 96
+    causal; grouped-query attention, 32 query heads over 8, causal."""
+    if quick:
+        return standard_cases(quick)
+    shapes = [(4, 16, 4096), (1, 16, 16384)]
+    wide = [Case(b, h, n, 256, causal) for b, h, n in shapes
+            for causal in (False, True)]
+    f16 = [Case(b, h, n, d, causal, "f16") for b, h, n in shapes
+           for d in (64, 128, 256) for causal in (False, True)]
+    partial_panels = [Case(4, 16, 4096, d, True) for d in (80, 96)]
+    gqa = [Case(2, 32, 8192, 128, True, h_kv=8)]
+    return standard_cases(quick) + wide + f16 + partial_panels + gqa
 
 
 # --- implementations --------------------------------------------------------
@@ -100,8 +125,9 @@ def sdpa(backend):
     def make(case, sets):
         def run(i):
             with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(*sets[i],
-                                                      is_causal=case.causal)
+                return F.scaled_dot_product_attention(
+                    *sets[i], is_causal=case.causal,
+                    enable_gqa=case.h_kv != case.h)
         return run
     return make
 
@@ -126,7 +152,8 @@ def flex(case, sets):
     if case.causal:
         mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None,
                                  case.n, case.n, device="cuda")
-    return lambda i: run(*sets[i], block_mask=mask)
+    return lambda i: run(*sets[i], block_mask=mask,
+                         enable_gqa=case.h_kv != case.h)
 
 
 class Attnc:
@@ -271,7 +298,7 @@ def attention_spec(entry):
 
 def fits(fn, entry, case, shapes):
     """Whether package function `fn` computes `case` on tensors of `shapes`:
-    bf16 q, k, v whose static dims and symbols agree, and one op: plain
+    q, k, v of the case's dtype whose static dims and symbols agree, and one op: plain
     softmax attention of the inputs with the default scale and the case's
     causality."""
     spec = attention_spec(entry)
@@ -284,7 +311,7 @@ def fits(fn, entry, case, shapes):
         return False
     bound = {}
     for sig, shape in zip(fn.signature.inputs, shapes):
-        if sig.dtype != "bf16" or len(sig.shape) != len(shape):
+        if sig.dtype != case.dtype or len(sig.shape) != len(shape):
             return False
         for dim, extent in zip(sig.shape, shape):
             if isinstance(dim, str):
@@ -305,10 +332,12 @@ def reference_slice(case, q, k, v):
     mask = None
     if case.causal:
         mask = torch.arange(case.n, device="cuda")[None, :] <= rows[:, None]
+    group = case.h // case.h_kv
     with sdpa_kernel(SDPBackend.MATH):
         ref = F.scaled_dot_product_attention(
-            q[:1, :, rows].float(), k[:1].float(), v[:1].float(),
-            attn_mask=mask)
+            q[:1, :, rows].float(),
+            k[:1].float().repeat_interleave(group, 1),
+            v[:1].float().repeat_interleave(group, 1), attn_mask=mask)
     return rows, ref
 
 
@@ -410,7 +439,7 @@ def markdown(env, settings, names, table):
               if key in env]
     lines += [f"- settings: {settings}", "",
               "TFLOP/s (4·B·H·N²·D, halved for causal; median of CUDA-event "
-              "times; bf16):", "",
+              "times; bf16 unless the case says f16):", "",
               "| case | " + " | ".join(names) + " | attnc / best peer |"
               + (" attnc / baseline |" if baseline else ""),
               "|---" * (len(names) + 2 + baseline) + "|"]
@@ -593,9 +622,9 @@ def main():
     generator = torch.Generator(device="cuda").manual_seed(args.seed)
     table = []  # (case, {implementation: result})
     for case in cases(args.quick):
-        shape = (case.b, case.h, case.n, case.d)
-        sets = [tuple(torch.randn(shape, device="cuda", dtype=torch.bfloat16,
-                                  generator=generator) for _ in range(3))
+        sets = [tuple(torch.randn(shape, device="cuda", dtype=case.torch_dtype,
+                                  generator=generator)
+                      for shape in case.shapes())
                 for _ in range(args.sets)]
         rows, ref = reference_slice(case, *sets[0])
         results = {}
