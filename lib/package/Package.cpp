@@ -457,6 +457,71 @@ Status verifyStep(const Function &function, const Step &step,
   return Status::ok();
 }
 
+/// The op whose operands and results are `step`'s arguments, or null.
+const OpSpec *opOfStep(const Function &function, const Step &step) {
+  for (const OpSpec &op : function.ops) {
+    if (op.operands.size() + op.results.size() != step.args.size())
+      continue;
+    if (std::equal(op.operands.begin(), op.operands.end(), step.args.begin()) &&
+        std::equal(op.results.begin(), op.results.end(),
+                   step.args.begin() + op.operands.size()))
+      return &op;
+  }
+  return nullptr;
+}
+
+/// A library kernel computes, at each step that runs it, the matmul op of
+/// the step's arguments, configured as the op says: a routine configured
+/// otherwise (a package edited by hand, or written by another tool) would
+/// compute something other than the host kernels and the reference do.
+/// Functions without ops (schema 1) have nothing to check against.
+Status verifyLibraryStep(const Function &function, size_t stepIndex,
+                         const Kernel &kernel, const std::string &path) {
+  if (function.ops.empty())
+    return Status::ok();
+  std::string step = "step " + std::to_string(stepIndex);
+  const OpSpec *op = opOfStep(function, function.steps[stepIndex]);
+  if (!op || !op->matmul)
+    return fieldError(path, "routine " + inQuotes(*kernel.library) + " at " +
+                                step +
+                                " computes no matmul op of the function "
+                                "with the step's arguments");
+  const MatmulSpec &spec = *op->matmul;
+  std::pair<const char *, bool> expected[] = {
+      {"transpose_a", spec.transposeA},
+      {"transpose_b", spec.transposeB},
+      {"bias", op->bias() != nullptr},
+      {"addend", spec.addend},
+      {"gelu_tanh", spec.activation == "gelu_tanh"}};
+  for (auto [key, want] : expected) {
+    auto value = kernel.config.find(key);
+    bool set = value != kernel.config.end() && value->second == 1;
+    if (set != want)
+      return fieldError(fieldPath(fieldPath(path, "config"), key),
+                        std::string("is ") + (set ? "1" : "0") +
+                            " but the matmul op of " + step + " says " +
+                            (want ? "1" : "0"));
+  }
+  return Status::ok();
+}
+
+/// verifyLibraryStep for every library kernel and step that runs it, once
+/// the kernels, steps and ops are verified.
+Status verifyLibrarySteps(const Function &function, const std::string &path) {
+  for (size_t k = 0; k < function.kernels.size(); ++k) {
+    const Kernel &kernel = function.kernels[k];
+    if (!kernel.library)
+      continue;
+    for (size_t i = 0; i < function.steps.size(); ++i)
+      if (function.steps[i].kernel == kernel.name)
+        if (Status s = verifyLibraryStep(
+                function, i, kernel, indexPath(fieldPath(path, "kernels"), k));
+            !s)
+          return s;
+  }
+  return Status::ok();
+}
+
 /// Every output is an argument of some step: nothing else writes it, and a
 /// call would return it unwritten (a function without steps included).
 Status verifyOutputsWritten(const Function &function, const std::string &path) {
@@ -861,7 +926,8 @@ Status verifyFunction(const Function &function, const std::string &path,
                           [&](const OpSpec &op, const std::string &at) {
                             return verifyOp(function, op, at);
                           });
-      });
+      },
+      [&] { return verifyLibrarySteps(function, path); });
 }
 
 //===----------------------------------------------------------------------===//

@@ -813,9 +813,9 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",        "score",
-      "predicate",   "value",        "ceildiv",     "const",
-      "gradient_of", "tensor_maps",  "index_bound", "activation"};
+      "window_left", "window_right", "mask",       "score",
+      "predicate",   "value",        "ceildiv",    "const",
+      "gradient_of", "tensor_maps",  "index_bound"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -843,6 +843,13 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                 // many.
                 if (key == "addend") {
                   EXPECT_CONTAINS(parseError(bytes), "expected 2 or 3");
+                  return;
+                }
+                // Without its activation, a matmul disagrees with the
+                // library kernel that applies one.
+                if (key == "activation") {
+                  EXPECT_CONTAINS(parseError(bytes),
+                                  "config.gelu_tanh: is 1 but the matmul op");
                   return;
                 }
                 if (optional.count(key)) {
@@ -1178,6 +1185,28 @@ TEST(LibPackage, RejectsSemanticErrors) {
        },
        "functions[4].kernels[1].config.gelu_tanh: expected 0 or 1 for "
        "routine \"cublaslt_matmul\""},
+      {"library kernel without the op's activation",
+       [](Json &m) {
+         m["functions"][4]["kernels"][1]["config"]["gelu_tanh"] = 0;
+       },
+       "functions[4].kernels[1].config.gelu_tanh: is 0 but the matmul op of "
+       "step 0 says 1"},
+      {"library kernel transposing what its op does not",
+       [](Json &m) {
+         m["functions"][4]["kernels"][1]["config"]["transpose_a"] = 1;
+       },
+       "functions[4].kernels[1].config.transpose_a: is 1 but the matmul op "
+       "of step 0 says 0"},
+      {"library kernel with a bias its op does not add",
+       [](Json &m) { m["functions"][4]["kernels"][1]["config"]["bias"] = 1; },
+       "functions[4].kernels[1].config.bias: is 1 but the matmul op of step "
+       "0 says 0"},
+      {"library kernel at a step of no matmul op",
+       [](Json &m) {
+         m["functions"][4]["steps"][0]["args"] = {"w", "x", "y"};
+       },
+       "functions[4].kernels[1]: routine \"cublaslt_matmul\" at step 0 "
+       "computes no matmul op of the function with the step's arguments"},
       {"unknown matmul activation",
        [](Json &m) { m["functions"][4]["ops"][0]["activation"] = "gelu"; },
        "functions[4].ops[0].activation: expected \"gelu_tanh\" on a linear "
