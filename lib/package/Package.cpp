@@ -486,21 +486,15 @@ Status verifyLibraryStep(const Function &function, size_t stepIndex,
                                 step +
                                 " computes no matmul op of the function "
                                 "with the step's arguments");
-  const MatmulSpec &spec = *op->matmul;
-  std::pair<const char *, bool> expected[] = {
-      {"transpose_a", spec.transposeA},
-      {"transpose_b", spec.transposeB},
-      {"bias", op->bias() != nullptr},
-      {"addend", spec.addend},
-      {"gelu_tanh", spec.activation == "gelu_tanh"}};
-  for (auto [key, want] : expected) {
+  // verifyLibraryKernel checked the keys; an absent optional one is 0.
+  for (auto [key, want] :
+       cublasLtMatmulConfig(*op->matmul, op->bias() != nullptr)) {
     auto value = kernel.config.find(key);
-    bool set = value != kernel.config.end() && value->second == 1;
+    int64_t set = value == kernel.config.end() ? 0 : value->second;
     if (set != want)
       return fieldError(fieldPath(fieldPath(path, "config"), key),
-                        std::string("is ") + (set ? "1" : "0") +
-                            " but the matmul op of " + step + " says " +
-                            (want ? "1" : "0"));
+                        "is " + std::to_string(set) + " but the matmul op of " +
+                            step + " says " + std::to_string(want));
   }
   return Status::ok();
 }
@@ -1985,6 +1979,15 @@ StatusOr<Package> readFile(const std::string &path) {
       return bytes.status().withContext(path);
     return parse(bytes->data(), bytes->size(), path);
   });
+}
+
+std::map<std::string, int64_t> cublasLtMatmulConfig(const MatmulSpec &spec,
+                                                    bool bias) {
+  return {{"transpose_a", spec.transposeA},
+          {"transpose_b", spec.transposeB},
+          {"bias", bias},
+          {"addend", spec.addend},
+          {"gelu_tanh", spec.activation == "gelu_tanh"}};
 }
 
 const std::string *OpSpec::bias() const {

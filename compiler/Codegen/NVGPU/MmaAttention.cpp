@@ -354,12 +354,11 @@ SmallVector<Value> MmaAttentionKernel::initialState() {
 
 /// What the classifier says of the key tile from `k0` for this block's rows;
 /// `lane` where whole warps classify the same tile (TileBox::lane).
-/// The class of the key tile at `k0` for the block's query rows.
 attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0, Value lane) {
   return classifyKeyTile(k0, lane, q0, qLast);
 }
 
-/// The class of the key tile at `k0` for query rows [first, last].
+/// The same for query rows [first, last] of the block.
 attnc::TileClass MmaAttentionKernel::classifyKeyTile(Value k0, Value lane,
                                                      Value first, Value last) {
   Value kLast =

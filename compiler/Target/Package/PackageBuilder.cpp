@@ -176,11 +176,8 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
   // A library routine reads its config (pkg::Kernel::library).
   if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     if (matmul.getLibrary())
-      return {{"transpose_a", matmul.getTransposeA()},
-              {"transpose_b", matmul.getTransposeB()},
-              {"bias", matmul.getBias() != nullptr},
-              {"addend", matmul.getAddend() != nullptr},
-              {"gelu_tanh", matmul.getActivation() == attn::kGeluTanh}};
+      return pkg::cublasLtMatmulConfig(*describeOp(matmul).matmul,
+                                       matmul.getBias() != nullptr);
     if (std::optional<ArrayRef<int64_t>> tile = matmul.getTile())
       return {{"block_m", (*tile)[0]}, {"block_n", (*tile)[1]}};
   }

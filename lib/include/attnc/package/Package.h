@@ -288,6 +288,12 @@ struct MatmulSpec {
   std::string activation;
 };
 
+/// The config of a "cublaslt_matmul" kernel (see Kernel) that computes a
+/// matmul of `spec`, with a bias operand or not: what the compiler writes
+/// and the verifier checks a library kernel against.
+std::map<std::string, int64_t> cublasLtMatmulConfig(const MatmulSpec &spec,
+                                                    bool bias);
+
 /// Semantics of attn.rms_norm over rows [r..., D]: rstd[r] = 1 /
 /// sqrt(mean_d(x[r, d]^2) + epsilon), out[r, d] = x[r, d] * rstd[r] *
 /// weight[d]. attn.layer_norm centres the row first: with xc = x - mean_d(x),
