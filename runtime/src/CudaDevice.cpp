@@ -139,9 +139,10 @@ CUtensorMapDataType tensorMapType(pkg::DType dtype) {
   }
 }
 
-/// Encodes the map of `arg` into `out`; false where TMA cannot describe the
-/// tensor (an unaligned base, a non-unit inner stride, other strides that are
-/// not multiples of 16 bytes), which the kernel then copies another way.
+/// Encodes the map of `arg` into `out` (the device's context current);
+/// false where TMA cannot describe the tensor (an unaligned base, a non-unit
+/// inner stride, other strides that are not multiples of 16 bytes), which
+/// the kernel then copies another way.
 bool encodeTensorMap(const CudaDriver &driver, const pkg::TensorMap &map,
                      const KernelArg &arg, CUtensorMap &out) {
   size_t rank = arg.shape.size();
@@ -209,6 +210,11 @@ public:
   }
 
 private:
+  /// Encodes the maps of `args` into `maps`; bit i of the result says
+  /// whether map i could be made.
+  int64_t encodeTensorMaps(const std::vector<const KernelArg *> &args,
+                           std::vector<CUtensorMap> &maps) const;
+
   std::shared_ptr<const CudaModule> module_; // keeps function_ loaded
   CUfunction function_;
   std::string entry_;
@@ -218,6 +224,20 @@ private:
   std::vector<pkg::TensorMap> tensorMaps_;
   std::vector<size_t> paramSizes_; // the cubin's, in order
 };
+
+int64_t CudaKernel::encodeTensorMaps(const std::vector<const KernelArg *> &args,
+                                     std::vector<CUtensorMap> &maps) const {
+  int64_t valid = 0;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    if (encodeTensorMap(module_->context().driver(), tensorMaps_[i],
+                        *args.at(static_cast<size_t>(tensorMaps_[i].arg)),
+                        maps[i]))
+      valid |= int64_t{1} << i;
+    else
+      maps[i] = CUtensorMap{}; // whatever a failed encode left: zeros
+  }
+  return valid;
+}
 
 Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
                           const GridExtents &grid, void *stream) const {
@@ -241,14 +261,6 @@ Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
   }
   std::vector<CUtensorMap> maps(tensorMaps_.size());
   int64_t validMaps = 0;
-  for (size_t i = 0; i < maps.size(); ++i) {
-    if (encodeTensorMap(context.driver(), tensorMaps_[i],
-                        *args.at(static_cast<size_t>(tensorMaps_[i].arg)),
-                        maps[i]))
-      validMaps |= int64_t{1} << i;
-    else
-      maps[i] = CUtensorMap{}; // whatever a failed encode left: zeros
-  }
   std::vector<void *> params;
   for (int64_t &word : words)
     params.push_back(&word);
@@ -258,6 +270,9 @@ Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
     params.push_back(&validMaps);
   return context
       .run([&] {
+        // Like every driver call on the device, the encoding runs with the
+        // device's context current.
+        validMaps = encodeTensorMaps(args, maps);
         return ATTNC_CUDA_CALL(
             context.driver(), cuLaunchKernel, function_,
             static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),

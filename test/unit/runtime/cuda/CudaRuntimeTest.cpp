@@ -28,6 +28,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 using namespace attnc;
 
@@ -268,6 +269,35 @@ TEST_F(RuntimeCudaTest, ManyProgramCallsInFlight) {
   download(data.o, static_cast<const float *>(t[3].data));
   download(data.lse, static_cast<const float *>(t[4].data));
   test::expectMatchesReference(data, test::chainFunction());
+}
+
+TEST_F(RuntimeCudaTest, EncodesTensorMapsInTheDeviceContext) {
+  // A tensor map the kernel can use: x's base and strides are 16-byte
+  // multiples. Called from a thread where no CUDA context is current (as in
+  // attn-run, which has no CUDA code of its own), the runtime still makes
+  // it: the driver encodes maps in the current context.
+  rt::Function fn = function(cubinPackage(), "tensor_map");
+  std::vector<float> x(8 * 16, 1.0f);
+  rt::TensorRef in{upload(x), pkg::DType::F32, {8, 16}, {}};
+  auto valid = runtime_->allocate(sizeof(int64_t));
+  ASSERT_TRUE(valid) << valid.status().message();
+  buffers_.push_back(*valid);
+  rt::TensorRef out{*valid, pkg::DType::I64, {1}, {}};
+  Status s = Status::ok();
+  std::thread([&] { s = fn.call({in}, {out}); }).join();
+  ASSERT_TRUE(s) << s.message();
+  int64_t bits = -1;
+  ASSERT_TRUE(
+      runtime_->copy(&bits, *valid, sizeof(bits), rt::CopyKind::DeviceToHost));
+  EXPECT_EQ(bits, 1);
+  // One element past a 16-byte boundary: no map, the bit is 0.
+  in.data = static_cast<float *>(in.data) + 1;
+  in.shape = {7, 16};
+  std::thread([&] { s = fn.call({in}, {out}); }).join();
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_TRUE(
+      runtime_->copy(&bits, *valid, sizeof(bits), rt::CopyKind::DeviceToHost));
+  EXPECT_EQ(bits, 0);
 }
 
 TEST_F(RuntimeCudaTest, FunctionKeepsItsModuleAlive) {

@@ -60,6 +60,18 @@ static Function pointersFunction(const std::string &target) {
   return fn;
 }
 
+/// x f32 [N, 16] -> valid i64 [1]: the valid bits of x's tensor map.
+static Function tensorMapFunction(const std::string &target) {
+  Function fn;
+  fn.name = "tensor_map";
+  fn.inputs = {TensorSig{"x", DType::F32, {Dim::named("N"), Dim::fixed(16)}}};
+  fn.outputs = {TensorSig{"valid", DType::I64, {Dim::fixed(1)}}};
+  fn.steps = {Step{"tensor_map", {"x", "valid"}}};
+  fn.kernels = {gpuKernel(target, "tensor_map", "test_tensor_map", {}, 1)};
+  fn.kernels[0].tensorMaps = {TensorMap{0, {16, 1}, 0}};
+  return fn;
+}
+
 Package test::makeCudaTestPackage(const std::string &blobKind,
                                   std::vector<uint8_t> code,
                                   const std::string &target) {
@@ -86,8 +98,8 @@ Package test::makeCudaTestPackage(const std::string &blobKind,
   Package package;
   package.producer = "attnc cuda runtime tests";
   package.functions = {std::move(attention), std::move(reverse),
-                       std::move(chain), pointersFunction(target),
-                       std::move(tall)};
+                       std::move(chain),     pointersFunction(target),
+                       std::move(tall),      tensorMapFunction(target)};
   package.blobs = {Blob{"gpu", blobKind, std::move(code)}};
   return package;
 }

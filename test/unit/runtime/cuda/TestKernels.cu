@@ -9,6 +9,7 @@
  * memref (allocated, aligned, offset, sizes[rank], strides[rank]).
  */
 
+#include <cuda.h>
 #include <stdint.h>
 
 /*
@@ -24,6 +25,7 @@ extern "C" __device__ const int64_t test_scale_grid[] = ROW_GRID;
 /* One block. */
 extern "C" __device__ const int64_t test_pointers_grid[] = {2, 0};
 extern "C" __device__ const int64_t test_reverse_grid[] = {2, 0};
+extern "C" __device__ const int64_t test_tensor_map_grid[] = {2, 0};
 /* (1, N, 1), x f32 [N] the first argument. */
 extern "C" __device__ const int64_t test_tall_grid[] = {10, 2, 1, 1, 0,
                                                         1,  1, 1, 0, 0};
@@ -38,6 +40,10 @@ extern "C" __device__ const int64_t test_tall_grid[] = {10, 2, 1, 1, 0,
   TYPE *NAME##Allocated, TYPE *NAME##Aligned, int64_t NAME##Offset,            \
       int64_t NAME##Size0, int64_t NAME##Size1, int64_t NAME##Size2,           \
       int64_t NAME##Stride0, int64_t NAME##Stride1, int64_t NAME##Stride2
+#define MEMREF2_PARAMS(NAME, TYPE)                                             \
+  TYPE *NAME##Allocated, TYPE *NAME##Aligned, int64_t NAME##Offset,            \
+      int64_t NAME##Size0, int64_t NAME##Size1, int64_t NAME##Stride0,         \
+      int64_t NAME##Stride1
 #define MEMREF1_PARAMS(NAME, TYPE)                                             \
   TYPE *NAME##Allocated, TYPE *NAME##Aligned, int64_t NAME##Offset,            \
       int64_t NAME##Size0, int64_t NAME##Stride0
@@ -146,4 +152,15 @@ extern "C" __global__ void test_tall(MEMREF1_PARAMS(x, float),
                                      MEMREF1_PARAMS(y, float)) {
   int64_t i = blockIdx.y;
   yAligned[yOffset + i * yStride0] = xAligned[xOffset + i * xStride0];
+}
+
+/*
+ * valid: i64 [1] receives the valid bits the runtime passes after the
+ * tensor map of x (f32 [N, 16]), which it encodes at each launch: 1 where
+ * it could make the map. One thread.
+ */
+extern "C" __global__ void
+test_tensor_map(MEMREF2_PARAMS(x, float), MEMREF1_PARAMS(valid, int64_t),
+                const __grid_constant__ CUtensorMap xMap, int64_t validMaps) {
+  validAligned[validOffset] = validMaps;
 }
