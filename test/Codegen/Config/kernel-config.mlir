@@ -33,8 +33,8 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
 // region (its per-element math needs the registers) and then a producer
-// warpgroup copying the tiles by TMA (beside two or three consumers; none at
-// head dim 256); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
+// warpgroup copying the tiles by TMA (beside two or three consumers, head
+// dim 256 included); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
 // warpgroup kernel; head dims 96 and 32 fill 64-element panels partly and
 // take it too, as 128 and 64 would (the mma.sync kernel only with
 // tensor-cores=mma-sync); f32 takes the scalar kernel.
@@ -51,16 +51,16 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SYNC-LABEL: func.func @narrow_scored
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @wide
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // SCHED-LABEL: func.func @wide
-// SCHED:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, ping_pong = true>}
+// SCHED:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true, ping_pong = true>}
 // SYNC-LABEL: func.func @wide
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // A mask region's classification needs the registers a producer keeps.
 // GPU-LABEL:  func.func @masked
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
 // GPU-LABEL:  func.func @wide_scored
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // GPU-LABEL:  func.func @partial_panels
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @partial_panels
