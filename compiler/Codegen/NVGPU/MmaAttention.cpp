@@ -49,7 +49,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <array>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -183,6 +185,9 @@ private:
                                    Value cols, attnc::TileClass tileClass);
   SmallVector<Value> flushPending(ValueRange state);
   void epilogue(ValueRange final);
+  void storeOutput(ValueRange final, std::array<Value, 2> inverseSum,
+                   const Value owned[2]);
+  Value outputTakesPairs(int64_t pairBytes);
 
   attn::AttentionScoringOpInterface op;
   attnc::AttentionBuffers x;
@@ -783,33 +788,101 @@ SmallVector<Value> MmaAttentionKernel::flushPending(ValueRange state) {
 
 /// The row sums across the quad, then normalize and store.
 void MmaAttentionKernel::epilogue(ValueRange final) {
+  attnc::RowResult result[2];
+  Value owned[2];
   for (int64_t h = 0; h < 2; ++h) {
     Value sum = sync.quadReduce(final[2 + h], /*max=*/false);
-    attnc::RowResult row = attnc::finishRow(b, loc, {final[h], sum});
-    Value owned = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
-    ifThen(owned, [&] {
-      if (x.out) {
-        Type outType = cast<MemRefType>(x.out.getType()).getElementType();
-        for (int64_t n = 0; n < outFragments; ++n)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value value = arith::MulFOp::create(
-                b, loc, final[stateO + n * 4 + 2 * h + c], row.inverseSum);
-            if (outType != value.getType())
-              value = arith::TruncFOp::create(b, loc, outType, value);
-            memref::StoreOp::create(
-                b, loc, value, x.out,
-                ValueRange{ids.batch, ids.head, qIdx[h],
-                           add(columnBase, index(n * 8 + c))});
-          }
-      }
-      if (x.lse)
-        ifThen(arith::CmpIOp::create(b, loc, P::eq, lanes.inGroup, index(0)),
-               [&] {
-                 memref::StoreOp::create(b, loc, row.lse, x.lse,
-                                         ValueRange{ids.batch, ids.head, qIdx[h]});
-               });
-    });
+    result[h] = attnc::finishRow(b, loc, {final[h], sum});
+    owned[h] = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
   }
+  if (x.out)
+    storeOutput(final, {result[0].inverseSum, result[1].inverseSum}, owned);
+  if (!x.lse)
+    return;
+  Value quadLeader =
+      arith::CmpIOp::create(b, loc, P::eq, lanes.inGroup, index(0));
+  for (int64_t h = 0; h < 2; ++h)
+    ifThen(arith::AndIOp::create(b, loc, owned[h], quadLeader), [&] {
+      memref::StoreOp::create(b, loc, result[h].lse, x.lse,
+                              ValueRange{ids.batch, ids.head, qIdx[h]});
+    });
+}
+
+/// The thread's O values of its two rows, normalized and rounded to the
+/// output's type: per row, the two adjacent columns of each fragment.
+/// Where the output's layout allows (unit inner stride, even outer strides,
+/// the start aligned to two elements), each pair goes out as one store at
+/// a constant offset from its row's start; else element by element, each
+/// store computing its own address (on the H200 the element stores were
+/// a fifth of a short kernel's warp samples, ncu at B16 N1k D128).
+void MmaAttentionKernel::storeOutput(ValueRange final,
+                                     std::array<Value, 2> inverseSum,
+                                     const Value owned[2]) {
+  Type outType = cast<MemRefType>(x.out.getType()).getElementType();
+  SmallVector<Value> values[2];
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t n = 0; n < outFragments; ++n)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value value = arith::MulFOp::create(
+            b, loc, final[stateO + n * 4 + 2 * h + c], inverseSum[h]);
+        if (outType != value.getType())
+          value = arith::TruncFOp::create(b, loc, outType, value);
+        values[h].push_back(value);
+      }
+  attnc::GlobalRowValues out = stager.makeRowValuesSource(x.out);
+  int64_t pairBytes = 2 * outType.getIntOrFloatBitWidth() / 8;
+  ifThenElse(
+      outputTakesPairs(pairBytes),
+      [&] {
+        auto pairType = VectorType::get({2}, outType);
+        for (int64_t h = 0; h < 2; ++h)
+          ifThen(owned[h], [&] {
+            Value rowStart = add(
+                add(mul(ids.batch, out.strides[0]),
+                    mul(ids.head, out.strides[1])),
+                add(mul(qIdx[h], out.strides[2]), columnBase));
+            for (int64_t n = 0; n < outFragments; ++n)
+              vector::StoreOp::create(
+                  b, loc,
+                  vector::FromElementsOp::create(
+                      b, loc, pairType,
+                      ArrayRef<Value>(values[h]).slice(2 * n, 2)),
+                  out.flat, ValueRange{add(rowStart, index(n * 8))},
+                  /*nontemporal=*/false, llvm::MaybeAlign(pairBytes));
+          });
+      },
+      [&] {
+        for (int64_t h = 0; h < 2; ++h)
+          ifThen(owned[h], [&] {
+            for (int64_t n = 0; n < outFragments; ++n)
+              for (int64_t c = 0; c < 2; ++c)
+                memref::StoreOp::create(
+                    b, loc, values[h][2 * n + c], x.out,
+                    ValueRange{ids.batch, ids.head, qIdx[h],
+                               add(columnBase, index(n * 8 + c))});
+          });
+      });
+}
+
+/// Whether the output takes pair stores of `pairBytes` (an i1): its inner
+/// stride is 1, its outer strides are even, and its first element starts
+/// at a multiple of `pairBytes`.
+Value MmaAttentionKernel::outputTakesPairs(int64_t pairBytes) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, x.out);
+  ValueRange strides = metadata.getStrides();
+  auto divides = [&](Value v, int64_t n) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, P::eq, arith::RemUIOp::create(b, loc, v, index(n)), index(0));
+  };
+  Value start =
+      add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, x.out),
+          mul(metadata.getOffset(), index(pairBytes / 2)));
+  Value takes = arith::AndIOp::create(
+      b, loc, divides(start, pairBytes),
+      arith::CmpIOp::create(b, loc, P::eq, strides[3], index(1)));
+  for (int64_t d = 0; d < 3; ++d)
+    takes = arith::AndIOp::create(b, loc, takes, divides(strides[d], 2));
+  return takes;
 }
 
 /// The tensor maps of `tma` tiles: boxes of one 64-column panel of a tile.

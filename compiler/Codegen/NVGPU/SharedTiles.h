@@ -71,7 +71,8 @@ struct GlobalSource {
 };
 
 /// A [B, H, N] input of 32-bit values (the lse and delta of the backward
-/// pass) as a flat view of its buffer, for one 4-byte copy per value.
+/// pass) as a flat view of its buffer, for one 4-byte copy per value; or a
+/// [B, H, N, D] buffer's rows (the forward output's pair stores).
 struct GlobalRowValues {
   mlir::Value flat;
   mlir::Value strides[3];

@@ -14,7 +14,9 @@
 // (P from registers, V transposed) as two commit groups, waits for S only,
 // runs the softmax (xor shuffles, ex2) while P V runs and waits for it
 // before packing the next P; the last P V runs after the loop. Causal
-// blocks run last first (a group of heads at a time).
+// blocks run last first (a group of heads at a time). The output takes a
+// lane's two adjacent columns per store where its layout allows (unit inner
+// stride, even strides, a 4-byte aligned start), else element stores.
 
 // CHECK-LABEL: func.func @causal(
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
@@ -70,6 +72,13 @@
 // CHECK-NEXT:      attngpu.wgmma.commit_group
 // CHECK-NEXT:      attngpu.wgmma.wait_group 0
 // CHECK:           math.log2
+// CHECK:           %[[OUT_ROWS:.*]] = memref.reinterpret_cast %[[OUT:[a-z0-9_]+]] to offset: [%{{.*}}], sizes: [2147483647], strides: [1]
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        scf.if %{{.*}} {
+// CHECK-COUNT-16:      vector.store %{{.*}}, %[[OUT_ROWS]][%{{.*}}] {alignment = 4 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<2xbf16>
+// CHECK:           } else {
+// CHECK-NEXT:        scf.if %{{.*}} {
+// CHECK-COUNT-32:      memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x?x128xbf16
 // CHECK:           gpu.terminator
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK-NOT:     nvgpu.ldmatrix
