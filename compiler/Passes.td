@@ -84,6 +84,26 @@ def AttnDifferentiateScore : Pass<"attn-differentiate-score", "::mlir::ModuleOp"
   }];
 }
 
+def AttnNarrowRegionIndices
+    : Pass<"attn-narrow-region-indices", "::mlir::func::FuncOp"> {
+  let summary = "Compute score regions' index arithmetic in 32 bits";
+  let description = [{
+    The b, h, q_idx and k_idx arguments of a score or score_grad region
+    lie in [0, extent) of the dimension they index, and the runtime
+    refuses extents above 2^31 - 1. Integer range analysis seeded with
+    those ranges (a static extent gives its own) finds the region's integer
+    ops whose operands and results fit 32 bits, and MLIR's narrowing
+    patterns compute them in i32; an `index_cast` chain from i32 through
+    index to a wider type becomes `arith.extsi`, and `arith.sitofp` of an
+    `arith.extsi` converts the narrow integer. Kernels inline these regions
+    per score element, where a 64-bit subtraction and conversion cost as
+    much as the element's exp2 (ALiBi's `sitofp(q_idx - k_idx)`). Mask
+    regions keep index: kernels evaluate them per element only on partial
+    tiles, and the tile classifier bounds index and i64 values only.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: functions of attn ops -> programs of kernels
 //===----------------------------------------------------------------------===//

@@ -96,6 +96,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   derive.symbols.assign(options.symbols.begin(), options.symbols.end());
   pm.addPass(createAttnDeriveBackward(derive));
   pm.addPass(createAttnDifferentiateScore());
+  pm.addNestedPass<func::FuncOp>(createAttnNarrowRegionIndices());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The backward's own element-wise chains (gradients that meet, and the

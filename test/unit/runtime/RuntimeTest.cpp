@@ -470,6 +470,9 @@ TEST_F(RuntimeTest, RejectsMismatchedTensors) {
             "input k dim 1 is 3, expected 2");
   EXPECT_EQ(withInput(0, [](rt::TensorRef &t) { t.shape[0] = -1; }),
             "input q dim 0 has negative extent -1");
+  EXPECT_EQ(withInput(0, [](rt::TensorRef &t) { t.shape[2] = 1ll << 31; }),
+            "input q dim 2 is 2147483648, above the largest extent "
+            "2147483647");
   EXPECT_EQ(withInput(2, [](rt::TensorRef &t) { t.shape[2] = 5; }),
             "symbol M bound to 4 by k dim 2 but v dim 2 is 5");
   EXPECT_EQ(withInput(2, [](rt::TensorRef &t) { t.data = nullptr; }),
@@ -649,7 +652,7 @@ TEST_F(RuntimeTest, LaysBuffersOutBySlot) {
 
 /// ek f32 [K, 0], es f32 [S, 0] -> blocks i64 [G], calls i64 [1], with a
 /// buffer big f32 [S]: step "count" counts its call (test_count), step
-/// "huge" has a grid of K * K blocks.
+/// "huge" has a grid of K x K x K blocks.
 pkg::Function midwayFunction() {
   pkg::Dim k = pkg::Dim::named("K"), s = pkg::Dim::named("S");
   pkg::Function fn;
@@ -665,7 +668,9 @@ pkg::Function midwayFunction() {
   pkg::Kernel count = hostKernel("count", "test_count");
   pkg::Kernel huge = count;
   huge.name = "huge";
-  huge.grid = {{pkg::GridTerm{1, {"K"}, 1}}, {pkg::GridTerm{1, {"K"}, 1}}};
+  huge.grid = {{pkg::GridTerm{1, {"K"}, 1}},
+               {pkg::GridTerm{1, {"K"}, 1}},
+               {pkg::GridTerm{1, {"K"}, 1}}};
   fn.kernels = {count, huge};
   return fn;
 }
@@ -675,7 +680,7 @@ TEST_F(RuntimeTest, FailedStepFreesTheWorkspace) {
   rt::Function fn = function(package_, "midway");
   // 64 MiB of buffer: more than glibc's largest mmap threshold, so each
   // workspace is its own mapping, which mallinfo2 counts.
-  const int64_t k = int64_t(1) << 40, s = int64_t(1) << 24;
+  const int64_t k = (int64_t(1) << 31) - 1, s = int64_t(1) << 24;
   std::vector<int64_t> blocks(1, -1), calls(1, 0);
   size_t mapped = mallinfo2().hblkhd;
   for (int i = 0; i < 4; ++i) {
