@@ -40,12 +40,13 @@ Value attnc::ScoreModel::score(OpBuilder &b, Location loc, Value dot,
       arith::MulFOp::create(b, loc, dot, f32Constant(b, loc, scale));
   SmallVector<Value> args = {scaled};
   llvm::append_range(args, indices);
-  Value modified = inlineRegion(b, op.getScore(), args);
-  return arith::MulFOp::create(b, loc, modified, f32Constant(b, loc, kLog2E));
+  return inlineRegion(b, op.getScore(), args);
 }
 
 Value attnc::ScoreModel::factor(OpBuilder &b, Location loc) const {
-  return f32Constant(b, loc, folded ? op.getEffectiveScale() * kLog2E : 1.0);
+  if (folded)
+    return f32Constant(b, loc, op.getEffectiveScale() * kLog2E);
+  return f32Constant(b, loc, op.getScore().empty() ? 1.0 : kLog2E);
 }
 
 attnc::SoftmaxUpdate attnc::updateRow(OpBuilder &b, Location loc,

@@ -1,4 +1,5 @@
-//===- OnlineSoftmax.h - The flash-attention recurrence, written once -*- C++ -*-===//
+//===- OnlineSoftmax.h - The flash-attention recurrence, written once -*- C++
+//-*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -7,7 +8,7 @@
 // Every attention kernel (host, scalar GPU, mma.sync, wgmma) runs the same
 // recurrence per query row over key tiles:
 //
-//   s      = score(q·k) in log2 units      (ScoreModel)
+//   s      = score(q·k) · factor, log2 units (ScoreModel)
 //   m'     = max(m, rowmax s)               (updateRow)
 //   p      = exp2(s - m'),  a = exp2(m - m')
 //   l'     = a l + rowsum p,  acc' = a acc + p V
@@ -35,12 +36,13 @@ inline constexpr double kLog2E = 1.4426950408889634;
 /// 2^x as the kernel computes it (math.exp2, or the fast attngpu.ex2).
 using Exp2Fn = llvm::function_ref<mlir::Value(mlir::Value)>;
 
-/// How raw dot products q·k become softmax inputs in log2 units. Without a
-/// score region and with a positive scale the scale is folded: scores stay
-/// raw and `factor` (scale · log2 e) applies once per row max and once per
-/// exponent, as the multiplier of one fma. Otherwise each score is scaled,
-/// passed through the score region and multiplied by log2 e, and `factor`
-/// is 1.
+/// How raw dot products q·k become softmax inputs in log2 units: score
+/// times `factor`, which applies once per row max and once per exponent, as
+/// the multiplier of one fma (so it must be positive). Without a score
+/// region and with a positive scale the scores stay raw and `factor` is
+/// scale · log2 e. With a score region each score is scaled and passed
+/// through the region, and `factor` is log2 e. Otherwise (a scale of 0 or
+/// less) each score is multiplied by scale · log2 e, and `factor` is 1.
 class ScoreModel {
 public:
   explicit ScoreModel(mlir::attn::AttentionScoringOpInterface op);
