@@ -635,9 +635,15 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
 SmallVector<Value>
 MmaAttentionKernel::scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
                                   Value cols, attnc::TileClass tileClass) {
+  // Keys in 32 bits (extents are below 2^31, and a tile's keys past the end
+  // below 2^32): one add per element, where the narrowed score region reads
+  // them (attn-narrow-region-indices).
+  Value firstKey = toI32(add(k0, columnBase));
   auto indices = [&](int64_t j, int64_t r) {
-    return SmallVector<Value>{ids.batch, rowHead[r / 2], rowQuery[r / 2],
-                              add(k0, keyOf(j, r))};
+    Value key = add(firstKey, i32(j * 8 + r % 2));
+    return SmallVector<Value>{
+        ids.batch, rowHead[r / 2], rowQuery[r / 2],
+        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), key)};
   };
   SmallVector<Value> scores;
   for (int64_t j = 0; j < keyFragments; ++j)

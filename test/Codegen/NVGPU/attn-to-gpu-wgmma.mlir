@@ -378,3 +378,36 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// The score region reads keys in 32 bits: the tile's first key of the lane
+// is cast once, and each element adds its constant offset as an i32 (no
+// 64-bit add and no round trip through index per element).
+
+// CHECK-LABEL: func.func @key_distance(
+// CHECK-NOT:     i32 to index
+// CHECK:         arith.uitofp %[[FIRST:.*]] : i32 to f32
+// CHECK-NEXT:    arith.subf
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.addi %[[FIRST]], %{{.*}} : i32
+// CHECK-NEXT:    arith.mulf
+// CHECK-NEXT:    arith.uitofp %[[NEXT]] : i32 to f32
+module @attnc_kernels {
+  func.func @key_distance(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                          %out: memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                          %lse: memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x4x?x64xbf16>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
+        : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16> -> tensor<1x4x?x64xbf16>, tensor<1x4x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %k32 = arith.index_castui %ki : index to i32
+        %kf = arith.uitofp %k32 : i32 to f32
+        %r = arith.subf %s, %kf : f32
+        attn.yield %r : f32
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<1x4x?xf32>, memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
