@@ -59,10 +59,14 @@ Tiles syncTiles(int64_t headDimV) {
 /// file and the K/V stages within shared memory. A score region's
 /// per-element math takes two warpgroups at any head dim: at three, ALiBi
 /// spilled 268 bytes with 128 keys and ran 1.09x slower with 64 (H200).
-Tiles warpgroupTiles(int64_t headDim, int64_t headDimV, bool scoreRegion) {
+/// Two warpgroups that evaluate a mask region beside a producer
+/// (usesProducer) take 64 keys, which leaves them the registers for it.
+Tiles warpgroupTiles(int64_t headDim, int64_t headDimV, bool scoreRegion,
+                     bool maskBesideProducer) {
   int64_t widest = std::max(headDim, headDimV);
-  return {widest <= 64 && !scoreRegion ? 192 : 128, widest <= 128 ? 128 : 64,
-          MmaKind::Warpgroup};
+  int64_t blockM = widest <= 64 && !scoreRegion ? 192 : 128;
+  bool fewerKeys = maskBesideProducer && blockM == 128;
+  return {blockM, widest <= 128 && !fewerKeys ? 128 : 64, MmaKind::Warpgroup};
 }
 
 /// Split-key attention on a static query length of at most 64 (decoding):
@@ -101,7 +105,9 @@ std::optional<Tiles> preferredMma(attn::AttentionScoringOpInterface op,
   if (std::optional<Tiles> ranges = keyRangeTiles(op))
     return ranges;
   if (target.hasWgmma && !target.onlyMmaSync && fits(MmaKind::Warpgroup))
-    return warpgroupTiles(headDim, headDimV, !op.getScore().empty());
+    return warpgroupTiles(headDim, headDimV, !op.getScore().empty(),
+                          !op.getMask().empty() &&
+                              isa<attn::AttentionOp>(op.getOperation()));
   return syncTiles(headDimV);
 }
 
@@ -152,13 +158,19 @@ defaultTiles(attn::AttentionScoringOpInterface op,
 /// consumer warpgroups (128 rows; H200: dense head dim 128 1.03-1.05x,
 /// ALiBi at head dim 64 1.31x, head dim 256 by TMA 1.29-1.36x, its
 /// consumers keeping 232 registers beside a 32-register producer) or three
-/// (192 rows at head dim 64, whose consumers keep 160). Not with a mask
-/// region, whose classification needs the registers the producer keeps
-/// (packed documents spilled 104 bytes).
+/// (192 rows at head dim 64, whose consumers keep 160). With a mask region
+/// only beside two consumers of 64-key tiles up to head dim 128: with 128
+/// keys their mask evaluation spilled 20 bytes (packed documents by TMA;
+/// 104 with a cp.async producer), and three consumers keep too few.
 std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
-                                 int64_t blockM, std::optional<MmaKind> mma) {
+                                 int64_t blockM, int64_t blockN,
+                                 std::optional<MmaKind> mma) {
   if (mma != MmaKind::Warpgroup || (blockM != 128 && blockM != 192) ||
-      !op.getMask().empty() || !isa<attn::AttentionOp>(op.getOperation()))
+      !isa<attn::AttentionOp>(op.getOperation()))
+    return std::nullopt;
+  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
+                            op.getV().getType().getDimSize(3));
+  if (!op.getMask().empty() && (blockM != 128 || blockN != 64 || widest > 128))
     return std::nullopt;
   return true;
 }
@@ -230,7 +242,7 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
   std::optional<bool> packGroup =
       pinned ? pinned->getPackGroup() : packsGroup(op, blockM, mma);
   std::optional<bool> producer =
-      pinned ? pinned->getProducer() : usesProducer(op, blockM, mma);
+      pinned ? pinned->getProducer() : usesProducer(op, blockM, blockN, mma);
   // A producer loads by TMA (H200, dense D128: 1.28x the cp.async
   // producer, 1.22x causal; bench/NOTES.md).
   std::optional<bool> tma =

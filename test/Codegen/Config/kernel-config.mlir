@@ -56,9 +56,13 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SCHED:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true, ping_pong = true>}
 // SYNC-LABEL: func.func @wide
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
-// A mask region's classification needs the registers a producer keeps.
+// A mask region beside a producer takes 64-key tiles, which leave its
+// consumers the registers to evaluate it.
 // GPU-LABEL:  func.func @masked
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
+// Above head dim 128 a mask region keeps its kernel without a producer.
+// GPU-LABEL:  func.func @wide_masked
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma>}
 // GPU-LABEL:  func.func @wide_scored
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // GPU-LABEL:  func.func @partial_panels
@@ -106,6 +110,17 @@ func.func @masked(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
       attn.yield %ok : i1
     }
   return %o : tensor<?x4x?x128xbf16>
+}
+func.func @wide_masked(%q: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>
+      -> tensor<?x4x?x256xbf16>, tensor<?x4x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %ok = arith.cmpi ne, %qi, %ki : index
+      attn.yield %ok : i1
+    }
+  return %o : tensor<?x4x?x256xbf16>
 }
 func.func @wide_scored(%q: tensor<?x4x?x256xf16>) -> tensor<?x4x?x256xf16> {
   %o, %l = attn.attention %q, %q, %q
