@@ -32,13 +32,12 @@
 
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
+#include "lib/support/Extents.h"
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
-#include <limits>
 
 namespace attnc {
 #define GEN_PASS_DEF_ATTNNARROWREGIONINDICES
@@ -48,9 +47,6 @@ namespace attnc {
 using namespace mlir;
 
 namespace {
-
-/// The largest extent of any dimension the runtime accepts.
-constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
 
 /// Integer ranges where the regions of scoring ops see their indices in
 /// [0, extent): b, h, q_idx and k_idx are the mask region's first four
@@ -79,7 +75,7 @@ public:
       }
       int64_t extent = extents[i - first];
       int64_t last = ShapedType::isDynamic(extent)
-                         ? kMaxExtent - 1
+                         ? attnc::kMaxExtent - 1
                          : std::max<int64_t>(extent - 1, 0);
       unsigned width = IndexType::kInternalStorageBitWidth;
       auto range =

@@ -19,6 +19,11 @@
 
 namespace attnc {
 
+/// The largest extent of a tensor dimension: the runtime refuses larger
+/// ones, and the compiler computes indices below it in 32 bits
+/// (attn-narrow-region-indices).
+inline constexpr int64_t kMaxExtent = 2147483647; // 2^31 - 1
+
 /// Multiplies `factor` into `product`; false on int64 overflow.
 inline bool checkedMul(int64_t &product, int64_t factor) {
   return !__builtin_mul_overflow(product, factor, &product);

@@ -23,11 +23,7 @@
 
 using namespace attnc;
 using namespace attnc::rt;
-
 using detail::KernelArg;
-
-/// The largest extent of a tensor dimension.
-static constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
 
 static std::string joined(const std::vector<std::string> &items) {
   std::string text;
@@ -63,7 +59,6 @@ Status SymbolBindings::bindShape(const pkg::TensorSig &sig,
     if (shape[i] < 0)
       return Status::error(role + dim + " has negative extent " +
                            std::to_string(shape[i]));
-    // Kernels index each dimension in 32 bits (attn-narrow-region-indices).
     if (shape[i] > kMaxExtent)
       return Status::error(role + dim + " is " + std::to_string(shape[i]) +
                            ", above the largest extent " +

@@ -1,5 +1,4 @@
-//===- OnlineSoftmax.h - The flash-attention recurrence, written once -*- C++
-//-*-===//
+//===- OnlineSoftmax.h - The flash-attention recurrence ---------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
