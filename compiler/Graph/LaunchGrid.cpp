@@ -121,11 +121,6 @@ FailureOr<attnc::GridProduct> attnc::matchGridProduct(Value extent) {
   return failure();
 }
 
-void attnc::markPersistent(SmallVectorImpl<int64_t> &record) {
-  record.push_back(1);
-  record[0] = static_cast<int64_t>(record.size());
-}
-
 void attnc::addI64Table(Operation *symbolTable, Location loc, StringRef name,
                         ArrayRef<int64_t> words, unsigned addressSpace) {
   OpBuilder b(symbolTable->getContext());

@@ -38,18 +38,12 @@ mlir::FailureOr<GridProduct> matchGridProduct(mlir::Value extent);
 /// side-effect free ops without regions), recomputed before each launch
 /// from the launch's own buffers. Returns the grid record of the kernel's
 /// code (pkg::Kernel): {words, extents, then per extent: constant, divisor,
-/// factor count, (argument, dim) per factor} (and a persistent kernel's
-/// 1, markPersistent). Fails with a diagnostic when
+/// factor count, (argument, dim) per factor}. Fails with a diagnostic when
 /// the grid depends on anything else or is not a GridProduct of the
 /// kernel's arguments.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 setLaunchGrids(mlir::ModuleOp module, mlir::FunctionOpInterface kernel,
                mlir::ValueRange grid);
-
-/// Ends grid record `record` with the word (1) that says the kernel's
-/// blocks walk the grid themselves: the runtime launches as many as fit on
-/// the device, each computing the grid from its arguments.
-void markPersistent(llvm::SmallVectorImpl<int64_t> &record);
 
 /// Adds `words` as the constant i64 array `name` to `symbolTable`, in LLVM
 /// address space `addressSpace`, with external linkage: the records the

@@ -60,13 +60,7 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     makes at each launch (where a tensor's layout allows; otherwise as
     without). `ping_pong = true` (wgmma, two or three warpgroups) makes the
     warpgroups issue their products in turn, so that one's softmax runs
-    under another's products. `persistent = true` (attention with `tma`,
-    without a mask region or `ping_pong`) keeps as many blocks as fit on
-    the device resident, each walking the grid's blocks in turn (the
-    longest first under `causal`): the producer loads the next block's
-    tiles while the consumers finish the last one's, so a block's fixed
-    cost (its first wait, its last product, its stores, its launch) runs
-    under another's work. The kernel-config step
+    under another's products. The kernel-config step
     (`attn-kernel-config`) chooses what the attribute leaves open for the
     target; tests pin it.
 
@@ -76,7 +70,6 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     {tiles = #attn.tiles<block_m = 16, block_n = 64, mma = mma_sync, pack_group = true>}
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true>}
     {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
-    {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
     ```
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
@@ -84,8 +77,7 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
                         Attn_OptionalFlag:$pack_group,
                         Attn_OptionalFlag:$producer,
                         Attn_OptionalFlag:$tma,
-                        Attn_OptionalFlag:$ping_pong,
-                        Attn_OptionalFlag:$persistent);
+                        Attn_OptionalFlag:$ping_pong);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -219,8 +219,7 @@ LogicalResult
 TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
                   int64_t blockN, std::optional<MmaKind> mma,
                   std::optional<bool> packGroup, std::optional<bool> producer,
-                  std::optional<bool> tma, std::optional<bool> pingPong,
-                  std::optional<bool> persistent) {
+                  std::optional<bool> tma, std::optional<bool> pingPong) {
   if (packGroup.value_or(false) && mma != MmaKind::Sync)
     return emitError() << "pack_group needs mma = mma_sync";
   if (producer.value_or(false) && mma != MmaKind::Warpgroup)
@@ -230,10 +229,6 @@ TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
                           "TMA)";
   if (pingPong.value_or(false) && mma != MmaKind::Warpgroup)
     return emitError() << "ping_pong needs mma = wgmma";
-  if (persistent.value_or(false) &&
-      (!tma.value_or(false) || pingPong.value_or(false)))
-    return emitError() << "persistent needs tma = true and no ping_pong (its "
-                          "producer loads the next block's tiles by TMA)";
   for (auto [name, size] : {std::pair<StringRef, int64_t>{"block_m", blockM},
                             {"block_n", blockN}}) {
     if (size < 1 || size > kMaxTile)
@@ -332,12 +327,6 @@ static LogicalResult verifyTensorCores(AttentionScoringOpInterface op) {
     return op.emitOpError()
            << "producer tiles of a gradient op need tma = true (its producer "
               "loads by TMA where it can)";
-  if (tiles->getPersistent().value_or(false) &&
-      (!isa<AttentionOp>(op.getOperation()) || !op.getMask().empty()))
-    return op.emitOpError()
-           << "persistent tiles need attn.attention without a mask region (a "
-              "mask region's kernel lists each block's key tiles in shared "
-              "memory)";
   if (tiles->getPingPong().value_or(false) &&
       wgmmaWarpgroups(tiles->getBlockM(), tiles->getBlockN(),
                       isa<AttentionGradKVOp>(op.getOperation())) < 2)

@@ -34,11 +34,6 @@ inline constexpr llvm::StringLiteral kDynamicSharedMemoryBytesAttr =
 /// each, then an i64 of their valid bits: set by attn-outline-gpu-kernels,
 /// read by attn-tensor-map-params and the package writer.
 inline constexpr llvm::StringLiteral kTensorMapsAttr = "attngpu.tensor_maps";
-/// Marks a gpu.launch whose blocks walk its grid themselves (persistent
-/// attention tiles): set by attn-to-gpu; attn-outline-gpu-kernels ends the
-/// kernel's grid record with a word that tells the runtime to launch only
-/// as many blocks as fit on the device.
-inline constexpr llvm::StringLiteral kPersistentAttr = "attngpu.persistent";
 /// The bytes of a CUtensorMap, and the alignment of its parameter.
 inline constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
 } // namespace mlir::attngpu

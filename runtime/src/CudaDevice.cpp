@@ -68,7 +68,6 @@ struct CudaLimits {
   int threadsPerBlock;
   int grid[3];
   int sharedBytesOptIn;
-  int multiprocessors;
   /// Memory pools and stream-ordered allocation are supported
   /// (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED).
   int memoryPools;
@@ -180,13 +179,11 @@ class CudaKernel final : public DeviceKernel {
 public:
   CudaKernel(std::shared_ptr<const CudaModule> module, CUfunction function,
              const pkg::Kernel &kernel, const CudaLimits &limits,
-             std::vector<size_t> paramSizes, GridRecord grid,
-             int64_t residentBlocks)
+             std::vector<size_t> paramSizes, GridRecord grid)
       : DeviceKernel(std::move(grid)), module_(std::move(module)),
         function_(function), entry_(kernel.entry),
         sharedBytes_(static_cast<unsigned>(kernel.dynamicSharedMemoryBytes)),
-        residentBlocks_(residentBlocks), tensorMaps_(kernel.tensorMaps),
-        paramSizes_(std::move(paramSizes)) {
+        tensorMaps_(kernel.tensorMaps), paramSizes_(std::move(paramSizes)) {
     for (int d = 0; d < 3; ++d) {
       block_[d] = static_cast<unsigned>(kernel.block[d]);
       gridLimits_[d] = limits.grid[d];
@@ -223,7 +220,6 @@ private:
   std::string entry_;
   unsigned block_[3];
   unsigned sharedBytes_;
-  int64_t residentBlocks_; // that fit on the device at once
   int64_t gridLimits_[3];
   std::vector<pkg::TensorMap> tensorMaps_;
   std::vector<size_t> paramSizes_; // the cubin's, in order
@@ -244,13 +240,8 @@ int64_t CudaKernel::encodeTensorMaps(const std::vector<const KernelArg *> &args,
 }
 
 Status CudaKernel::launch(const std::vector<const KernelArg *> &args,
-                          const GridExtents &logical, void *stream) const {
+                          const GridExtents &grid, void *stream) const {
   const CudaContext &context = module_->context();
-  // A persistent kernel's blocks walk the grid, whose blocks are at most
-  // 2^63 (resolveGrid checks).
-  GridExtents grid = logical;
-  if (gridRecord().persistent() && grid[0] && grid[1] && grid[2])
-    grid = {std::min(grid[0] * grid[1] * grid[2], residentBlocks_), 1, 1};
   for (int d = 0; d < 3; ++d)
     if (grid[d] > gridLimits_[d])
       return Status::error(
@@ -338,10 +329,6 @@ private:
   /// Checks `kernel`'s launch configuration against the device and
   /// `function`, and opts in to the shared memory it needs.
   Status configure(CUfunction function, const pkg::Kernel &kernel) const;
-  /// How many blocks of `function` (`kernel`'s) fit on the device at once,
-  /// which a persistent kernel launches.
-  StatusOr<int64_t> residentBlocks(CUfunction function,
-                                   const pkg::Kernel &kernel) const;
   /// The grid record `<entry>_grid` of `module`, a global the code holds.
   StatusOr<GridRecord> gridRecord(const CudaModule &module,
                                   const std::string &entry) const;
@@ -449,31 +436,10 @@ CudaDevice::loadKernel(std::shared_ptr<const CudaModule> module,
     auto grid = gridRecord(*module, kernel.entry);
     if (!grid)
       return grid.status();
-    StatusOr<int64_t> resident = int64_t{0};
-    if (grid->persistent())
-      resident = residentBlocks(function, kernel);
-    if (!resident)
-      return resident.status().withContext("entry '" + kernel.entry + "'");
     return std::shared_ptr<const DeviceKernel>(std::make_shared<CudaKernel>(
         std::move(module), function, kernel, limits_, std::move(paramSizes),
-        std::move(*grid), *resident));
+        std::move(*grid)));
   });
-}
-
-StatusOr<int64_t> CudaDevice::residentBlocks(CUfunction function,
-                                             const pkg::Kernel &kernel) const {
-  int perMultiprocessor = 0;
-  if (Status s = ATTNC_CUDA_CALL(
-          driver(), cuOccupancyMaxActiveBlocksPerMultiprocessor,
-          &perMultiprocessor, function,
-          static_cast<int>(kernel.block[0] * kernel.block[1] * kernel.block[2]),
-          static_cast<size_t>(kernel.dynamicSharedMemoryBytes));
-      !s)
-    return s;
-  if (perMultiprocessor < 1)
-    return Status::error("no block of the kernel fits a multiprocessor of " +
-                         context_->name());
-  return int64_t{perMultiprocessor} * limits_.multiprocessors;
 }
 
 StatusOr<GridRecord> CudaDevice::gridRecord(const CudaModule &module,
@@ -784,7 +750,6 @@ StatusOr<std::shared_ptr<Device>> openOrdinal(const std::string &spec,
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &limits.grid[2]},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        &limits.sharedBytesOptIn},
-      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &limits.multiprocessors},
       {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &limits.memoryPools}};
   s = ATTNC_CUDA_CALL(driver, cuDeviceGet, &device, ordinal);
   for (const auto &[attribute, value] : queries)

@@ -48,10 +48,9 @@ std::string attnc::rt::detail::describeTriple(int64_t x, int64_t y, int64_t z) {
 }
 
 StatusOr<GridRecord> GridRecord::parse(const int64_t *words, size_t available) {
-  // {words, extents, then per extent: constant, divisor, n, n (arg, dim)},
-  // then 1 for a persistent kernel. Three extents of up to 16 factors each
-  // are far more than any kernel.
-  const size_t maxWords = 2 + 3 * (3 + 2 * 16) + 1;
+  // {words, extents, then per extent: constant, divisor, n, n (arg, dim)}.
+  // Three extents of up to 16 factors each are far more than any kernel.
+  const size_t maxWords = 2 + 3 * (3 + 2 * 16);
   size_t count = available ? static_cast<size_t>(words[0]) : 0;
   if (available < 2 || words[0] < 2 || count > available || count > maxWords ||
       words[1] < 0 || words[1] > 3)
@@ -73,8 +72,7 @@ StatusOr<GridRecord> GridRecord::parse(const int64_t *words, size_t available) {
     }
     record.extents_.push_back(std::move(extent));
   }
-  record.persistent_ = at + 1 == count && words[at] == 1;
-  if (at + record.persistent_ != count)
+  if (at != count)
     return Status::error("the grid record is malformed");
   return record;
 }

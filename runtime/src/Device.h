@@ -54,9 +54,7 @@ std::string describeTriple(int64_t x, int64_t y, int64_t z);
 
 /// The grid a kernel's code was compiled for, from the grid record beside
 /// its entry (pkg::Kernel): each extent is ceil(constant * (product of
-/// some dims of its arguments) / divisor). A persistent kernel's blocks
-/// walk that grid themselves, so it is launched with as many blocks as fit
-/// on the device (a trailing word 1 in the record).
+/// some dims of its arguments) / divisor).
 class GridRecord {
 public:
   /// Reads a record of at most `available` words at `words` (its first word
@@ -66,7 +64,6 @@ public:
   /// an argument or dim they lack, or a product overflows.
   StatusOr<GridExtents>
   evaluate(const std::vector<const KernelArg *> &args) const;
-  bool persistent() const { return persistent_; }
 
 private:
   struct Extent {
@@ -74,7 +71,6 @@ private:
     std::vector<std::pair<size_t, size_t>> dims; // (argument, dim)
   };
   std::vector<Extent> extents_;
-  bool persistent_ = false;
 };
 
 /// One kernel's code, loaded onto a device.

@@ -175,23 +175,6 @@ std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
   return true;
 }
 
-/// A persistent grid for the TMA producer's forward kernels without a mask
-/// region (whose key-tile lists live in shared memory per block) or turns:
-/// the producer loads the next block's tiles under the consumers' last
-/// products and stores. Only beside two consumers up to head dim 128: the
-/// walk's counts need a 48-register producer, which leaves two consumers
-/// 224 (ptxas: no spills at head dims 80 to 128, 272 bytes at 256), and
-/// three consumers at head dim 64 would keep 152 of the 160 they use.
-std::optional<bool> staysResident(attn::AttentionScoringOpInterface op,
-                                  int64_t blockM, bool tma, bool pingPong) {
-  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
-                            op.getV().getType().getDimSize(3));
-  if (!tma || pingPong || blockM != 128 || widest > 128 ||
-      !isa<attn::AttentionOp>(op.getOperation()) || !op.getMask().empty())
-    return std::nullopt;
-  return true;
-}
-
 /// Decoding with grouped-query attention on mma.sync: the query heads of a
 /// key/value group fill a block's rows, which then reads the group's keys
 /// and values once instead of once per head.
@@ -270,13 +253,9 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned
           ? pinned->getPingPong()
           : scheduled(schedule.pingPong, takesTurns(op, blockM, blockN, mma));
-  std::optional<bool> persistent =
-      pinned ? pinned->getPersistent()
-             : staysResident(op, blockM, tma.value_or(false),
-                             pingPong.value_or(false));
-  op->setAttr("tiles", attn::TilesAttr::get(op.getContext(), blockM, blockN,
-                                            mma, packGroup, producer, tma,
-                                            pingPong, persistent));
+  op->setAttr("tiles",
+              attn::TilesAttr::get(op.getContext(), blockM, blockN, mma,
+                                   packGroup, producer, tma, pingPong));
   return success();
 }
 
@@ -389,10 +368,10 @@ LogicalResult configureGradKernel(attn::AttentionScoringOpInterface op,
           : std::nullopt;
   std::optional<bool> producer = pinned ? pinned->getProducer() : specialized;
   std::optional<bool> tma = pinned ? pinned->getTma() : specialized;
-  op->setAttr("tiles", attn::TilesAttr::get(
-                           op->getContext(), tiles.blockM, tiles.blockN, mma,
-                           /*pack_group=*/std::nullopt, producer, tma, pingPong,
-                           /*persistent=*/std::nullopt));
+  op->setAttr("tiles", attn::TilesAttr::get(op->getContext(), tiles.blockM,
+                                            tiles.blockN, mma,
+                                            /*pack_group=*/std::nullopt,
+                                            producer, tma, pingPong));
   return success();
 }
 

@@ -10,9 +10,6 @@
 // threads. Gradient kernels: the grids of GradBlock, their scalar form with
 // f32 tiles in shared memory. Causal kernels take their blocks in the
 // order of CausalBlockOrder: the most work first, a few heads at a time.
-// A persistent attention kernel launches as many blocks as fit on the
-// device (attngpu.persistent on the launch, which the grid record keeps)
-// and each walks the grid's blocks in that order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,8 +117,8 @@ attnc::BlockTiles scalarTiles(OpBuilder &b, Location loc,
 /// A gpu.launch of `grid` blocks of `threads` threads with `sharedBytes` of
 /// dynamic shared memory; `body(launch)` builds the block's work.
 template <typename Fn>
-gpu::LaunchOp buildLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
-                          int64_t threads, int64_t sharedBytes, Fn body) {
+void buildLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                 int64_t threads, int64_t sharedBytes, Fn body) {
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -134,7 +131,6 @@ gpu::LaunchOp buildLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
   b.setInsertionPointToStart(&launch.getBody().front());
   body(launch);
   gpu::TerminatorOp::create(b, loc);
-  return launch;
 }
 
 /// (Batch, head) pairs whose row blocks a causal launch interleaves: enough
@@ -153,100 +149,32 @@ class CausalBlockOrder : attnc::KernelEmitter {
 public:
   CausalBlockOrder(OpBuilder &b, Location loc) : KernelEmitter(b, loc) {}
 
-  /// The ids of the block at launch index `linear` of `grid` (values of
-  /// one integer type).
-  SmallVector<Value, 3> ids(Value linear, ArrayRef<Value> grid,
-                            bool mostWorkLast) {
-    auto constant = [&](int64_t v) {
-      return arith::ConstantOp::create(b, loc,
-                                       b.getIntegerAttr(linear.getType(), v))
-          .getResult();
-    };
-    Value group = constant(kCausalHeadGroup);
-    Value firstPair = mul(divUI(linear, mul(grid[0], group)), group);
-    Value inGroup = sub(linear, mul(firstPair, grid[0]));
+  SmallVector<Value, 3> ids(gpu::LaunchOp launch, bool mostWorkLast) {
+    gpu::KernelDim3 id = launch.getBlockIds();
+    gpu::KernelDim3 grid = launch.getGridSize();
+    Value pair = add(id.y, mul(grid.y, id.z));
+    Value linear = add(id.x, mul(grid.x, pair));
+    Value group = index(kCausalHeadGroup);
+    Value firstPair = mul(divUI(linear, mul(grid.x, group)), group);
+    Value inGroup = sub(linear, mul(firstPair, grid.x));
     Value groupPairs = arith::MinUIOp::create(
-        b, loc, group, sub(mul(grid[1], grid[2]), firstPair));
+        b, loc, group, sub(mul(grid.y, grid.z), firstPair));
     Value step = divUI(inGroup, groupPairs);
-    Value row = mostWorkLast ? sub(sub(grid[0], step), constant(1)) : step;
+    Value row = mostWorkLast ? sub(sub(grid.x, step), index(1)) : step;
     Value blockPair = add(firstPair, sub(inGroup, mul(step, groupPairs)));
-    return {row, arith::RemUIOp::create(b, loc, blockPair, grid[1]),
-            divUI(blockPair, grid[1])};
+    return {row, arith::RemUIOp::create(b, loc, blockPair, grid.y),
+            divUI(blockPair, grid.y)};
   }
 };
-
-/// The launch index of the launch's block (x fastest) and the number of
-/// blocks it has.
-std::pair<Value, Value> launchIndex(OpBuilder &b, Location loc,
-                                    gpu::LaunchOp launch) {
-  gpu::KernelDim3 id = launch.getBlockIds();
-  gpu::KernelDim3 grid = launch.getGridSize();
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  return {add(id.x, mul(grid.x, add(id.y, mul(grid.y, id.z)))),
-          mul(grid.x, mul(grid.y, grid.z))};
-}
-
-/// The ids of the block at launch index `linear` of `grid` (values of one
-/// integer type): in launch order, or CausalBlockOrder's for causal
-/// kernels.
-SmallVector<Value, 3> gridOrder(OpBuilder &b, Location loc, Value linear,
-                                ArrayRef<Value> grid, bool causal,
-                                bool mostWorkLast) {
-  if (causal)
-    return CausalBlockOrder(b, loc).ids(linear, grid, mostWorkLast);
-  Value pair = arith::DivUIOp::create(b, loc, linear, grid[0]);
-  return {arith::RemUIOp::create(b, loc, linear, grid[0]),
-          arith::RemUIOp::create(b, loc, pair, grid[1]),
-          arith::DivUIOp::create(b, loc, pair, grid[1])};
-}
 
 /// The block's ids: in launch order, or CausalBlockOrder's for causal
 /// kernels.
 SmallVector<Value, 3> blockIds(OpBuilder &b, Location loc, gpu::LaunchOp launch,
                                bool causal, bool mostWorkLast) {
+  if (causal)
+    return CausalBlockOrder(b, loc).ids(launch, mostWorkLast);
   gpu::KernelDim3 id = launch.getBlockIds();
-  if (!causal)
-    return {id.x, id.y, id.z};
-  gpu::KernelDim3 grid = launch.getGridSize();
-  return gridOrder(b, loc, launchIndex(b, loc, launch).first,
-                   {grid.x, grid.y, grid.z}, causal, mostWorkLast);
-}
-
-/// The grid blocks that a block of `op`'s tensor-core kernel runs: its own,
-/// or, when its tiles are persistent, those of its launch index and every
-/// launched block's count on. Ids come from the grid the kernel computes
-/// (a persistent launch's own has one dim of as many blocks as fit). A
-/// persistent kernel walks its grid in 32 bits: the runtime launches none
-/// of 2^31 blocks or more, and 64-bit divisions would not fit the
-/// producer's registers.
-attnc::GridBlocks gridBlocks(OpBuilder &b, Location loc,
-                             attn::AttentionScoringOpInterface op,
-                             const attnc::AttentionBuffers &x,
-                             gpu::LaunchOp launch) {
-  SmallVector<Value, 3> grid = attnc::attentionGrid(b, loc, op, x);
-  auto [first, stride] = launchIndex(b, loc, launch);
-  Value count = arith::MulIOp::create(
-      b, loc, grid[0], arith::MulIOp::create(b, loc, grid[1], grid[2]));
-  bool persistent = op.getTiles()->getPersistent().value_or(false);
-  if (persistent) {
-    for (Value *v : {&first, &stride, &count, &grid[0], &grid[1], &grid[2]})
-      *v = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), *v);
-  }
-  bool causal = op.getCausal();
-  auto idsOf = [&b, loc, op, grid, causal](Value linear) {
-    SmallVector<Value, 3> block = gridOrder(b, loc, linear, grid, causal,
-                                            /*mostWorkLast=*/true);
-    for (Value &id : block)
-      if (!id.getType().isIndex())
-        id = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), id);
-    return attnc::attentionBlockIds(b, loc, op, block[0], block[1], block[2]);
-  };
-  return {first, stride, count, idsOf};
+  return {id.x, id.y, id.z};
 }
 
 Value dynamicSharedMemory(OpBuilder &b, Location loc) {
@@ -275,27 +203,23 @@ template <typename Op> struct AttentionToGPU : attnc::KernelOpLowering<Op> {
         tensorCores ? attnc::mmaThreads(op) : op.getTiles()->getBlockM();
     int64_t sharedBytes =
         tensorCores ? mmaLayout.bytes : getScalarLayout(op).bytes;
-    gpu::LaunchOp built = buildLaunch(
-        rewriter, loc, attnc::attentionGrid(rewriter, loc, op, x), threads,
-        sharedBytes, [&](gpu::LaunchOp launch) {
-          Value thread = launch.getThreadIds().x;
-          if (tensorCores) {
-            attnc::GridBlocks blocks = gridBlocks(rewriter, loc, op, x, launch);
-            Value shared = dynamicSharedMemory(rewriter, loc);
-            return attnc::emitMmaAttention(rewriter, loc, op, x, mmaLayout,
-                                           shared, thread, blocks);
-          }
-          SmallVector<Value, 3> block = blockIds(
-              rewriter, loc, launch, op.getCausal(), /*mostWorkLast=*/true);
-          attnc::BlockIds ids = attnc::attentionBlockIds(
-              rewriter, loc, op, block[0], block[1], block[2]);
-          Value shared = dynamicSharedMemory(rewriter, loc);
-          attnc::emitRowBlock(rewriter, loc, op, x,
-                              scalarTiles(rewriter, loc, op, shared), ids,
-                              thread);
-        });
-    if (op.getTiles()->getPersistent().value_or(false))
-      built->setAttr(attngpu::kPersistentAttr, rewriter.getUnitAttr());
+    buildLaunch(rewriter, loc, attnc::attentionGrid(rewriter, loc, op, x),
+                threads, sharedBytes, [&](gpu::LaunchOp launch) {
+                  SmallVector<Value, 3> block =
+                      blockIds(rewriter, loc, launch, op.getCausal(),
+                               /*mostWorkLast=*/true);
+                  attnc::BlockIds ids = attnc::attentionBlockIds(
+                      rewriter, loc, op, block[0], block[1], block[2]);
+                  Value shared = dynamicSharedMemory(rewriter, loc);
+                  Value thread = launch.getThreadIds().x;
+                  if (tensorCores)
+                    attnc::emitMmaAttention(rewriter, loc, op, x, mmaLayout,
+                                            shared, thread, ids);
+                  else
+                    attnc::emitRowBlock(rewriter, loc, op, x,
+                                        scalarTiles(rewriter, loc, op, shared),
+                                        ids, thread);
+                });
   }
 
   const attnc::TargetDescription &target;

@@ -34,11 +34,7 @@
 // makes. Otherwise each thread copies its part of the next tile once the
 // stages it overwrites are free. With `ping_pong` tiles the consumer
 // warpgroups issue their products in turn (named barriers), so that one's
-// softmax runs while the tensor cores do the other's products. With
-// `persistent` tiles a block walks the grid's blocks in turn: the producer
-// loads the next one's q and key tiles (its own "q full" and "q free"
-// barriers; the key tiles' numbering goes on across blocks) while the
-// consumers finish the last one's products and stores.
+// softmax runs while the tensor cores do the other's products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,8 +109,7 @@ public:
                      attn::AttentionScoringOpInterface op,
                      const attnc::AttentionBuffers &x,
                      const attnc::MmaSharedLayout &layout, Value shared,
-                     Value threadId, const attnc::GridBlocks &blocks,
-                     const attnc::BlockIds &ids);
+                     Value threadId, const attnc::BlockIds &ids);
 
   void emit();
 
@@ -123,20 +118,13 @@ private:
   /// partly unrolled cp.async loop needs (at 40 it spilled), or by TMA,
   /// with element copies as the fallback, 32, which leaves the consumers of
   /// a 512-thread block (three warpgroups at head dim 64) 160, as many as
-  /// they use; 48 where it walks a persistent block's grid blocks (at 40 it
-  /// spilled 44 bytes at head dim 128).
-  int32_t producerRegisters() {
-    if (!maps)
-      return 64;
-    return persistent() ? 48 : 32;
-  }
+  /// they use.
+  int32_t producerRegisters() const { return maps ? 32 : 64; }
   bool warpgroup() const { return isWarpgroup; }
   bool hasProducer() const { return attnc::mmaProducerThreads(op) > 0; }
-  bool persistent() { return op.getTiles()->getPersistent().value_or(false); }
 
   // Geometry and shared memory.
-  void setUpKernel();
-  void setUpBlock(const attnc::BlockIds &blockIds);
+  void setUpBlock();
   void initBarriers();
   Value barrier(int64_t offset, Value slot) {
     return barriers.at(offset, slot);
@@ -169,14 +157,10 @@ private:
   attnc::TileClass tileClassAt(Value entry, Value k0);
   Value mayAllowAt(Value k0);
   void stageKeyTile(Value k0, Value tileNumber, Value onlyAsync);
-  void signalCopies(Value full, Value onlyAsync);
   void makeTensorMaps();
-  void splitRoles(function_ref<void()> produce, function_ref<void()> consume);
-  void walkBlocks(function_ref<void(Value block, Value tileBase)> body);
-  void forEachBlock(function_ref<void(Value block, Value tileBase)> body);
-  void produceTiles();
-  void copyBlock(Value block, Value tileBase, Value qAsync, Value kvAsync);
-  void loadBlockByTma(Value block, Value tileBase);
+  void produceTiles(Value allAsyncWithQ);
+  void copyTiles(Value allAsyncWithQ, Value allAsyncKV);
+  void loadTilesByTma();
   void loadBoxes(Value map, int64_t byteOffset, Value stageBytes,
                  const attnc::MmaTileLayout &tile, Value head, Value row,
                  Value full) {
@@ -191,12 +175,9 @@ private:
   }
   void takeTurns();
   std::pair<Value, Value> ownRows();
-  void consumeBlock(Value block, Value tileBase);
-  void consumeTiles() {
-    forEachBlock([&](Value n, Value t) { consumeBlock(n, t); });
-  }
+  void consumeTiles();
   void synchronizeTile(Value tileNumber);
-  SmallVector<Value> tileStep(Value i, Value tileNumber, ValueRange state);
+  SmallVector<Value> tileStep(Value i, ValueRange state);
   SmallVector<Value> computeTile(ValueRange state, Value k0, Value tileNumber,
                                  attnc::TileClass tileClass);
   SmallVector<Value> skipTile(ValueRange state, Value kStage);
@@ -213,8 +194,7 @@ private:
   const attnc::MmaSharedLayout &layout;
   Value shared, threadId;
   Value lane; // the thread's lane in its warp (TileBox::lane)
-  attnc::GridBlocks blocks;
-  attnc::BlockIds ids; // of the grid block being emitted
+  attnc::BlockIds ids;
   bool isWarpgroup;
   int64_t blockM, blockN, headDim, headDimV, threads, consumerThreads;
   int64_t keyFragments, outFragments;
@@ -259,10 +239,9 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
                                        const attnc::AttentionBuffers &x,
                                        const attnc::MmaSharedLayout &layout,
                                        Value shared, Value threadId,
-                                       const attnc::GridBlocks &blocks,
                                        const attnc::BlockIds &ids)
     : KernelEmitter(b, loc), op(op), x(x), layout(layout), shared(shared),
-      threadId(threadId), blocks(blocks), ids(ids),
+      threadId(threadId), ids(ids),
       isWarpgroup(op.getTiles()->getMma() == attn::MmaKind::Warpgroup),
       blockM(op.getTiles()->getBlockM()), blockN(op.getTiles()->getBlockN()),
       headDim(op.getQ().getType().getDimSize(3)),
@@ -289,8 +268,7 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
 /// Once per key tile, every copying thread (the producer's, or all) arrives
 /// on "full" when its copies land (by TMA, one thread and the bytes), and every
 /// consumer thread on "k free" and "v free" when its warpgroup's products no
-/// longer read the stage; likewise once per grid block on "q full" and "q
-/// free" where a producer copies q.
+/// longer read the stage.
 void MmaAttentionKernel::initBarriers() {
   Value producers = i32(attnc::stagingThreads(op));
   // By TMA, one thread arrives and announces the bytes.
@@ -301,9 +279,7 @@ void MmaAttentionKernel::initBarriers() {
     for (auto [offset, count, arrivals] :
          {std::tuple{layout.fullOffset, int64_t{2}, producers},
           std::tuple{layout.kFreeOffset, int64_t{2}, consumers},
-          std::tuple{layout.vFreeOffset, layout.vStages, consumers},
-          std::tuple{layout.qFullOffset, int64_t{1}, producers},
-          std::tuple{layout.qFreeOffset, int64_t{1}, consumers}})
+          std::tuple{layout.vFreeOffset, layout.vStages, consumers}})
       for (int64_t i = 0; i < count; ++i)
         attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
                                         arrivals);
@@ -330,20 +306,8 @@ Value MmaAttentionKernel::columnsFrom(Value k0) {
                                 arith::SubIOp::create(b, loc, seqK, k0));
 }
 
-/// What every grid block of the kernel shares: the lanes, the sources and
-/// the q tile.
-void MmaAttentionKernel::setUpKernel() {
+void MmaAttentionKernel::setUpBlock() {
   lanes = sync.laneGeometry(threadId);
-  qSource = stager.makeSource(x.q);
-  kSource = stager.makeSource(x.k);
-  vSource = stager.makeSource(x.v);
-  qTile = stager.sharedTile(shared, index(layout.qOffset), layout.q, element);
-  columnBase = mul(lanes.inGroup, index(2));
-}
-
-/// The grid block `blockIds`: its rows, keys and the thread's two rows.
-void MmaAttentionKernel::setUpBlock(const attnc::BlockIds &blockIds) {
-  ids = blockIds;
   geometry = attnc::blockGeometry(b, loc, op, x, ids);
   const attnc::BlockGeometry &block = geometry;
   std::tie(seqK, headKV, q0, rows, qLast, diagonal) =
@@ -352,9 +316,13 @@ void MmaAttentionKernel::setUpBlock(const attnc::BlockIds &blockIds) {
   attnc::KeyRange keys = attnc::blockKeys(b, loc, op, block, ids);
   kBegin = keys.begin;
   kEnd = keys.end;
+  qSource = stager.makeSource(x.q);
+  kSource = stager.makeSource(x.k);
+  vSource = stager.makeSource(x.v);
   // The q tile travels with the first key tile's copies: the key loop's
   // first wait covers both, so their latencies overlap. A producer copies
   // it where there is one.
+  qTile = stager.sharedTile(shared, index(layout.qOffset), layout.q, element);
   if (!hasProducer()) {
     stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -368,6 +336,7 @@ void MmaAttentionKernel::setUpBlock(const attnc::BlockIds &blockIds) {
     std::tie(rowHead[h], rowQuery[h]) =
         attnc::rowPosition(b, loc, geometry, localRow[h]);
   }
+  columnBase = mul(lanes.inGroup, index(2));
 }
 
 //===----------------------------------------------------------------------===//
@@ -571,7 +540,10 @@ Value MmaAttentionKernel::mayAllowAt(Value k0) {
 }
 
 /// Copies the key and value tile at `k0` into the stages of tile
-/// `tileNumber`; the wgmma kernel signals "full" when they land.
+/// `tileNumber`; the wgmma kernel signals "full" when they land: cp.async
+/// copies arrive by themselves, element-wise stores (layouts without 16-byte
+/// loads) need a release arrive after them, which must also wait for this
+/// thread's copies.
 void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
                                       Value onlyAsync) {
   Value cols = columnsFrom(k0);
@@ -599,13 +571,7 @@ void MmaAttentionKernel::stageKeyTile(Value k0, Value tileNumber,
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     return;
   }
-  signalCopies(barrier(layout.fullOffset, stageOf(tileNumber, 2)), onlyAsync);
-}
-
-/// Arrives on `full` once this thread's copies have landed: cp.async
-/// copies arrive by themselves when `onlyAsync`; element-wise stores need
-/// a release arrive after them, which must also wait for the cp.async ones.
-void MmaAttentionKernel::signalCopies(Value full, Value onlyAsync) {
+  Value full = barrier(layout.fullOffset, stageOf(tileNumber, 2));
   ifThenElse(
       onlyAsync, [&] { attngpu::MBarrierArriveCpAsyncOp::create(b, loc, full); },
       [&] {
@@ -619,8 +585,7 @@ void MmaAttentionKernel::signalCopies(Value full, Value onlyAsync) {
 /// prefetches the next tile into the stages it may overwrite: the mma.sync
 /// kernel after a block-wide barrier, the wgmma kernel once every
 /// warpgroup is done with them (k of tile t - 1, v of tile t + 1 - V), so a
-/// warpgroup may run up to a tile ahead. Without a producer a kernel runs
-/// one grid block, whose tiles are numbered from 0.
+/// warpgroup may run up to a tile ahead.
 void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
   if (hasProducer()) {
     barriers.waitForFull(layout.fullOffset, tileNumber, 2);
@@ -644,10 +609,8 @@ void MmaAttentionKernel::synchronizeTile(Value tileNumber) {
   });
 }
 
-/// The loop's key tile `i`, the kernel's tile `tileNumber` (the stages'
-/// count, which goes on across a persistent block's grid blocks).
-SmallVector<Value> MmaAttentionKernel::tileStep(Value i, Value tileNumber,
-                                                ValueRange state) {
+SmallVector<Value> MmaAttentionKernel::tileStep(Value i, ValueRange state) {
+  Value tileNumber = i;
   // One read of the tile's list entry gives its keys and its class.
   Value entry = useList ? listEntry(i) : Value();
   Value k0 = keyTileAt(i, entry);
@@ -659,7 +622,7 @@ SmallVector<Value> MmaAttentionKernel::tileStep(Value i, Value tileNumber,
       [&] { return skipTile(state, stageOf(tileNumber, 2)); });
   // Every P V that reads tile t - 1's v stage is done by now.
   if (warpgroup())
-    ifThen(arith::CmpIOp::create(b, loc, P::uge, i, index(1)), [&] {
+    ifThen(arith::CmpIOp::create(b, loc, P::uge, tileNumber, index(1)), [&] {
       Value previous = arith::SubIOp::create(b, loc, tileNumber, index(1));
       barriers.arrive(
           barrier(layout.vFreeOffset, stageOf(previous, layout.vStages)));
@@ -944,118 +907,75 @@ void MmaAttentionKernel::makeTensorMaps() {
   maps = TensorMaps{q.getMap(), k.getMap(), v.getMap(), valid};
 }
 
-/// The producer warpgroup's work: by TMA where the tensor maps are valid
-/// (its first warp walks the blocks, so that their counts stay uniform
-/// across it, and its first lane issues the loads), else copied.
-void MmaAttentionKernel::produceTiles() {
+/// The producer warpgroup: hands most of its registers to the consumers,
+/// then fills the stages, by TMA where the tensor maps are valid.
+void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
+  NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(),
+                                 NVVM::SetMaxRegisterAction::decrease);
   if (!maps) {
-    forEachBlock([&](Value n, Value t) {
-      copyBlock(n, t, qSource.vectorized, allAsync);
-    });
+    copyTiles(allAsyncWithQ, allAsync);
     return;
   }
   ifThenElse(
       maps->valid,
       [&] {
-        Value firstWarp = arith::CmpIOp::create(b, loc, P::ult, threadId,
-                                                index(consumerThreads + 32));
-        ifThen(firstWarp, [&] {
-          forEachBlock([&](Value n, Value t) { loadBlockByTma(n, t); });
-        });
+        ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId,
+                                     index(consumerThreads)),
+               [&] { loadTilesByTma(); });
       },
       [&] {
         stager.copyElementsOnly(true);
         Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
-        forEachBlock([&](Value n, Value t) { copyBlock(n, t, none, none); });
+        copyTiles(none, none);
         stager.copyElementsOnly(false);
       });
 }
 
-/// The producer's first lane loads the q tile once every consumer is done
-/// with the last block's ("q full" completes when its bytes land), then
-/// each key tile's keys and values into their stages once every consumer is
-/// done with what they held (k of tile t - 2, v of tile t - V); "full"
-/// completes when their bytes (whole boxes, rows past the end as zeros)
-/// have landed. The warp's other lanes wait with it.
-void MmaAttentionKernel::loadBlockByTma(Value block, Value tileBase) {
-  Value leader = arith::CmpIOp::create(b, loc, P::eq, lane, index(0));
-  barriers.waitForFree(layout.qFreeOffset, block, 1);
-  ifThen(leader, [&] {
-    Value qFull = barrier(layout.qFullOffset, index(0));
-    attngpu::MBarrierArriveExpectTxOp::create(b, loc, qFull,
-                                              i32(layout.q.bytes()));
-    loadBoxes(maps->q, layout.qOffset, index(0), layout.q, ids.head, q0, qFull);
-  });
+/// One thread loads each key tile's keys and values into their stages once
+/// every consumer is done with what they held (k of tile t - 2, v of tile
+/// t - V), the q tile with the first; "full" completes when their bytes
+/// (whole boxes, rows past the end as zeros) have landed.
+void MmaAttentionKernel::loadTilesByTma() {
   // A tile's boxes fill it whole, padding panels included.
   int64_t tileBytes = layout.k.bytes() + layout.v.bytes();
-  loop(index(0), tileCount, index(1), [&](Value i) {
-    Value t = add(tileBase, i);
+  loop(index(0), tileCount, index(1), [&](Value t) {
     waitForFreeStages(t);
-    ifThen(leader, [&] {
-      Value full = barrier(layout.fullOffset, stageOf(t, 2));
-      attngpu::MBarrierArriveExpectTxOp::create(b, loc, full, i32(tileBytes));
-      Value k0 = keyTileAt(i);
-      loadBoxes(maps->k, layout.kOffset,
-                mul(stageOf(t, 2), index(layout.kStageBytes)), layout.k, headKV,
-                k0, full);
-      loadBoxes(maps->v, layout.vOffset,
-                mul(stageOf(t, layout.vStages), index(layout.vStageBytes)),
-                layout.v, headKV, k0, full);
+    Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
+    Value full = barrier(layout.fullOffset, stageOf(t, 2));
+    attngpu::MBarrierArriveExpectTxOp::create(
+        b, loc, full,
+        arith::SelectOp::create(
+            b, loc, first, i32(tileBytes + layout.q.bytes()), i32(tileBytes)));
+    ifThen(first, [&] {
+      loadBoxes(maps->q, layout.qOffset, index(0), layout.q, ids.head, q0,
+                full);
     });
+    Value k0 = keyTileAt(t);
+    loadBoxes(maps->k, layout.kOffset,
+              mul(stageOf(t, 2), index(layout.kStageBytes)), layout.k, headKV,
+              k0, full);
+    loadBoxes(maps->v, layout.vOffset,
+              mul(stageOf(t, layout.vStages), index(layout.vStageBytes)),
+              layout.v, headKV, k0, full);
   });
 }
 
 /// The producer's copies (cp.async, or element-wise where the layout does
-/// not allow it) of the block's q tile and key tiles; `qAsync` and
-/// `kvAsync` say whether they are all cp.async.
-void MmaAttentionKernel::copyBlock(Value block, Value tileBase, Value qAsync,
-                                   Value kvAsync) {
-  barriers.waitForFree(layout.qFreeOffset, block, 1);
+/// not allow it), the q tile's with the first key tile's; `allAsyncWithQ`
+/// and `allAsyncKV` say whether the first tile's and the others' copies
+/// are all cp.async.
+void MmaAttentionKernel::copyTiles(Value allAsyncWithQ, Value allAsyncKV) {
   stager.stage(qSource, qTile, ids.batch, ids.head, q0, rows);
-  signalCopies(barrier(layout.qFullOffset, index(0)), qAsync);
-  loop(index(0), tileCount, index(1), [&](Value i) {
-    Value t = add(tileBase, i);
+  loop(index(0), tileCount, index(1), [&](Value t) {
     waitForFreeStages(t);
-    stageKeyTile(keyTileAt(i), t, kvAsync);
+    Value first = arith::CmpIOp::create(b, loc, P::eq, t, index(0));
+    stageKeyTile(
+        keyTileAt(t), t,
+        arith::SelectOp::create(b, loc, first, allAsyncWithQ, allAsyncKV));
   });
+  // A block without key tiles never waited for its q copies.
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-}
-
-/// The producer warpgroup runs `produce` with few registers, handing the
-/// rest to the consumers, which run `consume`.
-void MmaAttentionKernel::splitRoles(function_ref<void()> produce,
-                                    function_ref<void()> consume) {
-  attnc::splitRoles(b, loc, threadId, threads, consumerThreads,
-                    producerRegisters(), produce, consume);
-}
-
-/// Runs `body` on the kernel's grid blocks (see walkBlocks), or on its one
-/// (count 0, key tiles from 0) set up before.
-void MmaAttentionKernel::forEachBlock(
-    function_ref<void(Value block, Value tileBase)> body) {
-  if (persistent())
-    return walkBlocks(body);
-  body(index(0), index(0));
-}
-
-/// Runs `body` on each grid block of a persistent block in turn, with the
-/// block's count among them and the kernel's number of its first key tile.
-void MmaAttentionKernel::walkBlocks(
-    function_ref<void(Value block, Value tileBase)> body) {
-  scf::ForOp::create(
-      b, loc, blocks.first, blocks.count, blocks.stride,
-      ValueRange{index(0), index(0)},
-      [&](OpBuilder &nested, Location, Value linear, ValueRange counts) {
-        inside(nested, [&] {
-          setUpBlock(blocks.idsOf(linear));
-          countKeyTiles();
-          body(counts[0], counts[1]);
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{add(counts[0], index(1)), add(counts[1], tileCount)});
-        });
-      });
 }
 
 /// The query rows of the thread's warpgroup, which it classifies key tiles
@@ -1089,25 +1009,16 @@ void MmaAttentionKernel::takeTurns() {
         consumerThreads / 128);
 }
 
-/// The consumers' key loop over the current grid block, whose key tiles
-/// are the kernel's from `tileBase` on, then the output. A producer's q
-/// tile is waited for even when there are no key tiles, so that it is not
-/// overwritten in flight.
-void MmaAttentionKernel::consumeBlock(Value block, Value tileBase) {
+/// The consumers' key loop, then the output.
+void MmaAttentionKernel::consumeTiles() {
   takeTurns();
-  if (hasProducer())
-    barriers.waitForFull(layout.qFullOffset, block, 1);
   auto keyLoop = scf::ForOp::create(
       b, loc, index(0), tileCount, index(1), initialState(),
       [&](OpBuilder &nested, Location, Value i, ValueRange state) {
-        inside(nested, [&] {
-          scf::YieldOp::create(b, loc, tileStep(i, add(tileBase, i), state));
-        });
+        inside(nested,
+               [&] { scf::YieldOp::create(b, loc, tileStep(i, state)); });
       });
-  if (hasProducer()) {
-    // Every S, which reads q, is done.
-    barriers.arrive(barrier(layout.qFreeOffset, index(0)));
-  } else {
+  if (!hasProducer()) {
     // A block without key tiles never waited for its q copies.
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
@@ -1116,13 +1027,6 @@ void MmaAttentionKernel::consumeBlock(Value block, Value tileBase) {
                            keyLoop.getResults().end());
   if (warpgroup()) // the last tile's P V
     llvm::copy(flushPending(keyLoop.getResults()), final.begin() + stateO);
-  // A persistent block's next grid block reuses the last tile's v stage.
-  if (persistent())
-    ifThen(arith::CmpIOp::create(b, loc, P::ugt, tileCount, index(0)), [&] {
-      Value last = sub(add(tileBase, tileCount), index(1));
-      barriers.arrive(
-          barrier(layout.vFreeOffset, stageOf(last, layout.vStages)));
-    });
   epilogue(final);
 }
 
@@ -1130,26 +1034,32 @@ void MmaAttentionKernel::emit() {
   makeTensorMaps();
   if (warpgroup())
     initBarriers();
-  setUpKernel();
+  setUpBlock();
   // Key and value tiles go through stages of shared memory: the copy of
   // the next tile (cp.async when the layout allows) runs while the current
   // one is used; a tile a mask region's classification skips is not
   // copied. Copies of the first tile also complete the q tile's.
   allAsync =
       arith::AndIOp::create(b, loc, kSource.vectorized, vSource.vectorized);
-  // A persistent kernel's roles set up each of their blocks.
-  if (!persistent()) {
-    setUpBlock(ids);
-    countKeyTiles();
-  }
+  Value allAsyncWithQ =
+      arith::AndIOp::create(b, loc, allAsync, qSource.vectorized);
+  countKeyTiles();
   if (hasProducer()) {
-    splitRoles([&] { produceTiles(); }, [&] { consumeTiles(); });
+    ifThenElse(
+        arith::CmpIOp::create(b, loc, P::uge, threadId, index(consumerThreads)),
+        [&] { produceTiles(allAsyncWithQ); },
+        [&] {
+          NVVM::SetMaxRegisterOp::create(
+              b, loc,
+              attnc::consumerRegisters(threads, threads - consumerThreads,
+                                       producerRegisters()),
+              NVVM::SetMaxRegisterAction::increase);
+          consumeTiles();
+        });
     return;
   }
-  ifThen(arith::CmpIOp::create(b, loc, P::ugt, tileCount, index(0)), [&] {
-    stageKeyTile(keyTileAt(index(0)), index(0),
-                 arith::AndIOp::create(b, loc, allAsync, qSource.vectorized));
-  });
+  ifThen(arith::CmpIOp::create(b, loc, P::ugt, tileCount, index(0)),
+         [&] { stageKeyTile(keyTileAt(index(0)), index(0), allAsyncWithQ); });
   consumeTiles();
 }
 
@@ -1159,13 +1069,8 @@ void attnc::emitMmaAttention(OpBuilder &b, Location loc,
                              attn::AttentionScoringOpInterface op,
                              const AttentionBuffers &buffers,
                              const MmaSharedLayout &layout, Value shared,
-                             Value threadId, const GridBlocks &blocks) {
-  // A persistent kernel's buffers are the same for every grid block (it
-  // neither splits keys nor packs groups); its blocks' ids come in turn.
-  BlockIds ids = op.getTiles()->getPersistent().value_or(false)
-                     ? BlockIds{}
-                     : blocks.idsOf(blocks.first);
+                             Value threadId, const BlockIds &ids) {
   MmaAttentionKernel(b, loc, op, blockBuffers(b, loc, op, buffers, ids), layout,
-                     shared, threadId, blocks, ids)
+                     shared, threadId, ids)
       .emit();
 }

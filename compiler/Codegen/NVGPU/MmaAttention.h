@@ -10,8 +10,6 @@
 #include "compiler/Codegen/Common/RowBlock.h"
 #include "compiler/Codegen/NVGPU/SharedTiles.h"
 
-#include <functional>
-
 namespace attnc {
 
 /// Threads of the tensor-core kernel of `op` that compute: a warp per 16
@@ -36,24 +34,14 @@ inline int64_t mmaThreads(mlir::attn::AttentionScoringOpInterface op) {
   return mmaConsumerThreads(op) + mmaProducerThreads(op);
 }
 
-/// The blocks of the attention grid that one GPU block runs: the block at
-/// linear index `first`, or with `persistent` tiles every `stride`-th from
-/// `first` below `count`. `idsOf` gives the ids of the grid's block at a
-/// linear index (of the type of `first`: i32 for persistent tiles).
-struct GridBlocks {
-  mlir::Value first, stride, count;
-  std::function<BlockIds(mlir::Value)> idsOf;
-};
-
-/// Emits the body of `op`'s tensor-core kernel (its tiles say mma_sync or
-/// wgmma) for thread `threadId`, over the grid's blocks `blocks`; `shared`
-/// is the dynamic shared memory, laid out as `layout` (1024-byte aligned
-/// for wgmma).
+/// Emits the body of block `ids` of `op`'s tensor-core kernel (its tiles
+/// say mma_sync or wgmma) for thread `threadId`; `shared` is the dynamic
+/// shared memory, laid out as `layout` (1024-byte aligned for wgmma).
 void emitMmaAttention(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::attn::AttentionScoringOpInterface op,
                       const AttentionBuffers &buffers,
                       const MmaSharedLayout &layout, mlir::Value shared,
-                      mlir::Value threadId, const GridBlocks &blocks);
+                      mlir::Value threadId, const BlockIds &ids);
 
 } // namespace attnc
 

@@ -574,10 +574,19 @@ void MmaGradKernel::specialize(Value tiles, int64_t walkedBytes,
                                int64_t ownBytes, Copy copy, Load load,
                                Consume consume) {
   initBarriers();
-  attnc::splitRoles(
-      b, loc, threadId, threads, consumers, producerRegisters(),
-      [&] { produceTiles(tiles, walkedBytes, ownBytes, copy, load); },
+  ifThenElse(
+      arith::CmpIOp::create(b, loc, P::uge, threadId, index(consumers)),
       [&] {
+        NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(),
+                                       NVVM::SetMaxRegisterAction::decrease);
+        produceTiles(tiles, walkedBytes, ownBytes, copy, load);
+      },
+      [&] {
+        NVVM::SetMaxRegisterOp::create(
+            b, loc,
+            attnc::consumerRegisters(threads, threads - consumers,
+                                     producerRegisters()),
+            NVVM::SetMaxRegisterAction::increase);
         takeTurns();
         consume();
       });

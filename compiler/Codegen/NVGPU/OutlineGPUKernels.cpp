@@ -175,17 +175,14 @@ LogicalResult cloneBody(gpu::LaunchOp launch, func::FuncOp kernel,
 }
 
 /// Moves the grid of `kernel`'s launch to the program's launches of it;
-/// returns its grid record, persistent where the launch is.
+/// returns its grid record.
 FailureOr<SmallVector<int64_t>> moveGrid(ModuleOp module, func::FuncOp kernel) {
   FailureOr<gpu::LaunchOp> launch = launchOf(kernel);
   if (failed(launch))
     return failure();
   gpu::KernelDim3 grid = launch->getGridSizeOperandValues();
-  FailureOr<SmallVector<int64_t>> record =
-      attnc::setLaunchGrids(module, kernel, ValueRange{grid.x, grid.y, grid.z});
-  if (succeeded(record) && (*launch)->hasAttr(attngpu::kPersistentAttr))
-    attnc::markPersistent(*record);
-  return record;
+  return attnc::setLaunchGrids(module, kernel,
+                               ValueRange{grid.x, grid.y, grid.z});
 }
 
 LogicalResult outline(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {

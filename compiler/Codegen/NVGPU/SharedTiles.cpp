@@ -40,9 +40,7 @@ attnc::getMmaSharedLayout(attn::AttentionScoringOpInterface op,
     layout.fullOffset = end;
     layout.kFreeOffset = end + 2 * 8;
     layout.vFreeOffset = end + 4 * 8;
-    layout.qFullOffset = layout.vFreeOffset + vStages * 8;
-    layout.qFreeOffset = layout.qFullOffset + 8;
-    layout.bytes = swizzled ? layout.qFreeOffset + 8 : end;
+    layout.bytes = swizzled ? layout.vFreeOffset + vStages * 8 : end;
   };
   place(swizzled ? 4 : 2);
   if (swizzled && layout.bytes > sharedMemoryLimit)

@@ -41,10 +41,7 @@ struct MmaTileLayout {
 /// the other. Every tile starts at a multiple of 1024 bytes, the swizzle's
 /// period. The wgmma kernel's mbarriers follow the tiles: per key-tile
 /// stage "full" (its copies landed) and "k free" (both warpgroups' S done),
-/// per v stage "v free" (both warpgroups' P V done), then "q full" (a
-/// producer's q copies landed) and "q free" (every consumer's S of the
-/// block done, so a persistent block's producer may load the next q). With
-/// a mask region,
+/// per v stage "v free" (both warpgroups' P V done). With a mask region,
 /// the block's list of non-empty key tiles comes last: `listCapacity` i32
 /// entries, then their count.
 struct MmaSharedLayout {
@@ -53,7 +50,6 @@ struct MmaSharedLayout {
   int64_t kOffset, kStageBytes; // stage s at kOffset + s * kStageBytes
   int64_t vOffset, vStageBytes, vStages;
   int64_t fullOffset, kFreeOffset, vFreeOffset; // 8 bytes per stage
-  int64_t qFullOffset, qFreeOffset;             // 8 bytes each
   int64_t listOffset = 0, listCapacity = 0;
   int64_t bytes;
 };

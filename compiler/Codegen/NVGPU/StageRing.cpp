@@ -7,8 +7,6 @@
 #include "compiler/Codegen/NVGPU/StageRing.h"
 
 #include "dialects/attngpu/AttnGPUOps.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <algorithm>
 
@@ -98,29 +96,4 @@ int32_t attnc::consumerRegisters(int64_t threads, int64_t producerThreads,
   int64_t consumers = threads - producerThreads;
   return static_cast<int32_t>(
       std::min(atLaunch + handedBack / consumers / 8 * 8, kMostPerThread));
-}
-
-void attnc::splitRoles(OpBuilder &b, Location loc, Value threadId,
-                       int64_t threads, int64_t consumers,
-                       int32_t producerRegisters, function_ref<void()> produce,
-                       function_ref<void()> consume) {
-  Value isProducer =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, threadId,
-                            arith::ConstantIndexOp::create(b, loc, consumers));
-  scf::IfOp::create(
-      b, loc, isProducer,
-      [&](OpBuilder &, Location) {
-        NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters,
-                                       NVVM::SetMaxRegisterAction::decrease);
-        produce();
-        scf::YieldOp::create(b, loc);
-      },
-      [&](OpBuilder &, Location) {
-        NVVM::SetMaxRegisterOp::create(
-            b, loc,
-            consumerRegisters(threads, threads - consumers, producerRegisters),
-            NVVM::SetMaxRegisterAction::increase);
-        consume();
-        scf::YieldOp::create(b, loc);
-      });
 }

@@ -82,15 +82,6 @@ void loadPanels(mlir::OpBuilder &b, mlir::Location loc, TileStager &stager,
 int32_t consumerRegisters(int64_t threads, int64_t producerThreads,
                           int64_t producerRegisters);
 
-/// Splits a block of `threads` at thread `consumers`: the producer
-/// warpgroup past it lowers its registers to `producerRegisters` and runs
-/// `produce`, the consumers before it take what it gave back and run
-/// `consume`.
-void splitRoles(mlir::OpBuilder &b, mlir::Location loc, mlir::Value threadId,
-                int64_t threads, int64_t consumers, int32_t producerRegisters,
-                llvm::function_ref<void()> produce,
-                llvm::function_ref<void()> consume);
-
 } // namespace attnc
 
 #endif // ATTNC_COMPILER_CODEGEN_NVGPU_STAGERING_H

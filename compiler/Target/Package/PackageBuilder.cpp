@@ -157,8 +157,6 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
         config["tma"] = 1;
       if (tiles->getPingPong().value_or(false))
         config["ping_pong"] = 1;
-      if (tiles->getPersistent().value_or(false))
-        config["persistent"] = 1;
     }
     return config;
   }

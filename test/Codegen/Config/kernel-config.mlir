@@ -17,7 +17,7 @@
 // HOST-LABEL: func.func @dynamic
 // HOST:         tiles = #attn.tiles<block_m = 64, block_n = 64>}
 // GPU-LABEL:  func.func @dynamic
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @dynamic
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // SCHED-LABEL: func.func @dynamic
@@ -47,7 +47,7 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // SYNC-LABEL: func.func @narrow
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_scored
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @narrow_scored
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @wide
@@ -66,7 +66,7 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // GPU-LABEL:  func.func @wide_scored
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // GPU-LABEL:  func.func @partial_panels
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @partial_panels
 // SYNC:         tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @narrow_partial_panels
@@ -169,7 +169,7 @@ func.func @single(%q: tensor<?x4x?x128xf32>) -> (tensor<?x4x?x128xf32>, tensor<?
 // GPU-LABEL:  func.func @wide_f32
 // GPU:          tiles = #attn.tiles<block_m = 32, block_n = 32, mma = none>}
 // GPU-LABEL:  func.func @fitted_wgmma
-// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @fitted_wgmma
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
 // GPU-LABEL:  func.func @fitted_short

@@ -20,14 +20,14 @@
 
 // CHECK-LABEL: func.func @causal(
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229456 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229440 : i32
 // CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
-// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[QBLOCKS:[a-z0-9_]+]], {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
+// CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
 // CHECK:           arith.addi %[[BX]], %{{.*}} : index
-// CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK:           arith.minui
-// CHECK:           arith.subi %[[QBLOCKS]], %{{.*}} : index
+// CHECK:           arith.subi %[[GX]], %{{.*}} : index
+// CHECK:           %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK:           %[[FIRST_THREAD:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
 // CHECK-NEXT:      scf.if %[[FIRST_THREAD]] {
 // CHECK-COUNT-8:     attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
@@ -107,7 +107,7 @@ module @attnc_kernels {
 // (229376 bytes of tiles, 7 mbarriers).
 
 // CHECK-LABEL: func.func @wide(
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229448 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229432 : i32
 // CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[SHARED]] {
 // CHECK-COUNT-7:   attngpu.mbarrier.init
 // CHECK:           attngpu.shared_tile {{.*}} to memref<128x256xf16, #gpu.address_space<workgroup>>
@@ -164,14 +164,13 @@ module @attnc_kernels {
 // -----
 
 // Producer tiles: a third warpgroup copies the
-// tiles. Its 128 threads arrive on "full" per tile and on "q full", the 256
-// consumers on "k free", "v free" and "q free". Past the barriers' set-up
-// the block splits: the producer lowers its registers to 64, copies the q
-// tile and arrives on "q full" when it lands, then, per tile, waits until
-// the K stage (tile t - 2) and the V stage (tile t - 4) are free, copies
-// the tile's keys and values with a rolled loop of row passes and arrives
-// on "full" when they land; the consumers take the registers it gave back
-// (216 each), wait for q and then only for each tile's copies.
+// tiles. Its 128 threads arrive on "full" per tile, the 256 consumers on
+// "k free" and "v free". Past the barriers' set-up the block splits: the
+// producer lowers its registers to 64, copies the q tile and then, per
+// tile, waits until the K stage (tile t - 2) and the V stage (tile t - 4)
+// are free, copies the tile's keys and values with a rolled loop of row
+// passes and arrives on "full" when they land; the consumers take the
+// registers it gave back (216 each) and only wait for each tile's copies.
 
 // CHECK-LABEL: func.func @producer(
 // CHECK-DAG:     %[[CONSUMERS:.*]] = arith.constant 256 : i32
@@ -181,16 +180,11 @@ module @attnc_kernels {
 // CHECK:         gpu.launch {{.*}} threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C384]],
 // CHECK-COUNT-2:   attngpu.mbarrier.init %{{.*}}, %[[PRODUCERS]]
 // CHECK-COUNT-6:   attngpu.mbarrier.init %{{.*}}, %[[CONSUMERS]]
-// CHECK-NEXT:      %[[QFULL:.*]] = attngpu.mbarrier
-// CHECK-NEXT:      attngpu.mbarrier.init %[[QFULL]], %[[PRODUCERS]]
-// CHECK-NEXT:      %[[QFREE:.*]] = attngpu.mbarrier
-// CHECK-NEXT:      attngpu.mbarrier.init %[[QFREE]], %[[CONSUMERS]]
 // CHECK:           %[[IS_PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %[[C256]] : index
 // CHECK-NEXT:      scf.if %[[IS_PRODUCER]] {
 // CHECK-NEXT:        nvvm.setmaxregister  decrease 64
 // CHECK:             scf.for
 // CHECK:               nvgpu.device_async_copy
-// CHECK:             attngpu.mbarrier.arrive_cp_async
 // CHECK:             scf.for
 // CHECK:               attngpu.mbarrier.wait
 // CHECK:               attngpu.mbarrier.wait
@@ -201,9 +195,6 @@ module @attnc_kernels {
 // CHECK:               attngpu.mbarrier.arrive_cp_async
 // CHECK:             nvvm.cp.async.wait.group 0
 // CHECK:             nvvm.setmaxregister  increase 216
-// CHECK-NEXT:        %[[Q_LANDED:.*]] = attngpu.mbarrier
-// CHECK-NEXT:        attngpu.mbarrier.wait %[[Q_LANDED]], %c0_i32
-// CHECK-NEXT:        attngpu.fence_proxy_async
 // CHECK-NEXT:        scf.for
 // CHECK-NOT:           nvgpu.device_async_copy
 // CHECK:               attngpu.mbarrier.wait
@@ -267,8 +258,8 @@ module @attnc_kernels {
 // has no 16-byte copies either), which fits the 32 registers such a
 // producer keeps (the consumers get 232). By TMA one thread arrives on "full"
 // (so the barriers expect 1 arrival, not the producer's 128) announcing
-// the bytes of the key and value boxes (2 x 16384 + 2 x 16384), and on "q
-// full" those of the q boxes (2 x 16384) before the tiles. `ping_pong` tiles: the
+// the bytes of the key and value boxes, and of the q boxes with the first
+// tile (2 x 16384 + 2 x 16384, plus 2 x 16384). `ping_pong` tiles: the
 // consumer warpgroups issue each tile's products in turn, warpgroup w
 // waiting at named barrier w + 1 and passing the turn to the next
 // ((w + 1) mod 2, barrier ((w + 1) mod 2) + 1); the first has the first turn.
@@ -289,12 +280,12 @@ module @attnc_kernels {
 // CHECK-NEXT:      attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
 // CHECK:           nvvm.setmaxregister  decrease 32
 // CHECK-NEXT:      scf.if %[[OK]] {
-// CHECK:             %[[QFULL:.*]] = attngpu.mbarrier
-// CHECK-NEXT:        attngpu.mbarrier.arrive_expect_tx %[[QFULL]], %c32768_i32
-// CHECK:             attngpu.tma.load %[[QMAP]][%c0_i32, {{.*}}], %[[QFULL]] to
-// CHECK:             attngpu.tma.load %[[QMAP]][%c64_i32, {{.*}}], %[[QFULL]] to
 // CHECK:             scf.for
-// CHECK:               attngpu.mbarrier.arrive_expect_tx %[[FULL:.*]], %c65536_i32
+// CHECK:               %[[BYTES:.*]] = arith.select %{{.*}}, %c98304_i32, %c65536_i32 : i32
+// CHECK-NEXT:          attngpu.mbarrier.arrive_expect_tx %[[FULL:.*]], %[[BYTES]]
+// CHECK-NEXT:          scf.if
+// CHECK:                 attngpu.tma.load %[[QMAP]][%c0_i32, {{.*}}], %[[FULL]] to
+// CHECK:                 attngpu.tma.load %[[QMAP]][%c64_i32, {{.*}}], %[[FULL]] to
 // CHECK:               attngpu.tma.load %[[KMAP]][%c0_i32, {{.*}}], %[[FULL]] to
 // CHECK:               attngpu.tma.load %[[KMAP]][%c64_i32, {{.*}}], %[[FULL]] to
 // CHECK:               attngpu.tma.load %[[VMAP]][%c0_i32, {{.*}}], %[[FULL]] to
@@ -319,8 +310,6 @@ module @attnc_kernels {
 // CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK-NEXT:        attngpu.named_barrier.arrive %[[OWNID]], 256
 // CHECK-NEXT:      }
-// CHECK:           attngpu.mbarrier.wait
-// CHECK-NEXT:      attngpu.fence_proxy_async
 // CHECK-NEXT:      scf.for
 // CHECK:             attngpu.named_barrier.sync %[[OWNID]], 256
 // CHECK-NEXT:        attngpu.wgmma.fence
@@ -419,80 +408,6 @@ module @attnc_kernels {
       }
     bufferization.materialize_in_destination %o in writable %out : (tensor<1x4x?x64xbf16>, memref<1x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
     bufferization.materialize_in_destination %l in writable %lse : (tensor<1x4x?xf32>, memref<1x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
-    return
-  }
-}
-
-// -----
-
-// Persistent tiles: the launch keeps the grid (query blocks, heads, batch)
-// that the runtime reads from the grid record and is marked
-// attngpu.persistent. The producer's first warp and the consumers each walk
-// the grid's blocks from the launch index by the launched block count, in
-// 32 bits and in the causal order, carrying the count of blocks done and
-// the kernel's number of the next key tile. Per block the producer waits
-// until every consumer is done with the last block's q ("q free", from the
-// second block on), loads q on "q full" (its first lane), then the key
-// tiles, numbered on from the last block's; the consumers wait on "q
-// full", run the key loop, arrive on "q free" once their last S is done and
-// store the block's output. The producer keeps 48 registers, the
-// consumers 224.
-
-// CHECK-LABEL: func.func @persistent(
-// CHECK:         gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[QBLOCKS:[a-z0-9_]+]],
-// CHECK:           %[[FIRST:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK-NEXT:      %[[STRIDE:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK-NEXT:      %[[COUNT:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK-NEXT:      %[[QBLOCKS32:.*]] = arith.index_castui %[[QBLOCKS]] : index to i32
-// CHECK:           nvvm.setmaxregister  decrease 48
-// CHECK:             %[[FIRST_WARP:.*]] = arith.cmpi ult, %{{.*}}, %c288 : index
-// CHECK-NEXT:        scf.if %[[FIRST_WARP]] {
-// CHECK-NEXT:          scf.for %[[W:.*]] = %[[FIRST]] to %[[COUNT]] step %[[STRIDE]] iter_args(%[[DONE:.*]] = %c0, %[[BASE:.*]] = %c0) -> (index, index)  : i32 {
-// CHECK:                 arith.divui %[[W]], %{{.*}} : i32
-// CHECK:                 arith.subi %[[QBLOCKS32]], %{{.*}} : i32
-// CHECK:                 %[[LATER:.*]] = arith.cmpi uge, %[[DONE]], %c1 : index
-// CHECK-NEXT:            scf.if %[[LATER]] {
-// CHECK:                   %[[QFREE:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
-// CHECK:                   attngpu.mbarrier.wait %[[QFREE]]
-// CHECK:                 scf.if
-// CHECK-NEXT:              %[[QFULL:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
-// CHECK-NEXT:              attngpu.mbarrier.arrive_expect_tx %[[QFULL]], %c32768_i32
-// CHECK:                   attngpu.tma.load {{.*}}, %[[QFULL]] to
-// CHECK:                 scf.for %[[I:.*]] = %c0 to %[[TILES:.*]] step %c1 {
-// CHECK-NEXT:              arith.addi %[[BASE]], %[[I]] : index
-// CHECK:                   attngpu.mbarrier.arrive_expect_tx %{{.*}}, %c65536_i32
-// CHECK:                 %[[NEXT_DONE:.*]] = arith.addi %[[DONE]], %c1 : index
-// CHECK-NEXT:            %[[NEXT_BASE:.*]] = arith.addi %[[BASE]], %[[TILES]] : index
-// CHECK-NEXT:            scf.yield %[[NEXT_DONE]], %[[NEXT_BASE]] : index, index
-// CHECK:           } else {
-// CHECK:             scf.for %{{.*}} = %[[FIRST]] to %[[COUNT]] step %[[STRIDE]] {{.*}} : i32 {
-// CHECK:         } else {
-// CHECK-NEXT:      nvvm.setmaxregister  increase 224
-// CHECK-NEXT:      scf.for %{{.*}} = %[[FIRST]] to %[[COUNT]] step %[[STRIDE]] iter_args(%[[CDONE:.*]] = %c0, %[[CBASE:.*]] = %c0) -> (index, index)  : i32 {
-// CHECK:             %[[QLANDED:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
-// CHECK-NEXT:        %[[PHASE:.*]] = arith.remui %[[CDONE]], %c2 : index
-// CHECK-NEXT:        %[[PARITY:.*]] = arith.index_castui %[[PHASE]] : index to i32
-// CHECK-NEXT:        attngpu.mbarrier.wait %[[QLANDED]], %[[PARITY]]
-// CHECK-NEXT:        attngpu.fence_proxy_async
-// CHECK-NEXT:        scf.for %[[CI:.*]] = %c0 to %[[CTILES:.*]] step %c1 iter_args(
-// CHECK-NEXT:          arith.addi %[[CBASE]], %[[CI]] : index
-// CHECK:             %[[QDONE:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
-// CHECK-NEXT:        attngpu.mbarrier.arrive %[[QDONE]]
-// CHECK:             memref.store
-// CHECK:             %[[CNEXT_DONE:.*]] = arith.addi %[[CDONE]], %c1 : index
-// CHECK-NEXT:        %[[CNEXT_BASE:.*]] = arith.addi %[[CBASE]], %[[CTILES]] : index
-// CHECK-NEXT:        scf.yield %[[CNEXT_DONE]], %[[CNEXT_BASE]] : index, index
-// CHECK:           gpu.terminator
-// CHECK-NEXT:    } {attngpu.persistent}
-module @attnc_kernels {
-  func.func @persistent(%q: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
-                        %out: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
-                        %lse: memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
-    %0 = bufferization.to_tensor %q : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
-    %o, %l = attn.attention %0, %0, %0 {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, persistent = true>}
-        : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
-    bufferization.materialize_in_destination %o in writable %out : (tensor<?x4x?x128xbf16>, memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
-    bufferization.materialize_in_destination %l in writable %lse : (tensor<?x4x?xf32>, memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
     return
   }
 }

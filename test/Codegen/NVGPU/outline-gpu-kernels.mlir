@@ -80,39 +80,6 @@ module @attnc_kernels {
 
 // -----
 
-// A persistent launch (attngpu.persistent) records its grid with a trailing
-// 1: the runtime launches only the blocks that fit, which walk the grid.
-
-// CHECK-LABEL: func.func @walks(
-// CHECK:       gpu.module @attnc_kernels
-// CHECK:         gpu.func @walk(
-// CHECK:         llvm.mlir.global external constant @walk_grid(dense<[14, 3, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1]> : tensor<14xi64>)
-func.func @walks(%x: memref<?xf32> {attnrt.name = "x", attnrt.shape = ["N"]}) attributes {attnrt.num_inputs = 1 : i64} {
-  attnrt.launch @attnc_kernels::@walk(%x) : memref<?xf32>
-  return
-}
-module @attnc_kernels {
-  func.func @walk(%a: memref<?xf32>) attributes {attnrt.kernel} {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %cst = arith.constant 2.0 : f32
-    %shared = arith.constant 0 : i32
-    %n = memref.dim %a, %c0 : memref<?xf32>
-    gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
-               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1)
-               dynamic_shared_memory_size %shared {
-      %count = memref.dim %a, %c0 : memref<?xf32>
-      scf.for %i = %bx to %count step %gx {
-        memref.store %cst, %a[%i] : memref<?xf32>
-      }
-      gpu.terminator
-    } {attngpu.persistent}
-    return
-  }
-}
-
-// -----
-
 // After convert-attn-to-gpu: a cast kernel's grid, the blocks of 1024
 // elements of its input, goes to the program, and the kernel recomputes
 // the element count from its buffer.

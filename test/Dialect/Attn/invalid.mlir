@@ -2030,48 +2030,6 @@ func.func @ping_pong_grad_kv(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32
 
 // -----
 
-func.func @persistent_without_tma(%q: tensor<1x4x128x64xbf16>) {
-  // expected-error @below {{persistent needs tma = true and no ping_pong (its producer loads the next block's tiles by TMA)}}
-  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, persistent = true>}
-      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
-  return
-}
-
-// -----
-
-func.func @persistent_ping_pong(%q: tensor<1x4x128x64xbf16>) {
-  // expected-error @below {{persistent needs tma = true and no ping_pong (its producer loads the next block's tiles by TMA)}}
-  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true, persistent = true>}
-      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
-  return
-}
-
-// -----
-
-func.func @persistent_mask_region(%q: tensor<1x4x128x64xbf16>) {
-  // expected-error @below {{'attn.attention' op persistent tiles need attn.attention without a mask region (a mask region's kernel lists each block's key tiles in shared memory)}}
-  %o, %l = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true, persistent = true>}
-      : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> -> tensor<1x4x128x64xbf16>, tensor<1x4x128xf32>
-    mask {
-    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
-      %near = arith.cmpi ule, %ki, %qi : index
-      attn.yield %near : i1
-    }
-  return
-}
-
-// -----
-
-func.func @persistent_grad_q(%q: tensor<1x2x128x64xbf16>, %l: tensor<1x2x128xf32>) {
-  // expected-error @below {{'attn.attention_grad_q' op persistent tiles need attn.attention without a mask region (a mask region's kernel lists each block's key tiles in shared memory)}}
-  %dq = attn.attention_grad_q %q, %q, %q, %l, %l, %q {tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true, persistent = true>}
-      : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>, tensor<1x2x128xf32>, tensor<1x2x128x64xbf16>
-      -> tensor<1x2x128x64xbf16>
-  return
-}
-
-// -----
-
 // A constant zero divisor is undefined behaviour on every input.
 func.func @mask_divides_by_zero(%q: tensor<1x4x64x32xf32>) {
   %out, %lse = attn.attention %q, %q, %q

@@ -90,7 +90,6 @@ const int64_t test_blocks_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_count_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_ungridded_arg_ranks[] = {3, 1, 1, 1};
 const int64_t test_misrecorded_arg_ranks[] = {3, 1, 1, 1};
-const int64_t test_overrecorded_arg_ranks[] = {3, 1, 1, 1};
 /* The paired-workspace test's step: mapped [1], a buffer [N, M]. */
 const int64_t test_mapped_arg_ranks[] = {2, 1, 2};
 
@@ -110,10 +109,8 @@ const int64_t test_pointers_grid[] = {2, 0};
 const int64_t test_count_grid[] = {2, 0};
 const int64_t test_mapped_grid[] = {2, 0};
 /* test_ungridded has none, as code of an attnc before grid records;
- * test_misrecorded's divides by 0; test_overrecorded's ends with a word
- * other than a persistent kernel's 1. */
+ * test_misrecorded's divides by 0. */
 const int64_t test_misrecorded_grid[] = {5, 1, 1, 0, 0};
-const int64_t test_overrecorded_grid[] = {6, 1, 1, 1, 0, 2};
 /* (ceil(N / 4), 2), N the extent of args[0]. */
 const int64_t test_blocks_grid[] = {10, 2, 1, 4, 1, 0, 0, 2, 1, 0};
 
@@ -179,10 +176,6 @@ void test_ungridded(void **args, int64_t blockBegin, int64_t blockEnd) {
 }
 
 void test_misrecorded(void **args, int64_t blockBegin, int64_t blockEnd) {
-  test_count(args, blockBegin, blockEnd);
-}
-
-void test_overrecorded(void **args, int64_t blockBegin, int64_t blockEnd) {
   test_count(args, blockBegin, blockEnd);
 }
 

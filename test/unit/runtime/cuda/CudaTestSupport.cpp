@@ -95,19 +95,11 @@ Package test::makeCudaTestPackage(const std::string &blobKind,
   tall.kernels = {gpuKernel(target, "tall", "test_tall",
                             {{GridTerm{1}}, {GridTerm{1, {"N"}, 1}}}, 1)};
 
-  Function walk = reverse;
-  walk.name = "walk";
-  walk.outputs.push_back(TensorSig{"blocks", DType::I64, {Dim::fixed(1)}});
-  walk.steps = {Step{"walk", {"x", "y", "blocks"}}};
-  walk.kernels = {
-      gpuKernel(target, "walk", "test_walk", {{GridTerm{1, {"N"}, 1}}}, 1)};
-
   Package package;
   package.producer = "attnc cuda runtime tests";
   package.functions = {std::move(attention), std::move(reverse),
                        std::move(chain),     pointersFunction(target),
-                       std::move(tall),      tensorMapFunction(target),
-                       std::move(walk)};
+                       std::move(tall),      tensorMapFunction(target)};
   package.blobs = {Blob{"gpu", blobKind, std::move(code)}};
   return package;
 }

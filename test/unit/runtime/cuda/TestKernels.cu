@@ -26,9 +26,6 @@ extern "C" __device__ const int64_t test_scale_grid[] = ROW_GRID;
 extern "C" __device__ const int64_t test_pointers_grid[] = {2, 0};
 extern "C" __device__ const int64_t test_reverse_grid[] = {2, 0};
 extern "C" __device__ const int64_t test_tensor_map_grid[] = {2, 0};
-/* (N), x f32 [N] the first argument, walked by as many blocks as fit: the
- * trailing 1 marks a persistent kernel. */
-extern "C" __device__ const int64_t test_walk_grid[] = {8, 1, 1, 1, 1, 0, 0, 1};
 /* (1, N, 1), x f32 [N] the first argument. */
 extern "C" __device__ const int64_t test_tall_grid[] = {10, 2, 1, 1, 0,
                                                         1,  1, 1, 0, 0};
@@ -155,20 +152,6 @@ extern "C" __global__ void test_tall(MEMREF1_PARAMS(x, float),
                                      MEMREF1_PARAMS(y, float)) {
   int64_t i = blockIdx.y;
   yAligned[yOffset + i * yStride0] = xAligned[xOffset + i * xStride0];
-}
-
-/*
- * x: f32 [N] -> y: f32 [N], blocks: i64 [1]. A persistent kernel: its
- * blocks walk the N blocks of its grid (y = x + 1, one element each) and
- * block 0 stores how many blocks were launched.
- */
-extern "C" __global__ void test_walk(MEMREF1_PARAMS(x, float),
-                                     MEMREF1_PARAMS(y, float),
-                                     MEMREF1_PARAMS(blocks, int64_t)) {
-  for (int64_t i = blockIdx.x; i < xSize0; i += gridDim.x)
-    yAligned[yOffset + i * yStride0] = xAligned[xOffset + i * xStride0] + 1.0f;
-  if (blockIdx.x == 0)
-    blocksAligned[blocksOffset] = gridDim.x;
 }
 
 /*
