@@ -104,6 +104,23 @@ def AttnNarrowRegionIndices
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AttnContractScoreRegions
+    : Pass<"attn-contract-score-regions", "::mlir::func::FuncOp"> {
+  let summary = "Let score regions fuse their multiply-adds";
+  let description = [{
+    Gives the float products and sums (`arith.mulf`, `arith.addf`,
+    `arith.subf`) of score and score_grad regions `fastmath<contract>`,
+    so that a product and the sum that reads it may
+    become one fma, rounded once, as CUDA C++ under nvcc and Triton (so
+    FlexAttention's score_mod) compile them by default. Kernels inline
+    these regions per score element, where ALiBi's `s - slope * d` is then
+    one instruction instead of two. Mask regions keep their arithmetic as
+    written: a contracted product could land on the other side of a
+    comparison.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: functions of attn ops -> programs of kernels
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createAttnDeriveBackward(derive));
   pm.addPass(createAttnDifferentiateScore());
   pm.addNestedPass<func::FuncOp>(createAttnNarrowRegionIndices());
+  pm.addNestedPass<func::FuncOp>(createAttnContractScoreRegions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The backward's own element-wise chains (gradients that meet, and the
