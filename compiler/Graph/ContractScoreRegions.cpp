@@ -48,9 +48,8 @@ struct ContractScoreRegionsPass
     : attnc::impl::AttnContractScoreRegionsBase<ContractScoreRegionsPass> {
   void runOnOperation() override {
     getOperation().walk([](attn::AttentionScoringOpInterface op) {
-      for (Region &region : op->getRegions())
-        if (&region != &op.getMask())
-          region.walk(allowContraction);
+      for (Region *region : op.getScoreRegions())
+        region->walk(allowContraction);
     });
   }
 };

@@ -173,9 +173,8 @@ struct NarrowRegionIndicesPass
     // operands, so the uses go before the definitions.
     config.setUseTopDownTraversal(false).setListener(&listener);
     for (attn::AttentionScoringOpInterface op : scoring)
-      for (Region &region : op->getRegions())
-        if (&region != &op.getMask() &&
-            failed(applyPatternsGreedily(region, frozen, config)))
+      for (Region *region : op.getScoreRegions())
+        if (failed(applyPatternsGreedily(*region, frozen, config)))
           return signalPassFailure();
   }
 };

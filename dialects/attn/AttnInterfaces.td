@@ -99,6 +99,17 @@ def Attn_AttentionScoringOpInterface
       "getMask">,
     InterfaceMethod<"The score region (empty when absent).",
       "::mlir::Region &", "getScore">,
+    InterfaceMethod<"The regions that compute scores or their derivatives "
+      "(score, and score_grad where the op has one): every region but the "
+      "mask, which compiles as written.",
+      "::llvm::SmallVector<::mlir::Region *>", "getScoreRegions", (ins), [{}],
+      [{
+        ::llvm::SmallVector<::mlir::Region *> regions;
+        for (::mlir::Region &region : $_op->getRegions())
+          if (&region != &$_op.getMask())
+            regions.push_back(&region);
+        return regions;
+      }]>,
     InterfaceMethod<"The kernel tiles, once chosen.",
       "::std::optional<::mlir::attn::TilesAttr>", "getTiles">,
     InterfaceMethod<"The softmax scale: the `scale` attribute, or 1/sqrt(D).",
