@@ -263,11 +263,23 @@ LogicalResult TensorMapOp::verify() {
   return success();
 }
 
-LogicalResult TmaLoadOp::verify() {
-  size_t rank = getCoordinates().size();
+/// A TMA box has 1 to 5 coordinates, one per dimension of its tensor.
+static LogicalResult verifyTmaBox(Operation *op, size_t rank) {
   if (rank < 1 || rank > 5)
-    return emitOpError() << "expected 1 to 5 coordinates, got " << rank;
+    return op->emitOpError() << "expected 1 to 5 coordinates, got " << rank;
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (failed(verifyTmaBox(*this, getCoordinates().size())))
+    return failure();
   return verifyShared(*this, "the destination tile", getTile().getType());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  if (failed(verifyTmaBox(*this, getCoordinates().size())))
+    return failure();
+  return verifyShared(*this, "the source tile", getTile().getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -391,6 +391,33 @@ def AttnGPU_TmaLoadOp : AttnGPU_Op<"tma.load"> {
   let hasVerifier = 1;
 }
 
+def AttnGPU_TmaStoreOp : AttnGPU_Op<"tma.store"> {
+  let summary = "a TMA copy of a shared tile to a tensor box in global memory";
+  let description = [{
+    Copies the shared tile `tile` to the box at `coordinates` (innermost
+    first, in elements) of the tensor that the CUtensorMap at `tensor_map`
+    describes (see `attngpu.tensor_map`), in the bulk group the next
+    `nvvm.cp.async.bulk.commit.group` closes. Elements of the box past the
+    tensor's end are not written. The engine reads shared memory
+    asynchronously: the threads' writes to `tile` must be fenced
+    (`attngpu.fence_proxy_async`) and joined by a barrier first, and the
+    tile neither written again nor released (the block's end) before
+    `nvvm.cp.async.bulk.wait_group` with `read` has seen the group read it.
+
+    ```mlir
+    attngpu.tma.store %tile to %map[%c0, %row, %head, %batch]
+        : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F16, BF16, F32], [2]>:$tile,
+                       LLVM_AnyPointer:$tensor_map, Variadic<I32>:$coordinates);
+  let assemblyFormat = [{
+    $tile `to` $tensor_map `[` $coordinates `]` attr-dict `:` type($tile) `,`
+    type($tensor_map)
+  }];
+  let hasVerifier = 1;
+}
+
 def AttnGPU_Exp2Op : AttnGPU_Op<"ex2", [Pure]> {
   let summary = "2^x by the special function unit, subnormal results flushed";
   let description = [{

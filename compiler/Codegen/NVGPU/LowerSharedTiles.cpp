@@ -150,7 +150,8 @@ LogicalResult rewriteSwizzledUse(OpOperand &use, Value physical,
             swizzle(b, loc, copy.getDstIndices(), rows));
         return success();
       })
-      .Case<attngpu::WgmmaDescriptorOp, attngpu::TmaLoadOp>([&](auto) {
+      .Case<attngpu::WgmmaDescriptorOp, attngpu::TmaLoadOp,
+            attngpu::TmaStoreOp>([&](auto) {
         // These read the tile's address; its layout is their swizzle mode.
         use.set(physical);
         return success();

@@ -60,6 +60,9 @@ using namespace mlir;
 using attnc::AFragment;
 using P = arith::CmpIPredicate;
 
+/// The query rows of a consumer warpgroup: those of an m64 wgmma.
+constexpr int64_t kWarpgroupRows = 64;
+
 namespace {
 
 /// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
@@ -185,9 +188,14 @@ private:
                                    Value cols, attnc::TileClass tileClass);
   SmallVector<Value> flushPending(ValueRange state);
   void epilogue(ValueRange final);
-  void storeOutput(ValueRange final, std::array<Value, 2> inverseSum,
+  std::array<SmallVector<Value>, 2>
+  outputValues(ValueRange final, std::array<Value, 2> inverseSum);
+  void storeOutput(const std::array<SmallVector<Value>, 2> &values,
                    const Value owned[2]);
   Value outputTakesPairs(int64_t pairBytes);
+  bool outputMayTakeTma();
+  void stageOutput(const std::array<SmallVector<Value>, 2> &values);
+  void storeStagedOutput();
 
   attn::AttentionScoringOpInterface op;
   attnc::AttentionBuffers x;
@@ -225,6 +233,12 @@ private:
     Value q, k, v, valid;
   };
   std::optional<TensorMaps> maps;
+  // Where the output may go out by TMA (outputMayTakeTma): its tensor map
+  // and whether the runtime could make it (else pair or element stores).
+  struct OutputMap {
+    Value map, valid;
+  };
+  std::optional<OutputMap> outMap;
   // Loop-carried state: m and the partial l of the two rows, then the O
   // accumulator, 4 values per 8 output columns. The wgmma kernel also
   // carries the deferred P (4 registers per 16 keys), whether a P V is
@@ -268,7 +282,8 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
 /// Once per key tile, every copying thread (the producer's, or all) arrives
 /// on "full" when its copies land (by TMA, one thread and the bytes), and every
 /// consumer thread on "k free" and "v free" when its warpgroup's products no
-/// longer read the stage.
+/// longer read the stage; once per block, each consumer warpgroup's threads
+/// on its "out staged" when its rows of O are in q's stage.
 void MmaAttentionKernel::initBarriers() {
   Value producers = i32(attnc::stagingThreads(op));
   // By TMA, one thread arrives and announces the bytes.
@@ -279,7 +294,8 @@ void MmaAttentionKernel::initBarriers() {
     for (auto [offset, count, arrivals] :
          {std::tuple{layout.fullOffset, int64_t{2}, producers},
           std::tuple{layout.kFreeOffset, int64_t{2}, consumers},
-          std::tuple{layout.vFreeOffset, layout.vStages, consumers}})
+          std::tuple{layout.vFreeOffset, layout.vStages, consumers},
+          std::tuple{layout.outStagedOffset, consumerThreads / 128, i32(128)}})
       for (int64_t i = 0; i < count; ++i)
         attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
                                         arrivals);
@@ -801,8 +817,17 @@ void MmaAttentionKernel::epilogue(ValueRange final) {
     result[h] = attnc::finishRow(b, loc, {final[h], sum});
     owned[h] = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
   }
-  if (x.out)
-    storeOutput(final, {result[0].inverseSum, result[1].inverseSum}, owned);
+  if (x.out) {
+    std::array<Value, 2> inverseSum = {result[0].inverseSum,
+                                       result[1].inverseSum};
+    auto store = [&] { storeOutput(outputValues(final, inverseSum), owned); };
+    if (outMap)
+      ifThenElse(
+          outMap->valid, [&] { stageOutput(outputValues(final, inverseSum)); },
+          store);
+    else
+      store();
+  }
   if (!x.lse)
     return;
   Value quadLeader =
@@ -816,16 +841,11 @@ void MmaAttentionKernel::epilogue(ValueRange final) {
 
 /// The thread's O values of its two rows, normalized and rounded to the
 /// output's type: per row, the two adjacent columns of each fragment.
-/// Where the output's layout allows (unit inner stride, even outer strides,
-/// the start aligned to two elements), each pair goes out as one store at
-/// a constant offset from its row's start; else element by element, each
-/// store computing its own address (on the H200 the element stores were
-/// a fifth of a short kernel's warp samples, ncu at B16 N1k D128).
-void MmaAttentionKernel::storeOutput(ValueRange final,
-                                     std::array<Value, 2> inverseSum,
-                                     const Value owned[2]) {
+std::array<SmallVector<Value>, 2>
+MmaAttentionKernel::outputValues(ValueRange final,
+                                 std::array<Value, 2> inverseSum) {
   Type outType = cast<MemRefType>(x.out.getType()).getElementType();
-  SmallVector<Value> values[2];
+  std::array<SmallVector<Value>, 2> values;
   for (int64_t h = 0; h < 2; ++h)
     for (int64_t n = 0; n < outFragments; ++n)
       for (int64_t c = 0; c < 2; ++c) {
@@ -835,6 +855,18 @@ void MmaAttentionKernel::storeOutput(ValueRange final,
           value = arith::TruncFOp::create(b, loc, outType, value);
         values[h].push_back(value);
       }
+  return values;
+}
+
+/// Stores the output values of the thread's owned rows. Where the output's
+/// layout allows (unit inner stride, even outer strides, the start aligned
+/// to two elements), each pair goes out as one store at a constant offset
+/// from its row's start; else element by element, each store computing its
+/// own address (on the H200 the element stores were a fifth of a short
+/// kernel's warp samples, ncu at B16 N1k D128).
+void MmaAttentionKernel::storeOutput(
+    const std::array<SmallVector<Value>, 2> &values, const Value owned[2]) {
+  Type outType = cast<MemRefType>(x.out.getType()).getElementType();
   attnc::GlobalRowValues out = stager.makeRowValuesSource(x.out);
   int64_t pairBytes = 2 * outType.getIntOrFloatBitWidth() / 8;
   ifThenElse(
@@ -891,7 +923,19 @@ Value MmaAttentionKernel::outputTakesPairs(int64_t pairBytes) {
   return takes;
 }
 
-/// The tensor maps of `tma` tiles: boxes of one 64-column panel of a tile.
+/// Whether the output may go out through q's stage by TMA: the kernel's
+/// own output argument (not a key range's or a packed group's view), in
+/// q's element type, with no more panels than q's stage holds, up to head
+/// dim 128 (at 256 the causal kernel's consumers have no register to spare
+/// for it: ptxas spilled 4 bytes).
+bool MmaAttentionKernel::outputMayTakeTma() {
+  return maps && x.out && !ids.keyRange && !attnc::packsGroup(op) &&
+         cast<MemRefType>(x.out.getType()).getElementType() == element &&
+         headDimV <= 128 && (headDimV + 63) / 64 <= layout.q.rowStride() / 64;
+}
+
+/// The tensor maps of `tma` tiles: boxes of one 64-column panel of a tile;
+/// the output's of a consumer warpgroup's rows.
 void MmaAttentionKernel::makeTensorMaps() {
   if (!op.getTiles()->getTma().value_or(false))
     return;
@@ -905,6 +949,59 @@ void MmaAttentionKernel::makeTensorMaps() {
       b, loc, q.getValid(),
       arith::AndIOp::create(b, loc, k.getValid(), v.getValid()));
   maps = TensorMaps{q.getMap(), k.getMap(), v.getMap(), valid};
+  if (outputMayTakeTma()) {
+    attngpu::TensorMapOp out = mapOf(x.out, kWarpgroupRows);
+    outMap = OutputMap{out.getMap(), out.getValid()};
+  }
+}
+
+/// The consumer side of the output's TMA store: each thread writes its
+/// values into its warpgroup's rows of q's stage (in q's swizzle; no
+/// product reads them after the warpgroup's last S), fences them for the
+/// async proxy and arrives on the warpgroup's "out staged" barrier. The
+/// producer stores them (storeStagedOutput), so the consumers keep no
+/// tensor map or sequence position across the key loop (at head dim 256
+/// ptxas spilled those).
+void MmaAttentionKernel::stageOutput(
+    const std::array<SmallVector<Value>, 2> &values) {
+  auto pairType = VectorType::get({2}, element);
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t n = 0; n < outFragments; ++n)
+      vector::StoreOp::create(
+          b, loc,
+          vector::FromElementsOp::create(
+              b, loc, pairType, ArrayRef<Value>(values[h]).slice(2 * n, 2)),
+          qTile, ValueRange{localRow[h], add(columnBase, index(n * 8))});
+  attngpu::FenceProxyAsyncOp::create(b, loc);
+  barriers.arrive(barrier(
+      layout.outStagedOffset,
+      arith::DivUIOp::create(b, loc, localRow[0], index(kWarpgroupRows))));
+}
+
+/// The producer's thread that loads by TMA stores each consumer
+/// warpgroup's staged rows once they are in: a box per 64-column panel,
+/// which leaves rows past the output's end unwritten. It waits for the
+/// boxes' reads only, before the block ends and releases the stage.
+void MmaAttentionKernel::storeStagedOutput() {
+  ifThen(outMap->valid, [&] {
+    attnc::MmaTileLayout rows{kWarpgroupRows, 64, true};
+    int64_t qPanelBytes = attnc::MmaTileLayout{blockM, 64, true}.bytes();
+    for (int64_t w = 0; w < consumerThreads / 128; ++w) {
+      barriers.wait(barrier(layout.outStagedOffset, index(w)), index(0));
+      for (int64_t p = 0; p < (headDimV + 63) / 64; ++p)
+        attngpu::TmaStoreOp::create(
+            b, loc,
+            stager.sharedTile(
+                shared,
+                index(layout.qOffset + p * qPanelBytes + w * rows.bytes()),
+                rows, element),
+            outMap->map,
+            ValueRange{i32(p * 64), toI32(add(q0, index(w * kWarpgroupRows))),
+                       toI32(ids.head), toI32(ids.batch)});
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  });
 }
 
 /// The producer warpgroup: hands most of its registers to the consumers,
@@ -916,19 +1013,18 @@ void MmaAttentionKernel::produceTiles(Value allAsyncWithQ) {
     copyTiles(allAsyncWithQ, allAsync);
     return;
   }
+  Value tmaThread =
+      arith::CmpIOp::create(b, loc, P::eq, threadId, index(consumerThreads));
   ifThenElse(
-      maps->valid,
-      [&] {
-        ifThen(arith::CmpIOp::create(b, loc, P::eq, threadId,
-                                     index(consumerThreads)),
-               [&] { loadTilesByTma(); });
-      },
+      maps->valid, [&] { ifThen(tmaThread, [&] { loadTilesByTma(); }); },
       [&] {
         stager.copyElementsOnly(true);
         Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
         copyTiles(none, none);
         stager.copyElementsOnly(false);
       });
+  if (outMap)
+    ifThen(tmaThread, [&] { storeStagedOutput(); });
 }
 
 /// One thread loads each key tile's keys and values into their stages once

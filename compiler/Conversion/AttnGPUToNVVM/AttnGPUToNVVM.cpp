@@ -516,6 +516,15 @@ void lowerFenceProxyAsync(FenceProxyAsyncOp op, FenceProxyAsyncOp::Adaptor,
                                  NVVM::SharedSpace::shared_cta));
 }
 
+/// The NVVM TMA ops take the tensor map as a generic pointer; a kernel
+/// parameter may come as a global one.
+Value genericMap(OpBuilder &b, Location loc, Value map) {
+  if (cast<LLVM::LLVMPointerType>(map.getType()).getAddressSpace() == 0)
+    return map;
+  return LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), map);
+}
+
 /// The shared::cluster form, which PTX 8.0 has (the shared::cta one needs
 /// PTX 8.6): in a cluster of one block it is this block's shared memory.
 void lowerTmaLoad(TmaLoadOp op, TmaLoadOp::Adaptor adaptor,
@@ -526,14 +535,26 @@ void lowerTmaLoad(TmaLoadOp op, TmaLoadOp::Adaptor adaptor,
       rewriter, loc, LLVM::LLVMPointerType::get(ctx, 7),
       sharedPointer(rewriter, loc,
                     sharedAddress(rewriter, loc, adaptor.getTile())));
-  Value map = adaptor.getTensorMap();
-  if (cast<LLVM::LLVMPointerType>(map.getType()).getAddressSpace() != 0)
-    map = LLVM::AddrSpaceCastOp::create(rewriter, loc,
-                                        LLVM::LLVMPointerType::get(ctx), map);
   rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-      op, tile, map, adaptor.getCoordinates(), adaptor.getBarrier(),
-      ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+      op, tile, genericMap(rewriter, loc, adaptor.getTensorMap()),
+      adaptor.getCoordinates(), adaptor.getBarrier(), ValueRange{}, Value(),
+      Value(), NVVM::TMALoadMode::TILE,
       /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+}
+
+/// The TMA store reads the tile from this block's shared memory (address
+/// space 3, the PTX 8.0 form .shared::cta).
+void lowerTmaStore(TmaStoreOp op, TmaStoreOp::Adaptor adaptor,
+                   ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value tile = sharedPointer(rewriter, loc,
+                             sharedAddress(rewriter, loc, adaptor.getTile()));
+  rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+      op, genericMap(rewriter, loc, adaptor.getTensorMap()), tile,
+      adaptor.getCoordinates(), /*l2CacheHint=*/Value(),
+      NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
+                                  NVVM::TMAStoreMode::TILE),
+      /*predicate=*/Value());
 }
 
 /// One MUFU instruction; without .ftz ptxas adds range fix-ups.
@@ -646,8 +667,8 @@ struct ConvertAttnGPUToNVVMPass
         Lowering<NamedBarrierSyncOp, lowerNamedSync>,
         Lowering<NamedBarrierArriveOp, lowerNamedArrive>,
         Lowering<FenceProxyAsyncOp, lowerFenceProxyAsync>,
-        Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<Exp2Op, lowerExp2>,
-        Lowering<RedAddOp, lowerRedAdd>,
+        Lowering<TmaLoadOp, lowerTmaLoad>, Lowering<TmaStoreOp, lowerTmaStore>,
+        Lowering<Exp2Op, lowerExp2>, Lowering<RedAddOp, lowerRedAdd>,
         Lowering<BulkReduceAddOp, lowerBulkReduceAdd>>(converter, ctx);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<AttnGPUDialect>();

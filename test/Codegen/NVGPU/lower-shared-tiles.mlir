@@ -68,6 +68,7 @@ gpu.module @kernels {
 // CHECK-NEXT:    %[[D:.*]] = attngpu.wgmma.descriptor %[[VIEW]][%[[C0]]] {leading_bytes = 16 : i64, stride_bytes = 1024 : i64, swizzle_bytes = 128 : i64} : memref<128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT:    memref.store %[[D]], %[[DESCS]][%[[C0]]]
 // CHECK:         attngpu.tma.load %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}} to %[[VIEW]] : !llvm.ptr, memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    attngpu.tma.store %[[VIEW]] to %[[MAP]][%{{.*}}, %{{.*}}] : memref<128x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
 // CHECK-NOT:     attngpu.shared_tile
 gpu.module @kernels {
   gpu.func @swizzled(%src: memref<?xbf16>, %map: !llvm.ptr, %i: index, %j: index, %descs: memref<1xi64>) kernel {
@@ -83,6 +84,7 @@ gpu.module @kernels {
     memref.store %d, %descs[%c0] : memref<1xi64>
     %bar = attngpu.mbarrier %smem[%c0] : memref<?xi8, #gpu.address_space<workgroup>>
     attngpu.tma.load %map[%c0_i32, %c0_i32], %bar to %t : !llvm.ptr, memref<64x128xbf16, #gpu.address_space<workgroup>>
+    attngpu.tma.store %t to %map[%c0_i32, %c0_i32] : memref<64x128xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
     gpu.return
   }
 }

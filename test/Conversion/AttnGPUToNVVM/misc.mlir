@@ -84,6 +84,29 @@ gpu.module @tma_load {
 
 // -----
 
+// A TMA store: the tile's shared address as a pointer in address space 3
+// (the .shared::cta form of PTX 8.0), to the tensor map's box at the
+// coordinates; a map in global memory is cast to a generic pointer.
+gpu.module @tma_store {
+  // CHECK-LABEL: func.func @tma_store(
+  // CHECK-SAME: %[[MAP:[a-zA-Z0-9_]+]]: !llvm.ptr, %[[GMAP:[a-zA-Z0-9_]+]]: !llvm.ptr<1>, %[[T:[a-zA-Z0-9_]+]]: memref<64x64xbf16, #gpu.address_space<workgroup>>, %[[I:[a-zA-Z0-9_]+]]: i32, %[[J:[a-zA-Z0-9_]+]]: i32)
+  func.func @tma_store(%map: !llvm.ptr, %gmap: !llvm.ptr<1>,
+                       %t: memref<64x64xbf16, #gpu.address_space<workgroup>>, %i: i32, %j: i32) {
+    // CHECK: %[[TILE:.*]] = memref.extract_aligned_pointer_as_index %[[T]] : memref<64x64xbf16, #gpu.address_space<workgroup>> -> index
+    // CHECK-NEXT: %[[TILE64:.*]] = arith.index_castui %[[TILE]] : index to i64
+    // CHECK-NEXT: %[[SRC:.*]] = llvm.inttoptr %[[TILE64]] : i64 to !llvm.ptr<3>
+    // CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %[[SRC]], box[%[[I]], %[[J]], %[[I]], %[[J]]] : !llvm.ptr,
+    // CHECK: %[[GENERIC:.*]] = llvm.addrspacecast %[[GMAP]] : !llvm.ptr<1> to !llvm.ptr
+    // CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %[[GENERIC]], %{{.*}}, box[%[[I]]] : !llvm.ptr,
+    // CHECK-NOT: attngpu.
+    attngpu.tma.store %t to %map[%i, %j, %i, %j] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+    attngpu.tma.store %t to %gmap[%i] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr<1>
+    return
+  }
+}
+
+// -----
+
 // ex2 is one ex2.approx.ftz.f32 in inline PTX, free of side effects (so
 // LLVM may move or drop it).
 gpu.module @ex2 {

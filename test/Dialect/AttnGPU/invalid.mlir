@@ -713,6 +713,50 @@ func.func @tma_load_to_offset_tile(%map: !llvm.ptr, %b: !attngpu.mbarrier, %i: i
 
 
 //===----------------------------------------------------------------------===//
+// attngpu.tma.store
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A TMA store's box has at least one coordinate.
+func.func @tma_store_no_coordinates(%map: !llvm.ptr,
+                                    %t: memref<64x64xbf16, #gpu.address_space<workgroup>>) {
+  // expected-error @below {{'attngpu.tma.store' op expected 1 to 5 coordinates, got 0}}
+  attngpu.tma.store %t to %map[] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+  return
+}
+
+// -----
+
+// ... and at most five.
+func.func @tma_store_six_coordinates(%map: !llvm.ptr, %i: i32,
+                                     %t: memref<64x64xbf16, #gpu.address_space<workgroup>>) {
+  // expected-error @below {{'attngpu.tma.store' op expected 1 to 5 coordinates, got 6}}
+  attngpu.tma.store %t to %map[%i, %i, %i, %i, %i, %i] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+  return
+}
+
+// -----
+
+// TMA stores read shared memory.
+func.func @tma_store_not_workgroup(%map: !llvm.ptr, %i: i32, %t: memref<64x64xbf16>) {
+  // expected-error @below {{'attngpu.tma.store' op expected the source tile in workgroup memory, got 'memref<64x64xbf16>'}}
+  attngpu.tma.store %t to %map[%i, %i] : memref<64x64xbf16>, !llvm.ptr
+  return
+}
+
+// -----
+
+// The source is the tile's aligned pointer: a layout offset would be lost.
+func.func @tma_store_from_offset_tile(%map: !llvm.ptr, %i: i32,
+                                      %t: memref<64x64xbf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>) {
+  // expected-error @below {{'attngpu.tma.store' op expected the source tile to start at its buffer (layout offset 0), got 'memref<64x64xbf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>'}}
+  attngpu.tma.store %t to %map[%i, %i] : memref<64x64xbf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>, !llvm.ptr
+  return
+}
+
+
+//===----------------------------------------------------------------------===//
 // attngpu.ex2
 //===----------------------------------------------------------------------===//
 

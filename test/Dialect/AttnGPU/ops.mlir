@@ -147,7 +147,7 @@ func.func @mbarriers(%smem: memref<?xi8, #gpu.address_space<workgroup>>, %off: i
 //===----------------------------------------------------------------------===//
 
 // fence_proxy_async, TMA loads of one and of five coordinates (the bounds),
-// and ex2.
+// a TMA store, and ex2.
 // CHECK-LABEL: func @proxy_tma_ex2(
 // CHECK-SAME: %[[MAP:[a-zA-Z0-9_]+]]: !llvm.ptr, %[[B:[a-zA-Z0-9_]+]]: !attngpu.mbarrier, %[[T:[a-zA-Z0-9_]+]]: memref<128x64xbf16, #gpu.address_space<workgroup>>, %[[F:[a-zA-Z0-9_]+]]: memref<64x32xf32, #gpu.address_space<workgroup>>, %[[I:[a-zA-Z0-9_]+]]: i32, %[[J:[a-zA-Z0-9_]+]]: i32, %[[X:[a-zA-Z0-9_]+]]: f32)
 func.func @proxy_tma_ex2(%map: !llvm.ptr, %b: !attngpu.mbarrier,
@@ -158,12 +158,14 @@ func.func @proxy_tma_ex2(%map: !llvm.ptr, %b: !attngpu.mbarrier,
   // CHECK-NEXT: attngpu.tma.load %[[MAP]][%[[I]], %[[J]]], %[[B]] to %[[T]] : !llvm.ptr, memref<128x64xbf16, #gpu.address_space<workgroup>>{{$}}
   // CHECK-NEXT: attngpu.tma.load %[[MAP]][%[[I]]], %[[B]] to %[[F]] : !llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>{{$}}
   // CHECK-NEXT: attngpu.tma.load %[[MAP]][%[[I]], %[[J]], %[[I]], %[[J]], %[[I]]], %[[B]] to %[[T]] : !llvm.ptr, memref<128x64xbf16, #gpu.address_space<workgroup>>{{$}}
+  // CHECK-NEXT: attngpu.tma.store %[[T]] to %[[MAP]][%[[I]], %[[J]], %[[I]], %[[J]]] : memref<128x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr{{$}}
   // CHECK-NEXT: %[[E:.*]] = attngpu.ex2 %[[X]]{{$}}
   // CHECK-NEXT: return %[[E]] : f32
   attngpu.fence_proxy_async
   attngpu.tma.load %map[%i, %j], %b to %t : !llvm.ptr, memref<128x64xbf16, #gpu.address_space<workgroup>>
   attngpu.tma.load %map[%i], %b to %f : !llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>
   attngpu.tma.load %map[%i, %j, %i, %j, %i], %b to %t : !llvm.ptr, memref<128x64xbf16, #gpu.address_space<workgroup>>
+  attngpu.tma.store %t to %map[%i, %j, %i, %j] : memref<128x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
   %e = attngpu.ex2 %x
   return %e : f32
 }
