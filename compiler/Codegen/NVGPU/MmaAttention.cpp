@@ -60,9 +60,6 @@ using namespace mlir;
 using attnc::AFragment;
 using P = arith::CmpIPredicate;
 
-/// The query rows of a consumer warpgroup: those of an m64 wgmma.
-constexpr int64_t kWarpgroupRows = 64;
-
 namespace {
 
 /// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
@@ -282,8 +279,8 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
 /// Once per key tile, every copying thread (the producer's, or all) arrives
 /// on "full" when its copies land (by TMA, one thread and the bytes), and every
 /// consumer thread on "k free" and "v free" when its warpgroup's products no
-/// longer read the stage; once per block, each consumer warpgroup's threads
-/// on its "out staged" when its rows of O are in q's stage.
+/// longer read the stage; once per block, every consumer thread on "out
+/// staged" when its rows of O are in q's stage.
 void MmaAttentionKernel::initBarriers() {
   Value producers = i32(attnc::stagingThreads(op));
   // By TMA, one thread arrives and announces the bytes.
@@ -295,7 +292,7 @@ void MmaAttentionKernel::initBarriers() {
          {std::tuple{layout.fullOffset, int64_t{2}, producers},
           std::tuple{layout.kFreeOffset, int64_t{2}, consumers},
           std::tuple{layout.vFreeOffset, layout.vStages, consumers},
-          std::tuple{layout.outStagedOffset, consumerThreads / 128, i32(128)}})
+          std::tuple{layout.outStagedOffset, int64_t{1}, consumers}})
       for (int64_t i = 0; i < count; ++i)
         attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
                                         arrivals);
@@ -925,17 +922,15 @@ Value MmaAttentionKernel::outputTakesPairs(int64_t pairBytes) {
 
 /// Whether the output may go out through q's stage by TMA: the kernel's
 /// own output argument (not a key range's or a packed group's view), in
-/// q's element type, with no more panels than q's stage holds, up to head
-/// dim 128 (at 256 the causal kernel's consumers have no register to spare
-/// for it: ptxas spilled 4 bytes).
+/// q's element type, with no more panels than q's stage holds.
 bool MmaAttentionKernel::outputMayTakeTma() {
   return maps && x.out && !ids.keyRange && !attnc::packsGroup(op) &&
          cast<MemRefType>(x.out.getType()).getElementType() == element &&
-         headDimV <= 128 && (headDimV + 63) / 64 <= layout.q.rowStride() / 64;
+         (headDimV + 63) / 64 <= layout.q.rowStride() / 64;
 }
 
-/// The tensor maps of `tma` tiles: boxes of one 64-column panel of a tile;
-/// the output's of a consumer warpgroup's rows.
+/// The tensor maps of `tma` tiles (q's stage also holds the output's
+/// boxes): boxes of one 64-column panel of a tile.
 void MmaAttentionKernel::makeTensorMaps() {
   if (!op.getTiles()->getTma().value_or(false))
     return;
@@ -950,18 +945,19 @@ void MmaAttentionKernel::makeTensorMaps() {
       arith::AndIOp::create(b, loc, k.getValid(), v.getValid()));
   maps = TensorMaps{q.getMap(), k.getMap(), v.getMap(), valid};
   if (outputMayTakeTma()) {
-    attngpu::TensorMapOp out = mapOf(x.out, kWarpgroupRows);
+    attngpu::TensorMapOp out = mapOf(x.out, blockM);
     outMap = OutputMap{out.getMap(), out.getValid()};
   }
 }
 
 /// The consumer side of the output's TMA store: each thread writes its
-/// values into its warpgroup's rows of q's stage (in q's swizzle; no
-/// product reads them after the warpgroup's last S), fences them for the
-/// async proxy and arrives on the warpgroup's "out staged" barrier. The
-/// producer stores them (storeStagedOutput), so the consumers keep no
-/// tensor map or sequence position across the key loop (at head dim 256
-/// ptxas spilled those).
+/// values into its rows of q's stage (in q's swizzle; no product reads a
+/// warpgroup's rows after its last S), fences them for the async proxy and
+/// arrives on "out staged". The producer stores them (storeStagedOutput),
+/// so the consumers keep no tensor map or sequence position across the key
+/// loop, and one barrier for all keeps its address constant (issued by the
+/// consumers, or arriving on a barrier per warpgroup, made ptxas spill at
+/// head dim 256).
 void MmaAttentionKernel::stageOutput(
     const std::array<SmallVector<Value>, 2> &values) {
   auto pairType = VectorType::get({2}, element);
@@ -973,32 +969,25 @@ void MmaAttentionKernel::stageOutput(
               b, loc, pairType, ArrayRef<Value>(values[h]).slice(2 * n, 2)),
           qTile, ValueRange{localRow[h], add(columnBase, index(n * 8))});
   attngpu::FenceProxyAsyncOp::create(b, loc);
-  barriers.arrive(barrier(
-      layout.outStagedOffset,
-      arith::DivUIOp::create(b, loc, localRow[0], index(kWarpgroupRows))));
+  barriers.arrive(barrier(layout.outStagedOffset, index(0)));
 }
 
-/// The producer's thread that loads by TMA stores each consumer
-/// warpgroup's staged rows once they are in: a box per 64-column panel,
+/// The producer's thread that loads by TMA stores the staged output once
+/// every consumer's rows are in: a box per 64-column panel of q's stage,
 /// which leaves rows past the output's end unwritten. It waits for the
 /// boxes' reads only, before the block ends and releases the stage.
 void MmaAttentionKernel::storeStagedOutput() {
   ifThen(outMap->valid, [&] {
-    attnc::MmaTileLayout rows{kWarpgroupRows, 64, true};
-    int64_t qPanelBytes = attnc::MmaTileLayout{blockM, 64, true}.bytes();
-    for (int64_t w = 0; w < consumerThreads / 128; ++w) {
-      barriers.wait(barrier(layout.outStagedOffset, index(w)), index(0));
-      for (int64_t p = 0; p < (headDimV + 63) / 64; ++p)
-        attngpu::TmaStoreOp::create(
-            b, loc,
-            stager.sharedTile(
-                shared,
-                index(layout.qOffset + p * qPanelBytes + w * rows.bytes()),
-                rows, element),
-            outMap->map,
-            ValueRange{i32(p * 64), toI32(add(q0, index(w * kWarpgroupRows))),
-                       toI32(ids.head), toI32(ids.batch)});
-    }
+    barriers.wait(barrier(layout.outStagedOffset, index(0)), index(0));
+    attnc::MmaTileLayout panel{blockM, 64, true};
+    for (int64_t p = 0; p < (headDimV + 63) / 64; ++p)
+      attngpu::TmaStoreOp::create(
+          b, loc,
+          stager.sharedTile(shared, index(layout.qOffset + p * panel.bytes()),
+                            panel, element),
+          outMap->map,
+          ValueRange{i32(p * 64), toI32(q0), toI32(ids.head),
+                     toI32(ids.batch)});
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
   });

@@ -20,7 +20,7 @@
 
 // CHECK-LABEL: func.func @causal(
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229456 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229448 : i32
 // CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
 // CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
@@ -107,7 +107,7 @@ module @attnc_kernels {
 // (229376 bytes of tiles, 7 mbarriers).
 
 // CHECK-LABEL: func.func @wide(
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229448 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229440 : i32
 // CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[SHARED]] {
 // CHECK-COUNT-7:   attngpu.mbarrier.init
 // CHECK:           attngpu.shared_tile {{.*}} to memref<128x256xf16, #gpu.address_space<workgroup>>
@@ -274,7 +274,7 @@ module @attnc_kernels {
 // CHECK-NEXT:      %[[VMAP:.*]], %[[VOK:.*]] = attngpu.tensor_map %[[V]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
 // CHECK-NEXT:      %[[KVOK:.*]] = arith.andi %[[KOK]], %[[VOK]] : i1
 // CHECK-NEXT:      %[[OK:.*]] = arith.andi %[[QOK]], %[[KVOK]] : i1
-// CHECK-NEXT:      attngpu.tensor_map %{{.*}} {box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK-NEXT:      attngpu.tensor_map %{{.*}} {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
 // CHECK-NEXT:      %[[ARRIVALS:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : i32
 // CHECK:           attngpu.mbarrier.init %{{.*}}, %[[ARRIVALS]]
 // CHECK-NEXT:      attngpu.mbarrier %{{.*}}
@@ -341,15 +341,12 @@ module @attnc_kernels {
 // -----
 
 // The output of `tma` tiles goes out by TMA where the runtime could make its
-// tensor map (boxes of a consumer warpgroup's 64 rows): each consumer
-// writes its pairs of O over its warpgroup's rows of q's stage, fences them
-// for the async proxy and arrives on its warpgroup's "out staged" barrier
-// (one per warpgroup, 128 arrivals each, after the four v stages' barriers
-// from 229408); the producer's TMA thread, after its loads, waits for
-// each warpgroup in turn and stores a box per 64-column panel from that
-// warpgroup's rows of q's stage (warpgroup 1's 8192 bytes on), then waits
-// for the boxes' reads. Without the map the consumers store pairs to
-// global memory as before.
+// tensor map (q's boxes): each consumer writes its pairs of O over its rows
+// of q's stage, fences them for the async proxy and arrives on "out staged"
+// (one barrier, 256 arrivals, after the four v stages' barriers from
+// 229408); the producer's TMA thread, after its loads, waits for it, stores
+// a box per 64-column panel of q's stage and waits for the boxes' reads.
+// Without the map the consumers store pairs to global memory as before.
 
 // CHECK-LABEL: func.func @tma_output(
 // CHECK-SAME:    %{{[a-z0-9]+}}: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
@@ -357,34 +354,27 @@ module @attnc_kernels {
 // CHECK-SAME:    %{{[a-z0-9]+}}: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
 // CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
 // CHECK:         gpu.launch
-// CHECK:           %[[OMAP:.*]], %[[OOK:.*]] = attngpu.tensor_map %[[OUT]] {box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64}
-// CHECK:           %[[STAGED0:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
-// CHECK-NEXT:      attngpu.mbarrier.init %[[STAGED0]], %c128_i32
-// CHECK-NEXT:      %[[STAGED1:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
-// CHECK-NEXT:      attngpu.mbarrier.init %[[STAGED1]], %c128_i32
+// CHECK:           %[[OMAP:.*]], %[[OOK:.*]] = attngpu.tensor_map %[[OUT]] {box = array<i64: 64, 128, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK:           %[[STAGED:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
+// CHECK-NEXT:      attngpu.mbarrier.init %[[STAGED]], %c256_i32
 // CHECK:           nvvm.setmaxregister  decrease 32
 // CHECK-NEXT:      %[[TMATHREAD:.*]] = arith.cmpi eq, %{{.*}}, %c256 : index
 // CHECK:           %[[STORES:.*]] = arith.andi %[[TMATHREAD]], %[[OOK]] : i1
 // CHECK-NEXT:      scf.if %[[STORES]] {
-// CHECK-NEXT:        %[[WAIT0:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
-// CHECK-NEXT:        attngpu.mbarrier.wait %[[WAIT0]], %c0_i32
+// CHECK-NEXT:        %[[WAIT:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
+// CHECK-NEXT:        attngpu.mbarrier.wait %[[WAIT]], %c0_i32
 // CHECK:             attngpu.shared_tile %{{.*}}[%c0] {swizzle_bytes = 128 : i64}
-// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c0_i32, %{{.*}}] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c0_i32, %{{.*}}] : memref<128x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
 // CHECK-NEXT:        attngpu.shared_tile %{{.*}}[%c16384] {swizzle_bytes = 128 : i64}
-// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c64_i32, %{{.*}}] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
-// CHECK-NEXT:        %[[WAIT1:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
-// CHECK-NEXT:        attngpu.mbarrier.wait %[[WAIT1]], %c0_i32
-// CHECK:             attngpu.shared_tile %{{.*}}[%c8192] {swizzle_bytes = 128 : i64}
-// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c0_i32, %{{.*}}]
-// CHECK-NEXT:        attngpu.shared_tile %{{.*}}[%c24576] {swizzle_bytes = 128 : i64}
-// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c64_i32, %{{.*}}]
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c64_i32, %{{.*}}] : memref<128x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
 // CHECK-NEXT:        nvvm.cp.async.bulk.commit.group
 // CHECK-NEXT:        nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK:           nvvm.setmaxregister  increase 232
 // CHECK:           scf.if %[[OOK]] {
 // CHECK-COUNT-32:    vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK-NEXT:        attngpu.fence_proxy_async
-// CHECK:             attngpu.mbarrier.arrive
+// CHECK-NEXT:        %[[ARRIVE:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
+// CHECK-NEXT:        attngpu.mbarrier.arrive %[[ARRIVE]]
 // CHECK-NEXT:      } else {
 // CHECK:             vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<2xbf16>
 module @attnc_kernels {
