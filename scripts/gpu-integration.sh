@@ -17,9 +17,10 @@
 # of its own.
 # With ATTNC_BASELINE set to an earlier build (a folder with bin/attnc,
 # lib/libattnrt.so and python/attnc), the bundle also holds that build's
-# benchmark package and binding under gpu-bundle/baseline, for
-# bench/attention.py --baseline gpu-bundle/baseline
-# --baseline-package gpu-bundle/baseline/bench.attnpkg.
+# benchmark packages (attention, variants, documents) and binding under
+# gpu-bundle/baseline, for bench/attention.py --baseline gpu-bundle/baseline
+# --baseline-package gpu-bundle/baseline/bench.attnpkg (variants.py and
+# documents.py with bench-variants and bench-documents).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -159,6 +160,10 @@ if [ -n "${ATTNC_BASELINE:-}" ]; then
   cp "$ATTNC_BASELINE/lib/libattnrt.so" "$bundle/baseline/attnc/"
   compile_with "$ATTNC_BASELINE/bin/attnc" "$root/bench/attention.mlir" --target=sm_90a \
     -o "$bundle/baseline/bench.attnpkg"
+  for bench in variants documents; do
+    compile_with "$ATTNC_BASELINE/bin/attnc" "$root/bench/$bench.mlir" \
+      --target=sm_90a -o "$bundle/baseline/bench-$bench.attnpkg"
+  done
 fi
 # The forward kernel's pinned schedule options (TMA, ping-pong): their
 # GPU-RUN cases, and test/GPU/check_tensor_maps.py on other layouts.
