@@ -816,15 +816,14 @@ void MmaAttentionKernel::epilogue(ValueRange final) {
     owned[h] = arith::CmpIOp::create(b, loc, P::ult, localRow[h], rows);
   }
   if (x.out) {
-    std::array<Value, 2> inverseSum = {result[0].inverseSum,
-                                       result[1].inverseSum};
-    auto store = [&] { storeOutput(outputValues(final, inverseSum), owned); };
+    std::array<SmallVector<Value>, 2> values =
+        outputValues(final, {result[0].inverseSum, result[1].inverseSum});
     if (outMap)
       ifThenElse(
-          outMap->valid, [&] { stageOutput(outputValues(final, inverseSum)); },
-          store);
+          outMap->valid, [&] { stageOutput(values); },
+          [&] { storeOutput(values, owned); });
     else
-      store();
+      storeOutput(values, owned);
   }
   if (!x.lse)
     return;
