@@ -17,7 +17,7 @@
 // KERNELS:           attnrt.launch @attnc_kernels::@f_cast1 grid(%{{.*}}, %{{.*}}, %{{.*}}) (%[[T0]], %{{.*}})
 // KERNELS-NEXT:      attnrt.dealloc %[[T0]]
 // KERNELS:         gpu.module @attnc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx81">] {
-// KERNELS:           gpu.func @f_attention0({{.*}}) kernel attributes {attngpu.dynamic_shared_memory_bytes = 122952 : i64, attngpu.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 192, 1, 1>, {{.*}}], known_block_size = array<i32: 512, 1, 1>} {
+// KERNELS:           gpu.func @f_attention0({{.*}}) kernel attributes {attngpu.dynamic_shared_memory_bytes = 122968 : i64, attngpu.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 192, 1, 1>, {{.*}}], known_block_size = array<i32: 512, 1, 1>} {
 // KERNELS-NOT:         attngpu.shared_tile
 // KERNELS:             attngpu.wgmma.mma_async {{.*}} n = 32 : i64
 // KERNELS:           gpu.func @f_cast1({{.*}}) kernel attributes {attngpu.dynamic_shared_memory_bytes = 0 : i64, known_block_size = array<i32: 256, 1, 1>} {
@@ -31,7 +31,7 @@
 
 // NVVM-LABEL: gpu.module @attnc_kernels
 // NVVM-DAG:     llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-// NVVM-DAG:     llvm.func @f_attention0({{.*}}) attributes {attngpu.dynamic_shared_memory_bytes = 122952 : i64, attngpu.tensor_maps = [{{.*}}], gpu.kernel, gpu.known_block_size = array<i32: 512, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 512, 1, 1>}
+// NVVM-DAG:     llvm.func @f_attention0({{.*}}) attributes {attngpu.dynamic_shared_memory_bytes = 122968 : i64, attngpu.tensor_maps = [{{.*}}], gpu.kernel, gpu.known_block_size = array<i32: 512, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 512, 1, 1>}
 // NVVM-DAG:     llvm.func @f_cast1({{.*}}) attributes {attngpu.dynamic_shared_memory_bytes = 0 : i64, gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}
 // NVVM-NOT:     attngpu.ex2
 // NVVM-NOT:     gpu.func

@@ -191,6 +191,7 @@ private:
                    const Value owned[2]);
   Value outputTakesPairs(int64_t pairBytes);
   bool outputMayTakeTma();
+  int64_t outputGroups();
   void stageOutput(const std::array<SmallVector<Value>, 2> &values);
   void storeStagedOutput();
 
@@ -234,6 +235,8 @@ private:
   // and whether the runtime could make it (else pair or element stores).
   struct OutputMap {
     Value map, valid;
+    // Row groups staged and stored apart, each behind its own barrier.
+    int64_t groups;
   };
   std::optional<OutputMap> outMap;
   // Loop-carried state: m and the partial l of the two rows, then the O
@@ -279,8 +282,8 @@ MmaAttentionKernel::MmaAttentionKernel(OpBuilder &b, Location loc,
 /// Once per key tile, every copying thread (the producer's, or all) arrives
 /// on "full" when its copies land (by TMA, one thread and the bytes), and every
 /// consumer thread on "k free" and "v free" when its warpgroup's products no
-/// longer read the stage; once per block, every consumer thread on "out
-/// staged" when its rows of O are in q's stage.
+/// longer read the stage; once per block, every consumer thread on its
+/// group's "out staged" when its rows of O are in q's stage.
 void MmaAttentionKernel::initBarriers() {
   Value producers = i32(attnc::stagingThreads(op));
   // By TMA, one thread arrives and announces the bytes.
@@ -292,8 +295,8 @@ void MmaAttentionKernel::initBarriers() {
          {std::tuple{layout.fullOffset, int64_t{2}, producers},
           std::tuple{layout.kFreeOffset, int64_t{2}, consumers},
           std::tuple{layout.vFreeOffset, layout.vStages, consumers},
-          std::tuple{layout.outStagedOffset, outMap ? int64_t{1} : 0,
-                     consumers}})
+          std::tuple{layout.outStagedOffset, outMap ? outMap->groups : 0,
+                     i32(consumerThreads / (outMap ? outMap->groups : 1))}})
       for (int64_t i = 0; i < count; ++i)
         attngpu::MBarrierInitOp::create(b, loc, barrier(offset, index(i)),
                                         arrivals);
@@ -932,6 +935,17 @@ bool MmaAttentionKernel::outputMayTakeTma() {
          (headDimV + 63) / 64 <= layout.q.rowStride() / 64;
 }
 
+/// The row groups the staged output goes out in: one per consumer
+/// warpgroup under a mask, whose warpgroups finish apart (the later one's
+/// diagonal tile comes last: H200, head dim 128 causal 1.022x), so the
+/// earlier one's rows leave first; else the whole block, one barrier.
+/// At head dim 256 a barrier per warpgroup, its address from the thread's
+/// row, made ptxas spill 4 bytes (as did a shuffle-uniform index and a
+/// branch between two constant barriers).
+int64_t MmaAttentionKernel::outputGroups() {
+  return attnc::hasMask(op) && headDimV <= 128 ? consumerThreads / 128 : 1;
+}
+
 /// The tensor maps of `tma` tiles (q's stage also holds the output's
 /// boxes): boxes of one 64-column panel of a tile.
 void MmaAttentionKernel::makeTensorMaps() {
@@ -948,19 +962,19 @@ void MmaAttentionKernel::makeTensorMaps() {
       arith::AndIOp::create(b, loc, k.getValid(), v.getValid()));
   maps = TensorMaps{q.getMap(), k.getMap(), v.getMap(), valid};
   if (outputMayTakeTma()) {
-    attngpu::TensorMapOp out = mapOf(x.out, blockM);
-    outMap = OutputMap{out.getMap(), out.getValid()};
+    int64_t groups = outputGroups();
+    attngpu::TensorMapOp out = mapOf(x.out, blockM / groups);
+    outMap = OutputMap{out.getMap(), out.getValid(), groups};
   }
 }
 
 /// The consumer side of the output's TMA store: each thread writes its
 /// values into its rows of q's stage (in q's swizzle; no product reads a
 /// warpgroup's rows after its last S), fences them for the async proxy and
-/// arrives on "out staged". The producer stores them (storeStagedOutput),
-/// so the consumers keep no tensor map or sequence position across the key
-/// loop, and one barrier for all keeps its address constant (issued by the
-/// consumers, or arriving on a barrier per warpgroup, made ptxas spill at
-/// head dim 256).
+/// arrives on its group's "out staged". The producer stores them
+/// (storeStagedOutput), so the consumers keep no tensor map or sequence
+/// position across the key loop (issued by the consumers, the store made
+/// ptxas spill at head dim 256).
 void MmaAttentionKernel::stageOutput(
     const std::array<SmallVector<Value>, 2> &values) {
   auto pairType = VectorType::get({2}, element);
@@ -972,25 +986,35 @@ void MmaAttentionKernel::stageOutput(
               b, loc, pairType, ArrayRef<Value>(values[h]).slice(2 * n, 2)),
           qTile, ValueRange{localRow[h], add(columnBase, index(n * 8))});
   attngpu::FenceProxyAsyncOp::create(b, loc);
-  barriers.arrive(barrier(layout.outStagedOffset, index(0)));
+  Value group = outMap->groups == 1
+                    ? index(0)
+                    : arith::DivUIOp::create(b, loc, localRow[0],
+                                             index(blockM / outMap->groups));
+  barriers.arrive(barrier(layout.outStagedOffset, group));
 }
 
-/// The producer's thread that loads by TMA stores the staged output once
-/// every consumer's rows are in: a box per 64-column panel of q's stage,
+/// The producer's thread that loads by TMA stores each group of staged
+/// output rows once they are in: a box per 64-column panel of q's stage,
 /// which leaves rows past the output's end unwritten. It waits for the
 /// boxes' reads only, before the block ends and releases the stage.
 void MmaAttentionKernel::storeStagedOutput() {
   ifThen(outMap->valid, [&] {
-    barriers.wait(barrier(layout.outStagedOffset, index(0)), index(0));
-    attnc::MmaTileLayout panel{blockM, 64, true};
-    for (int64_t p = 0; p < (headDimV + 63) / 64; ++p)
-      attngpu::TmaStoreOp::create(
-          b, loc,
-          stager.sharedTile(shared, index(layout.qOffset + p * panel.bytes()),
-                            panel, element),
-          outMap->map,
-          ValueRange{i32(p * 64), toI32(q0), toI32(ids.head),
-                     toI32(ids.batch)});
+    int64_t rows = blockM / outMap->groups;
+    attnc::MmaTileLayout box{rows, 64, true};
+    int64_t panelBytes = attnc::MmaTileLayout{blockM, 64, true}.bytes();
+    for (int64_t g = 0; g < outMap->groups; ++g) {
+      barriers.wait(barrier(layout.outStagedOffset, index(g)), index(0));
+      for (int64_t p = 0; p < (headDimV + 63) / 64; ++p)
+        attngpu::TmaStoreOp::create(
+            b, loc,
+            stager.sharedTile(
+                shared,
+                index(layout.qOffset + p * panelBytes + g * box.bytes()), box,
+                element),
+            outMap->map,
+            ValueRange{i32(p * 64), toI32(add(q0, index(g * rows))),
+                       toI32(ids.head), toI32(ids.batch)});
+    }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
   });

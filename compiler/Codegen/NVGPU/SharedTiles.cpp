@@ -41,7 +41,8 @@ attnc::getMmaSharedLayout(attn::AttentionScoringOpInterface op,
     layout.kFreeOffset = end + 2 * 8;
     layout.vFreeOffset = end + 4 * 8;
     layout.outStagedOffset = layout.vFreeOffset + vStages * 8;
-    layout.bytes = swizzled ? layout.outStagedOffset + 8 : end;
+    layout.bytes =
+        swizzled ? layout.outStagedOffset + tiles.getBlockM() / 64 * 8 : end;
   };
   place(swizzled ? 4 : 2);
   if (swizzled && layout.bytes > sharedMemoryLimit)

@@ -41,8 +41,9 @@ struct MmaTileLayout {
 /// the other. Every tile starts at a multiple of 1024 bytes, the swizzle's
 /// period. The wgmma kernel's mbarriers follow the tiles: per key-tile
 /// stage "full" (its copies landed) and "k free" (both warpgroups' S done),
-/// per v stage "v free" (both warpgroups' P V done), and "out staged" (the
-/// consumers' O written over q's stage, for the producer to store by TMA).
+/// per v stage "v free" (both warpgroups' P V done), and per group of
+/// output rows (up to one per consumer warpgroup) "out staged" (its O
+/// written over q's stage, for the producer to store by TMA).
 /// With a mask region,
 /// the block's list of non-empty key tiles comes last: `listCapacity` i32
 /// entries, then their count.
@@ -52,7 +53,7 @@ struct MmaSharedLayout {
   int64_t kOffset, kStageBytes; // stage s at kOffset + s * kStageBytes
   int64_t vOffset, vStageBytes, vStages;
   int64_t fullOffset, kFreeOffset, vFreeOffset; // 8 bytes per stage
-  int64_t outStagedOffset;                      // 8 bytes
+  int64_t outStagedOffset; // 8 bytes per consumer warpgroup
   int64_t listOffset = 0, listCapacity = 0;
   int64_t bytes;
 };

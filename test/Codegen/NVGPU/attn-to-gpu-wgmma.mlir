@@ -20,7 +20,7 @@
 
 // CHECK-LABEL: func.func @causal(
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229448 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229456 : i32
 // CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
 // CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
@@ -107,7 +107,7 @@ module @attnc_kernels {
 // (229376 bytes of tiles, 7 mbarriers).
 
 // CHECK-LABEL: func.func @wide(
-// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229440 : i32
+// CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229448 : i32
 // CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[SHARED]] {
 // CHECK-COUNT-7:   attngpu.mbarrier.init
 // CHECK:           attngpu.shared_tile {{.*}} to memref<128x256xf16, #gpu.address_space<workgroup>>
@@ -387,6 +387,55 @@ module @attnc_kernels {
     %1 = bufferization.to_tensor %k : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
     %2 = bufferization.to_tensor %v : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
     %o, %l = attn.attention %0, %1, %2 {tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
+        : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+    bufferization.materialize_in_destination %o in writable %out : (tensor<?x4x?x128xbf16>, memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %l in writable %lse : (tensor<?x4x?xf32>, memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Under a mask (here causal) the consumer warpgroups finish apart, so each
+// stages its 64 rows behind its own "out staged" barrier (128 arrivals,
+// the index from the thread's row) and the producer stores each
+// warpgroup's rows (boxes of 64 rows; warpgroup 1's from 8192 bytes into
+// each panel) as soon as they are in.
+
+// CHECK-LABEL: func.func @tma_output_causal(
+// CHECK:         gpu.launch
+// CHECK:           %[[OMAP:.*]], %[[OOK:.*]] = attngpu.tensor_map %{{.*}} {box = array<i64: 64, 64, 1, 1>, swizzle_bytes = 128 : i64}
+// CHECK:           %[[STAGED0:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
+// CHECK-NEXT:      attngpu.mbarrier.init %[[STAGED0]], %c128_i32
+// CHECK-NEXT:      %[[STAGED1:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
+// CHECK-NEXT:      attngpu.mbarrier.init %[[STAGED1]], %c128_i32
+// CHECK:           nvvm.setmaxregister  decrease 32
+// CHECK:             %[[WAIT0:.*]] = attngpu.mbarrier %{{.*}}[%c229440]
+// CHECK-NEXT:        attngpu.mbarrier.wait %[[WAIT0]], %c0_i32
+// CHECK:             attngpu.shared_tile %{{.*}}[%c0] {swizzle_bytes = 128 : i64}
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c0_i32, %{{.*}}] : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+// CHECK-NEXT:        attngpu.shared_tile %{{.*}}[%c16384] {swizzle_bytes = 128 : i64}
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c64_i32, %{{.*}}]
+// CHECK-NEXT:        %[[WAIT1:.*]] = attngpu.mbarrier %{{.*}}[%c229448]
+// CHECK-NEXT:        attngpu.mbarrier.wait %[[WAIT1]], %c0_i32
+// CHECK:             attngpu.shared_tile %{{.*}}[%c8192] {swizzle_bytes = 128 : i64}
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c0_i32, %{{.*}}]
+// CHECK-NEXT:        attngpu.shared_tile %{{.*}}[%c24576] {swizzle_bytes = 128 : i64}
+// CHECK-NEXT:        attngpu.tma.store %{{.*}} to %[[OMAP]][%c64_i32, %{{.*}}]
+// CHECK-NEXT:        nvvm.cp.async.bulk.commit.group
+// CHECK:           scf.if %[[OOK]] {
+// CHECK-COUNT-32:    vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NEXT:        attngpu.fence_proxy_async
+// CHECK-NEXT:        %[[GROUP:.*]] = arith.divui %{{.*}}, %c64 : index
+// CHECK:             %[[ARRIVE:.*]] = attngpu.mbarrier %{{.*}}[%{{.*}}]
+// CHECK-NEXT:        attngpu.mbarrier.arrive %[[ARRIVE]]
+// CHECK-NEXT:      } else {
+module @attnc_kernels {
+  func.func @tma_output_causal(%q: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                               %out: memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                               %lse: memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x128xbf16>
+    %o, %l = attn.attention %0, %0, %0 {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
         : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
     bufferization.materialize_in_destination %o in writable %out : (tensor<?x4x?x128xbf16>, memref<?x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
     bufferization.materialize_in_destination %l in writable %lse : (tensor<?x4x?xf32>, memref<?x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()

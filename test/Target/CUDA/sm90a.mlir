@@ -60,11 +60,11 @@
 
 // EXPLAIN-DAG: causal_bf16_attention0 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
 // EXPLAIN-DAG: causal_cast_cast1 (sm_90a): registers={{[0-9]+}} spill_load_bytes=0 spill_store_bytes=0 stack_bytes={{[0-9]+}}
-// EXPLAIN-DAG: causal_bf16: kernel causal_bf16_attention0, entry causal_bf16_attention0, block 512, dynamic shared memory 122952 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
+// EXPLAIN-DAG: causal_bf16: kernel causal_bf16_attention0, entry causal_bf16_attention0, block 512, dynamic shared memory 122968 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
 // EXPLAIN-DAG: causal_bf16_mma_sync: kernel causal_bf16_mma_sync_attention0, entry causal_bf16_mma_sync_attention0, block 256, dynamic shared memory 55296 bytes, tiles block_m=128 block_n=64 mma=mma_sync
 // EXPLAIN-DAG: causal_f32: kernel causal_f32_attention0, entry causal_f32_attention0, block 64, dynamic shared memory 83200 bytes, tiles block_m=64 block_n=64 mma=none
 // EXPLAIN-DAG: causal_cast: buffer t0 bf16 [B, 4, Nq, 64] slot 0
-// EXPLAIN-DAG: causal_cast: kernel causal_cast_attention0, entry causal_cast_attention0, block 512, dynamic shared memory 122952 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
+// EXPLAIN-DAG: causal_cast: kernel causal_cast_attention0, entry causal_cast_attention0, block 512, dynamic shared memory 122968 bytes, tiles block_m=192 block_n=128 mma=wgmma producer=1 tma=1
 // EXPLAIN-DAG: causal_cast: kernel causal_cast_cast1, entry causal_cast_cast1, block 256, dynamic shared memory 0 bytes, tiles block_size=2048
 
 // With --tensor-cores=mma-sync every 16-bit function gets the mma.sync tiles.

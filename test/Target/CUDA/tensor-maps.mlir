@@ -7,8 +7,9 @@
 // takes the tensor maps of q, k, v and the output as 128-byte, 64-byte
 // aligned parameters, whose generic addresses the TMA loads and stores
 // read, then their valid bits (an 8-byte parameter). The manifest records
-// which argument each map describes and its box (the output's is q's: it
-// goes out from q's stage); the consumers take turns at named barriers.
+// which argument each map describes and its box (the output's: a consumer
+// warpgroup's rows of q's stage, as the kernel is causal); the consumers
+// take turns at named barriers.
 
 // PTX-LABEL: .visible .entry scheduled_attention0(
 // PTX:         .param .u64 scheduled_attention0_param_52,
@@ -30,7 +31,7 @@
 // INFO-NEXT:   tensor map of argument 0: box 64x128x1x1, swizzle 128
 // INFO-NEXT:   tensor map of argument 1: box 64x128x1x1, swizzle 128
 // INFO-NEXT:   tensor map of argument 2: box 64x128x1x1, swizzle 128
-// INFO-NEXT:   tensor map of argument 3: box 64x128x1x1, swizzle 128
+// INFO-NEXT:   tensor map of argument 3: box 64x64x1x1, swizzle 128
 
 !t = tensor<?x4x?x128xbf16>
 !lse = tensor<?x4x?xf32>
