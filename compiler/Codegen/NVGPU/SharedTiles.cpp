@@ -176,21 +176,27 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
   // per copy); those of padding chunks copy nothing.
   const int64_t chunksPerRow = tileType.getDimSize(1) / lanes;
   Value base = add(mul(batch, source.strides[0]), mul(head, source.strides[1]));
-  auto copyChunk = [&](Value row, Value col) {
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, count);
-    // Rows past the end read row 0 (always valid). Rolled, the address is
-    // affine in the row, so that LLVM steps it through the loop.
+  // How a copy finds its source row: `whole`, every row of the tile is in
+  // range; else rows past the end read the tile's first row (always
+  // valid), selected before the address is computed or, `affine`, after
+  // (affine in the row, so that LLVM steps it through a rolled loop).
+  enum class RowCheck { Select, Affine, Whole };
+  auto copyChunk = [&](Value row, Value col, RowCheck check) {
+    Value inside = check == RowCheck::Whole
+                       ? arith::ConstantOp::create(b, loc, b.getBoolAttr(true))
+                       : arith::CmpIOp::create(
+                             b, loc, arith::CmpIPredicate::ult, row, count)
+                             .getResult();
     Value at;
-    if (rolled) {
+    if (check == RowCheck::Select) {
+      Value sourceRow =
+          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
+      at = add(add(base, mul(sourceRow, source.strides[2])), col);
+    } else {
       Value tileStart = add(add(base, mul(first, source.strides[2])), col);
       at = arith::SelectOp::create(b, loc, inside,
                                    add(tileStart, mul(row, source.strides[2])),
                                    tileStart);
-    } else {
-      Value sourceRow =
-          add(first, arith::SelectOp::create(b, loc, inside, row, index(0)));
-      at = add(add(base, mul(sourceRow, source.strides[2])), col);
     }
     // Rows past the end copy no bytes: cp.async zero-fills them.
     Value sourceElements =
@@ -209,13 +215,12 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
              copy);
   };
   if (threads % chunksPerRow != 0 || rows % (threads / chunksPerRow) != 0) {
-    loop(threadId, index(rows * chunksPerRow), index(threads),
-         [&](Value flat) {
-           copyChunk(
-               arith::DivUIOp::create(b, loc, flat, index(chunksPerRow)),
-               mul(arith::RemUIOp::create(b, loc, flat, index(chunksPerRow)),
-                   index(lanes)));
-         });
+    loop(threadId, index(rows * chunksPerRow), index(threads), [&](Value flat) {
+      copyChunk(arith::DivUIOp::create(b, loc, flat, index(chunksPerRow)),
+                mul(arith::RemUIOp::create(b, loc, flat, index(chunksPerRow)),
+                    index(lanes)),
+                rolled ? RowCheck::Affine : RowCheck::Select);
+    });
     return;
   }
   // The block covers whole rows per pass: each thread keeps its column and
@@ -226,9 +231,21 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
                   index(lanes));
   Value firstRow =
       arith::DivUIOp::create(b, loc, threadId, index(chunksPerRow));
+  // Unrolled, a whole tile (every tile of the key loop but its last, as a
+  // rule) takes copies without row checks: per copy a select of the
+  // address and of its size were most of the mma.sync decoding kernel's
+  // instructions, which issue-bound it (H200, ncu: 0.3 instructions issued
+  // per scheduler and cycle, 1.24 warps each).
   if (!rolled) {
-    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
-      copyChunk(add(firstRow, index(pass * rowsPerPass)), col);
+    auto copies = [&](bool whole) {
+      for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass)
+        copyChunk(add(firstRow, index(pass * rowsPerPass)), col,
+                  whole ? RowCheck::Whole : RowCheck::Select);
+    };
+    ifThenElse(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, count,
+                              index(rows)),
+        [&] { copies(true); }, [&] { copies(false); });
     return;
   }
   // A loop whose trip count depends on the thread, which LLVM unrolls only
@@ -244,7 +261,7 @@ void attnc::TileStager::stageVectors(const GlobalSource &source, Value tile,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(passes.getBody()->getTerminator());
   copyChunk(add(firstRow, mul(passes.getInductionVar(), index(rowsPerPass))),
-            col);
+            col, RowCheck::Affine);
 }
 
 void attnc::TileStager::stageElements(Value input, Value tile, Value batch,
