@@ -21,6 +21,9 @@
 # gpu-bundle/baseline, for bench/attention.py --baseline gpu-bundle/baseline
 # --baseline-package gpu-bundle/baseline/bench.attnpkg (variants.py and
 # documents.py with bench-variants and bench-documents).
+# The bundle records its packages' checksums in gpu-bundle/packages.sha256,
+# from which scripts/gpu-changed.sh makes a bundle of what a later change
+# touched.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -211,26 +214,42 @@ while read -r package args; do
   check "attn-run $package --device cuda:0 $args" \
     "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args
 done <"$here/cases.txt"
-# The PyTorch checks' packages stay in the first bundle (split_bundle).
-if [ -f "$here/packages/masked_keys.attnpkg" ] && python3 -c "import torch" 2>/dev/null; then
-  check test/GPU/check_masked_keys.py \
-    env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
-    "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
-    "$here/packages/masked_keys-mma-sync.attnpkg"
-  check test/GPU/check_tensor_maps.py \
-    env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
-    "$here/../test/GPU/check_tensor_maps.py" "$here/packages/schedules.attnpkg"
-  check test/python/gpu/flex_check.py \
-    env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
-    python3 "$here/../test/python/gpu/flex_check.py" "$here/flex-cache"
-  check test/python/gpu/autograd_check.py \
-    env PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
-    "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so"
-  mkdir -p "$out/safetensors"
-  check test/python/gpu/block_safetensors_check.py \
-    env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
-    python3 "$here/../test/python/gpu/block_safetensors_check.py" \
-    "$here/packages/bench-block.attnpkg" "$here/bin/attn-run" "$out/safetensors"
+# The PyTorch checks' packages stay in the first bundle (split_bundle); a
+# bundle of changed packages (scripts/gpu-changed.sh) runs the checks whose
+# packages it holds.
+# present PACKAGE...: whether every PACKAGE (under packages/, or a folder)
+# is here.
+present() {
+  local p
+  for p in "$@"; do
+    [ -e "$here/packages/$p" ] || [ -d "$here/$p" ] || return 1
+  done
+}
+if python3 -c "import torch" 2>/dev/null; then
+  present masked_keys.attnpkg masked_keys-mma-sync.attnpkg &&
+    check test/GPU/check_masked_keys.py \
+      env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+      "$here/../test/GPU/check_masked_keys.py" "$here/packages/masked_keys.attnpkg" \
+      "$here/packages/masked_keys-mma-sync.attnpkg"
+  present schedules.attnpkg &&
+    check test/GPU/check_tensor_maps.py \
+      env ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" python3 \
+      "$here/../test/GPU/check_tensor_maps.py" "$here/packages/schedules.attnpkg"
+  present flex-cache &&
+    check test/python/gpu/flex_check.py \
+      env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
+      python3 "$here/../test/python/gpu/flex_check.py" "$here/flex-cache"
+  present autograd_model.attnpkg &&
+    check test/python/gpu/autograd_check.py \
+      env PYTHONPATH="$here/python" python3 "$here/../test/python/gpu/autograd_check.py" \
+      "$here/packages/autograd_model.attnpkg" "$here/lib/libattnrt.so"
+  if present bench-block.attnpkg; then
+    mkdir -p "$out/safetensors"
+    check test/python/gpu/block_safetensors_check.py \
+      env PYTHONPATH="$here/python" ATTNC_RUNTIME_LIBRARY="$here/lib/libattnrt.so" \
+      python3 "$here/../test/python/gpu/block_safetensors_check.py" \
+      "$here/packages/bench-block.attnpkg" "$here/bin/attn-run" "$out/safetensors"
+  fi
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
@@ -260,5 +279,13 @@ split_bundle() {
   echo "gpu-bundle-2: $(wc -l <"$second/cases.txt") integration cases," \
     "$(du -sh "$second" | cut -f1)"
 }
+# The checksums of the packages and of the flex cache's files (before the
+# split, so of both bundles), for scripts/gpu-changed.sh.
+record_checksums() {
+  (cd "$bundle" && sha256sum packages/*.attnpkg &&
+    find flex-cache -type f | sort | xargs -r sha256sum) >"$bundle/packages.sha256"
+}
+
+record_checksums
 split_bundle
 echo "gpu-bundle: $(wc -l <"$cases") integration cases, $(du -sh "$bundle" | cut -f1)"
