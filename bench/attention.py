@@ -368,23 +368,72 @@ def time_runs(run, n_sets, warmup, iters):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
-def measure(make, case, sets, rows, ref, warmup, iters):
-    """One table cell: a dict with status ok | wrong | error | n/a."""
+def failure(e):
+    """The table cell of exception `e`."""
+    if isinstance(e, NotApplicable):
+        return dict(status="n/a", message=str(e))
+    text = " ".join(line.strip() for line in str(e).splitlines())
+    return dict(status="error", message=f"{type(e).__name__}: {text}"[:400])
+
+
+def timed(cell, case, ms):
+    """`cell` with its time and TFLOP/s."""
+    return dict(cell, ms=ms, tflops=case.flops / (ms * 1e-3) / 1e12)
+
+
+def prepare(make, case, sets, rows, ref):
+    """(cell, run): the checked runner of `make` with cell status ok, or
+    the wrong | error | n/a cell and None."""
     try:
         run = make(case, sets)
         err = rel_err(run(0), rows, ref)
         if not err <= TOLERANCE:  # NaN fails too
-            return dict(status="wrong", rel_err=err)
-        ms = time_runs(run, len(sets), warmup, iters)
-        return dict(status="ok", rel_err=err, ms=ms,
-                    tflops=case.flops / (ms * 1e-3) / 1e12)
-    except NotApplicable as e:
-        return dict(status="n/a", message=str(e))
+            return dict(status="wrong", rel_err=err), None
+        return dict(status="ok", rel_err=err), run
     except Exception as e:  # noqa: BLE001 - every failure goes in the table
-        text = " ".join(line.strip() for line in str(e).splitlines())
-        return dict(status="error", message=f"{type(e).__name__}: {text}"[:400])
+        return failure(e), None
+
+
+def measure(make, case, sets, rows, ref, warmup, iters):
+    """One table cell: a dict with status ok | wrong | error | n/a."""
+    try:
+        cell, run = prepare(make, case, sets, rows, ref)
+        if run is None:
+            return cell
+        return timed(cell, case, time_runs(run, len(sets), warmup, iters))
+    except Exception as e:  # noqa: BLE001 - every failure goes in the table
+        return failure(e)
     finally:
         torch.cuda.empty_cache()
+
+
+def measure_all(impls, case, sets, rows, ref, warmup, iters, rounds):
+    """A table row, {name: cell} for each make of `impls`. With rounds > 1
+    the implementations take turns, `rounds` times, each timing its runs
+    in every turn; a cell's time is the median of its turns' medians (its
+    `round_ms`), so that a slow stretch of the GPU (clocks, heat) falls on
+    every implementation alike, not on whichever ran then."""
+    if rounds <= 1:
+        return {n: measure(make, case, sets, rows, ref, warmup, iters)
+                for n, make in impls.items()}
+    prepared = {n: prepare(make, case, sets, rows, ref)
+                for n, make in impls.items()}
+    turns = {n: [] for n, (_, run) in prepared.items() if run is not None}
+    cells = {n: cell for n, (cell, _) in prepared.items()}
+    for _ in range(rounds):
+        for n in list(turns):
+            try:
+                turns[n].append(time_runs(prepared[n][1], len(sets), warmup,
+                                          iters))
+            except Exception as e:  # noqa: BLE001 - a cell, not the run
+                cells[n] = failure(e)
+                del turns[n]
+    for n, times in turns.items():
+        cells[n] = dict(timed(cells[n], case, statistics.median(times)),
+                        round_ms=times)
+    del prepared
+    torch.cuda.empty_cache()
+    return cells
 
 
 # --- reporting --------------------------------------------------------------
@@ -506,7 +555,7 @@ def start_package_run(doc, source, script):
     parser.add_argument("--baseline-package",
                         help=f"another package of {source}, run through "
                         "--baseline's binding (default: this one)")
-    add_run_arguments(parser)
+    add_run_arguments(parser, rounds=True)
     args = parser.parse_args()
     iters, warmup, settings = start_run(args, script)
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
@@ -552,8 +601,9 @@ def write_pair_reports(args, settings, names, table, suffix, title):
     print(f"wrote {stem}.md and {stem}.json")
 
 
-def add_run_arguments(parser):
-    """The options every benchmark of bench/ shares."""
+def add_run_arguments(parser, rounds=False):
+    """The options every benchmark of bench/ shares, and --rounds for those
+    that measure through measure_all."""
     parser.add_argument("--runtime-library",
                         help="libattnrt.so to use (sets ATTNC_RUNTIME_LIBRARY)")
     parser.add_argument("--quick", action="store_true",
@@ -563,6 +613,11 @@ def add_run_arguments(parser):
     parser.add_argument("--sets", type=int, default=3,
                         help="input sets rotated across runs (default 3)")
     parser.add_argument("--seed", type=int, help="input seed (default: random)")
+    if rounds:
+        parser.add_argument("--rounds", type=int, default=1,
+                            help="turns each implementation takes at a "
+                            "case, in rotation; its time is the median of "
+                            "its turns' (default 1: one after the other)")
 
 
 def start_run(args, script):
@@ -579,6 +634,9 @@ def start_run(args, script):
     args.seed = seed
     settings = (f"seed {seed}, {iters} timed runs after {warmup} warm-up runs, "
                 f"{args.sets} input sets")
+    if getattr(args, "rounds", 1) > 1:
+        settings += (f", {args.rounds} rounds (the implementations in turn; "
+                     "the median of their medians)")
     print(f"seed: {seed}", flush=True)
     torch.set_float32_matmul_precision("highest")  # an fp32 reference
     for name in ("recompile_limit", "cache_size_limit"):  # flex recompiles per case
@@ -601,7 +659,7 @@ def main():
     parser.add_argument("--baseline-package",
                         help="another package of the same functions, run "
                         "through --baseline's binding (default: this one)")
-    add_run_arguments(parser)
+    add_run_arguments(parser, rounds=True)
     args = parser.parse_args()
     iters, warmup, settings = start_run(args, "attention.py")
     impls = {"cudnn (SDPA)": sdpa(SDPBackend.CUDNN_ATTENTION),
@@ -627,10 +685,9 @@ def main():
                       for shape in case.shapes())
                 for _ in range(args.sets)]
         rows, ref = reference_slice(case, *sets[0])
-        results = {}
-        for name, make in impls.items():
-            results[name] = r = measure(make, case, sets, rows, ref, warmup,
-                                        iters)
+        results = measure_all(impls, case, sets, rows, ref, warmup, iters,
+                              args.rounds)
+        for name, r in results.items():
             detail = (f"{r['tflops']:.1f} TFLOP/s ({r['ms']:.3f} ms), "
                       f"rel err {r['rel_err']:.2g}" if r["status"] == "ok"
                       else cell(r) if r["status"] != "error" else r["message"])

@@ -111,17 +111,14 @@ def attnc_documents(package, binding=None):
     return lambda case, sets, ids: function.runner(sets, (ids,))
 
 
-def measure(make, case, sets, ids, rows, ref, warmup, iters):
-    return forward_bench.measure(lambda c, s: make(c, s, ids), case, sets,
-                                 rows, ref, warmup, iters)
-
-
 def measure_case(case, impls, args, gen, warmup, iters):
     ids = make_ids(case, gen)
     sets = make_sets(case, args.sets, gen)
     rows, ref = reference(case, ids, *sets[0])
-    return {n: measure(make, case, sets, ids, rows, ref, warmup, iters)
-            for n, make in impls.items()}
+    with_ids = {n: (lambda c, s, make=make: make(c, s, ids))
+                for n, make in impls.items()}
+    return forward_bench.measure_all(with_ids, case, sets, rows, ref, warmup,
+                                     iters, args.rounds)
 
 
 def main():

@@ -133,9 +133,8 @@ def attnc_variants(package, binding=None):
 def measure_case(case, impls, args, gen, warmup, iters):
     sets = make_sets(case, args.sets, gen)
     rows, ref = reference(case, *sets[0])
-    return {n: forward_bench.measure(make, case, sets, rows, ref, warmup,
-                                     iters)
-            for n, make in impls.items()}
+    return forward_bench.measure_all(impls, case, sets, rows, ref, warmup,
+                                     iters, args.rounds)
 
 
 def main():
