@@ -51,10 +51,17 @@ Value attnc::ScoreModel::factor(OpBuilder &b, Location loc) const {
 
 attnc::SoftmaxUpdate attnc::updateRow(OpBuilder &b, Location loc,
                                       ScoreRows &scores, int64_t row,
-                                      SoftmaxRow old, Value factor,
-                                      Exp2Fn exp2) {
+                                      SoftmaxRow old, Value factor, Exp2Fn exp2,
+                                      double slack) {
   Value tileMax = arith::MulFOp::create(b, loc, scores.rowMax(row), factor);
   Value newMax = arith::MaximumFOp::create(b, loc, old.max, tileMax);
+  if (slack > 0.0) {
+    Value bound =
+        arith::AddFOp::create(b, loc, old.max, f32Constant(b, loc, slack));
+    Value withinBound = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
+                                              tileMax, bound);
+    newMax = arith::SelectOp::create(b, loc, withinBound, old.max, newMax);
+  }
   Value noneAllowed =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
                             negativeInfinity(b, loc));

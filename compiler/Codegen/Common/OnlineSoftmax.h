@@ -79,14 +79,18 @@ struct SoftmaxRow {
 /// One tile's update of row slot `row`: the next running max and sum, and
 /// `alpha`, the factor that rescales the row's accumulator. While every key
 /// so far is masked the exponents are taken against 0, so -inf - -inf never
-/// makes a NaN.
+/// makes a NaN. With a positive `slack` (log2 units) the max stays where it
+/// is unless the tile's exceeds it by more than that: exponents then reach
+/// up to 2^slack, and alpha is exactly 1 for most tiles, so a kernel can
+/// skip rescaling its accumulator (the running max needs only to bound the
+/// exponents, not to be the true max).
 struct SoftmaxUpdate {
   SoftmaxRow next;
   mlir::Value alpha;
 };
 SoftmaxUpdate updateRow(mlir::OpBuilder &b, mlir::Location loc,
                         ScoreRows &scores, int64_t row, SoftmaxRow old,
-                        mlir::Value factor, Exp2Fn exp2);
+                        mlir::Value factor, Exp2Fn exp2, double slack = 0.0);
 
 /// The end of a row whose sum is complete (summed across threads): the
 /// reciprocal of the sum to normalize the accumulator with, and the lse in

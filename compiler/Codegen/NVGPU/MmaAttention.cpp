@@ -62,6 +62,11 @@ using P = arith::CmpIPredicate;
 
 namespace {
 
+/// How far (log2 units) a tile's row max may exceed the running max before
+/// the lazily rescaling kernels move it: exponents stay below 2^8, well
+/// inside bf16 and f16 probabilities.
+constexpr double kRescaleSlack = 8.0;
+
 /// The scores of the thread's two rows (fragment registers 0, 1 and 2, 3),
 /// reduced across the quad of lanes that share a row.
 class FragmentScoreRows : public attnc::ScoreRows {
@@ -175,6 +180,13 @@ private:
   }
   void takeTurns();
   std::pair<Value, Value> ownRows();
+  SmallVector<Value> rescaled(ValueRange o, ArrayRef<Value> alpha,
+                              ValueRange state, ValueRange next);
+  /// Whether the running max moves lazily (OnlineSoftmax's slack): in the
+  /// two-consumer wgmma kernels the rescaling of O waits for the pending
+  /// P V and delays the next; three consumers (head dim 64) have no
+  /// registers for the branch.
+  bool lazyRescaling() const { return warpgroup() && consumerThreads == 256; }
   void consumeTiles();
   void synchronizeTile(Value tileNumber);
   SmallVector<Value> tileStep(Value i, ValueRange state);
@@ -733,7 +745,8 @@ SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
         [&](Value v) {
           return attngpu::Exp2Op::create(b, loc, b.getF32Type(), v)
               .getResult();
-        });
+        },
+        lazyRescaling() ? kRescaleSlack : 0.0);
     result[h] = update.next.max;
     result[2 + h] = update.next.sum;
     alpha[h] = update.alpha;
@@ -749,9 +762,7 @@ SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
                                  .probabilityFragments(probabilities);
   // O = alpha O (+ P V now for mma.sync; the wgmma kernel leaves this
   // tile's P pending).
-  for (int64_t i = 0; i < 4 * outFragments; ++i)
-    result[stateO + i] =
-        arith::MulFOp::create(b, loc, o[i], alpha[(i % 4) / 2]);
+  llvm::copy(rescaled(o, alpha, state, result), result.begin() + stateO);
   if (!warpgroup()) {
     sync.accumulate(p, vTile(vStage), headDimV, lanes,
                     MutableArrayRef<Value>(result).slice(stateO,
@@ -764,6 +775,35 @@ SmallVector<Value> MmaAttentionKernel::computeTile(ValueRange state, Value k0,
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   result.back() = vStage;
   return result;
+}
+
+/// alpha O for this thread's accumulator fragments. With lazy rescaling a
+/// warp multiplies only when one of its rows' max moved (`state` holds the
+/// old maxima, `next` the new), which after the first tiles is rare.
+SmallVector<Value> MmaAttentionKernel::rescaled(ValueRange o,
+                                                ArrayRef<Value> alpha,
+                                                ValueRange state,
+                                                ValueRange next) {
+  auto multiply = [&] {
+    SmallVector<Value> scaled;
+    for (auto [i, value] : llvm::enumerate(o))
+      scaled.push_back(
+          arith::MulFOp::create(b, loc, value, alpha[(i % 4) / 2]));
+    return scaled;
+  };
+  if (!lazyRescaling())
+    return multiply();
+  Value moved = arith::OrIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, state[0],
+                            next[0]),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, state[1],
+                            next[1]));
+  Value anyMoved = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), i32(-1),
+                                            moved, NVVM::VoteSyncKind::any);
+  return llvm::to_vector(ifElse(anyMoved, o.getTypes(), multiply, [&] {
+    return SmallVector<Value>(o.begin(), o.end());
+  }));
 }
 
 /// A skipped tile: the pending P V runs now (its V stage is free for later

@@ -13,7 +13,9 @@
 // tile issues S = Q Kᵀ from two descriptors and the previous tile's P V
 // (P from registers, V transposed) as two commit groups, waits for S only,
 // runs the softmax (xor shuffles, ex2) while P V runs and waits for it
-// before packing the next P; the last P V runs after the loop. Causal
+// before packing the next P; the row max moves only when a tile's exceeds
+// it by more than 8 (log2 units), and a warp rescales O only when one of
+// its rows' max moved. The last P V runs after the loop. Causal
 // blocks run last first (a group of heads at a time). The output takes a
 // lane's two adjacent columns per store where its layout allows (unit inner
 // stride, even strides, a 4-byte aligned start), else element stores.
@@ -22,6 +24,7 @@
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
 // CHECK-DAG:     %[[SHARED:.*]] = arith.constant 229456 : i32
 // CHECK-DAG:     %[[ARRIVALS:.*]] = arith.constant 256 : i32
+// CHECK-DAG:     %[[SLACK:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK:         gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%[[GX:[a-z0-9_]+]] = {{.*}}) threads(%[[TID:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[C256]],
 // CHECK-SAME:      dynamic_shared_memory_size %[[SHARED]] {
 // CHECK:           arith.addi %[[BX]], %{{.*}} : index
@@ -62,9 +65,20 @@
 // CHECK-NEXT:        %[[S_DONE:.*]] = attngpu.wgmma.wait_group 1(%[[S]]) : vector<64xf32>
 // CHECK:             attngpu.mbarrier.arrive
 // CHECK:             gpu.shuffle  xor
+// CHECK:             %[[RAISED:.*]] = arith.maximumf %[[OLD_MAX:[a-z0-9_]+]], %[[TILE_MAX:[a-z0-9_]+]] : f32
+// CHECK-NEXT:        %[[BOUND:.*]] = arith.addf %[[OLD_MAX]], %[[SLACK]] : f32
+// CHECK-NEXT:        %[[WITHIN:.*]] = arith.cmpf ole, %[[TILE_MAX]], %[[BOUND]] : f32
+// CHECK-NEXT:        %[[NEW_MAX:.*]] = arith.select %[[WITHIN]], %[[OLD_MAX]], %[[RAISED]] : f32
 // CHECK:             attngpu.ex2
-// CHECK:             attngpu.wgmma.wait_group 0(%[[PV]], {{.*}}) : vector<64xf32>, f32
+// CHECK:             %[[WAITED:.*]]:65 = attngpu.wgmma.wait_group 0(%[[PV]], {{.*}}) : vector<64xf32>, f32
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             %[[MOVED:.*]] = arith.cmpf une, %[[OLD_MAX]], %[[NEW_MAX]] : f32
+// CHECK-NEXT:        %[[EITHER:.*]] = arith.ori %[[MOVED]], %{{.*}} : i1
+// CHECK-NEXT:        %[[ANY:.*]] = nvvm.vote.sync  any %{{.*}}, %[[EITHER]] -> i1
+// CHECK-NEXT:        %[[O:.*]]:64 = scf.if %[[ANY]] -> (f32,
+// CHECK-COUNT-64:      arith.mulf
+// CHECK:             } else {
+// CHECK-NEXT:          scf.yield
 // CHECK:             attngpu.mbarrier.arrive
 // CHECK:             scf.yield
 // CHECK:           attngpu.wgmma.fence
