@@ -464,7 +464,8 @@ module @attnc_kernels {
 // the warpgroup read from lane 0, so that the compiler sees it uniform
 // across the warp): causal, a tile starting past the warpgroup's last row
 // is empty for it (skipped), and one reaching past its first row is
-// partial (masked).
+// partial (masked). A warpgroup whose first row is past the block's last
+// (the sequence's last block) skips every tile.
 
 // Three consumer warpgroups store pairs of O (their kernel measured slower
 // with the TMA store): no tensor map of the output (q's and, the same
@@ -488,13 +489,15 @@ module @attnc_kernels {
 // CHECK-NEXT:      %[[OWN_INDEX:.*]] = arith.index_castui %[[OWN]] : i32 to index
 // CHECK-NEXT:      %[[OFFSET:.*]] = arith.muli %[[OWN_INDEX]], %c64 : index
 // CHECK-NEXT:      %[[FIRST_ROW:.*]] = arith.addi %[[BLOCK]], %[[OFFSET]] : index
+// CHECK-NEXT:      %[[HOLDS_ROWS:.*]] = arith.cmpi ule, %[[FIRST_ROW]], %[[BLOCK_LAST]] : index
 // CHECK-NEXT:      %[[FIRST:.*]] = arith.minui %[[FIRST_ROW]], %[[BLOCK_LAST]] : index
 // CHECK-NEXT:      %[[LAST_ROW:.*]] = arith.addi %[[FIRST_ROW]], %c63 : index
 // CHECK-NEXT:      %[[LAST:.*]] = arith.minui %[[LAST_ROW]], %[[BLOCK_LAST]] : index
 // CHECK:           %[[KLAST:.*]] = arith.subi %{{.*}}, %c1 : index
 // CHECK-NEXT:      %[[ALLOWS:.*]] = arith.cmpi sle, %[[K0]], %[[LAST]] : index
 // CHECK-NEXT:      %[[BLOCKS:.*]] = arith.cmpi sgt, %[[KLAST]], %[[FIRST]] : index
-// CHECK-NEXT:      scf.if %[[ALLOWS]]
+// CHECK-NEXT:      %[[OWN_ALLOWS:.*]] = arith.andi %[[ALLOWS]], %[[HOLDS_ROWS]] : i1
+// CHECK-NEXT:      scf.if %[[OWN_ALLOWS]]
 module @attnc_kernels {
   func.func @causal_warpgroup_rows(%q: memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
                       %out: memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>,
