@@ -298,10 +298,11 @@ def AttnKernelConfig : Pass<"attn-kernel-config", "::mlir::func::FuncOp"> {
            "sm_90a tensor-core kernel: auto (wgmma where it applies, else "
            "mma.sync) or mma-sync (mma.sync everywhere it applies)">,
     ListOption<"kernelSchedule", "kernel-schedule", "std::string",
-               "Options of the wgmma kernels that no kernel gets by "
-               "default, for every kernel they apply to (tiles pinned by "
-               "the op are kept): ping-pong (the warpgroups of a forward or "
-               "gradient kernel taking turns on the tensor cores)">,
+               "Options of the wgmma kernels for every kernel they apply "
+               "to (tiles pinned by the op are kept): ping-pong (the "
+               "warpgroups of a forward or gradient kernel taking turns on "
+               "the tensor cores; by default only causal forward kernels "
+               "up to head dim 128 do)">,
   ];
 }
 

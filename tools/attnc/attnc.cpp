@@ -92,10 +92,11 @@ llvm::cl::opt<TensorCores> tensorCores(
 
 llvm::cl::list<std::string> kernelSchedule(
     "kernel-schedule",
-    llvm::cl::desc("sm_90a wgmma kernel options that no kernel gets by "
-                   "default, for every kernel they apply to, comma "
-                   "separated: ping-pong (the warpgroups of a forward or "
-                   "gradient kernel take turns on the tensor cores)"),
+    llvm::cl::desc("sm_90a wgmma kernel options for every kernel they "
+                   "apply to, comma separated: ping-pong (the warpgroups "
+                   "of a forward or gradient kernel take turns on the "
+                   "tensor cores; by default only causal forward kernels "
+                   "up to head dim 128 do)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<Emit> emit(

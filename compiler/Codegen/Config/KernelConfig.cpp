@@ -219,6 +219,20 @@ bool takesTurns(attn::AttentionScoringOpInterface op, int64_t blockM,
              2;
 }
 
+/// Turns by default: a causal forward op (no window, mask or score region)
+/// with two consumer warpgroups up to head dim 128, where one warpgroup's
+/// diagonal-tile softmax runs under the other's products (H200, causal
+/// D128 1.01x, GQA 32:8 1.02x; dense D128 ran 0.97x and D256 0.87x).
+bool turnsByDefault(attn::AttentionScoringOpInterface op, int64_t blockM,
+                    std::optional<bool> producer) {
+  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
+                            op.getV().getType().getDimSize(3));
+  return isa<attn::AttentionOp>(op.getOperation()) && op.getCausal() &&
+         !op.getWindowLeft() && !op.getWindowRight() && op.getMask().empty() &&
+         op.getScore().empty() && blockM == 128 && widest <= 128 &&
+         producer.value_or(false);
+}
+
 LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
                                  const attnc::TargetDescription &target,
                                  KernelSchedule schedule) {
@@ -249,10 +263,12 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getTma()
              : (producer.value_or(false) ? std::optional<bool>(true)
                                          : std::nullopt);
+  bool turns = takesTurns(op, blockM, blockN, mma);
   std::optional<bool> pingPong =
       pinned
           ? pinned->getPingPong()
-          : scheduled(schedule.pingPong, takesTurns(op, blockM, blockN, mma));
+          : scheduled(schedule.pingPong || turnsByDefault(op, blockM, producer),
+                      turns);
   op->setAttr("tiles",
               attn::TilesAttr::get(op.getContext(), blockM, blockN, mma,
                                    packGroup, producer, tma, pingPong));

@@ -3,8 +3,8 @@
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a tensor-cores=mma-sync}))' | FileCheck %s --check-prefix=SYNC
 // The host target is the default.
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config))' | FileCheck %s --check-prefix=HOST
-// kernel-schedule gives the wgmma kernels the option no kernel gets by
-// default: ping_pong where there are two or more warpgroups.
+// kernel-schedule gives every wgmma kernel of two or more warpgroups the
+// option only causal ones up to head dim 128 get by default: ping_pong.
 // RUN: attn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(attn-kernel-config{target=sm_90a kernel-schedule=ping-pong}))' | FileCheck %s --check-prefix=SCHED
 // In the program pipeline it configures the kernel functions of @attnc_kernels.
 // RUN: attn-opt %s -split-input-file --attnc-programs='target=sm_90a' | FileCheck %s --check-prefix=PIPE
@@ -484,4 +484,37 @@ func.func @rms_norm(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>)
       -> tensor<?x64xbf16>, tensor<512x64xf32>
   %dw = attn.sum_rows %dwp : tensor<512x64xf32> -> tensor<64xbf16>
   return %y, %dx, %dw : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<64xbf16>
+}
+
+// -----
+
+// Causal forward kernels of two consumer warpgroups up to head dim 128
+// take turns on the tensor cores by default; head dim 256, three
+// warpgroups (head dim 64) and a window keep the intra-warpgroup overlap
+// alone.
+// GPU-LABEL: func.func @causal_turns
+// GPU:         {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true, ping_pong = true>}
+// GPU:         {causal, tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
+// GPU:         {causal, tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
+// GPU:         {causal, tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>, window_left = 256 : i64}
+// SYNC-LABEL: func.func @causal_turns
+// SYNC-NOT:     ping_pong
+func.func @causal_turns(%q: tensor<?x4x?x128xbf16>, %w: tensor<?x4x?x256xbf16>,
+                        %n: tensor<?x4x?x64xbf16>)
+    -> (tensor<?x4x?x128xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x64xbf16>,
+        tensor<?x4x?x128xbf16>) {
+  %o, %l = attn.attention %q, %q, %q {causal}
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  %ow, %lw = attn.attention %w, %w, %w {causal}
+      : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>
+      -> tensor<?x4x?x256xbf16>, tensor<?x4x?xf32>
+  %on, %ln = attn.attention %n, %n, %n {causal}
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+      -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  %os, %ls = attn.attention %q, %q, %q {causal, window_left = 256}
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>
+      -> tensor<?x4x?x128xbf16>, tensor<?x4x?xf32>
+  return %o, %ow, %on, %os : tensor<?x4x?x128xbf16>, tensor<?x4x?x256xbf16>,
+      tensor<?x4x?x64xbf16>, tensor<?x4x?x128xbf16>
 }
