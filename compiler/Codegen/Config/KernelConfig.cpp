@@ -222,7 +222,9 @@ bool takesTurns(attn::AttentionScoringOpInterface op, int64_t blockM,
 /// Turns by default: a causal forward op (no window, mask or score region)
 /// with two consumer warpgroups up to head dim 128, where one warpgroup's
 /// diagonal-tile softmax runs under the other's products (H200, causal
-/// D128 1.01x, GQA 32:8 1.02x; dense D128 ran 0.97x and D256 0.87x).
+/// D128 N4k 1.01x, GQA 32:8 N8k 1.02x, N8k 1.00x, N16k 0.99x: the longer
+/// the loop, the more it is dense work, where turns ran 0.97x at D128 and
+/// 0.87x at D256).
 bool turnsByDefault(attn::AttentionScoringOpInterface op, int64_t blockM,
                     std::optional<bool> producer) {
   int64_t widest = std::max(op.getQ().getType().getDimSize(3),
