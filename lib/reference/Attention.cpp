@@ -7,6 +7,7 @@
 #include "lib/reference/Attention.h"
 
 #include "lib/reference/AttentionPairs.h"
+#include "lib/reference/Progress.h"
 
 #include <algorithm>
 #include <cmath>
@@ -139,7 +140,7 @@ Status attentionForward(const pkg::AttentionSpec &spec,
     if (!rules)
       return rules.status();
     const Problem problem{shape, q, k, v, out, lse, std::move(*rules)};
-    return detail::parallelFor(s.batch * s.headsQ, [&](int64_t head) {
+    return parallelFor(s.batch * s.headsQ, [&](int64_t head) {
       return computeHead(problem, head / s.headsQ, head % s.headsQ);
     });
   } catch (const std::exception &e) {

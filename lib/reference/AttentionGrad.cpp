@@ -15,6 +15,7 @@
 #include "lib/reference/AttentionGrad.h"
 
 #include "lib/reference/AttentionPairs.h"
+#include "lib/reference/Progress.h"
 #include "lib/support/Extents.h"
 
 #include <algorithm>
@@ -180,7 +181,7 @@ Status computeGrad(const pkg::AttentionSpec &spec, const AttentionShape &shape,
   if (!rules)
     return rules.status();
   const GradProblem problem{shape, a, std::move(*rules)};
-  return detail::parallelFor(shape.batch * shape.headsKV, [&](int64_t head) {
+  return parallelFor(shape.batch * shape.headsKV, [&](int64_t head) {
     return computeKVHead(problem, head / shape.headsKV, head % shape.headsKV);
   });
 }

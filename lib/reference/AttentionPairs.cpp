@@ -5,15 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/reference/AttentionPairs.h"
-#include "lib/reference/Progress.h"
 
 #include "lib/support/Extents.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <system_error>
-#include <thread>
 
 namespace attnc::ref::detail {
 
@@ -153,43 +148,6 @@ Status PairRules::score(const PairIndex &pair, double raw, bool differentiate,
     return value.status().withContext("score region at " + position(pair));
   result.score = value->floatValue;
   return Status::ok();
-}
-
-Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task) {
-  std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex errorMutex;
-  Status firstError = Status::ok();
-  // The caller's, read here: the workers are other threads.
-  Progress *progress = currentProgress();
-  if (progress)
-    progress->total += count;
-  auto worker = [&] {
-    for (int64_t index; !failed && (index = next++) < count;) {
-      Status status = task(index);
-      if (progress)
-        ++progress->done;
-      if (!status) {
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (!failed.exchange(true))
-          firstError = status;
-      }
-    }
-  };
-  int64_t numThreads = std::clamp<int64_t>(std::thread::hardware_concurrency(),
-                                           1, std::max<int64_t>(count, 1));
-  std::vector<std::thread> threads;
-  try {
-    for (int64_t t = 1; t < numThreads; ++t)
-      threads.emplace_back(worker);
-  } catch (const std::system_error &) {
-    // Fewer threads than hoped for; the ones running and this one finish
-    // the work.
-  }
-  worker();
-  for (std::thread &thread : threads)
-    thread.join();
-  return firstError;
 }
 
 } // namespace attnc::ref::detail

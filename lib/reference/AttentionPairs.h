@@ -99,11 +99,6 @@ private:
   std::vector<CaptureView> captures;
 };
 
-/// Runs task(0), ..., task(count - 1) on up to hardware_concurrency
-/// threads; returns the first error, after which the remaining tasks are
-/// skipped.
-Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task);
-
 } // namespace attnc::ref::detail
 
 #endif // ATTNC_LIB_REFERENCE_ATTENTIONPAIRS_H

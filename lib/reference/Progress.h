@@ -16,8 +16,11 @@
 #ifndef ATTNC_LIB_REFERENCE_PROGRESS_H
 #define ATTNC_LIB_REFERENCE_PROGRESS_H
 
+#include "attnc/Status.h"
+
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 namespace attnc::ref {
 
@@ -41,6 +44,11 @@ private:
 
 /// The calling thread's Progress, or null.
 Progress *currentProgress();
+
+/// Runs task(0), ..., task(count - 1) on up to hardware_concurrency
+/// threads, counting them into the calling thread's Progress; returns the
+/// first error, after which the remaining tasks are skipped.
+Status parallelFor(int64_t count, const std::function<Status(int64_t)> &task);
 
 } // namespace attnc::ref
 

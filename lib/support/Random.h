@@ -27,7 +27,7 @@ public:
   explicit SplitMix64(uint64_t seed) : state(seed) {}
 
   uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    uint64_t z = (state += kGamma);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
@@ -36,7 +36,12 @@ public:
   /// Uniform in [0, 1), a multiple of 2^-53.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
+  /// Moves past the next `n` outputs at once (the state only counts), so
+  /// threads can each draw their part of one sequence.
+  void skip(uint64_t n) { state += n * kGamma; }
+
 private:
+  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
   uint64_t state;
 };
 
@@ -54,6 +59,9 @@ public:
       sum += bits.uniform();
     return sum - 6.0;
   }
+
+  /// Moves past the next `n` values.
+  void skip(uint64_t n) { bits.skip(12 * n); }
 
 private:
   SplitMix64 bits;

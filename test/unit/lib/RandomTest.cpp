@@ -42,6 +42,20 @@ TEST(LibRandom, NormalValuesAreFixedBySeed) {
   EXPECT_EQ(first.next(), sum - 6.0);
 }
 
+TEST(LibRandom, SkipMovesAsFarAsDrawing) {
+  SplitMix64 drawn(99), skipped(99);
+  for (int i = 0; i < 1000; ++i)
+    drawn.next();
+  skipped.skip(1000);
+  EXPECT_EQ(drawn.next(), skipped.next());
+  PortableNormal normal(5), jumped(5);
+  for (int i = 0; i < 777; ++i)
+    normal.next();
+  jumped.skip(777);
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(normal.next(), jumped.next());
+}
+
 TEST(LibRandom, NormalHasUnitVariance) {
   PortableNormal normal(42);
   const int n = 200000;
