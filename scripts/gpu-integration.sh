@@ -190,6 +190,10 @@ cat >"$bundle/run-integration.sh" <<'SCRIPT'
 # test/python/gpu/flex_check.py, test/python/gpu/autograd_check.py and
 # test/python/gpu/block_safetensors_check.py (the bench block against
 # PyTorch on weights from one safetensors file); logs under ${OUT:-./out}.
+# The cases run ATTNC_INTEGRATION_JOBS at a time (default 4: each is a
+# process of its own, mostly host work on its inputs and fp64 reference,
+# so one at a time left the GPU idle); their logs go into integration.log
+# in the order of cases.txt. Each part's seconds are printed.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/out}"
@@ -197,23 +201,48 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 [ -d /usr/local/nvidia/lib64 ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/nvidia/lib64"
 passed=0 failed=0
-# check NAME COMMAND...: runs COMMAND with its output in the log and counts
-# it as passed or failed (FAILED: NAME).
-check() {
-  local name=$1
-  shift
-  if "$@" >>"$out/integration.log" 2>&1; then
+# count NAME STATUS: counts a finished check as passed (STATUS 0) or failed
+# (FAILED: NAME).
+count() {
+  if [ "$2" -eq 0 ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    echo "FAILED: $name (see $out/integration.log)"
+    echo "FAILED: $1 (see $out/integration.log)"
   fi
 }
+# check NAME COMMAND...: runs COMMAND with its output in the log and counts
+# it, saying how long it took.
+check() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" >>"$out/integration.log" 2>&1 || status=$?
+  count "$name" "$status"
+  echo "$name: $((SECONDS - start)) s"
+}
+# The cases, ATTNC_INTEGRATION_JOBS at a time, each into its own log and
+# status file; then the logs in order.
+cases_dir="$(mktemp -d)"
+start=$SECONDS
+names=()
 while read -r package args; do
+  i=${#names[@]}
+  names+=("attn-run $package --device cuda:0 $args")
   # shellcheck disable=SC2086
-  check "attn-run $package --device cuda:0 $args" \
-    "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args
+  ( "$here/bin/attn-run" "$here/packages/$package" --device cuda:0 $args \
+      </dev/null >"$cases_dir/$i.log" 2>&1
+    echo $? >"$cases_dir/$i.status" ) &
+  while [ "$(jobs -rp | wc -l)" -ge "${ATTNC_INTEGRATION_JOBS:-4}" ]; do
+    wait -n
+  done
 done <"$here/cases.txt"
+wait
+for i in "${!names[@]}"; do
+  cat "$cases_dir/$i.log" >>"$out/integration.log"
+  count "${names[$i]}" "$(cat "$cases_dir/$i.status" 2>/dev/null || echo 1)"
+done
+rm -rf "$cases_dir"
+echo "${#names[@]} attn-run cases: $((SECONDS - start)) s"
 # The PyTorch checks' packages stay in the first bundle (split_bundle); a
 # bundle of changed packages (scripts/gpu-changed.sh) runs the checks whose
 # packages it holds.
