@@ -36,6 +36,13 @@ struct Tiles {
   }
 };
 
+/// The larger of `op`'s query/key and value head dims, which sizes its
+/// registers and shared memory.
+int64_t widestHeadDim(attn::AttentionScoringOpInterface op) {
+  return std::max(op.getQ().getType().getDimSize(3),
+                  op.getV().getType().getDimSize(3));
+}
+
 /// The largest useful tile along a sequence of static length `extent`: the
 /// next power of two, capped at `preferred`.
 int64_t fitToExtent(int64_t preferred, int64_t extent) {
@@ -168,8 +175,7 @@ std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
   if (mma != MmaKind::Warpgroup || (blockM != 128 && blockM != 192) ||
       !isa<attn::AttentionOp>(op.getOperation()))
     return std::nullopt;
-  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
-                            op.getV().getType().getDimSize(3));
+  int64_t widest = widestHeadDim(op);
   if (!op.getMask().empty() && (blockM != 128 || blockN != 64 || widest > 128))
     return std::nullopt;
   return true;
@@ -227,11 +233,9 @@ bool takesTurns(attn::AttentionScoringOpInterface op, int64_t blockM,
 /// 0.87x at D256).
 bool turnsByDefault(attn::AttentionScoringOpInterface op, int64_t blockM,
                     std::optional<bool> producer) {
-  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
-                            op.getV().getType().getDimSize(3));
   return isa<attn::AttentionOp>(op.getOperation()) && op.getCausal() &&
          !op.getWindowLeft() && !op.getWindowRight() && op.getMask().empty() &&
-         op.getScore().empty() && blockM == 128 && widest <= 128 &&
+         op.getScore().empty() && blockM == 128 && widestHeadDim(op) <= 128 &&
          producer.value_or(false);
 }
 
@@ -265,12 +269,11 @@ LogicalResult configureAttention(attn::AttentionScoringOpInterface op,
       pinned ? pinned->getTma()
              : (producer.value_or(false) ? std::optional<bool>(true)
                                          : std::nullopt);
-  bool turns = takesTurns(op, blockM, blockN, mma);
   std::optional<bool> pingPong =
       pinned
           ? pinned->getPingPong()
           : scheduled(schedule.pingPong || turnsByDefault(op, blockM, producer),
-                      turns);
+                      takesTurns(op, blockM, blockN, mma));
   op->setAttr("tiles",
               attn::TilesAttr::get(op.getContext(), blockM, blockN, mma,
                                    packGroup, producer, tma, pingPong));
@@ -311,8 +314,7 @@ bool gradFitsMma(attn::AttentionScoringOpInterface op, MmaKind mma,
 /// dim 64, 32 up to 128, 16 above.
 Tiles defaultGradTiles(attn::AttentionScoringOpInterface op, MmaKind mma,
                        const attnc::TargetDescription &target) {
-  int64_t widest = std::max(op.getQ().getType().getDimSize(3),
-                            op.getV().getType().getDimSize(3));
+  int64_t widest = widestHeadDim(op);
   if (mma == MmaKind::Warpgroup)
     return isa<attn::AttentionGradKVOp>(op.getOperation())
                ? Tiles{64, 128, mma}
