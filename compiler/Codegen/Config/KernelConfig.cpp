@@ -14,6 +14,8 @@
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -59,20 +61,40 @@ Tiles syncTiles(int64_t headDimV) {
   return {headDimV <= 64 ? 128 : 64, 64, MmaKind::Sync};
 }
 
+/// Whether `op`'s score region applies a math function (tanh, exp, ...) to
+/// the score itself: libdevice's expansions keep more registers per element
+/// than arithmetic on the score and the indices (ALiBi's slope, computed
+/// from the head, is math on an index).
+bool scoreTakesMath(attn::AttentionScoringOpInterface op) {
+  if (op.getScore().empty())
+    return false;
+  SetVector<Operation *> users;
+  getForwardSlice(op.getScore().front().getArgument(0), &users);
+  return llvm::any_of(users, [](Operation *user) {
+    return isa<math::MathDialect>(user->getDialect());
+  });
+}
+
 /// The wgmma kernel: warpgroups of 64 query rows share each key tile,
 /// three up to head dim 64, two above (the O accumulator grows with the
 /// head dim and 384 threads leave 168 registers each); 128 keys per tile
 /// up to head dim 128, 64 above, which keeps S and O within the register
 /// file and the K/V stages within shared memory. A score region's
-/// per-element math takes two warpgroups at any head dim: at three, ALiBi
-/// spilled 268 bytes with 128 keys and ran 1.09x slower with 64 (H200).
-/// Two warpgroups that evaluate a mask region beside a producer
-/// (usesProducer) take 64 keys, which leaves them the registers for it.
-Tiles warpgroupTiles(int64_t headDim, int64_t headDimV, bool scoreRegion,
-                     bool maskBesideProducer) {
-  int64_t widest = std::max(headDim, headDimV);
-  int64_t blockM = widest <= 64 && !scoreRegion ? 192 : 128;
-  bool fewerKeys = maskBesideProducer && blockM == 128;
+/// per-element math fits three warpgroups only beside a producer (a
+/// forward op without a mask region) and without math on the score (H200:
+/// ALiBi at head dim 64 1.13x two; a softcap's tanh spilled 12 bytes):
+/// without a producer ALiBi spilled 268 bytes with 128 keys and ran 1.09x
+/// slower with 64. Two warpgroups that evaluate a mask region beside a
+/// producer (usesProducer) take 64 keys, which leaves them the registers
+/// for it.
+Tiles warpgroupTiles(attn::AttentionScoringOpInterface op) {
+  int64_t widest = widestHeadDim(op);
+  bool forward = isa<attn::AttentionOp>(op.getOperation());
+  bool besideProducer = forward && op.getMask().empty();
+  bool threeFit =
+      op.getScore().empty() || (besideProducer && !scoreTakesMath(op));
+  int64_t blockM = widest <= 64 && threeFit ? 192 : 128;
+  bool fewerKeys = forward && !op.getMask().empty() && blockM == 128;
   return {blockM, widest <= 128 && !fewerKeys ? 128 : 64, MmaKind::Warpgroup};
 }
 
@@ -112,9 +134,7 @@ std::optional<Tiles> preferredMma(attn::AttentionScoringOpInterface op,
   if (std::optional<Tiles> ranges = keyRangeTiles(op))
     return ranges;
   if (target.hasWgmma && !target.onlyMmaSync && fits(MmaKind::Warpgroup))
-    return warpgroupTiles(headDim, headDimV, !op.getScore().empty(),
-                          !op.getMask().empty() &&
-                              isa<attn::AttentionOp>(op.getOperation()));
+    return warpgroupTiles(op);
   return syncTiles(headDimV);
 }
 

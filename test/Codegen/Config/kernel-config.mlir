@@ -32,7 +32,9 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // -----
 
 // Head dim 64: three warpgroups (192 rows) on wgmma, two with a score
-// region (its per-element math needs the registers) and then a producer
+// region that applies math to the score or beside a mask region (their
+// per-element work needs the registers); math on the indices alone (ALiBi's
+// slope) keeps three. Then a producer
 // warpgroup copying the tiles by TMA (beside two or three consumers, head
 // dim 256 included); 128-row blocks on mma.sync. Head dim 256 takes 64-key tiles on the
 // warpgroup kernel; head dims 96 and 32 fill 64-element panels partly and
@@ -50,6 +52,10 @@ func.func @dynamic(%q: tensor<?x4x?x128xbf16>) -> (tensor<?x4x?x128xbf16>, tenso
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma, producer = true, tma = true>}
 // SYNC-LABEL: func.func @narrow_scored
 // SYNC:         tiles = #attn.tiles<block_m = 128, block_n = 64, mma = mma_sync>}
+// GPU-LABEL:  func.func @narrow_biased
+// GPU:          tiles = #attn.tiles<block_m = 192, block_n = 128, mma = wgmma, producer = true, tma = true>}
+// GPU-LABEL:  func.func @narrow_biased_masked
+// GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // GPU-LABEL:  func.func @wide
 // GPU:          tiles = #attn.tiles<block_m = 128, block_n = 64, mma = wgmma, producer = true, tma = true>}
 // SCHED-LABEL: func.func @wide
@@ -91,6 +97,43 @@ func.func @narrow_scored(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
       %t = math.tanh %s : f32
       attn.yield %t : f32
+    }
+  return %o : tensor<?x4x?x64xf16>
+}
+func.func @narrow_biased(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>
+      -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %hi = arith.index_cast %h : index to i64
+      %hf = arith.sitofp %hi : i64 to f32
+      %slope = math.exp2 %hf : f32
+      %d = arith.subi %qi, %ki : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %bias = arith.mulf %slope, %df : f32
+      %r = arith.subf %s, %bias : f32
+      attn.yield %r : f32
+    }
+  return %o : tensor<?x4x?x64xf16>
+}
+func.func @narrow_biased_masked(%q: tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16> {
+  %o, %l = attn.attention %q, %q, %q
+      : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>
+      -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+    mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index):
+      %ok = arith.cmpi ne, %qi, %ki : index
+      attn.yield %ok : i1
+    }
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+      %d = arith.subi %qi, %ki : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %r = arith.subf %s, %df : f32
+      attn.yield %r : f32
     }
   return %o : tensor<?x4x?x64xf16>
 }
