@@ -9,8 +9,12 @@
 #include "compiler/Codegen/Common/KernelEmitter.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
 #include "dialects/attn/AttnOps.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
 
 #include <limits>
 
@@ -26,12 +30,76 @@ Value negativeInfinity(OpBuilder &b, Location loc) {
 } // namespace
 
 attnc::ScoreModel::ScoreModel(attn::AttentionScoringOpInterface op)
-    : op(op), folded(op.getScore().empty() && op.getEffectiveScale() > 0) {}
+    : op(op), folded(op.getScore().empty() && op.getEffectiveScale() > 0),
+      bias(scaledBias(op)) {}
+
+/// Whether `v` depends on any of `block`'s arguments `args`.
+static bool readsArguments(Value v, Block &block, ArrayRef<unsigned> args) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return llvm::is_contained(args, cast<BlockArgument>(v).getArgNumber());
+  (void)getBackwardSlice(def, &slice, options);
+  return llvm::any_of(slice, [&](Operation *sliced) {
+    return llvm::any_of(sliced->getOperands(), [&](Value operand) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      return arg && arg.getOwner() == &block &&
+             llvm::is_contained(args, arg.getArgNumber());
+    });
+  });
+}
+
+std::optional<attnc::ScoreModel::ScaledBias>
+attnc::ScoreModel::scaledBias(attn::AttentionScoringOpInterface op) {
+  int exponent;
+  double scale = op.getEffectiveScale();
+  if (op.getScore().empty() || scale <= 0 ||
+      std::frexp(scale, &exponent) != 0.5)
+    return std::nullopt;
+  Block &block = op.getScore().front();
+  BlockArgument score = block.getArgument(0);
+  Operation *combine = block.getTerminator()->getOperand(0).getDefiningOp();
+  if (!score.hasOneUse() ||
+      !isa_and_present<arith::AddFOp, arith::SubFOp>(combine))
+    return std::nullopt;
+  Value other = combine->getOperand(1);
+  if (combine->getOperand(0) != score) {
+    if (isa<arith::SubFOp>(combine))
+      return std::nullopt; // a - s: the score is subtracted
+    other = combine->getOperand(0);
+  }
+  auto product = other.getDefiningOp<arith::MulFOp>();
+  if (!product || readsArguments(product.getResult(), block, {0}))
+    return std::nullopt;
+  unsigned divided = readsArguments(product.getLhs(), block, {3, 4}) ? 1 : 0;
+  return ScaledBias{combine, product, divided};
+}
+
+/// The raw score plus the region's bias with one factor divided by the
+/// scale: scaling by a power of two is exact, so this is the scaled
+/// score's value times 1/scale, rounded alike (fused or not).
+Value attnc::ScoreModel::biasedScore(OpBuilder &b, Location loc, Value dot,
+                                     ValueRange indices) const {
+  SmallVector<Value> args = {dot};
+  llvm::append_range(args, indices);
+  IRMapping mapping;
+  inlineRegionValues(b, op.getScore(), args, mapping);
+  Value divided = bias->product->getOperand(bias->dividedOperand);
+  mapping.map(divided, arith::MulFOp::create(
+                           b, loc, mapping.lookup(divided),
+                           f32Constant(b, loc, 1.0 / op.getEffectiveScale())));
+  b.clone(*bias->product, mapping);
+  return b.clone(*bias->combine, mapping)->getResult(0);
+}
 
 Value attnc::ScoreModel::score(OpBuilder &b, Location loc, Value dot,
                                ValueRange indices) const {
   if (folded)
     return dot;
+  if (bias)
+    return biasedScore(b, loc, dot, indices);
   float scale = op.getEffectiveScale();
   if (op.getScore().empty())
     return arith::MulFOp::create(b, loc, dot,
@@ -44,7 +112,7 @@ Value attnc::ScoreModel::score(OpBuilder &b, Location loc, Value dot,
 }
 
 Value attnc::ScoreModel::factor(OpBuilder &b, Location loc) const {
-  if (folded)
+  if (folded || bias)
     return f32Constant(b, loc, op.getEffectiveScale() * kLog2E);
   return f32Constant(b, loc, op.getScore().empty() ? 1.0 : kLog2E);
 }

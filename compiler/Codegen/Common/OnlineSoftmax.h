@@ -40,8 +40,12 @@ using Exp2Fn = llvm::function_ref<mlir::Value(mlir::Value)>;
 /// the multiplier of one fma (so it must be positive). Without a score
 /// region and with a positive scale the scores stay raw and `factor` is
 /// scale · log2 e. With a score region each score is scaled and passed
-/// through the region, and `factor` is log2 e. Otherwise (a scale of 0 or
-/// less) each score is multiplied by scale · log2 e, and `factor` is 1.
+/// through the region, and `factor` is log2 e, except for a region that
+/// adds a product to its score (s ± a · b: ALiBi's bias) under a positive
+/// power-of-two scale c: it reads the raw score with a divided by c, and
+/// `factor` is c · log2 e, which gives every score times 1/c exactly (one
+/// multiply per element less). Otherwise (a scale of 0 or less) each score
+/// is multiplied by scale · log2 e, and `factor` is 1.
 class ScoreModel {
 public:
   explicit ScoreModel(mlir::attn::AttentionScoringOpInterface op);
@@ -53,8 +57,19 @@ public:
   mlir::Value factor(mlir::OpBuilder &b, mlir::Location loc) const;
 
 private:
+  /// The region's final s ± a · b, when the scale can stay outside it.
+  struct ScaledBias {
+    mlir::Operation *combine, *product;
+    unsigned dividedOperand; // of `product`: the one not read per key
+  };
+  static std::optional<ScaledBias>
+  scaledBias(mlir::attn::AttentionScoringOpInterface op);
+  mlir::Value biasedScore(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value dot, mlir::ValueRange indices) const;
+
   mutable mlir::attn::AttentionScoringOpInterface op; // accessors are not const
   bool folded;
+  std::optional<ScaledBias> bias;
 };
 
 /// One thread's scores of the query rows it holds, in one key tile. A row

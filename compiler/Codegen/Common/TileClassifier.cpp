@@ -842,8 +842,14 @@ Value attnc::inlineRegion(OpBuilder &b, Region &region, ValueRange args) {
 
 SmallVector<Value> attnc::inlineRegionValues(OpBuilder &b, Region &region,
                                              ValueRange args) {
-  Block &block = region.front();
   IRMapping mapping;
+  return inlineRegionValues(b, region, args, mapping);
+}
+
+SmallVector<Value> attnc::inlineRegionValues(OpBuilder &b, Region &region,
+                                             ValueRange args,
+                                             IRMapping &mapping) {
+  Block &block = region.front();
   mapping.map(block.getArguments().take_front(args.size()), args);
   for (Operation &op : block.without_terminator()) {
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {

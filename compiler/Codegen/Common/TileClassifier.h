@@ -106,7 +106,12 @@ mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value inlineRegion(mlir::OpBuilder &b, mlir::Region &region,
                          mlir::ValueRange args);
 /// The same for a region that yields several values (an elementwise body
-/// with several results): the values it yields.
+/// with several results): the values it yields; `mapping` receives each
+/// region value's clone.
+llvm::SmallVector<mlir::Value> inlineRegionValues(mlir::OpBuilder &b,
+                                                  mlir::Region &region,
+                                                  mlir::ValueRange args,
+                                                  mlir::IRMapping &mapping);
 llvm::SmallVector<mlir::Value> inlineRegionValues(mlir::OpBuilder &b,
                                                   mlir::Region &region,
                                                   mlir::ValueRange args);

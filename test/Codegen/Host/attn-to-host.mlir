@@ -305,6 +305,44 @@ module @attnc_kernels {
 
 // -----
 
+// A region that adds a product to its score (s - 0.5 * d, ALiBi's form)
+// under a power-of-two scale (1/4 at head dim 16) reads the raw score, the
+// product's constant factor times 4; the exponent's factor is then
+// 1/4 * log2(e), which gives the same values (scaling by 2^k is exact).
+
+// CHECK-LABEL: func.func @biased(
+// CHECK-DAG:     %[[SLOPE:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     %[[FACTOR:.*]] = arith.constant 0.360673755 : f32
+// CHECK:         %[[DOT:.*]] = scf.for
+// CHECK-NOT:     arith.mulf %[[DOT]]
+// CHECK:         %[[D:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NEXT:    %[[BIAS:.*]] = arith.mulf %[[D]], %[[SLOPE]] : f32
+// CHECK-NEXT:    %[[S:.*]] = arith.subf %[[DOT]], %[[BIAS]] : f32
+// CHECK-NEXT:    memref.store %[[S]]
+// CHECK:         math.fma %{{.*}}, %[[FACTOR]], %{{.*}} : f32
+module @attnc_kernels {
+  func.func @biased(%q: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                    %out: memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %q : memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<1x1x?x16xf32>
+    %o, %l = attn.attention %0, %0, %0 {tiles = #attn.tiles<block_m = 8, block_n = 8>}
+        : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>
+      score {
+      ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+        %slope = arith.constant 0.5 : f32
+        %d = arith.subi %qi, %ki : index
+        %di = arith.index_cast %d : index to i64
+        %df = arith.sitofp %di : i64 to f32
+        %bias = arith.mulf %slope, %df : f32
+        %r = arith.subf %s, %bias : f32
+        attn.yield %r : f32
+      }
+    bufferization.materialize_in_destination %o in writable %out : (tensor<1x1x?x16xf32>, memref<1x1x?x16xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A cast: blocks of block_size elements in row-major order, each a loop to
 // the end of its block or of the tensor, converting in f32: extend, scale,
 // round once. The block's first multi-index is computed once; the loop
