@@ -48,16 +48,25 @@ from .autograd import GradientPlan, _entries, _forward_entry
 _OPS = {}
 
 
+#: The name this binding was imported under: "attnc", or another for a
+#: second copy beside it (a bench script's baseline build), whose ops must
+#: not share names with this one's in torch's one registry per process.
+_BINDING = __name__.partition(".")[0]
+
+
 def op_name(package_identity, function, gradient=None):
     """The qualified name of the op of package function `function` (with
     gradient function `gradient`) of the package of identity
-    `package_identity`: "attnc::<function>_<16 hex digits>"."""
+    `package_identity`: "attnc::<function>_<16 hex digits>"; a copy of the
+    binding imported under another name hashes that name in too."""
     stem = "".join(c if c.isascii() and c.isalnum() else "_"
                    for c in function)[:48]
     if not stem[:1].isalpha():
         stem = "f" + stem
-    digest = hashlib.sha256("\0".join(
-        (package_identity, function, gradient or "")).encode()).hexdigest()
+    parts = (package_identity, function, gradient or "")
+    if _BINDING != "attnc":
+        parts += (_BINDING,)
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()
     return f"attnc::{stem}_{digest[:16]}"
 
 
