@@ -3,8 +3,10 @@
 
 Times each case (a function of the packages and its attn-run arguments)
 with every package, in rounds: in each round every case runs once with
-each package, one after the other, so that a slow stretch of the device
-falls on all of them alike. A package's time at a case is the smallest of
+each package, one after the other (odd rounds in reverse order, since
+the later of two identical kernels timed back to back reads slower on
+the H200), so that a slow stretch of the device falls on all of them
+alike. A package's time at a case is the smallest of
 its rounds' minimums (attn-run's minimum over --iters runs: identical
 kernels agree within 0.5% this way on the H200, where one run of a full
 benchmark moves by 5%). Needs no PyTorch; the device is attn-run's.
@@ -99,8 +101,9 @@ def main():
     times = {(case, label): [] for case in args.case for label, _ in packages}
     errors = {}
     for round_index in range(args.rounds):
+        order = packages if round_index % 2 == 0 else packages[::-1]
         for case in args.case:
-            for label, path in packages:
+            for label, path in order:
                 if (case, label) in errors:
                     continue
                 ms, error = time_case(args.attn_run, path, case, args.device,
