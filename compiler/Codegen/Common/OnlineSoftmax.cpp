@@ -15,7 +15,6 @@
 #include "mlir/IR/IRMapping.h"
 
 #include <cmath>
-
 #include <limits>
 
 using namespace mlir;
@@ -79,7 +78,9 @@ attnc::ScoreModel::scaledBias(attn::AttentionScoringOpInterface op) {
 
 /// The raw score plus the region's bias with one factor divided by the
 /// scale: scaling by a power of two is exact, so this is the scaled
-/// score's value times 1/scale, rounded alike (fused or not).
+/// score's value times 1/scale, rounded alike (fused or not). The region is
+/// inlined whole for the product's operands; its own product and sum are
+/// then cloned again over the divided factor (the first clones are dead).
 Value attnc::ScoreModel::biasedScore(OpBuilder &b, Location loc, Value dot,
                                      ValueRange indices) const {
   SmallVector<Value> args = {dot};

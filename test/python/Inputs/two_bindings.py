@@ -6,6 +6,7 @@ another name names its ops apart, and each copy's op runs its own runtime.
 usage: two_bindings.py PACKAGE [SEED]"""
 
 import importlib.util
+import math
 import os
 import random
 import sys
@@ -35,13 +36,9 @@ def main():
     print(f"seed: {seed}")
     rng = random.Random(seed)
     copy = load_copy("attnc_baseline")
-    shapes = {"q": (2, 2, 5, 16), "k": (2, 2, 7, 16), "v": (2, 2, 7, 16)}
-    inputs = {}
-    for name, shape in shapes.items():
-        count = shape[0] * shape[1] * shape[2] * shape[3]
-        inputs[name] = torch.Tensor("f32", shape,
-                                    reference.random_values(rng, count))
-    q, k, v = inputs["q"], inputs["k"], inputs["v"]
+    q, k, v = (torch.Tensor("f32", shape,
+                            reference.random_values(rng, math.prod(shape)))
+               for shape in ((2, 2, 5, 16), (2, 2, 7, 16), (2, 2, 7, 16)))
     ref_out, _ = reference.attention(q.tolist(), k.tolist(), v.tolist(),
                                      2, 2, 2, 5, 7, 16, False)
     ok = True
