@@ -20,9 +20,10 @@ bandwidth = bytes read and written / time), and each implementation's
 time over that bound. Correctness first: every implementation's output is
 compared with fp32 math attention on batch 0 (||out - ref|| / ||ref|| above
 2e-2, or NaN, marks it wrong and it is not timed). Timing as
-bench/attention.py does it; input sets rotate so L2 cannot hold the cache.
+bench/attention.py does it, --rounds included; input sets rotate so L2
+cannot hold the cache.
 
-usage: python3 bench/decode.py --package FILE [--quick] [--out DIR]
+usage: python3 bench/decode.py --package FILE [--rounds 2] [--quick] [--out DIR]
 """
 
 import argparse
@@ -35,10 +36,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention as forward_bench  # noqa: E402  (shared measuring helpers)
-from attention import NotApplicable  # noqa: E402
 
 HEADS_Q, HEADS_KV, HEAD_DIM = 32, 8, 128
-TOLERANCE = 2e-2
 
 
 class Case:
@@ -48,6 +47,10 @@ class Case:
     @property
     def label(self):
         return f"B{self.b} Hq{HEADS_Q} Hkv{HEADS_KV} D{HEAD_DIM} Nq1 Nk{self.nk}"
+
+    @property
+    def flops(self):
+        return 4 * self.b * HEADS_Q * self.nk * HEAD_DIM
 
     @property
     def kv_bytes(self):
@@ -82,7 +85,7 @@ def reference(q, k, v):
 
 
 def sdpa(backend):
-    def make(case, sets, attnc):
+    def make(case, sets):
         def run(i):
             with sdpa_kernel(backend):
                 return F.scaled_dot_product_attention(*sets[i], enable_gqa=True)
@@ -90,7 +93,7 @@ def sdpa(backend):
     return make
 
 
-def flex(case, sets, attnc):
+def flex(case, sets):
     run = forward_bench.compiled_flex()
     return lambda i: run(*sets[i], enable_gqa=True)
 
@@ -98,7 +101,7 @@ def flex(case, sets, attnc):
 def attnc_decode(package):
     """Function `decode` of `package`, as an implementation of the table."""
     function = forward_bench.NamedFunction(package, "decode")
-    return lambda case, sets, _: function.runner(sets)
+    return lambda case, sets: function.runner(sets)
 
 
 def copy_bandwidth():
@@ -107,24 +110,6 @@ def copy_bandwidth():
     dst = torch.empty_like(src)
     ms = forward_bench.time_runs(lambda i: dst.copy_(src), 1, 3, 20)
     return 2 * src.numel() * src.element_size() / (ms * 1e-3)
-
-
-def measure(make, case, sets, ref, warmup, iters):
-    try:
-        run = make(case, sets, None)
-        out = run(0)
-        err = ((out[:1].float() - ref).norm() / ref.norm()).item()
-        if not err <= TOLERANCE:
-            return dict(status="wrong", rel_err=err)
-        ms = forward_bench.time_runs(run, len(sets), warmup, iters)
-        return dict(status="ok", rel_err=err, ms=ms)
-    except NotApplicable as e:
-        return dict(status="n/a", message=str(e))
-    except Exception as e:  # noqa: BLE001 - every failure goes in the table
-        text = " ".join(line.strip() for line in str(e).splitlines())
-        return dict(status="error", message=f"{type(e).__name__}: {text}"[:300])
-    finally:
-        torch.cuda.empty_cache()
 
 
 def render(env, settings, names, table, bandwidth):
@@ -164,7 +149,7 @@ def main():
                                                       "bench", "results"))
     parser.add_argument("--package", required=True, action="append",
                         help="attnc package of bench/decode.mlir (repeatable)")
-    forward_bench.add_run_arguments(parser)
+    forward_bench.add_run_arguments(parser, rounds=True)
     args = parser.parse_args()
     iters, warmup, settings = forward_bench.start_run(args, "decode.py")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
@@ -179,9 +164,10 @@ def main():
 
     def measure_case(case):
         sets = make_sets(case, args.sets, gen)
-        ref = reference(*sets[0])
-        return {n: measure(make, case, sets, ref, warmup, iters)
-                for n, make in impls.items()}
+        # The one query row of batch 0 (rel_err slices batch 0 itself).
+        return forward_bench.measure_all(impls, case, sets, [0],
+                                         reference(*sets[0]), warmup, iters,
+                                         args.rounds)
     table = forward_bench.run_table(cases(args.quick), measure_case)
     env = forward_bench.environment()
     env["attnc"] = ", ".join(args.package)
