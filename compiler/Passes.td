@@ -222,14 +222,19 @@ def AttnSplitKeys : Pass<"attn-split-keys", "::mlir::func::FuncOp"> {
     head, batch) leaves a GPU idle when there are few query rows; ranges
     give it S times the blocks. With `key-ranges=0` the pass chooses: on a
     GPU target with tensor cores, f16/bf16 attention with a static query
-    length of at most 64 gets 32 ranges (fewer when a static key length
-    gives a range under 256 keys); everything else stays whole.
-    `key-ranges=N` asks for N ranges for every attention op (1: none).
+    length of at most 64 gets 32 ranges, 16 where the wgmma kernel holds a
+    key/value group's heads (fewer when a static key length gives a range
+    under 256 keys); everything else stays whole. `key-ranges=N` asks for
+    N ranges for every attention op (1: none).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "Code generation target (host or sm_90a), which decides when "
            "splitting pays">,
+    Option<"tensorCores", "tensor-cores", "std::string",
+           /*default=*/"\"auto\"",
+           "sm_90a tensor-core kernel, as attn-kernel-config's option: auto "
+           "or mma-sync (whose decoding kernel wants more ranges)">,
     Option<"keyRanges", "key-ranges", "int64_t", /*default=*/"0",
            "Key ranges per attention op: 0 chooses per op, 1 never splits">,
   ];

@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Codegen/Config/TargetDescription.h"
+#include "compiler/Codegen/Config/KernelConfig.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -36,16 +36,19 @@ namespace {
 /// Query rows up to which a GPU splits the keys by default: a block of
 /// query rows per head then leaves most of the machine idle.
 constexpr int64_t kMaxSplitQueryRows = 64;
-/// Ranges by default (on the H200, decoding GQA 32:8 hd128 over 4k-32k keys
-/// at batch 1-32 is fastest with 32 or close to it: bench/NOTES.md), and
-/// the fewest keys worth a range of their own.
+/// Ranges by default (H200, decoding GQA 32:8 hd128 over 4k-32k keys at
+/// batch 1-32: mma.sync warps are fastest with 32 or close to it, and the
+/// wgmma warpgroup holding a group's heads, whose blocks are four times
+/// larger, with 16; bench/NOTES.md), and the fewest keys worth a range of
+/// their own.
 constexpr int64_t kDefaultRanges = 32;
+constexpr int64_t kDefaultWarpgroupRanges = 16;
 constexpr int64_t kMinKeysPerRange = 256;
 
 /// The number of key ranges for `op`: `requested` when positive (1 keeps
 /// the op whole); by default, on a GPU with tensor cores, kDefaultRanges
-/// for f16/bf16 ops with a static Nq of at most kMaxSplitQueryRows and
-/// enough keys, else 1.
+/// (kDefaultWarpgroupRanges for the wgmma kernel) for f16/bf16 ops with a
+/// static Nq of at most kMaxSplitQueryRows and enough keys, else 1.
 int64_t rangesFor(attn::AttentionOp op, const attnc::TargetDescription &target,
                   int64_t requested) {
   if (requested > 0)
@@ -56,9 +59,12 @@ int64_t rangesFor(attn::AttentionOp op, const attnc::TargetDescription &target,
   if (!target.hasMmaSync || !attn::elementFitsMma(qType.getElementType()) ||
       ShapedType::isDynamic(seqQ) || seqQ > kMaxSplitQueryRows)
     return 1;
+  int64_t ranges = attnc::packsGroupOnWarpgroup(op, target)
+                       ? kDefaultWarpgroupRanges
+                       : kDefaultRanges;
   if (ShapedType::isDynamic(seqK))
-    return kDefaultRanges;
-  return std::min(kDefaultRanges, seqK / kMinKeysPerRange);
+    return ranges;
+  return std::min(ranges, seqK / kMinKeysPerRange);
 }
 
 struct SplitKeys : OpRewritePattern<attn::AttentionOp> {
@@ -100,7 +106,7 @@ struct AttnSplitKeysPass : attnc::impl::AttnSplitKeysBase<AttnSplitKeysPass> {
   void runOnOperation() override {
     FailureOr<attnc::TargetDescription> description =
         attnc::TargetDescription::get(
-            target, "auto", [&] { return getOperation().emitError(); });
+            target, tensorCores, [&] { return getOperation().emitError(); });
     if (failed(description))
       return signalPassFailure();
     int64_t requested = keyRanges;

@@ -116,7 +116,8 @@ void attnc::buildProgramPipeline(
   const std::string &shapeTarget =
       programTarget.empty() ? target : programTarget;
   pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({shapeTarget}));
-  pm.addNestedPass<func::FuncOp>(createAttnSplitKeys({shapeTarget, keyRanges}));
+  pm.addNestedPass<func::FuncOp>(
+      createAttnSplitKeys({shapeTarget, tensorCores, keyRanges}));
   pm.addPass(createAttnFormPrograms());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   AttnKernelConfigOptions config;

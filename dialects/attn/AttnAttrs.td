@@ -48,7 +48,7 @@ def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {
     instructions the kernel is built on: `none` (a scalar kernel, one thread
     per query row), `mma_sync` (a warp per 16 query rows, mma.sync m16n8k16)
     or `wgmma` (warpgroups of 64 query rows, wgmma m64nNk16; sm_90a); host
-    kernels leave it out. `pack_group = true` (mma_sync, query length 1)
+    kernels leave it out. `pack_group = true` (tensor cores, query length 1)
     makes a block's rows the query heads of one key/value group instead of
     query rows of one head, so the group reads its keys and values once
     (decoding with grouped-query attention). `producer = true` (wgmma;

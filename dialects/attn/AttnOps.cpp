@@ -220,8 +220,9 @@ TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
                   int64_t blockN, std::optional<MmaKind> mma,
                   std::optional<bool> packGroup, std::optional<bool> producer,
                   std::optional<bool> tma, std::optional<bool> pingPong) {
-  if (packGroup.value_or(false) && mma != MmaKind::Sync)
-    return emitError() << "pack_group needs mma = mma_sync";
+  if (packGroup.value_or(false) && !mma)
+    return emitError()
+           << "pack_group needs tensor-core tiles (mma = mma_sync or wgmma)";
   if (producer.value_or(false) && mma != MmaKind::Warpgroup)
     return emitError() << "producer needs mma = wgmma";
   if (tma.value_or(false) && !producer.value_or(false))

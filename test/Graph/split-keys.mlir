@@ -1,16 +1,21 @@
 // RUN: attn-opt %s -split-input-file -attn-split-keys='target=sm_90a' | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-split-keys='target=sm_90a tensor-cores=mma-sync' | FileCheck %s --check-prefix=SYNC
 // RUN: attn-opt %s -split-input-file -attn-split-keys='key-ranges=3' | FileCheck %s --check-prefix=THREE
 // RUN: attn-opt %s -split-input-file -attn-split-keys | FileCheck %s --check-prefix=HOST
 
-// Decoding on a GPU: 32 key ranges; the split kernel takes the op's
-// operands, attributes and regions, the combine kernel gives its results.
+// Decoding on a GPU: 16 key ranges for the wgmma kernel that holds a
+// key/value group's heads (32 for mma.sync warps); the split kernel takes
+// the op's operands, attributes and regions, the combine kernel gives its
+// results.
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME:      (%[[Q:[^:]+]]: {{.*}}, %[[K:[^:]+]]: {{.*}}, %[[V:[^:]+]]: {{.*}})
 // CHECK:         %[[PO:.+]], %[[PL:.+]] = attn.attention_split %[[Q]], %[[K]], %[[V]] {bottom_right, causal, scale = 2.500000e-01 : f32}
-// CHECK-SAME:      -> tensor<32x?x32x1x128xf32>, tensor<32x?x32x1xf32> score {
+// CHECK-SAME:      -> tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32> score {
 // CHECK:           math.tanh
-// CHECK:         %[[O:.+]], %[[L:.+]] = attn.attention_combine %[[PO]], %[[PL]] : tensor<32x?x32x1x128xf32>, tensor<32x?x32x1xf32> -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+// CHECK:         %[[O:.+]], %[[L:.+]] = attn.attention_combine %[[PO]], %[[PL]] : tensor<16x?x32x1x128xf32>, tensor<16x?x32x1xf32> -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
 // CHECK:         return %[[O]], %[[L]]
+// SYNC-LABEL: func.func @decode
+// SYNC:         attn.attention_split {{.*}} -> tensor<32x?x32x1x128xf32>, tensor<32x?x32x1xf32>
 // THREE-LABEL: func.func @decode
 // THREE:         attn.attention_split {{.*}} -> tensor<3x?x32x1x128xf32>, tensor<3x?x32x1xf32>
 // HOST-LABEL: func.func @decode

@@ -3,11 +3,11 @@
 
 // The programs pipeline with the program shaped for another target, as
 // `attnc --target=host,sm_90a` runs it for the host: the decode attention
-// splits its keys as on sm_90a (32 ranges), while the tiles are the host's.
+// splits its keys as on sm_90a (16 ranges), while the tiles are the host's.
 // Shaped for the host alone, it stays one kernel.
 
 // CHECK-LABEL: func.func @decode(
-// CHECK:         attnrt.alloc{{.*}}shape = [32, "B", 32, 1, 128]
+// CHECK:         attnrt.alloc{{.*}}shape = [16, "B", 32, 1, 128]
 // CHECK:         attnrt.launch @attnc_kernels::@decode_attention_split0
 // CHECK:         attnrt.launch @attnc_kernels::@decode_attention_combine1
 // CHECK-LABEL: module @attnc_kernels

@@ -1,6 +1,6 @@
 // REQUIRES: cuda-toolkit
 // One package for the host and sm_90a: both targets share one program,
-// shaped for the GPU (the decode function splits its keys into 32 ranges
+// shaped for the GPU (the decode function splits its keys into 16 ranges
 // there, so it does on the host too), with kernels for each; the runtime
 // runs the kernels of the device it opens.
 //
@@ -12,11 +12,11 @@
 // RUN: not attnc %s --target=host,sm_90a --emit=tiled 2>&1 | FileCheck %s --check-prefix=EMIT
 
 // EXPLAIN: target host:
-// EXPLAIN: decode: buffer t0 f32 [32, B, 8, 1, 64] slot 0
+// EXPLAIN: decode: buffer t0 f32 [16, B, 8, 1, 64] slot 0
 // EXPLAIN: decode: kernel decode_attention_split0, entry decode_attention_split0_entry, block 1,
 // EXPLAIN: target sm_90a:
-// EXPLAIN: decode: buffer t0 f32 [32, B, 8, 1, 64] slot 0
-// EXPLAIN: decode: kernel decode_attention_split0, entry decode_attention_split0, block 32,
+// EXPLAIN: decode: buffer t0 f32 [16, B, 8, 1, 64] slot 0
+// EXPLAIN: decode: kernel decode_attention_split0, entry decode_attention_split0, block 128,
 
 // INFO: targets host, sm_90a
 // INFO-LABEL: function decode

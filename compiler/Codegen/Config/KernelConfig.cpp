@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Codegen/Config/TargetDescription.h"
+#include "compiler/Codegen/Config/KernelConfig.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 
@@ -27,6 +27,20 @@ namespace attnc {
 
 using namespace mlir;
 using attn::MmaKind;
+
+bool attnc::packsGroupOnWarpgroup(attn::AttentionScoringOpInterface op,
+                                  const TargetDescription &target) {
+  int64_t group = op.getGroupSize();
+  auto fitsWgmma = [](Value operand) {
+    return attn::headDimFitsMma(
+        MmaKind::Warpgroup,
+        cast<RankedTensorType>(operand.getType()).getDimSize(3));
+  };
+  return target.hasWgmma && !target.onlyMmaSync &&
+         op.getQ().getType().getDimSize(2) == 1 && group > 1 && group <= 64 &&
+         attn::elementFitsMma(op.getQ().getType().getElementType()) &&
+         fitsWgmma(op.getQ()) && fitsWgmma(op.getV());
+}
 
 namespace {
 
@@ -98,18 +112,24 @@ Tiles warpgroupTiles(attn::AttentionScoringOpInterface op) {
   return {blockM, widest <= 128 && !fewerKeys ? 128 : 64, MmaKind::Warpgroup};
 }
 
-/// Split-key attention on a static query length of at most 64 (decoding):
+/// Split-key attention on a static query length of at most 64 (decoding).
+/// With a query length of 1 the rows hold a key/value group's heads
+/// (packsGroup): on a wgmma target one warpgroup of 64 rows over 64-key
+/// tiles, two blocks per SM (H200, GQA 32:8 hd128 B8 Nk32k: 0.255 ms at 16
+/// ranges against 0.280 for mma.sync warps; bench/NOTES.md). Otherwise
 /// mma.sync warps of 16 query rows, as few as hold the rows, over key tiles
 /// of 32; its blocks are many (a block per range, head and batch), so small
 /// ones (42 KB of shared memory at head dim 128: five per SM) keep the
 /// machine full and its tail short. Whole attention on fewer than 16 query
 /// rows takes them too (fitted tiles would have no tensor-core kind).
-std::optional<Tiles> keyRangeTiles(attn::AttentionScoringOpInterface op) {
+std::optional<Tiles> keyRangeTiles(attn::AttentionScoringOpInterface op,
+                                   const attnc::TargetDescription &target) {
   int64_t seqQ = op.getQ().getType().getDimSize(2);
   int64_t limit = op.getKeySplits() == 1 ? 15 : 64;
   if (ShapedType::isDynamic(seqQ) || seqQ > limit)
     return std::nullopt;
-  // With a query length of 1, the rows hold the group's heads (packsGroup).
+  if (attnc::packsGroupOnWarpgroup(op, target))
+    return Tiles{64, 64, MmaKind::Warpgroup};
   int64_t rows = seqQ == 1 ? std::min<int64_t>(op.getGroupSize(), 64) : seqQ;
   return Tiles{static_cast<int64_t>(llvm::alignTo(rows, 16)), 32,
                MmaKind::Sync};
@@ -131,7 +151,7 @@ std::optional<Tiles> preferredMma(attn::AttentionScoringOpInterface op,
       !attn::elementFitsMma(op.getQ().getType().getElementType()) ||
       !fits(MmaKind::Sync))
     return std::nullopt;
-  if (std::optional<Tiles> ranges = keyRangeTiles(op))
+  if (std::optional<Tiles> ranges = keyRangeTiles(op, target))
     return ranges;
   if (target.hasWgmma && !target.onlyMmaSync && fits(MmaKind::Warpgroup))
     return warpgroupTiles(op);
@@ -168,7 +188,7 @@ defaultTiles(attn::AttentionScoringOpInterface op,
   int64_t blockM = 64, blockN = 64;
   if (target.isGpu()) {
     if (std::optional<Tiles> mma = preferredMma(op, target)) {
-      if (mma == keyRangeTiles(op))
+      if (mma == keyRangeTiles(op, target))
         return {mma->blockM,
                 fitToExtent(mma->blockN, op.getK().getType().getDimSize(2))};
       blockM = mma->blockM;
@@ -201,14 +221,14 @@ std::optional<bool> usesProducer(attn::AttentionScoringOpInterface op,
   return true;
 }
 
-/// Decoding with grouped-query attention on mma.sync: the query heads of a
-/// key/value group fill a block's rows, which then reads the group's keys
-/// and values once instead of once per head.
+/// Decoding with grouped-query attention on tensor cores: the query heads
+/// of a key/value group fill a block's rows, which then reads the group's
+/// keys and values once instead of once per head.
 std::optional<bool> packsGroup(attn::AttentionScoringOpInterface op,
                                int64_t blockM, std::optional<MmaKind> mma) {
   int64_t group = op.getGroupSize();
-  if (mma != MmaKind::Sync || group == 1 ||
-      op.getQ().getType().getDimSize(2) != 1 || group > 64)
+  if (!mma || *mma == MmaKind::None || group == 1 ||
+      op.getQ().getType().getDimSize(2) != 1 || group > blockM)
     return std::nullopt;
   return true;
 }

@@ -441,11 +441,12 @@ func.func @gradient_kernel_adding_dq(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8
 
 // Split-key attention on a static query length of at most 64 (decoding)
 // takes mma.sync warps of 16 query rows, as few as hold the rows, over 32
-// keys, even where wgmma applies; with one query row and grouped-query
-// attention the rows are the group's heads (pack_group); longer query
-// lengths take attention's tiles. Whole attention on fewer than 16 query
-// rows takes the same tiles. The host keeps its own. Combine kernels: a GPU
-// thread per element.
+// keys; with one query row and grouped-query attention the rows are the
+// group's heads (pack_group), in one wgmma warpgroup of 64 rows over 64
+// keys where wgmma applies (mma.sync warps otherwise); longer query lengths
+// take attention's tiles. Whole attention on fewer than 16 query rows takes
+// the same tiles. The host keeps its own. Combine kernels: a GPU thread per
+// element.
 // HOST-LABEL: func.func @key_ranges
 // HOST:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 1, block_n = 64>}
 // HOST:         attn.attention_combine {{.*}}{block_size = 16384 : i64}
@@ -455,9 +456,15 @@ func.func @gradient_kernel_adding_dq(%q: tensor<1x2x8x64xbf16>, %l: tensor<1x2x8
 // GPU:          attn.attention_combine {{.*}}{block_size = 256 : i64}
 // GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 48, block_n = 32, mma = mma_sync>}
 // GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 128, block_n = 128, mma = wgmma>}
-// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
-// GPU:          attn.attention {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+// GPU:          attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, pack_group = true>}
+// GPU:          attn.attention {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, pack_group = true>}
 // GPU:          attn.attention {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 128, mma = mma_sync>}
+// SYNC-LABEL: func.func @key_ranges
+// SYNC:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync>}
+// SYNC:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 48, block_n = 32, mma = mma_sync>}
+// SYNC:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 64, block_n = 64, mma = mma_sync>}
+// SYNC:         attn.attention_split {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
+// SYNC:         attn.attention {{.*}}{tiles = #attn.tiles<block_m = 16, block_n = 32, mma = mma_sync, pack_group = true>}
 // PIPE-LABEL: func.func @key_ranges
 func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
                       %q100: tensor<?x8x100x128xbf16>, %k: tensor<?x8x?x128xbf16>,
@@ -478,7 +485,7 @@ func.func @key_ranges(%q: tensor<?x8x1x128xbf16>, %q40: tensor<?x8x40x128xbf16>,
   %po32, %pl32 = attn.attention_split %q32, %k, %k
       : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
       -> tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
-  // Whole attention: decoding packs its group; 16 rows fit mma.sync anyway.
+  // Whole attention: decoding packs its group.
   %wo, %wl = attn.attention %q32, %k, %k
       : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>
       -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>

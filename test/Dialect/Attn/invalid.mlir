@@ -1931,10 +1931,10 @@ func.func @combine_block_size(%po: tensor<8x1x4x1x32xf32>, %pl: tensor<8x1x4x1xf
 
 // -----
 
-// Packed groups are rows of mma.sync warps.
-func.func @pack_group_wgmma(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
-  // expected-error @below {{pack_group needs mma = mma_sync}}
-  %o, %l = attn.attention %q, %k, %k {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = wgmma, pack_group = true>}
+// Packed groups are rows of tensor-core tiles.
+func.func @pack_group_scalar(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
+  // expected-error @below {{pack_group needs tensor-core tiles (mma = mma_sync or wgmma)}}
+  %o, %l = attn.attention %q, %k, %k {tiles = #attn.tiles<block_m = 64, block_n = 64, pack_group = true>}
       : tensor<1x32x1x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>
       -> tensor<1x32x1x64xbf16>, tensor<1x32x1xf32>
   return
