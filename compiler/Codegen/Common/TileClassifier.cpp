@@ -195,16 +195,16 @@ Value loadCapture(OpBuilder &b, Location loc, Value buffer, ValueRange at) {
   Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
   Value inBounds;
   SmallVector<Value> indices;
+  // Each index falls back to 0 on its own, so that one fixed for a loop
+  // (the batch, the query row) keeps its part of the address out of it.
   for (auto [d, i] : llvm::enumerate(at)) {
     Value extent = memref::DimOp::create(b, loc, buffer, d);
     Value within = arith::CmpIOp::create(b, loc, P::ult, i, extent);
     inBounds = inBounds
                    ? arith::AndIOp::create(b, loc, inBounds, within).getResult()
                    : within;
-    indices.push_back(i);
+    indices.push_back(arith::SelectOp::create(b, loc, within, i, zeroIndex));
   }
-  for (Value &i : indices)
-    i = arith::SelectOp::create(b, loc, inBounds, i, zeroIndex);
   Value loaded = memref::LoadOp::create(b, loc, buffer, indices);
   Type type = loaded.getType();
   Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
