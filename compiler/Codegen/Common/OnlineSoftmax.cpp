@@ -162,15 +162,17 @@ attnc::RowResult attnc::finishRow(OpBuilder &b, Location loc, SoftmaxRow row) {
 
 Value attnc::maskScore(OpBuilder &b, Location loc,
                        attn::AttentionScoringOpInterface op, Value diagonal,
-                       Value score, ValueRange indices, Value inBounds) {
+                       Value score, ValueRange indices, Value inBounds,
+                       bool withRegion) {
   Value allowed = inBounds;
-  if (hasMask(op)) {
-    Value masked = emitElementMask(b, loc, op, diagonal, indices[0], indices[1],
-                                   indices[2], indices[3]);
-    allowed =
-        allowed ? arith::AndIOp::create(b, loc, allowed, masked).getResult()
-                : masked;
-  }
+  Value masked = hasMask(op) ? emitElementMask(b, loc, op, diagonal, indices[0],
+                                               indices[1], indices[2],
+                                               indices[3], withRegion)
+                             : Value();
+  if (masked)
+    allowed = allowed
+                  ? arith::AndIOp::create(b, loc, allowed, masked).getResult()
+                  : masked;
   if (!allowed)
     return score;
   return arith::SelectOp::create(b, loc, allowed, score,

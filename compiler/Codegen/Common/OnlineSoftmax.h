@@ -117,11 +117,14 @@ RowResult finishRow(mlir::OpBuilder &b, mlir::Location loc, SoftmaxRow row);
 
 /// `score` where the mask of the attention allows (q_idx, k_idx) and
 /// `inBounds` holds (null: always), -inf elsewhere. `indices` are (b, h,
-/// q_idx, k_idx); `diagonal` is the mask's diagonalOffset.
+/// q_idx, k_idx); `diagonal` is the mask's diagonalOffset. Without
+/// `withRegion` the mask region is taken to allow (TileClass's
+/// regionMayBlock false).
 mlir::Value maskScore(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::attn::AttentionScoringOpInterface op,
                       mlir::Value diagonal, mlir::Value score,
-                      mlir::ValueRange indices, mlir::Value inBounds);
+                      mlir::ValueRange indices, mlir::Value inBounds,
+                      bool withRegion = true);
 
 } // namespace attnc
 

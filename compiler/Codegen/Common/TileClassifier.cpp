@@ -757,14 +757,16 @@ TileClass attnc::classifyTile(OpBuilder &b, Location loc,
     Value bound = indexConstant(b, loc, *right);
     all = e.conjoin(all, e.compare(P::sle, distance, {bound, bound}));
   }
+  Value regionMayBlock;
   if (!op.getMask().empty()) {
     RegionInterpreter interpreter(e, box.lane);
     Interval batch{box.batch, box.batch};
     Interval head{box.head, box.headLast ? box.headLast : box.head};
-    all = e.conjoin(all,
-                    interpreter.run(op.getMask(), {batch, head, rows, keys}));
+    Truth region = interpreter.run(op.getMask(), {batch, head, rows, keys});
+    regionMayBlock = region.mayFalse;
+    all = e.conjoin(all, region);
   }
-  return {all.mayTrue, all.mayFalse};
+  return {all.mayTrue, all.mayFalse, regionMayBlock};
 }
 
 /// Integer division `op` (cloned, at the builder's insertion point) with
@@ -883,7 +885,7 @@ SmallVector<Value> attnc::inlineRegionValues(OpBuilder &b, Region &region,
 Value attnc::emitElementMask(OpBuilder &b, Location loc,
                              attn::AttentionScoringOpInterface op,
                              Value diagonal, Value batch, Value head,
-                             Value qIdx, Value kIdx) {
+                             Value qIdx, Value kIdx, bool withRegion) {
   using P = arith::CmpIPredicate;
   Emitter e(b, loc);
   Value row = onDiagonal(e, qIdx, diagonal);
@@ -897,7 +899,7 @@ Value attnc::emitElementMask(OpBuilder &b, Location loc,
     conjoin(e.cmp(P::sle, e.sub(row, kIdx), indexConstant(b, loc, *left)));
   if (std::optional<int64_t> right = op.getWindowRight())
     conjoin(e.cmp(P::sle, e.sub(kIdx, row), indexConstant(b, loc, *right)));
-  if (!op.getMask().empty())
+  if (!op.getMask().empty() && withRegion)
     conjoin(inlineRegion(b, op.getMask(), {batch, head, qIdx, kIdx}));
   return allowed;
 }

@@ -53,10 +53,14 @@ struct TileBox {
   mlir::Value lane;
 };
 
-/// What the mask can do on a tile: two i1 values.
+/// What the mask can do on a tile: i1 values.
 struct TileClass {
   mlir::Value mayAllow; // false: the tile is empty
   mlir::Value mayBlock; // false: the tile is full
+  /// False where the mask region allows every pair of the tile, so that
+  /// only the shorthands and bounds may block (a causal diagonal tile of
+  /// one document); null without a region.
+  mlir::Value regionMayBlock = nullptr;
 };
 
 /// The key range [begin, end) that the shorthands (causal, windows) leave
@@ -90,13 +94,13 @@ TileClass classifyTile(mlir::OpBuilder &b, mlir::Location loc,
                        const TileBox &box);
 
 /// Emits the per-element mask of `op` for query row `qIdx` and key `kIdx`
-/// (index values): the conjunction of the shorthands and the inlined mask
-/// region. `op` must have a mask.
+/// (index values): the conjunction of the shorthands and, with
+/// `withRegion`, the inlined mask region. Null when that leaves no term.
 mlir::Value emitElementMask(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::attn::AttentionScoringOpInterface op,
                             mlir::Value diagonal, mlir::Value batch,
                             mlir::Value head, mlir::Value qIdx,
-                            mlir::Value kIdx);
+                            mlir::Value kIdx, bool withRegion = true);
 
 /// Clones the single block of `region` at the builder's insertion point with
 /// its arguments replaced by `args` and returns the value it yields. The

@@ -450,17 +450,21 @@ void MmaAttentionKernel::buildTileList(Value numTiles) {
   gpu::BarrierOp::create(b, loc);
 }
 
-/// Entry t of `list` for each tile t of the range: 2t + 1 when partial, 2t
-/// when full, -1 when empty. Warp w classifies tiles w, w + warps, ..., its
-/// lanes sharing the reads.
+/// Entry t of `list` for each tile t of the range: 4t, plus 1 when partial,
+/// plus 2 when the mask region may block; -1 when empty. Warp w classifies
+/// tiles w, w + warps, ..., its lanes sharing the reads.
 void MmaAttentionKernel::classifyIntoList(Value list, Value numTiles) {
   Value warp = arith::DivUIOp::create(b, loc, threadId, index(32));
   loop(warp, numTiles, index(threads / 32), [&](Value t) {
     attnc::TileClass tile =
         classifyKeyTile(add(kBegin, mul(t, index(blockN))), lane);
-    Value code = add(
-        mul(t, index(2)),
-        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tile.mayBlock));
+    auto bit = [&](Value flag, int64_t weight) {
+      return mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), flag),
+                 index(weight));
+    };
+    Value code = add(mul(t, index(4)), bit(tile.mayBlock, 1));
+    if (tile.regionMayBlock)
+      code = add(code, bit(tile.regionMayBlock, 2));
     Value entry = arith::SelectOp::create(
         b, loc, tile.mayAllow,
         arith::IndexCastOp::create(b, loc, b.getI32Type(), code), i32(-1));
@@ -518,7 +522,7 @@ Value MmaAttentionKernel::keyTileAt(Value i, Value entry) {
   if (!useList)
     return dense;
   Value tile = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(), arith::ShRUIOp::create(b, loc, entry, i32(1)));
+      b, loc, b.getIndexType(), arith::ShRUIOp::create(b, loc, entry, i32(2)));
   return arith::SelectOp::create(b, loc, useList,
                                  add(kBegin, mul(tile, index(blockN))), dense);
 }
@@ -545,18 +549,27 @@ attnc::TileClass MmaAttentionKernel::tileClassAt(Value entry, Value k0) {
   if (!useList)
     return classifyOwn();
   Type i1 = b.getI1Type();
+  bool region = !op.getMask().empty();
+  SmallVector<Type> types(region ? 3 : 2, i1);
   ValueRange tile = ifElse(
-      useList, {i1, i1},
+      useList, types,
       [&] {
-        Value partial = arith::TruncIOp::create(b, loc, i1, entry);
-        return SmallVector<Value>{
-            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)), partial};
+        SmallVector<Value> listed = {
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)),
+            arith::TruncIOp::create(b, loc, i1, entry)};
+        if (region)
+          listed.push_back(arith::TruncIOp::create(
+              b, loc, i1, arith::ShRUIOp::create(b, loc, entry, i32(1))));
+        return listed;
       },
       [&] {
         attnc::TileClass c = classifyOwn();
-        return SmallVector<Value>{c.mayAllow, c.mayBlock};
+        SmallVector<Value> own = {c.mayAllow, c.mayBlock};
+        if (region)
+          own.push_back(c.regionMayBlock);
+        return own;
       });
-  return {tile[0], tile[1]};
+  return {tile[0], tile[1], region ? tile[2] : Value()};
 }
 
 /// Whether the tile at `k0` may hold an allowed pair: listed tiles do.
@@ -688,19 +701,29 @@ MmaAttentionKernel::scoreElements(ArrayRef<SmallVector<Value>> s, Value k0,
   if (attnc::hasMask(op))
     partial = arith::OrIOp::create(b, loc, partial, tileClass.mayBlock);
   SmallVector<Type> types(scores.size(), b.getF32Type());
+  auto masked = [&](bool withRegion) {
+    SmallVector<Value> masked;
+    for (int64_t j = 0; j < keyFragments; ++j)
+      for (int64_t r = 0; r < 4; ++r) {
+        Value inBounds =
+            arith::CmpIOp::create(b, loc, P::ult, keyOf(j, r), cols);
+        masked.push_back(attnc::maskScore(b, loc, op, diagonal,
+                                          scores[j * 4 + r], indices(j, r),
+                                          inBounds, withRegion));
+      }
+    return masked;
+  };
+  // A partial tile that the region allows whole (a causal diagonal inside
+  // one document) skips the region's work per element.
+  Value regionMayBlock = tileClass.regionMayBlock;
   return llvm::to_vector(ifElse(
       partial, types,
       [&] {
-        SmallVector<Value> masked;
-        for (int64_t j = 0; j < keyFragments; ++j)
-          for (int64_t r = 0; r < 4; ++r) {
-            Value inBounds =
-                arith::CmpIOp::create(b, loc, P::ult, keyOf(j, r), cols);
-            masked.push_back(attnc::maskScore(b, loc, op, diagonal,
-                                              scores[j * 4 + r], indices(j, r),
-                                              inBounds));
-          }
-        return masked;
+        if (!regionMayBlock)
+          return masked(true);
+        return llvm::to_vector(ifElse(
+            regionMayBlock, types, [&] { return masked(true); },
+            [&] { return masked(false); }));
       },
       [&] { return scores; }));
 }

@@ -98,6 +98,8 @@ module @attnc_kernels {
 // ..., four loads per step) and a butterfly of xor shuffles giving every
 // lane the smallest and largest id; then the first warp compacts the
 // entries with a ballot and popc, and the key loop runs over the list.
+// An entry says whether its tile is partial and whether the region may
+// block in it.
 // Where the range does not fit the list, the loop classifies each tile.
 
 // CHECK-LABEL: func.func @captured_documents(
@@ -118,12 +120,20 @@ module @attnc_kernels {
 // CHECK:             memref.store %{{.*}}, %[[LIST]][%c1023]
 // CHECK:             gpu.barrier
 // CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(
-// CHECK:             scf.if %[[FITS]] -> (i1, i1) {
+// CHECK:             %[[CLASS:.*]]:3 = scf.if %[[FITS]] -> (i1, i1, i1) {
+// CHECK:               %[[REGION_BIT:.*]] = arith.shrui %{{.*}}, %c1_i32 : i32
+// CHECK:               arith.trunci %[[REGION_BIT]] : i32 to i1
 // CHECK:             } else {
 // CHECK:               scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %c128 iter_args({{.*}}) -> (i32, i32) {
 // CHECK:                 memref.load %[[DOC]]
 // CHECK:               gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
 // CHECK:               gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : i32
+// A partial tile that the region allows whole reads no capture.
+// CHECK:             scf.if %[[CLASS]]#2 -> (f32,
+// CHECK:               memref.load %[[DOC]]
+// CHECK:             } else {
+// CHECK-NOT:           memref.load %[[DOC]]
+// CHECK:             }
 module @attnc_kernels {
   func.func @captured_documents(%q: memref<1x4x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>,
                                 %doc: memref<1x?xi32, strided<[?, ?], offset: ?>>,
