@@ -161,8 +161,8 @@ llvm::cl::opt<int64_t> keyRanges(
     "key-ranges",
     llvm::cl::desc("Split attention's keys into N ranges attended by separate "
                    "blocks and merged by their lse (flash-decoding): 0 lets "
-                   "attnc choose (on a GPU, 32 for static query lengths up "
-                   "to 64), 1 never splits"),
+                   "attnc choose (on a GPU, 16 or 32 for static query "
+                   "lengths up to 64), 1 never splits"),
     llvm::cl::init(0), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<std::string>
