@@ -220,7 +220,7 @@ TilesAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
                   int64_t blockN, std::optional<MmaKind> mma,
                   std::optional<bool> packGroup, std::optional<bool> producer,
                   std::optional<bool> tma, std::optional<bool> pingPong) {
-  if (packGroup.value_or(false) && !mma)
+  if (packGroup.value_or(false) && (!mma || *mma == MmaKind::None))
     return emitError()
            << "pack_group needs tensor-core tiles (mma = mma_sync or wgmma)";
   if (producer.value_or(false) && mma != MmaKind::Warpgroup)

@@ -1942,6 +1942,17 @@ func.func @pack_group_scalar(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x8x?x64xbf1
 
 // -----
 
+// mma = none is the scalar kernel, which packs no group either.
+func.func @pack_group_mma_none(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
+  // expected-error @below {{pack_group needs tensor-core tiles (mma = mma_sync or wgmma)}}
+  %o, %l = attn.attention %q, %k, %k {tiles = #attn.tiles<block_m = 64, block_n = 64, mma = none, pack_group = true>}
+      : tensor<1x32x1x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>
+      -> tensor<1x32x1x64xbf16>, tensor<1x32x1xf32>
+  return
+}
+
+// -----
+
 // A packed block's rows are a group's heads at the one query row.
 func.func @pack_group_rows(%q: tensor<1x32x2x64xbf16>, %k: tensor<1x8x?x64xbf16>) {
   // expected-error @below {{'attn.attention' op pack_group tiles need a forward attention op with a query length of 1 and block_m of at least the 4 query heads of a key/value group}}
