@@ -242,6 +242,44 @@ Status verifyBuffer(const Buffer &buffer, const std::string &path,
   return Status::ok();
 }
 
+/// A view's signature (defining no symbols), then its rows against `of`:
+/// an input, output or buffer of the same dtype and rank, the same dims
+/// after the first, and rows inside its first dim when that is static.
+Status verifyView(const Function &function, const View &view,
+                  const std::string &path, Scope &scope) {
+  if (Status s = verifyTensor(view.tensor, path, scope,
+                              /*definesSymbols=*/false);
+      !s)
+    return s;
+  const TensorSig *of = function.findValue(view.of);
+  if (!of || function.findView(view.of))
+    return fieldError(fieldPath(path, "of"),
+                      "no input, output or buffer named " + inQuotes(view.of));
+  const std::vector<Dim> &shape = view.tensor.shape;
+  bool sameDims =
+      shape.size() == of->shape.size() &&
+      std::equal(shape.begin() + (shape.empty() ? 0 : 1), shape.end(),
+                 of->shape.begin() + (shape.empty() ? 0 : 1),
+                 [](const Dim &a, const Dim &b) {
+                   return a.extent == b.extent && a.symbol == b.symbol;
+                 });
+  if (view.tensor.dtype != of->dtype || shape.empty() || !sameDims)
+    return fieldError(fieldPath(path, "shape"),
+                      "a view has the dtype and dims of " + inQuotes(view.of) +
+                          " but for its first");
+  if (!shape[0].isStatic() || shape[0].extent < 1)
+    return fieldError(indexPath(fieldPath(path, "shape"), 0),
+                      "a view's row count is a static extent >= 1");
+  const Dim &rows = of->shape[0];
+  if (view.begin < 0 ||
+      (rows.isStatic() && view.begin + shape[0].extent > rows.extent))
+    return fieldError(fieldPath(path, "begin"),
+                      "rows [" + std::to_string(view.begin) + ", " +
+                          std::to_string(view.begin + shape[0].extent) +
+                          ") are not rows of " + inQuotes(view.of));
+  return Status::ok();
+}
+
 Status verifyGridTerm(const GridTerm &term, const std::string &path,
                       const std::set<std::string> &symbols) {
   if (term.constant <= 0)
@@ -516,12 +554,14 @@ Status verifyLibrarySteps(const Function &function, const std::string &path) {
   return Status::ok();
 }
 
-/// Every output is an argument of some step: nothing else writes it, and a
-/// call would return it unwritten (a function without steps included).
+/// Every output is an argument of some step, itself or through a view:
+/// nothing else writes it, and a call would return it unwritten (a
+/// function without steps included).
 Status verifyOutputsWritten(const Function &function, const std::string &path) {
-  std::set<std::string> args;
+  std::set<std::string, std::less<>> args;
   for (const Step &step : function.steps)
-    args.insert(step.args.begin(), step.args.end());
+    for (const std::string &arg : step.args)
+      args.emplace(function.storageOf(arg));
   for (size_t i = 0; i < function.outputs.size(); ++i)
     if (!args.count(function.outputs[i].name))
       return fieldError(indexPath(fieldPath(path, "outputs"), i),
@@ -902,6 +942,12 @@ Status verifyFunction(const Function &function, const std::string &path,
                           });
       },
       [&] {
+        return verifyEach(function.views, path, "views",
+                          [&](const View &view, const std::string &at) {
+                            return verifyView(function, view, at, scope);
+                          });
+      },
+      [&] {
         return verifyEach(function.kernels, path, "kernels",
                           [&](const Kernel &kernel, const std::string &at) {
                             return verifyKernel(kernel, at, package,
@@ -967,6 +1013,13 @@ Json encode(const GridTerm &term) {
 Json encode(const Buffer &buffer) {
   Json json = encode(buffer.tensor);
   json["slot"] = buffer.slot;
+  return json;
+}
+
+Json encode(const View &view) {
+  Json json = encode(view.tensor);
+  json["of"] = view.of;
+  json["begin"] = view.begin;
   return json;
 }
 
@@ -1094,6 +1147,8 @@ Json encode(const Function &function) {
   json["inputs"] = encodeAll(function.inputs);
   json["outputs"] = encodeAll(function.outputs);
   json["buffers"] = encodeAll(function.buffers);
+  if (!function.views.empty())
+    json["views"] = encodeAll(function.views);
   json["steps"] = encodeAll(function.steps);
   json["kernels"] = encodeAll(function.kernels);
   json["ops"] = encodeAll(function.ops);
@@ -1154,6 +1209,7 @@ Status decode(const Json &json, const std::string &path, Kernel &out);
 Status decode(const Json &json, const std::string &path, RegionOp &out);
 Status decode(const Json &json, const std::string &path, Region &out);
 Status decode(const Json &json, const std::string &path, Buffer &out);
+Status decode(const Json &json, const std::string &path, View &out);
 Status decode(const Json &json, const std::string &path, Step &out);
 Status decode(const Json &json, const std::string &path, OpSpec &out);
 Status decode(const Json &json, const std::string &path, Function &out);
@@ -1332,6 +1388,14 @@ Status decode(const Json &json, const std::string &path, Buffer &out) {
   });
 }
 
+Status decode(const Json &json, const std::string &path, View &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return decodeFields(r, out.tensor); },
+               [&] { return r.required("of", out.of); },
+               [&] { return r.required("begin", out.begin); });
+  });
+}
+
 Status decode(const Json &json, const std::string &path, Step &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("kernel", out.kernel); },
@@ -1486,6 +1550,7 @@ Status decode(const Json &json, const std::string &path, Function &out) {
         [&] { return r.required("inputs", out.inputs); },
         [&] { return r.required("outputs", out.outputs); },
         [&] { return r.required("buffers", out.buffers); },
+        [&] { return r.optional("views", out.views); },
         [&] { return r.required("steps", out.steps); },
         [&] { return r.required("kernels", out.kernels); },
         [&] { return r.required("ops", out.ops); });
@@ -1748,7 +1813,20 @@ const TensorSig *Function::findValue(std::string_view name) const {
   for (const Buffer &buffer : buffers)
     if (buffer.tensor.name == name)
       return &buffer.tensor;
+  const View *view = findView(name);
+  return view ? &view->tensor : nullptr;
+}
+
+const View *Function::findView(std::string_view name) const {
+  for (const View &view : views)
+    if (view.tensor.name == name)
+      return &view;
   return nullptr;
+}
+
+std::string_view Function::storageOf(std::string_view name) const {
+  const View *view = findView(name);
+  return view ? std::string_view(view->of) : name;
 }
 
 const Function *Package::findFunction(std::string_view name) const {

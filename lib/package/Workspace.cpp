@@ -107,9 +107,12 @@ std::vector<Lifetime> pkg::bufferLifetimes(const Function &function) {
   std::vector<Lifetime> live(function.buffers.size(), {1, 0});
   for (size_t s = 0; s < function.steps.size(); ++s)
     for (size_t b = 0; b < function.buffers.size(); ++b)
-      if (std::find(
-              function.steps[s].args.begin(), function.steps[s].args.end(),
-              function.buffers[b].tensor.name) != function.steps[s].args.end())
+      if (std::any_of(function.steps[s].args.begin(),
+                      function.steps[s].args.end(),
+                      [&](const std::string &arg) {
+                        return function.storageOf(arg) ==
+                               function.buffers[b].tensor.name;
+                      }))
         live[b] = live[b].first > live[b].second
                       ? std::make_pair(s, s)
                       : std::make_pair(live[b].first, s);

@@ -157,10 +157,16 @@ private:
   Status storeResults(const pkg::OpSpec &op,
                       std::vector<std::vector<double>> data);
 
+  /// The rows a view takes of the value it views: the first and the
+  /// count of elements.
+  StatusOr<std::pair<size_t, size_t>> viewSpan(const pkg::View &view) const;
+
   const pkg::Function &function;
   const SymbolValues &symbols;
   ValueData values;
   Rounding rounding;
+  /// The data of each view an op read, copied out of the value it views.
+  mutable ValueData viewData;
 };
 
 StatusOr<std::vector<int64_t>>
@@ -179,8 +185,31 @@ Evaluator::shapeOf(const std::string &name) const {
   return shape;
 }
 
+StatusOr<std::pair<size_t, size_t>>
+Evaluator::viewSpan(const pkg::View &view) const {
+  auto shape = shapeOf(view.of);
+  if (!shape)
+    return shape.status();
+  std::optional<int64_t> count = elementCount(*shape);
+  int64_t rows = view.tensor.shape[0].extent;
+  if (!count || shape->empty() || (*shape)[0] < view.begin + rows)
+    return Status::error("view " + inQuotes(view.tensor.name) +
+                         " takes rows past the end of " + inQuotes(view.of));
+  size_t row = (*shape)[0] ? static_cast<size_t>(*count / (*shape)[0]) : 0;
+  return std::make_pair(static_cast<size_t>(view.begin) * row,
+                        static_cast<size_t>(rows) * row);
+}
+
 StatusOr<const std::vector<double> *>
 Evaluator::operand(const std::string &name) const {
+  if (const pkg::View *view = function.findView(name)) {
+    auto of = operand(view->of);
+    auto span = viewSpan(*view);
+    if (!of || !span)
+      return of ? span.status() : of.status();
+    auto first = (*of)->begin() + span->first;
+    return &(viewData[name] = std::vector<double>(first, first + span->second));
+  }
   auto it = values.find(name);
   if (it == values.end())
     return Status::error("operand " + inQuotes(name) +
@@ -194,7 +223,22 @@ Status Evaluator::store(const std::string &name, std::vector<double> data) {
     return Status::error("no value named " + inQuotes(name));
   if (rounding == Rounding::ToDTypes)
     roundTo(sig->dtype, data);
-  values[name] = std::move(data);
+  const pkg::View *view = function.findView(name);
+  if (!view) {
+    values[name] = std::move(data);
+    return Status::ok();
+  }
+  // A view's rows go into the value it views, zeros until written.
+  auto span = viewSpan(*view);
+  auto shape = shapeOf(view->of);
+  if (!span || !shape)
+    return span ? shape.status() : span.status();
+  if (data.size() != span->second)
+    return Status::error("internal error: " + std::to_string(data.size()) +
+                         " elements for view " + inQuotes(name));
+  std::vector<double> &of = values[view->of];
+  of.resize(static_cast<size_t>(elementCount(*shape).value_or(0)));
+  std::copy(data.begin(), data.end(), of.begin() + span->first);
   return Status::ok();
 }
 

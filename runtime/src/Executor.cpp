@@ -38,7 +38,7 @@ std::string stepContext(size_t index, const std::string &kernel) {
 }
 
 /// The index of each value of `function` in a call's values: inputs,
-/// outputs, then buffers.
+/// outputs, buffers, then views.
 std::map<std::string, size_t> valueIndices(const pkg::Function &function) {
   std::map<std::string, size_t> indices;
   size_t next = 0;
@@ -47,6 +47,8 @@ std::map<std::string, size_t> valueIndices(const pkg::Function &function) {
       indices[sig.name] = next++;
   for (const pkg::Buffer &buffer : function.buffers)
     indices[buffer.tensor.name] = next++;
+  for (const pkg::View &view : function.views)
+    indices[view.tensor.name] = next++;
   return indices;
 }
 
@@ -119,6 +121,33 @@ StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
                              tensor.dtype};
   }
   return pkg::layoutWorkspace(function, bufferBytes, plan.lifetimes);
+}
+
+/// Each view of the function as its rows of the value it views, which
+/// `values` holds (inputs, outputs, buffers, then the views to fill).
+Status resolveViews(const pkg::Function &function,
+                    std::vector<KernelArg> &values) {
+  std::map<std::string, size_t> indices = valueIndices(function);
+  size_t first = values.size() - function.views.size();
+  for (size_t v = 0; v < function.views.size(); ++v) {
+    const pkg::View &view = function.views[v];
+    const KernelArg &of = values[indices.at(view.of)];
+    int64_t rows = view.tensor.shape[0].extent;
+    if (of.shape.empty() || of.shape[0] < view.begin + rows)
+      return Status::error("view '" + view.tensor.name + "' takes rows [" +
+                           std::to_string(view.begin) + ", " +
+                           std::to_string(view.begin + rows) + ") of '" +
+                           view.of + "', which has " +
+                           std::to_string(of.shape.empty() ? 0 : of.shape[0]) +
+                           " rows");
+    KernelArg arg = of;
+    arg.shape[0] = rows;
+    if (of.data)
+      arg.data = static_cast<uint8_t *>(of.data) +
+                 view.begin * of.strides[0] * pkg::dtypeSize(of.dtype);
+    values[first + v] = std::move(arg);
+  }
+  return Status::ok();
 }
 
 /// One call's workspace, freed in stream order by release() or, should an
@@ -287,7 +316,8 @@ Status attnc::rt::detail::runProgram(const Device &device,
                                      void *stream, StepMarks *marks) {
   const pkg::Function &function = *plan.function;
   size_t firstBuffer = function.inputs.size() + function.outputs.size();
-  if (values.size() != firstBuffer + function.buffers.size())
+  if (values.size() !=
+      firstBuffer + function.buffers.size() + function.views.size())
     return Status::error("internal error: a call of '" + function.name +
                          "' has " + std::to_string(values.size()) + " values");
   KernelArg *buffers = values.data() + firstBuffer;
@@ -304,6 +334,8 @@ Status attnc::rt::detail::runProgram(const Device &device,
   for (size_t b = 0; b < layout->offsets.size(); ++b)
     if (layout->offsets[b] != SIZE_MAX)
       buffers[b].data = workspace.data() + layout->offsets[b];
+  if (Status s = resolveViews(function, values); !s)
+    return s;
   Status result = runSteps(device, plan, symbols, values, stream, marks);
   // The first error wins; the workspace is freed either way.
   Status released = workspace.release();

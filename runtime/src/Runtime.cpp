@@ -309,10 +309,11 @@ Status Function::run(const std::vector<TensorRef> &inputs,
                          std::to_string(fn.outputs.size()) + " outputs, got " +
                          std::to_string(outputs.size()));
 
-  // The plan's numbering: inputs, outputs, then the buffers runProgram adds.
+  // The plan's numbering: inputs, outputs, then the buffers and views
+  // runProgram adds.
   SymbolBindings symbols;
   std::vector<KernelArg> values(fn.inputs.size() + fn.outputs.size() +
-                                fn.buffers.size());
+                                fn.buffers.size() + fn.views.size());
   if (Status s = checkTensors(inputs, fn.inputs, "input", device, symbols,
                               values.data());
       !s)

@@ -693,6 +693,12 @@ void describeFunction(const pkg::Function &fn) {
     std::printf("  buffer %s: %s, slot %lld\n", buffer.tensor.name.c_str(),
                 describeTensor(buffer.tensor).c_str(),
                 static_cast<long long>(buffer.slot));
+  for (const pkg::View &view : fn.views)
+    std::printf(
+        "  view %s: rows [%lld, %lld) of %s\n", view.tensor.name.c_str(),
+        static_cast<long long>(view.begin),
+        static_cast<long long>(view.begin + view.tensor.shape[0].extent),
+        view.of.c_str());
   for (const pkg::OpSpec &op : fn.ops) {
     std::string attrs;
     if (op.attention) {

@@ -429,6 +429,11 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
       printSignature(buffer.tensor);
       llvm::errs() << " slot " << buffer.slot << "\n";
     }
+    for (const pkg::View &view : fn.views)
+      llvm::errs() << fn.name << ": view " << view.tensor.name << " rows ["
+                   << view.begin << ", "
+                   << view.begin + view.tensor.shape[0].extent << ") of "
+                   << view.of << "\n";
     for (const pkg::Kernel &kernel : fn.kernels) {
       llvm::errs() << fn.name << ": kernel " << kernel.name;
       if (kernel.library)

@@ -56,6 +56,9 @@ static bool operator==(const GridTerm &a, const GridTerm &b) {
 static bool operator==(const Buffer &a, const Buffer &b) {
   return a.tensor == b.tensor && a.slot == b.slot;
 }
+static bool operator==(const View &a, const View &b) {
+  return a.tensor == b.tensor && a.of == b.of && a.begin == b.begin;
+}
 static bool operator==(const Step &a, const Step &b) {
   return a.kernel == b.kernel && a.args == b.args;
 }
@@ -105,7 +108,7 @@ static bool operator==(const OpSpec &a, const OpSpec &b) {
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
          a.inputs == b.inputs && a.outputs == b.outputs &&
-         a.buffers == b.buffers && a.steps == b.steps &&
+         a.buffers == b.buffers && a.views == b.views && a.steps == b.steps &&
          a.kernels == b.kernels && a.ops == b.ops;
 }
 static bool operator==(const Blob &a, const Blob &b) {
@@ -383,6 +386,26 @@ Function lossProgram() {
   return fn;
 }
 
+/// z = w * 2 in two steps, each on rows of both: views of an input and of
+/// an output.
+Function chunkedProgram() {
+  Function fn;
+  fn.name = "chunked";
+  auto rows = [](std::string name, int64_t n) {
+    return TensorSig{
+        std::move(name), DType::BF16, {Dim::fixed(n), Dim::named("C")}};
+  };
+  fn.inputs = {rows("w", 48)};
+  fn.outputs = {rows("z", 48)};
+  fn.views = {View{rows("w0", 32), "w", 0}, View{rows("w1", 16), "w", 32},
+              View{rows("z0", 32), "z", 0}, View{rows("z1", 16), "z", 32}};
+  fn.steps = {Step{"scale", {"w0", "z0"}}, Step{"scale", {"w1", "z1"}}};
+  fn.kernels = {kernel("scale", "host", "host", "scale_host")};
+  fn.ops = {OpSpec{"cast", {"w0"}, {"z0"}, {}, CastSpec{2}},
+            OpSpec{"cast", {"w1"}, {"z1"}, {}, CastSpec{2}}};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -401,7 +424,8 @@ Package makePackage() {
                        linearProgram(),
                        normProgram(),
                        lossProgram(),
-                       residualProgram()};
+                       residualProgram(),
+                       chunkedProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -847,6 +871,12 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                 }
                 // Without its activation, a matmul disagrees with the
                 // library kernel that applies one.
+                // Without its views, a function's steps name values it has
+                // not got.
+                if (key == "views") {
+                  EXPECT_CONTAINS(parseError(bytes), "no value named \"w0\"");
+                  return;
+                }
                 if (key == "activation") {
                   EXPECT_CONTAINS(parseError(bytes),
                                   "config.gelu_tanh: is 1 but the matmul op");
@@ -954,6 +984,40 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"negative buffer dim",
        [](Json &m) { m["functions"][0]["buffers"][1]["shape"][0] = -2; },
        "functions[0].buffers[1].shape[0]: static extent must be >= 0, got -2"},
+      {"view of no value",
+       [](Json &m) { m["functions"][8]["views"][1]["of"] = "x"; },
+       "functions[8].views[1].of: no input, output or buffer named \"x\""},
+      {"view of a view",
+       [](Json &m) { m["functions"][8]["views"][1]["of"] = "w0"; },
+       "functions[8].views[1].of: no input, output or buffer named \"w0\""},
+      {"view named like an output",
+       [](Json &m) { m["functions"][8]["views"][2]["name"] = "z"; },
+       "functions[8].views[2].name: duplicate tensor name \"z\""},
+      {"view with other dims",
+       [](Json &m) { m["functions"][8]["views"][0]["shape"][1] = 8; },
+       "functions[8].views[0].shape: a view has the dtype and dims of \"w\" "
+       "but for its first"},
+      {"view with another dtype",
+       [](Json &m) { m["functions"][8]["views"][0]["dtype"] = "f32"; },
+       "functions[8].views[0].shape: a view has the dtype and dims of \"w\" "
+       "but for its first"},
+      {"view of symbolic rows",
+       [](Json &m) { m["functions"][8]["views"][0]["shape"][0] = "C"; },
+       "functions[8].views[0].shape[0]: a view's row count is a static "
+       "extent >= 1"},
+      {"view past the rows",
+       [](Json &m) { m["functions"][8]["views"][3]["begin"] = 33; },
+       "functions[8].views[3].begin: rows [33, 49) are not rows of \"z\""},
+      {"negative view begin",
+       [](Json &m) { m["functions"][8]["views"][0]["begin"] = -1; },
+       "functions[8].views[0].begin: rows [-1, 31) are not rows of \"w\""},
+      {"output written only through no view",
+       [](Json &m) {
+         m["functions"][8]["steps"][0]["args"][1] = "w1";
+         m["functions"][8]["steps"][1]["args"][1] = "w0";
+       },
+       "functions[8].outputs[0]: output \"z\" is not an argument of any "
+       "step, so nothing writes it"},
       {"negative slot",
        [](Json &m) { m["functions"][0]["buffers"][0]["slot"] = -1; },
        "functions[0].buffers[0].slot: must be >= 0, got -1"},

@@ -307,6 +307,25 @@ TEST(LibProgram, RoundsIntegerResults) {
   EXPECT_EQ(values->at("y"), (std::vector<double>{3, -3, 2147483647, -1}));
 }
 
+TEST(LibProgram, ViewsReadAndWriteRowsInPlace) {
+  Program p;
+  p.add(p.function.inputs, "x", pkg::DType::F32, {3, 2});
+  p.add(p.function.outputs, "y", pkg::DType::F32, {3, 2});
+  auto view = [](std::string name, std::string of, int64_t begin,
+                 int64_t rows) {
+    return pkg::View{sig(std::move(name), pkg::DType::F32, {rows, 2}),
+                     std::move(of), begin};
+  };
+  p.function.views = {view("x_top", "x", 0, 1), view("x_rest", "x", 1, 2),
+                      view("y_top", "y", 0, 1), view("y_rest", "y", 1, 2)};
+  p.inputs["x"] = {1, 2, 3, 4, 5, 6};
+  // The rows in the other order, each scaled differently.
+  p.function.ops = {cast("x_rest", "y_rest", 10), cast("x_top", "y_top", -1)};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+  EXPECT_EQ(values->at("y"), (std::vector<double>{-1, -2, 30, 40, 50, 60}));
+}
+
 TEST(LibProgram, RejectsShapesOpsDoNotAccept) {
   Program p;
   p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});

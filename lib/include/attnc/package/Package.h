@@ -410,6 +410,21 @@ struct Buffer {
   int64_t slot = 0;
 };
 
+/// Rows of another value, in place: the rows [begin, begin + rows) of the
+/// first dim of `of`, an input, output or buffer of the function (not a
+/// view). `tensor` names the view; its dtype and its dims after the first
+/// are `of`'s, its first dim is the static row count. Steps and ops name a
+/// view as any value, and a kernel writing one writes those rows of `of`:
+/// the compiler splits a value this way (a vocabulary in chunks) without
+/// copies. A call whose `of` has fewer rows than begin + rows fails.
+/// JSON: {"name": "v0", "dtype": "bf16", "shape": [8192, 768], "of": "e",
+///        "begin": 8192}.
+struct View {
+  TensorSig tensor;
+  std::string of;
+  int64_t begin = 0;
+};
+
 /// One step of a program: launch kernel `kernel` (by name, for the device's
 /// target) on the values `args` (inputs, outputs, buffers). Steps run in
 /// order on the caller's stream; each starts after the previous one ends.
@@ -423,7 +438,7 @@ struct Step {
 /// the steps of its program, its kernels (each step's kernel once per
 /// target it was compiled for) and the ops it computes.
 /// JSON: {"name", "gradient_of" (optional), "inputs", "outputs", "buffers",
-///        "steps", "kernels", "ops"}.
+///        "views" (optional, none when absent), "steps", "kernels", "ops"}.
 struct Function {
   std::string name;
   /// The function of this package whose gradient this one computes, when it
@@ -446,6 +461,7 @@ struct Function {
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;
+  std::vector<View> views;
   std::vector<Step> steps;
   std::vector<Kernel> kernels;
   std::vector<OpSpec> ops;
@@ -456,8 +472,14 @@ struct Function {
   bool runsOn(std::string_view target) const;
   /// The targets some kernel is compiled for, sorted, without repeats.
   std::vector<std::string> targets() const;
-  /// The signature of the input, output or buffer named `name`, or null.
+  /// The signature of the input, output, buffer or view named `name`, or
+  /// null.
   const TensorSig *findValue(std::string_view name) const;
+  /// The view named `name`, or null.
+  const View *findView(std::string_view name) const;
+  /// The value a step's argument `name` lives in: `of` for a view, else
+  /// `name` itself.
+  std::string_view storageOf(std::string_view name) const;
 };
 
 /// JSON: {"name": "host", "kind": "host-so" | "cubin" | "ptx",
