@@ -7,6 +7,7 @@
 #include "compiler/Graph/DimSymbols.h"
 
 #include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
 #include <map>
@@ -46,6 +47,14 @@ attnc::DimSymbols::DimSymbols(func::FuncOp func,
 }
 
 void attnc::DimSymbols::relate(Operation *op) {
+  // Row slices and row concatenations keep every dim but the first.
+  if (isa<tensor::ExtractSliceOp, tensor::ConcatOp>(op)) {
+    Value result = op->getResult(0);
+    for (Value operand : op->getOperands())
+      for (int64_t d = 1; d < cast<ShapedType>(result.getType()).getRank(); ++d)
+        classes.unionSets({operand, d}, {result, d});
+    return;
+  }
   auto kernelOp = dyn_cast<attn::KernelOpInterface>(op);
   if (!kernelOp)
     return;

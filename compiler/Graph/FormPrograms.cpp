@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -54,6 +55,50 @@ namespace {
 MemRefType bufferType(Type tensorType) {
   return cast<MemRefType>(bufferization::getMemRefTypeWithFullyDynamicLayout(
       cast<TensorType>(tensorType)));
+}
+
+/// The first row `slice` takes of its source, when it takes whole rows: a
+/// static offset and size along the first dim, every other dim whole.
+std::optional<int64_t> sliceBegin(tensor::ExtractSliceOp slice) {
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  RankedTensorType source = slice.getSourceType();
+  if (source.getRank() == 0 || slice.getType().getRank() != source.getRank() ||
+      ShapedType::isDynamic(offsets[0]) || ShapedType::isDynamic(sizes[0]) ||
+      llvm::any_of(slice.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }))
+    return std::nullopt;
+  for (int64_t d = 1; d < source.getRank(); ++d)
+    if (offsets[d] != 0 || ShapedType::isDynamic(source.getDimSize(d)) ||
+        sizes[d] != source.getDimSize(d))
+      return std::nullopt;
+  return offsets[0];
+}
+
+/// Checks a non-kernel op of a graph: row slices and row concatenations,
+/// which programs do in place.
+LogicalResult checkRowOp(Operation &op) {
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (!sliceBegin(slice))
+      return op.emitError() << "a compiled function slices whole rows: a "
+                               "static offset and size along the first dim "
+                               "and static other dims, taken whole";
+    return success();
+  }
+  auto concat = dyn_cast<tensor::ConcatOp>(op);
+  if (!concat)
+    return op.emitError()
+           << "code generation does not support " << op.getName()
+           << " in a function; functions hold attn ops (and float arith "
+              "and math ops on tensors, which attn-fuse-elementwise turns "
+              "into attn.elementwise), row slices and row concatenations";
+  bool staticRows = llvm::all_of(concat.getInputs(), [](Value input) {
+    return !cast<ShapedType>(input.getType()).isDynamicDim(0);
+  });
+  if (concat.getDim() != 0 || !staticRows)
+    return op.emitError() << "a compiled function concatenates along the "
+                             "first dim, of static extents";
+  return success();
 }
 
 /// Checks that `func` is a graph of kernel ops on tensors a package can
@@ -76,13 +121,8 @@ LogicalResult checkGraph(func::FuncOp func) {
     if (failed(checkType(arg.getType(), arg.getLoc())))
       return failure();
   for (Operation &op : func.getBody().front().without_terminator()) {
-    if (!isa<attn::KernelOpInterface>(op))
-      return op.emitError()
-             << "code generation does not support " << op.getName()
-             << " in a function; functions hold attn.attention, "
-                "attn.attention_grad, attn.cast and attn.elementwise ops (and "
-                "float arith and math ops on tensors, which "
-                "attn-fuse-elementwise turns into attn.elementwise)";
+    if (!isa<attn::KernelOpInterface>(op) && failed(checkRowOp(op)))
+      return failure();
     for (Value result : op.getResults())
       if (failed(checkType(result.getType(), op.getLoc())))
         return failure();
@@ -167,6 +207,12 @@ public:
 
 private:
   void nameValues();
+  std::string freshName(StringRef prefix, int64_t &counter);
+  Value createView(Value value, Value storage, int64_t begin);
+  LogicalResult sliceInPlace(tensor::ExtractSliceOp slice);
+  Value concatView(OpResult result);
+  void finishConcat(tensor::ConcatOp concat);
+  void copyInto(Value value, Value buffer);
   void createProgram();
   Value dimOfSymbol(Attribute symbol, Location loc);
   FailureOr<Value> bufferFor(Value value);
@@ -191,7 +237,9 @@ private:
   /// Names of the inputs, and of the return positions.
   llvm::DenseMap<Value, std::string> inputNames;
   SmallVector<std::string> resultNames;
-  int64_t nextKernel = 0, nextTemporary = 0;
+  /// Every name a value of the program has.
+  std::set<std::string> taken;
+  int64_t nextKernel = 0, nextTemporary = 0, nextView = 0;
 };
 
 /// Inputs are named as their source names them (`attn.name`, which attnc
@@ -203,7 +251,6 @@ private:
 /// role, "saved_out". A name already taken falls back to "arg<i>" /
 /// "result<i>" / "saved<i>".
 void ProgramBuilder::nameValues() {
-  std::set<std::string> taken;
   auto give = [&](StringRef role, std::string fallback) {
     std::string name = role.str();
     if (role.empty() || taken.count(name))
@@ -212,7 +259,9 @@ void ProgramBuilder::nameValues() {
     return name;
   };
   auto roleOf = [](Value value, Operation *op) -> StringRef {
-    auto kernelOp = cast<attn::KernelOpInterface>(op);
+    auto kernelOp = dyn_cast<attn::KernelOpInterface>(op);
+    if (!kernelOp) // a row slice or concatenation
+      return "";
     SmallVector<StringRef> roles = kernelOp.getValueRoles();
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (operand == value)
@@ -265,6 +314,15 @@ LogicalResult ProgramBuilder::build() {
   createProgram();
   b.setInsertionPointToStart(&program.getBody().front());
   for (Operation &op : func.getBody().front().without_terminator()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (failed(sliceInPlace(slice)))
+        return failure();
+      continue;
+    }
+    if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+      finishConcat(concat);
+      continue;
+    }
     SmallVector<Value> operandBuffers, resultBuffers;
     for (Value operand : op.getOperands())
       operandBuffers.push_back(buffers.lookup(operand));
@@ -272,10 +330,12 @@ LogicalResult ProgramBuilder::build() {
     for (OpResult result : op.getResults()) {
       std::optional<unsigned> tied =
           kernelOp.getTiedOperand(result.getResultNumber());
-      Value reused = tied ? Value() : reusableBuffer(result);
-      FailureOr<Value> buffer = tied     ? tiedBuffer(result, *tied)
-                                : reused ? reused
-                                         : bufferFor(result);
+      Value inPlace = tied ? Value() : concatView(result);
+      Value reused = tied || inPlace ? Value() : reusableBuffer(result);
+      FailureOr<Value> buffer = tied      ? tiedBuffer(result, *tied)
+                                : inPlace ? inPlace
+                                : reused  ? reused
+                                          : bufferFor(result);
       if (failed(buffer))
         return failure();
       resultBuffers.push_back(*buffer);
@@ -289,11 +349,7 @@ LogicalResult ProgramBuilder::build() {
     auto found = outputOf.find(value);
     if (found != outputOf.end() && found->second == static_cast<int64_t>(i))
       continue;
-    Value output = program.getArgument(func.getNumArguments() + i);
-    auto copy = attn::CastOp::create(b, value.getLoc(), value.getType(), value,
-                                     FloatAttr(), IntegerAttr(), IntegerAttr());
-    launch(copy, {buffers.lookup(value)}, {output});
-    copy.erase();
+    copyInto(value, program.getArgument(func.getNumArguments() + i));
   }
   func::ReturnOp::create(b, func.getLoc());
   program.setName(func.getName());
@@ -343,6 +399,89 @@ void ProgramBuilder::createProgram() {
     buffers[value] = entry->getArgument(func.getNumArguments() + index);
 }
 
+/// `prefix` and the next number that no value of the program is named.
+std::string ProgramBuilder::freshName(StringRef prefix, int64_t &counter) {
+  std::string name;
+  do
+    name = (prefix + Twine(counter++)).str();
+  while (taken.count(name));
+  taken.insert(name);
+  return name;
+}
+
+/// A launch that copies `value` into `buffer`.
+void ProgramBuilder::copyInto(Value value, Value buffer) {
+  auto copy = attn::CastOp::create(b, value.getLoc(), value.getType(), value,
+                                   FloatAttr(), IntegerAttr(), IntegerAttr());
+  launch(copy, {buffers.lookup(value)}, {buffer});
+  copy.erase();
+}
+
+/// A view of the rows of `storage`'s buffer from `begin` that hold
+/// `value` (a view of a view is one of its storage).
+Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
+  Value base = buffers.lookup(storage);
+  if (auto outer = base.getDefiningOp<attnrt::ViewOp>()) {
+    begin += outer.getBegin();
+    base = outer.getSource();
+  }
+  return attnrt::ViewOp::create(b, value.getLoc(), bufferType(value.getType()),
+                                base, begin, freshName("v", nextView),
+                                symbols.shapeOf(value));
+}
+
+/// A row slice is a view of its source's buffer; a returned one is copied
+/// out of it.
+LogicalResult ProgramBuilder::sliceInPlace(tensor::ExtractSliceOp slice) {
+  Value view =
+      createView(slice.getResult(), slice.getSource(), *sliceBegin(slice));
+  if (Value output = buffers.lookup(slice.getResult())) {
+    buffers[slice.getResult()] = view;
+    copyInto(slice.getResult(), output);
+    buffers[slice.getResult()] = output;
+  } else {
+    buffers[slice.getResult()] = view;
+  }
+  return success();
+}
+
+/// When `result` is read only by a row concatenation, the view of the
+/// concatenation's buffer it is written into, in place; null otherwise.
+Value ProgramBuilder::concatView(OpResult result) {
+  if (!result.hasOneUse() || buffers.count(result))
+    return Value();
+  auto concat = dyn_cast<tensor::ConcatOp>(*result.getUsers().begin());
+  if (!concat)
+    return Value();
+  int64_t begin = 0;
+  for (Value input : concat.getInputs()) {
+    if (input == result)
+      break;
+    begin += cast<ShapedType>(input.getType()).getDimSize(0);
+  }
+  if (failed(bufferFor(concat.getResult())))
+    return Value();
+  Value view = createView(result, concat.getResult(), begin);
+  buffers[result] = view;
+  return view;
+}
+
+/// Copies into the concatenation's buffer the inputs not written there in
+/// place (arguments, values read elsewhere too).
+void ProgramBuilder::finishConcat(tensor::ConcatOp concat) {
+  Value storage = *bufferFor(concat.getResult());
+  int64_t begin = 0;
+  for (Value input : concat.getInputs()) {
+    auto view = buffers.lookup(input).getDefiningOp<attnrt::ViewOp>();
+    bool inPlace =
+        view && view.getSource() == storage && view.getBegin() == begin;
+    if (!inPlace)
+      copyInto(input, createView(input, concat.getResult(), begin));
+    begin += cast<ShapedType>(input.getType()).getDimSize(0);
+  }
+  freeAfterLastUse(concat);
+}
+
 /// A dim of the program's arguments with symbol `symbol`: the extent of a
 /// dynamic dim of an intermediate buffer.
 Value ProgramBuilder::dimOfSymbol(Attribute symbol, Location loc) {
@@ -380,7 +519,7 @@ FailureOr<Value> ProgramBuilder::bufferFor(Value value) {
              << "dim of the function's arguments or results";
   }
   auto memrefType = MemRefType::get(extents, type.getElementType());
-  std::string name = "t" + std::to_string(nextTemporary++);
+  std::string name = freshName("t", nextTemporary);
   Value buffer = attnrt::AllocOp::create(b, value.getLoc(), memrefType, sizes,
                                          name, shape, IntegerAttr());
   buffers[value] = buffer;
@@ -458,11 +597,21 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   return kernel;
 }
 
-/// Whether an op after `op` reads `value`.
+/// Whether an op after `op` reads `value`, itself or through a row slice.
 static bool isReadAfter(Value value, Operation *op) {
   return llvm::any_of(value.getUsers(), [&](Operation *user) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+      if (isReadAfter(slice.getResult(), op))
+        return true;
     return user != op && op->isBeforeInBlock(user);
   });
+}
+
+/// The value whose buffer `value` lives in: the source of a row slice.
+static Value storageOf(Value value) {
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  return value;
 }
 
 /// The buffer of a result that updates operand `operandIndex` in place: the
@@ -518,10 +667,9 @@ Value ProgramBuilder::reusableBuffer(OpResult result) {
 /// result of `op` took it over in place.
 void ProgramBuilder::freeAfterLastUse(Operation *op) {
   for (Value operand : op->getOperands()) {
-    auto alloc = buffers.lookup(operand).getDefiningOp<attnrt::AllocOp>();
-    if (!alloc || llvm::any_of(operand.getUsers(), [&](Operation *user) {
-          return op->isBeforeInBlock(user);
-        }))
+    Value storage = storageOf(operand);
+    auto alloc = buffers.lookup(storage).getDefiningOp<attnrt::AllocOp>();
+    if (!alloc || isReadAfter(storage, op))
       continue;
     if (llvm::any_of(op->getResults(), [&](Value result) {
           return buffers.lookup(result) == alloc.getResult();

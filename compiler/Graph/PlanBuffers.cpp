@@ -79,6 +79,12 @@ struct SlotFit {
   }
 };
 
+/// The buffer a view's rows are rows of; any other value itself.
+Value storageOf(Value value) {
+  auto view = value.getDefiningOp<attnrt::ViewOp>();
+  return view ? view.getSource() : value;
+}
+
 /// Slots in program order; a buffer's slot is free again after its
 /// dealloc, so any later use of the buffer is an error.
 class SlotPlanner {
@@ -89,7 +95,7 @@ public:
     if (auto dealloc = dyn_cast<attnrt::DeallocOp>(op))
       return release(dealloc);
     for (Value operand : op->getOperands())
-      if (auto alloc = freed.lookup(operand))
+      if (auto alloc = freed.lookup(storageOf(operand)))
         return op->emitError() << "uses buffer '" << alloc.getName()
                                << "' after its attnrt.dealloc";
     return success();

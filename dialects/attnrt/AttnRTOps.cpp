@@ -54,13 +54,13 @@ std::optional<attnc::pkg::DType> mlir::attnrt::packageDType(Type type) {
   return attnc::pkg::parseDType(StringRef(name).lower());
 }
 
-/// The `name` attribute of `value`'s owner: its function's argument
-/// attribute, or the alloc's own.
+/// The attribute `argAttr` of program value `value`: its function's
+/// argument attribute, or the one of the alloc or view defining it.
 template <typename Attr>
-static Attr programAttr(Value value, StringRef argAttr,
-                        function_ref<Attr(AllocOp)> ofAlloc) {
-  if (auto alloc = value.getDefiningOp<AllocOp>())
-    return ofAlloc(alloc);
+static Attr programAttr(Value value, StringRef argAttr, StringRef opAttr) {
+  if (Operation *def = value.getDefiningOp())
+    return isa<AllocOp, ViewOp>(def) ? def->getAttrOfType<Attr>(opAttr)
+                                     : Attr();
   auto arg = dyn_cast<BlockArgument>(value);
   auto function = arg ? dyn_cast_or_null<FunctionOpInterface>(
                             arg.getOwner()->getParentOp())
@@ -71,13 +71,11 @@ static Attr programAttr(Value value, StringRef argAttr,
 }
 
 StringAttr mlir::attnrt::nameOf(Value value) {
-  return programAttr<StringAttr>(value, kNameAttr,
-                                 [](AllocOp a) { return a.getNameAttr(); });
+  return programAttr<StringAttr>(value, kNameAttr, "name");
 }
 
 ArrayAttr mlir::attnrt::symbolicShapeOf(Value value) {
-  return programAttr<ArrayAttr>(value, kShapeAttr,
-                                [](AllocOp a) { return a.getShapeAttr(); });
+  return programAttr<ArrayAttr>(value, kShapeAttr, "shape");
 }
 
 LogicalResult AttnRTDialect::verifyOperationAttribute(Operation *op,
@@ -157,6 +155,29 @@ LogicalResult AllocOp::verify() {
     return emitOpError() << "expected a non-empty name";
   if (std::optional<int64_t> slot = getSlot(); slot && *slot < 0)
     return emitOpError() << "expected a non-negative slot, got " << *slot;
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto view = cast<MemRefType>(getView().getType());
+  if (source.getRank() == 0 || view.getRank() != source.getRank() ||
+      view.getElementType() != source.getElementType() ||
+      view.getShape().drop_front() != source.getShape().drop_front())
+    return emitOpError() << "expected rows of " << source
+                         << ": its element type and dims but the first, got "
+                         << view;
+  int64_t rows = view.getDimSize(0);
+  if (ShapedType::isDynamic(rows) || rows < 1)
+    return emitOpError() << "expected a static row count >= 1, got " << view;
+  int64_t available = source.getDimSize(0);
+  if (getBegin() < 0 ||
+      (!ShapedType::isDynamic(available) && getBegin() + rows > available))
+    return emitOpError() << "rows [" << getBegin() << ", " << getBegin() + rows
+                         << ") are not rows of " << source;
+  if (!isSymbolicShapeOf(getShape(), view) || getName().empty())
+    return emitOpError() << "expected a name and a shape giving each dim of "
+                         << view << ", got " << getShape();
   return success();
 }
 

@@ -63,6 +63,30 @@ def AttnRT_DeallocOp : AttnRT_Op<"dealloc"> {
   let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
 }
 
+def AttnRT_ViewOp : AttnRT_Op<"view", [Pure]> {
+  let summary = "rows of a program value, in place";
+  let description = [{
+    The rows [`begin`, `begin` + rows) of the first dim of `source` (an
+    argument or buffer of the program), where rows is the result's static
+    first extent; its other dims are `source`'s. A launch that reads the
+    view reads those rows; one that writes it writes them. `shape` is the
+    view's symbolic shape and `name` its name in the package, where it is a
+    `pkg::View`.
+
+    ```mlir
+    %v0 = attnrt.view %e[8192] {name = "v0", shape = [8192, 768]}
+        : memref<50304x768xbf16> to memref<8192x768xbf16, strided<[768, 1], offset: ?>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, I64Attr:$begin, StrAttr:$name,
+                       ArrayAttr:$shape);
+  let results = (outs AnyMemRef:$view);
+  let assemblyFormat = [{
+    $source `[` $begin `]` attr-dict `:` type($source) `to` type($view)
+  }];
+  let hasVerifier = 1;
+}
+
 def AttnRT_LaunchOp : AttnRT_Op<"launch",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      AttrSizedOperandSegments]> {

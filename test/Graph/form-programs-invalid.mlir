@@ -1,8 +1,9 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(attn-form-programs)'
 
-// Functions hold kernel ops only: linear attention has no kernel yet.
+// Functions hold kernel ops, row slices and row concatenations only:
+// linear attention has no kernel yet.
 func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
-  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
+  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
   %o = attn.linear_attention elu1 %q, %q, %q
       : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x8x16xf32>
   return %o : tensor<1x1x8x16xf32>
@@ -12,7 +13,7 @@ func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
 
 // Nor ops of other dialects, even on tensors.
 func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
   %c = arith.constant dense<1.0> : tensor<4xf32>
   return %c : tensor<4xf32>
 }
@@ -57,7 +58,7 @@ func.func @unranked_argument(%u: tensor<*xf32>, %x: tensor<4xf32>) -> tensor<4xb
 
 // A scalar op in the body is not a kernel op.
 func.func @scalar_result(%x: tensor<4xf32>) -> tensor<4xbf16> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn.attention, attn.attention_grad, attn.cast and attn.elementwise ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise)}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
   %s = arith.constant 1.0 : f32
   %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
   return %c : tensor<4xbf16>
@@ -115,4 +116,43 @@ func.func @in_place_input(%q: tensor<1x2x8x16xf32>, %l: tensor<1x2x8xf32>, %acc:
       : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
   return %sum, %dk, %dv : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// A slice of a column range is no view of rows.
+func.func @column_slice(%w: tensor<48x64xf32>) -> tensor<48x32xf32> {
+  // expected-error @below {{a compiled function slices whole rows: a static offset and size along the first dim and static other dims, taken whole}}
+  %s = tensor.extract_slice %w[0, 16] [48, 32] [1, 1] : tensor<48x64xf32> to tensor<48x32xf32>
+  %c = attn.cast %s : tensor<48x32xf32> to tensor<48x32xf32>
+  return %c : tensor<48x32xf32>
+}
+
+// -----
+
+// Nor is a slice of every other row.
+func.func @strided_slice(%w: tensor<48x64xf32>) -> tensor<24x64xf32> {
+  // expected-error @below {{a compiled function slices whole rows: a static offset and size along the first dim and static other dims, taken whole}}
+  %s = tensor.extract_slice %w[0, 0] [24, 64] [2, 1] : tensor<48x64xf32> to tensor<24x64xf32>
+  %c = attn.cast %s : tensor<24x64xf32> to tensor<24x64xf32>
+  return %c : tensor<24x64xf32>
+}
+
+// -----
+
+// Concatenations are of rows.
+func.func @column_concat(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @below {{a compiled function concatenates along the first dim, of static extents}}
+  %c = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
+// ... whose row counts the compiler knows, so that each input's view is
+// static.
+func.func @dynamic_concat(%a: tensor<?x8xf32>, %b: tensor<4x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @below {{a compiled function concatenates along the first dim, of static extents}}
+  %c = tensor.concat dim(0) %a, %b : (tensor<?x8xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
 }

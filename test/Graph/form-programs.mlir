@@ -352,3 +352,47 @@ func.func @_mlir_ciface_f(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %o, %l = attn.attention %q, %q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
   return %o : tensor<1x2x8x16xf32>
 }
+
+// -----
+
+// A row slice is a view of its source; a concatenation's inputs written by
+// a kernel and read by nothing else go into views of its buffer in place,
+// others are copied there.
+// CHECK-LABEL: func.func @rows(
+// CHECK-SAME:    %[[W:[a-z0-9]+]]: memref<48x64xf32, {{.*}}> {attnrt.name = "arg0", attnrt.shape = [48, 64]},
+// CHECK-SAME:    %[[U:[a-z0-9]+]]: memref<16x64xf32, {{.*}}> {attnrt.name = "arg1", attnrt.shape = [16, 64]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<48x64xf32, {{.*}}> {attnrt.name = "result0", attnrt.shape = [48, 64]})
+// CHECK:         %[[W0:.*]] = attnrt.view %[[W]][0] {name = "v0", shape = [32, 64]}
+// CHECK:         %[[A:.*]] = attnrt.view %[[OUT]][16] {name = "v1", shape = [32, 64]}
+// CHECK:         attnrt.launch @attnc_kernels::@rows_cast0 (%[[W0]], %[[A]])
+// CHECK:         %[[U_AT:.*]] = attnrt.view %[[OUT]][0] {name = "v2", shape = [16, 64]}
+// CHECK:         attnrt.launch @attnc_kernels::@rows_cast1 (%[[U]], %[[U_AT]])
+// CHECK-NEXT:    return
+func.func @rows(%w: tensor<48x64xf32>, %u: tensor<16x64xf32>) -> tensor<48x64xf32> {
+  %w0 = tensor.extract_slice %w[0, 0] [32, 64] [1, 1] : tensor<48x64xf32> to tensor<32x64xf32>
+  %a = attn.cast %w0 {scale = 2.0 : f32} : tensor<32x64xf32> to tensor<32x64xf32>
+  %c = tensor.concat dim(0) %u, %a : (tensor<16x64xf32>, tensor<32x64xf32>) -> tensor<48x64xf32>
+  return %c : tensor<48x64xf32>
+}
+
+// -----
+
+// An intermediate value read only through slices lives until the last
+// kernel that reads a slice of it.
+// CHECK-LABEL: func.func @slices_of_a_buffer(
+// CHECK:         %[[T:.*]] = attnrt.alloc() {name = "t0", shape = [48, 64]}
+// CHECK:         attnrt.launch @attnc_kernels::@slices_of_a_buffer_cast0 ({{.*}}, %[[T]])
+// CHECK:         %[[TOP:.*]] = attnrt.view %[[T]][0] {name = "v0", shape = [16, 64]}
+// CHECK:         %[[REST:.*]] = attnrt.view %[[T]][16] {name = "v1", shape = [32, 64]}
+// CHECK:         attnrt.launch @attnc_kernels::@slices_of_a_buffer_cast1 (%[[TOP]],
+// CHECK-NOT:     attnrt.dealloc
+// CHECK:         attnrt.launch @attnc_kernels::@slices_of_a_buffer_cast2 (%[[REST]],
+// CHECK-NEXT:    attnrt.dealloc %[[T]]
+func.func @slices_of_a_buffer(%w: tensor<48x64xf32>) -> (tensor<16x64xf32>, tensor<32x64xf32>) {
+  %t = attn.cast %w {scale = 2.0 : f32} : tensor<48x64xf32> to tensor<48x64xf32>
+  %top = tensor.extract_slice %t[0, 0] [16, 64] [1, 1] : tensor<48x64xf32> to tensor<16x64xf32>
+  %rest = tensor.extract_slice %t[16, 0] [32, 64] [1, 1] : tensor<48x64xf32> to tensor<32x64xf32>
+  %a = attn.cast %top {scale = 3.0 : f32} : tensor<16x64xf32> to tensor<16x64xf32>
+  %b = attn.cast %rest {scale = 4.0 : f32} : tensor<32x64xf32> to tensor<32x64xf32>
+  return %a, %b : tensor<16x64xf32>, tensor<32x64xf32>
+}

@@ -128,6 +128,25 @@ func.func @freed_twice() {
 
 // -----
 
+// Nor may it read the buffer's rows through a view.
+func.func @view_used_after_free() {
+  %a = attnrt.alloc() {name = "a", shape = [4]} : memref<4xf32>
+  %v = attnrt.view %a[1] {name = "v", shape = [2]} : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
+  attnrt.dealloc %a : memref<4xf32>
+  %b = attnrt.alloc() {name = "b", shape = [2]} : memref<2xf32>
+  // expected-error @below {{uses buffer 'a' after its attnrt.dealloc}}
+  attnrt.launch @attnc_kernels::@k(%v, %b) : memref<2xf32, strided<[1], offset: 1>>, memref<2xf32>
+  attnrt.dealloc %b : memref<2xf32>
+  return
+}
+module @attnc_kernels {
+  func.func @k(%x: memref<2xf32, strided<[1], offset: 1>>, %y: memref<2xf32>) attributes {attnrt.kernel} {
+    return
+  }
+}
+
+// -----
+
 // After its dealloc a buffer's slot belongs to the next buffer: a launch
 // may not read it any more.
 func.func @used_after_free() {

@@ -323,6 +323,10 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
         return WalkResult::interrupt();
       }
       fn.buffers.push_back({signature(alloc), *slot});
+    } else if (auto view = dyn_cast<attnrt::ViewOp>(op)) {
+      fn.views.push_back({signature(view),
+                          attnrt::nameOf(view.getSource()).str(),
+                          view.getBegin()});
     } else if (auto launch = dyn_cast<attnrt::LaunchOp>(op)) {
       if (failed(describeLaunch(launch, fn)))
         return WalkResult::interrupt();

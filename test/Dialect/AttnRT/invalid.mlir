@@ -156,6 +156,46 @@ func.func @dealloc_tensor(%t: tensor<8xf32>) {
 }
 
 //===----------------------------------------------------------------------===//
+// attnrt.view
+//===----------------------------------------------------------------------===//
+
+// A view keeps every dim but the first.
+func.func @view_other_columns(%t: memref<6x3xf32>) {
+  // expected-error @below {{'attnrt.view' op expected rows of 'memref<6x3xf32>': its element type and dims but the first, got 'memref<2x4xf32, strided<[4, 1], offset: ?>>'}}
+  %v = attnrt.view %t[0] {name = "v0", shape = [2, 4]} : memref<6x3xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// The row count is static: the package writes it.
+func.func @view_dynamic_rows(%t: memref<6x3xf32>) {
+  // expected-error @below {{'attnrt.view' op expected a static row count >= 1, got 'memref<?x3xf32, strided<[3, 1], offset: ?>>'}}
+  %v = attnrt.view %t[0] {name = "v0", shape = ["N", 3]} : memref<6x3xf32> to memref<?x3xf32, strided<[3, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// The rows must lie inside a static first dim.
+func.func @view_past_the_rows(%t: memref<6x3xf32>) {
+  // expected-error @below {{'attnrt.view' op rows [4, 8) are not rows of 'memref<6x3xf32>'}}
+  %v = attnrt.view %t[4] {name = "v0", shape = [4, 3]} : memref<6x3xf32> to memref<4x3xf32, strided<[3, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// The shape gives each dim of the view.
+func.func @view_wrong_shape(%t: memref<6x3xf32>) {
+  // expected-error @below {{'attnrt.view' op expected a name and a shape giving each dim of 'memref<4x3xf32, strided<[3, 1], offset: ?>>', got [4, 5]}}
+  %v = attnrt.view %t[0] {name = "v0", shape = [4, 5]} : memref<6x3xf32> to memref<4x3xf32, strided<[3, 1], offset: ?>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // attnrt.launch
 //===----------------------------------------------------------------------===//
 

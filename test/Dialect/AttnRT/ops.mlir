@@ -109,3 +109,16 @@ func.func private @block_range_only(index, index)
 func.func @fixed_dynamic_dim(%x: memref<?x4xf32> {attnrt.name = "x", attnrt.shape = [2, 4]}) attributes {attnrt.num_inputs = 1 : i64} {
   return
 }
+
+// Views of an argument's and of a buffer's rows; a view's rows may end
+// anywhere in a symbolic first dim.
+// CHECK-LABEL: func.func @views(
+func.func @views(%e: memref<?x?xbf16> {attnrt.name = "e", attnrt.shape = ["V", "C"]}) attributes {attnrt.num_inputs = 1 : i64} {
+  // CHECK: attnrt.view %{{.*}}[8] {name = "v0", shape = [4, "C"]} : memref<?x?xbf16> to memref<4x?xbf16, strided<[?, 1], offset: ?>>
+  %v0 = attnrt.view %e[8] {name = "v0", shape = [4, "C"]} : memref<?x?xbf16> to memref<4x?xbf16, strided<[?, 1], offset: ?>>
+  %t = attnrt.alloc() {name = "t0", shape = [6, 3]} : memref<6x3xf32>
+  // CHECK: attnrt.view %{{.*}}[2] {name = "v1", shape = [4, 3]} : memref<6x3xf32> to memref<4x3xf32, strided<[3, 1], offset: 6>>
+  %v1 = attnrt.view %t[2] {name = "v1", shape = [4, 3]} : memref<6x3xf32> to memref<4x3xf32, strided<[3, 1], offset: 6>>
+  attnrt.dealloc %t : memref<6x3xf32>
+  return
+}
