@@ -7,12 +7,19 @@ bench/loss.mlir compiled for sm_90a: h [8192, 768] bf16, E [50304, 768]
 bf16, labels [8192] i32 with every 16th token ignored (-100). The loss is
 mean cross-entropy of h E^T, in f32 as nanoGPT computes it under autocast
 (PyTorch: F.cross_entropy(logits.float(), labels)). forward+backward gives
-dh and dE; attnc's backward recomputes the logits and lse under its
-default remat policy, PyTorch's autograd keeps them. The embedding E[ids]
+dh and dE; PyTorch's autograd keeps the logits for the backward. The embedding E[ids]
 forward and backward (dE from dout, a deterministic scatter in attnc,
 index_put with accumulation in PyTorch) come after. Correctness first:
 the loss's relative difference and the largest gradient difference
 relative to the largest |value|. Timing as bench/attention.py does it.
+
+attnc fuses the LM head into the loss (attn.linear_cross_entropy): its
+forward computes the logits a vocabulary chunk at a time (--vocab-chunk)
+and saves only the lse; its backward recomputes each chunk's logits. The
+peak memory of a forward+backward above the inputs follows: PyTorch's
+from its allocator's counters, attnc's as its outputs (the loss, the saved
+values, the gradients) plus what its memory pool took during the first
+step (bench/block.py measures the same way).
 
 usage: python3 bench/loss.py --package bench-loss.attnpkg
 """
@@ -55,16 +62,26 @@ def main():
     labels = torch.randint(0, VOCAB, (TOKENS,), device="cuda",
                            dtype=torch.int32)
     labels[::16] = -100
-    mean = torch.empty((), device="cuda", dtype=torch.float32)
     dmean = torch.ones((), device="cuda", dtype=torch.float32)
+    # The loss, then what the forward saves for the backward (the lse).
+    outputs = allocate(forward, [h, e, labels])
+    mean = outputs[0]
     dh, de = torch.empty_like(h), torch.empty_like(e)
+
+    def attnc_step():
+        forward(h, e, labels, out=outputs)
+        backward(h, e, labels, *outputs, dmean, out=[dh, de])
 
     hg, eg = h.clone().requires_grad_(), e.clone().requires_grad_()
     compiled = torch.compile(lm_loss)
     ref = lm_loss(hg, eg, labels.long())
     ref_dh, ref_de = torch.autograd.grad(ref, (hg, eg))
-    forward(h, e, labels, out=mean)
-    backward(h, e, labels, mean, dmean, out=[dh, de])
+    torch.cuda.synchronize()
+    free_before = torch.cuda.mem_get_info()[0]
+    attnc_step()
+    torch.cuda.synchronize()
+    pool = free_before - torch.cuda.mem_get_info()[0]
+    held = sum(t.numel() * t.element_size() for t in outputs + [dh, de])
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
     print(f"loss: attnc {mean.item():.6f}, eager {ref.item():.6f}; relative "
           f"difference {abs(mean.item() - ref.item()) / ref.item():.2g}, dh "
@@ -90,13 +107,11 @@ def main():
         return grad
 
     cases = [
-        ("attnc lm loss forward", lambda: forward(h, e, labels, out=mean)),
+        ("attnc lm loss forward", lambda: forward(h, e, labels, out=outputs)),
         ("eager lm loss forward", lambda: lm_loss(h, e, labels.long())),
         ("torch.compile lm loss forward",
          lambda: compiled(h, e, labels.long())),
-        ("attnc lm loss forward+backward",
-         lambda: (forward(h, e, labels, out=mean),
-                  backward(h, e, labels, mean, dmean, out=[dh, de]))),
+        ("attnc lm loss forward+backward", attnc_step),
         ("eager lm loss forward+backward", lambda: torch_step(lm_loss)),
         ("torch.compile lm loss forward+backward",
          lambda: torch_step(compiled)),
@@ -109,6 +124,28 @@ def main():
     for name, fn in cases:
         ms = time_runs(lambda _: fn(), 1, WARMUP, ITERS)
         print(f"{name}: {ms:.3f} ms")
+
+    print(f"attnc lm loss forward+backward peak memory above inputs: "
+          f"{(held + pool) / 2**30:.3f} GiB (outputs and gradients "
+          f"{held / 2**30:.3f}, pool {pool / 2**30:.3f})")
+    for name, fn in (("eager", lm_loss), ("torch.compile", compiled)):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        torch_step(fn)
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+        print(f"{name} lm loss forward+backward peak memory above inputs: "
+              f"{peak / 2**30:.3f} GiB")
+
+
+def allocate(function, inputs):
+    shapes = function.output_shapes([t.shape for t in inputs])
+    dtypes = {"bf16": torch.bfloat16, "f32": torch.float32}
+    return [
+        torch.empty(shape, device="cuda", dtype=dtypes[spec.dtype])
+        for shape, spec in zip(shapes, function.signature.outputs)
+    ]
 
 
 if __name__ == "__main__":

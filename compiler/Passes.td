@@ -30,13 +30,15 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
 
     Forward values that the rules need and `@f` does not return are saved
     or recomputed as `remat` says: `none` saves every one, `attention`
-    (the default) saves the `out` and `lse` of each attention and
-    recomputes the rest, `selective` also saves matmul results (what costs
+    (the default) saves the `out` and `lse` of each attention and the
+    `lse` of each `attn.linear_cross_entropy` (a pass over every key or
+    class for a row's bytes) and recomputes the rest, `selective` also saves matmul results (what costs
     flops to recompute) and recomputes norms, element-wise code, layout
     copies and losses (what costs only memory traffic), `full` recomputes
     them all. `selective` with `remat-budget` instead saves, of the values
     the gradient rules read, those whose recomputation costs most per byte
-    (attention's results, then matmul results by their contraction length,
+    (attention's and the fused loss's results, then matmul results by
+    their contraction length,
     then the rest, smallest first) while their bytes at the extents of
     `symbols` fit the budget. A saved value becomes
     a result of `@f` after its own results, and the argument of `@f_bwd`
@@ -60,8 +62,8 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     Option<"remat", "remat", "std::string", /*default=*/"\"attention\"",
            "Which forward values the backward reads saved rather than "
            "recomputed: none (recompute nothing), attention (attention's "
-           "out and lse), selective (those and matmul results) or full "
-           "(recompute all)">,
+           "out and lse, a fused loss's lse), selective (those and matmul "
+           "results) or full (recompute all)">,
     Option<"rematBudget", "remat-budget", "int64_t", /*default=*/"0",
            "With remat=selective: the bytes the saved values may take at "
            "the extents of `symbols` (0: no budget)">,
@@ -211,6 +213,40 @@ def AttnExpandAttentionGrad
            "faster dq program">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
+def AttnFuseLinearLoss : Pass<"attn-fuse-linear-loss", "::mlir::func::FuncOp"> {
+  let summary = "Fuse an LM head's matmul into the cross-entropy of its logits";
+  let description = [{
+    Rewrites `attn.cross_entropy` of the logits of a plain LM head
+    (`attn.matmul %h, %e {transpose_b}` with a static table, no bias,
+    addend or activation, the logits in h's element type), when nothing
+    else reads the logits, into `attn.linear_cross_entropy`. It runs before
+    autodiff, so the gradient is the fused op's too, and
+    `attn-expand-linear-loss` computes both a vocabulary chunk at a time.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
+def AttnExpandLinearLoss
+    : Pass<"attn-expand-linear-loss", "::mlir::func::FuncOp"> {
+  let summary = "Compute the fused LM-head loss a vocabulary chunk at a time";
+  let description = [{
+    Rewrites `attn.linear_cross_entropy` into, per chunk of `vocab-chunk`
+    table rows, a GEMM of the chunk's logits and `attn.cross_entropy_partial`
+    (the chunk's lse and label logit), then `attn.cross_entropy_combine`;
+    and `attn.linear_cross_entropy_grad` into, per chunk, the logits again,
+    `attn.cross_entropy_grad` of them, `dh += dlogits e_c` in f32 and
+    `de_c = dlogits^T h`, the chunks' rows concatenated. Chunks are row
+    slices of the table, which program formation makes views, so a
+    function holds one chunk of logits at a time.
+  }];
+  let options = [
+    Option<"vocabChunk", "vocab-chunk", "int64_t", /*default=*/"8192",
+           "Table rows (classes) per chunk">,
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def AttnSplitKeys : Pass<"attn-split-keys", "::mlir::func::FuncOp"> {

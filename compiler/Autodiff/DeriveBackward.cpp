@@ -70,7 +70,9 @@ bool takesCotangent(Value value) {
 enum class SavePolicy {
   /// Every forward value a gradient rule reads: no recomputation.
   None,
-  /// The out and lse of each attention; the rest is recomputed.
+  /// The out and lse of each attention, and the lse of a fused LM-head
+  /// loss (each costs a pass over all keys or classes for a row's bytes);
+  /// the rest is recomputed.
   Attention,
   /// What is costly to recompute (attention's out and lse, matmul
   /// results); what is bound by memory (norms, element-wise code, layout
@@ -110,7 +112,8 @@ FailureOr<SymbolExtents> parseSymbolExtents(ArrayRef<std::string> entries,
 }
 
 /// What a saved value spares the backward per byte: attention's results
-/// first (O(N^2) work for O(N) bytes), then matmul results by the flops of
+/// and a fused LM-head loss's first (O(N^2) or O(N V) work for O(N)
+/// bytes), then matmul results by the flops of
 /// an element (2K), then the rest, which cost only memory traffic to
 /// recompute. Larger is costlier.
 struct RecomputeCost {
@@ -158,7 +161,7 @@ public:
 
   /// The cost of recomputing `op`'s results, per element.
   FailureOr<RecomputeCost> recomputeCost(Operation *op) const {
-    if (isa<attn::AttentionOp>(op))
+    if (isa<attn::AttentionOp, attn::LinearCrossEntropyOp>(op))
       return RecomputeCost{2, 0};
     auto matmul = dyn_cast<attn::MatmulOp>(op);
     if (!matmul)
@@ -441,7 +444,8 @@ bool BackwardBuilder::isSaved(OpResult clone) const {
   case SavePolicy::None:
     return isReadByGradient(clone);
   case SavePolicy::Attention:
-    return !clone.use_empty() && isa<attn::AttentionOp>(clone.getOwner());
+    return !clone.use_empty() &&
+           isa<attn::AttentionOp, attn::LinearCrossEntropyOp>(clone.getOwner());
   case SavePolicy::Selective:
     if (budget > 0)
       return savedUnderBudget.contains(clone.getOwner()) &&

@@ -88,6 +88,8 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAttnFuseElementwise());
+  // Before autodiff, so that the gradient is the fused loss's too.
+  pm.addNestedPass<func::FuncOp>(createAttnFuseLinearLoss());
   AttnDeriveBackwardOptions derive{options.backwardAll,
                                    options.deterministic,
                                    options.remat,
@@ -108,14 +110,16 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAttnFuseCasts());
 }
 
-void attnc::buildProgramPipeline(
-    OpPassManager &pm, const std::string &target,
-    const std::string &tensorCores, int64_t keyRanges,
-    const std::string &programTarget,
-    const std::vector<std::string> &kernelSchedule) {
+void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
+                                 const std::string &tensorCores,
+                                 int64_t keyRanges,
+                                 const std::string &programTarget,
+                                 const std::vector<std::string> &kernelSchedule,
+                                 int64_t vocabChunk) {
   const std::string &shapeTarget =
       programTarget.empty() ? target : programTarget;
   pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({shapeTarget}));
+  pm.addNestedPass<func::FuncOp>(createAttnExpandLinearLoss({vocabChunk}));
   pm.addNestedPass<func::FuncOp>(
       createAttnSplitKeys({shapeTarget, tensorCores, keyRanges}));
   pm.addPass(createAttnFormPrograms());
@@ -218,6 +222,10 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       *this, "kernel-schedule",
       llvm::cl::desc("wgmma kernel options to give every kernel they "
                      "apply to: ping-pong")};
+  Option<int64_t> vocabChunk{
+      *this, "vocab-chunk",
+      llvm::cl::desc("Classes per chunk of a fused LM-head loss"),
+      llvm::cl::init(8192)};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
@@ -254,7 +262,8 @@ void attnc::registerAttncPassesAndPipelines() {
         buildProgramPipeline(
             pm, options.target, options.tensorCores, options.keyRanges,
             options.programTarget,
-            {options.kernelSchedule.begin(), options.kernelSchedule.end()});
+            {options.kernelSchedule.begin(), options.kernelSchedule.end()},
+            options.vocabChunk);
       });
   PassPipelineRegistration<>(
       "attnc-host-kernels",

@@ -861,13 +861,141 @@ def Attn_CrossEntropyOp : Attn_Op<"cross_entropy", [Pure,
   let hasVerifier = 1;
 }
 
+def Attn_LinearCrossEntropyOp : Attn_Op<"linear_cross_entropy", [Pure,
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+        ["isDifferentiableResult", "isDifferentiableOperand"]>]> {
+  let summary = "softmax cross-entropy of a linear layer's logits, unmade";
+  let description = [{
+    `attn.cross_entropy` of the logits `h table^T` (an LM head: `h` rows
+    [r..., C], `table` [V, C] static, the tied embedding's layout), each
+    logit rounded to `h`'s element type as `attn.matmul` would, without the
+    logits ever being whole: `attn-expand-linear-loss` computes them a
+    vocabulary chunk at a time (a GEMM into a chunk, the chunk's lse and
+    label logit, then one combine), and the gradient the same way, so a
+    step holds one chunk of logits instead of [r..., V]. `attn-fuse-linear-
+    loss` forms it from `attn.matmul` + `attn.cross_entropy`.
+
+    ```mlir
+    %losses, %lse = attn.linear_cross_entropy %h, %e, %labels {ignore_index = -100 : i64}
+        : tensor<?x768xbf16>, tensor<50304x768xbf16>, tensor<?xi32>
+        -> tensor<?xf32>, tensor<?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$h, AnyRankedTensor:$table,
+                       AnyRankedTensor:$labels, I64Attr:$ignore_index);
+  let results = (outs AnyRankedTensor:$losses, AnyRankedTensor:$lse);
+
+  let assemblyFormat = [{
+    $h `,` $table `,` $labels attr-dict `:` type($h) `,` type($table) `,`
+    type($labels) `->` type($losses) `,` type($lse)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_LinearCrossEntropyGradOp : Attn_Op<"linear_cross_entropy_grad",
+    [Pure]> {
+  let summary = "the gradients of attn.linear_cross_entropy's h and table";
+  let description = [{
+    With `dlogits` the gradient `attn.cross_entropy_grad` gives the logits
+    `h table^T` (rounded to `h`'s element type): `dh = dlogits table` and
+    `dtable = dlogits^T h`, each accumulated in f32 and rounded once to its
+    operand's type. `attn-expand-linear-loss` computes both a vocabulary
+    chunk at a time.
+
+    ```mlir
+    %dh, %de = attn.linear_cross_entropy_grad %h, %e, %labels, %lse, %dlosses {ignore_index = -100 : i64}
+        : tensor<?x768xbf16>, tensor<50304x768xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32>
+        -> tensor<?x768xbf16>, tensor<50304x768xbf16>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$h, AnyRankedTensor:$table,
+                       AnyRankedTensor:$labels, AnyRankedTensor:$lse,
+                       AnyRankedTensor:$dlosses, I64Attr:$ignore_index);
+  let results = (outs AnyRankedTensor:$dh, AnyRankedTensor:$dtable);
+
+  let assemblyFormat = [{
+    $h `,` $table `,` $labels `,` $lse `,` $dlosses attr-dict `:` type($h)
+    `,` type($table) `,` type($labels) `,` type($lse) `,` type($dlosses)
+    `->` type($dh) `,` type($dtable)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_CrossEntropyPartialOp : Attn_Op<"cross_entropy_partial", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "one vocabulary chunk's part of a softmax cross-entropy";
+  let description = [{
+    `logits` [r..., Vc] are the classes [`vocab_offset`, `vocab_offset` +
+    Vc) of rows of logits. For each row: `lse[0, r...] = log(sum_v
+    exp(logits[r..., v]))` over the chunk, and `target[0, r...]` the logit
+    of the row's label when the label falls in the chunk, else 0 (an
+    ignored label included), both f32. The leading 1 makes each chunk a
+    row of the [chunks, r...] parts that `attn.cross_entropy_combine`
+    reads, which a row concatenation assembles in place.
+
+    ```mlir
+    %lse, %target = attn.cross_entropy_partial %logits, %labels {ignore_index = -100 : i64, vocab_offset = 8192 : i64}
+        : tensor<?x8192xbf16>, tensor<?xi32> -> tensor<1x?xf32>, tensor<1x?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
+                       I64Attr:$ignore_index, I64Attr:$vocab_offset,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$lse, AnyRankedTensor:$target);
+
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
+    type($lse) `,` type($target)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def Attn_CrossEntropyCombineOp : Attn_Op<"cross_entropy_combine", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "a softmax cross-entropy from its vocabulary chunks' parts";
+  let description = [{
+    From the chunks' `lse_parts` and `targets` [P, r...] (f32, what
+    `attn.cross_entropy_partial` gives, chunks covering [0, `vocab_size`)):
+    `lse[r...] = log(sum_p exp(lse_parts[p, r...]))` and `losses[r...] =
+    lse - sum_p targets[p, r...]`, as `attn.cross_entropy` over the whole
+    rows: 0 for a label that is `ignore_index`, NaN for one outside [0,
+    `vocab_size`) otherwise.
+
+    ```mlir
+    %losses, %lse = attn.cross_entropy_combine %lse_parts, %targets, %labels {ignore_index = -100 : i64, vocab_size = 50304 : i64}
+        : tensor<7x?xf32>, tensor<7x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$lse_parts, AnyRankedTensor:$targets,
+                       AnyRankedTensor:$labels, I64Attr:$ignore_index,
+                       I64Attr:$vocab_size, OptionalAttr<I64Attr>:$block_size);
+  let results = (outs AnyRankedTensor:$losses, AnyRankedTensor:$lse);
+
+  let assemblyFormat = [{
+    $lse_parts `,` $targets `,` $labels attr-dict `:` type($lse_parts) `,`
+    type($targets) `,` type($labels) `->` type($losses) `,` type($lse)
+  }];
+
+  let hasVerifier = 1;
+}
+
 def Attn_CrossEntropyGradOp : Attn_Op<"cross_entropy_grad", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
   let summary = "the gradient of attn.cross_entropy's logits";
   let description = [{
-    `dlogits[r..., v] = (exp(logits[r..., v] - lse[r...]) - [v == label]) *
-    dlosses[r...]`, rounded to `dlogits`' element type, and 0 on a row whose
-    label is `ignore_index`. `block_size` pins the rows of a kernel block.
+    `dlogits[r..., v] = (exp(logits[r..., v] - lse[r...]) - [v +
+    vocab_offset == label]) * dlosses[r...]`, rounded to `dlogits`' element
+    type, and 0 on a row whose label is `ignore_index`. With a
+    `vocab_offset` the logits are a vocabulary chunk's, classes
+    [`vocab_offset`, `vocab_offset` + V), and `lse` the whole rows'.
+    `block_size` pins the rows of a kernel block.
 
     ```mlir
     %dlogits = attn.cross_entropy_grad %logits, %labels, %lse, %dlosses {ignore_index = -100 : i64}
@@ -878,7 +1006,9 @@ def Attn_CrossEntropyGradOp : Attn_Op<"cross_entropy_grad", [Pure,
 
   let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels,
                        AnyRankedTensor:$lse, AnyRankedTensor:$dlosses,
-                       I64Attr:$ignore_index, OptionalAttr<I64Attr>:$block_size);
+                       I64Attr:$ignore_index,
+                       DefaultValuedAttr<I64Attr, "0">:$vocab_offset,
+                       OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$dlogits);
 
   let assemblyFormat = [{

@@ -149,11 +149,95 @@ LogicalResult CrossEntropyOp::verify() {
   return verifyBlockSize(*this, getBlockSize());
 }
 
+/// An LM head's h [r..., C] and table [V, C] (static, h's element type);
+/// returns h's rows' shape [r...].
+static FailureOr<SmallVector<int64_t>> verifyHead(Operation *op, Value h,
+                                                  Value table) {
+  FailureOr<SmallVector<int64_t>> rows = verifyLogits(op, h);
+  FailureOr<RankedTensorType> tableType =
+      failed(rows) ? FailureOr<RankedTensorType>(failure())
+                   : verifyTable(op, table.getType());
+  if (failed(tableType))
+    return failure();
+  auto hType = cast<RankedTensorType>(h.getType());
+  if (tableType->getElementType() != hType.getElementType() ||
+      tableType->getDimSize(1) != hType.getShape().back())
+    return op->emitOpError()
+           << "expected a table [V, " << hType.getShape().back()
+           << "] of h's element type " << hType.getElementType() << ", got "
+           << *tableType;
+  return rows;
+}
+
+LogicalResult LinearCrossEntropyOp::verify() {
+  FailureOr<SmallVector<int64_t>> rows = verifyHead(*this, getH(), getTable());
+  if (failed(rows) || failed(verifyLabels(*this, getLabels(), *rows)) ||
+      failed(verifyF32(*this, "losses", getLosses(), *rows)) ||
+      failed(verifyF32(*this, "lse", getLse(), *rows)))
+    return failure();
+  return success();
+}
+
+LogicalResult LinearCrossEntropyGradOp::verify() {
+  FailureOr<SmallVector<int64_t>> rows = verifyHead(*this, getH(), getTable());
+  if (failed(rows) || failed(verifyLabels(*this, getLabels(), *rows)) ||
+      failed(verifyF32(*this, "lse", getLse(), *rows)) ||
+      failed(verifyF32(*this, "dlosses", getDlosses(), *rows)))
+    return failure();
+  if (getDh().getType() != getH().getType() ||
+      getDtable().getType() != getTable().getType())
+    return emitOpError() << "expected dh and dtable of h's and the table's "
+                            "types, got "
+                         << getDh().getType() << " and "
+                         << getDtable().getType();
+  return success();
+}
+
+/// A vocabulary chunk's first class, >= 0.
+static LogicalResult verifyVocabOffset(Operation *op, int64_t offset) {
+  if (offset < 0)
+    return op->emitOpError() << "expected a vocab_offset >= 0, got " << offset;
+  return success();
+}
+
+LogicalResult CrossEntropyPartialOp::verify() {
+  FailureOr<SmallVector<int64_t>> rows = verifyLogits(*this, getLogits());
+  if (failed(rows) || failed(verifyLabels(*this, getLabels(), *rows)))
+    return failure();
+  SmallVector<int64_t> part = {1};
+  llvm::append_range(part, *rows);
+  if (failed(verifyF32(*this, "lse", getLse(), part)) ||
+      failed(verifyF32(*this, "target", getTarget(), part)) ||
+      failed(verifyVocabOffset(*this, getVocabOffset())))
+    return failure();
+  return verifyBlockSize(*this, getBlockSize());
+}
+
+LogicalResult CrossEntropyCombineOp::verify() {
+  RankedTensorType parts = getLseParts().getType();
+  if (parts.getRank() < 1 || parts.isDynamicDim(0))
+    return emitOpError() << "expected lse_parts [P, r...] with a static "
+                            "chunk count P, got "
+                         << parts;
+  SmallVector<int64_t> rows(parts.getShape().drop_front());
+  if (failed(verifyF32(*this, "lse_parts", getLseParts(), parts.getShape())) ||
+      failed(verifyF32(*this, "targets", getTargets(), parts.getShape())) ||
+      failed(verifyLabels(*this, getLabels(), rows)) ||
+      failed(verifyF32(*this, "losses", getLosses(), rows)) ||
+      failed(verifyF32(*this, "lse", getLse(), rows)))
+    return failure();
+  if (getVocabSize() < 1)
+    return emitOpError() << "expected a vocab_size >= 1, got "
+                         << getVocabSize();
+  return verifyBlockSize(*this, getBlockSize());
+}
+
 LogicalResult CrossEntropyGradOp::verify() {
   FailureOr<SmallVector<int64_t>> rows = verifyLogits(*this, getLogits());
   if (failed(rows) || failed(verifyLabels(*this, getLabels(), *rows)) ||
       failed(verifyF32(*this, "lse", getLse(), *rows)) ||
-      failed(verifyF32(*this, "dlosses", getDlosses(), *rows)))
+      failed(verifyF32(*this, "dlosses", getDlosses(), *rows)) ||
+      failed(verifyVocabOffset(*this, getVocabOffset())))
     return failure();
   if (getDlogits().getType() != getLogits().getType())
     return emitOpError() << "expected dlogits to have the logits' type "
@@ -257,6 +341,53 @@ StringRef CrossEntropyOp::getDimClassName(int64_t) { return ""; }
 
 bool CrossEntropyOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
+StringRef CrossEntropyPartialOp::getKernelKind() {
+  return "cross_entropy_partial";
+}
+
+SmallVector<StringRef> CrossEntropyPartialOp::getValueRoles() {
+  return {"logits", "labels", "lse_part", "target"};
+}
+
+/// Dims of a chunk's part [1, r...]: the rows of `logits` after a free 1.
+static SmallVector<int64_t> partDims(Value logits) {
+  SmallVector<int64_t> dims = {-1};
+  llvm::append_range(dims, leadingDims(logits));
+  return dims;
+}
+
+SmallVector<SmallVector<int64_t>> CrossEntropyPartialOp::getDimClasses() {
+  SmallVector<int64_t> part = partDims(getLogits());
+  return {allDims(getLogits()), leadingDims(getLogits()), part, part};
+}
+
+StringRef CrossEntropyPartialOp::getDimClassName(int64_t) { return ""; }
+
+bool CrossEntropyPartialOp::hasKernelConfig() {
+  return getBlockSize().has_value();
+}
+
+StringRef CrossEntropyCombineOp::getKernelKind() {
+  return "cross_entropy_combine";
+}
+
+SmallVector<StringRef> CrossEntropyCombineOp::getValueRoles() {
+  return {"lse_parts", "targets", "labels", "losses", "lse"};
+}
+
+SmallVector<SmallVector<int64_t>> CrossEntropyCombineOp::getDimClasses() {
+  SmallVector<int64_t> rows = allDims(getLabels());
+  SmallVector<int64_t> parts = {-1};
+  llvm::append_range(parts, rows);
+  return {parts, parts, rows, rows, rows};
+}
+
+StringRef CrossEntropyCombineOp::getDimClassName(int64_t) { return ""; }
+
+bool CrossEntropyCombineOp::hasKernelConfig() {
+  return getBlockSize().has_value();
+}
+
 StringRef CrossEntropyGradOp::getKernelKind() { return "cross_entropy_grad"; }
 
 SmallVector<StringRef> CrossEntropyGradOp::getValueRoles() {
@@ -352,8 +483,37 @@ CrossEntropyOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
     return SmallVector<Value>{Value(), Value()};
   Value dlogits = CrossEntropyGradOp::create(
       builder, getLoc(), getLogits().getType(), getLogits(), getLabels(),
-      getLse(), dlosses, getIgnoreIndexAttr(), /*block_size=*/IntegerAttr());
+      getLse(), dlosses, getIgnoreIndexAttr(),
+      /*vocab_offset=*/builder.getI64IntegerAttr(0),
+      /*block_size=*/IntegerAttr());
   return SmallVector<Value>{dlogits, Value()};
+}
+
+bool LinearCrossEntropyOp::isDifferentiableResult(unsigned index) {
+  return index == 0;
+}
+
+bool LinearCrossEntropyOp::isDifferentiableOperand(unsigned index) {
+  return index < 2;
+}
+
+FailureOr<SmallVector<Value>>
+LinearCrossEntropyOp::buildVJP(OpBuilder &builder,
+                               ValueRange resultCotangents) {
+  if (resultCotangents.size() != 2)
+    return emitOpError() << "expected two result cotangents, got "
+                         << resultCotangents.size();
+  if (resultCotangents[1])
+    return emitOpError() << "cannot differentiate through lse: the gradient "
+                            "of linear_cross_entropy takes a cotangent of "
+                            "losses only";
+  Value dlosses = resultCotangents[0];
+  if (!dlosses)
+    return SmallVector<Value>{Value(), Value(), Value()};
+  auto grad = LinearCrossEntropyGradOp::create(
+      builder, getLoc(), getH().getType(), getTable().getType(), getH(),
+      getTable(), getLabels(), getLse(), dlosses, getIgnoreIndexAttr());
+  return SmallVector<Value>{grad.getDh(), grad.getDtable(), Value()};
 }
 
 bool TokenMeanOp::isDifferentiableOperand(unsigned index) { return index == 0; }

@@ -641,6 +641,8 @@ constexpr OpKind kOpKinds[] = {
     {"embedding_grad", 2, 1, false, SpecKind::None},
     {"cross_entropy", 2, 2, false, SpecKind::Loss},
     {"cross_entropy_grad", 4, 1, false, SpecKind::Loss},
+    {"cross_entropy_partial", 2, 2, false, SpecKind::Loss},
+    {"cross_entropy_combine", 3, 2, false, SpecKind::Loss},
     {"token_mean", 2, 1, false, SpecKind::Loss},
     {"token_mean_grad", 2, 1, false, SpecKind::Loss},
     {"split_heads", 1, 1, false, SpecKind::None, false, 2},
@@ -758,6 +760,26 @@ Status verifyElementwise(const ElementwiseSpec &spec, const OpSpec &op,
   return Status::ok();
 }
 
+/// A loss spec's vocabulary fields: an offset >= 0 on the ops of a
+/// vocabulary chunk only, a size >= 1 on the combine and nowhere else.
+Status verifyLoss(const LossSpec &loss, const std::string &kind,
+                  const std::string &path) {
+  bool chunked =
+      kind == "cross_entropy_partial" || kind == "cross_entropy_grad";
+  if (loss.vocabOffset < 0 || (loss.vocabOffset != 0 && !chunked))
+    return fieldError(fieldPath(path, "vocab_offset"),
+                      "expected an offset >= 0 on a vocabulary chunk's op, "
+                      "got " +
+                          std::to_string(loss.vocabOffset));
+  bool combine = kind == "cross_entropy_combine";
+  if (combine != loss.vocabSize.has_value() ||
+      (loss.vocabSize && *loss.vocabSize < 1))
+    return fieldError(fieldPath(path, "vocab_size"),
+                      combine ? "expected a class count >= 1"
+                              : "only cross_entropy_combine takes one");
+  return Status::ok();
+}
+
 Status verifyOp(const Function &function, const OpSpec &op,
                 const std::string &path) {
   const OpKind *kind = findOpKind(op.kind);
@@ -778,6 +800,8 @@ Status verifyOp(const Function &function, const OpSpec &op,
                                        "other"));
   if (op.attention)
     return verifyAttention(*op.attention, path);
+  if (op.loss)
+    return verifyLoss(*op.loss, op.kind, path);
   if (op.elementwise)
     return verifyElementwise(*op.elementwise, op, path);
   if (op.matmul && !op.matmul->activation.empty() &&
@@ -1129,8 +1153,13 @@ Json encode(const OpSpec &op) {
   }
   if (op.norm)
     json["epsilon"] = encodeNumber(op.norm->epsilon);
-  if (op.loss)
+  if (op.loss) {
     json["ignore_index"] = op.loss->ignoreIndex;
+    if (op.loss->vocabOffset != 0)
+      json["vocab_offset"] = op.loss->vocabOffset;
+    if (op.loss->vocabSize)
+      json["vocab_size"] = *op.loss->vocabSize;
+  }
   return json;
 }
 
@@ -1515,8 +1544,12 @@ Status decodeSpec(ObjectReader &r, const std::string &path, OpSpec &out) {
     return r.required("bodies", out.elementwise.emplace().bodies);
   case SpecKind::Norm:
     return r.required("epsilon", out.norm.emplace().epsilon);
-  case SpecKind::Loss:
-    return r.required("ignore_index", out.loss.emplace().ignoreIndex);
+  case SpecKind::Loss: {
+    LossSpec &spec = out.loss.emplace();
+    return all([&] { return r.required("ignore_index", spec.ignoreIndex); },
+               [&] { return r.optional("vocab_offset", spec.vocabOffset); },
+               [&] { return r.optional("vocab_size", spec.vocabSize); });
+  }
   case SpecKind::Matmul: {
     MatmulSpec &spec = out.matmul.emplace();
     return all([&] { return r.required("transpose_a", spec.transposeA); },

@@ -138,6 +138,7 @@ private:
   Status runLoss(const pkg::OpSpec &op);
   Status runCrossEntropy(const pkg::OpSpec &op);
   Status runTokenMean(const pkg::OpSpec &op);
+  Status runLossChunks(const pkg::OpSpec &op);
   Status runHeads(const pkg::OpSpec &op, bool split);
   /// The shapes of `names` ("" for an unkept result has none), or an error
   /// unless they fit `expected`: one pattern per name of dim letters, rows
@@ -350,6 +351,16 @@ Status Evaluator::run(const pkg::OpSpec &op) {
     if (!op.loss)
       return Status::error("needs a loss spec");
     return runLoss(op);
+  }
+  if (op.kind == "cross_entropy_partial" ||
+      op.kind == "cross_entropy_combine") {
+    bool combine = op.kind == "cross_entropy_combine";
+    if (!op.loss || op.operands.size() != (combine ? 3u : 2u) ||
+        op.results.size() != 2)
+      return Status::error(combine
+                               ? "needs 3 operands, 2 results and a loss spec"
+                               : "needs 2 operands, 2 results and a loss spec");
+    return runLossChunks(op);
   }
   if (op.kind == "sum_rows") {
     if (op.operands.size() != 1 || op.results.size() != 1)
@@ -824,7 +835,8 @@ Status Evaluator::runCrossEntropy(const pkg::OpSpec &op) {
   auto in = operands(op);
   if (!in || !dims)
     return !in ? in.status() : dims.status();
-  LossShape shape{dims->at('R'), dims->at('V'), op.loss->ignoreIndex};
+  LossShape shape{dims->at('R'), dims->at('V'), op.loss->ignoreIndex,
+                  op.loss->vocabOffset};
   if (grad) {
     std::vector<double> dlogits(shape.rows * shape.classes);
     crossEntropyGrad(shape, (*in)[0], (*in)[1], (*in)[2], (*in)[3],
@@ -839,6 +851,60 @@ Status Evaluator::runCrossEntropy(const pkg::OpSpec &op) {
       return s;
   return op.results[0].empty() ? Status::ok()
                                : store(op.results[0], std::move(losses));
+}
+
+/// cross_entropy_partial [logits [r..., Vc], labels [r...]] -> [lse,
+/// target [1, r...]] and cross_entropy_combine [lse_parts, targets [P,
+/// r...], labels [r...]] -> [losses, lse [r...]].
+Status Evaluator::runLossChunks(const pkg::OpSpec &op) {
+  bool combine = op.kind == "cross_entropy_combine";
+  const std::string &labelsName = op.operands[combine ? 2 : 1];
+  auto labels = shapeOf(labelsName);
+  auto first = shapeOf(op.operands[0]);
+  if (!labels || !first)
+    return labels ? first.status() : labels.status();
+  std::vector<int64_t> part = *labels;
+  part.insert(part.begin(), combine ? (first->empty() ? 0 : (*first)[0]) : 1);
+  std::vector<int64_t> logitRows(first->begin(),
+                                 first->end() - (first->empty() ? 0 : 1));
+  auto hasShape = [&](const std::string &name,
+                      const std::vector<int64_t> &shape) {
+    auto actual = shapeOf(name);
+    return actual && *actual == shape;
+  };
+  bool fits = combine ? *first == part && hasShape(op.operands[1], part)
+                      : !first->empty() && logitRows == *labels;
+  for (const std::string &result : op.results)
+    fits =
+        fits && (result.empty() || hasShape(result, combine ? *labels : part));
+  if (!fits)
+    return Status::error("shapes do not fit " +
+                         std::string(combine
+                                         ? "[P, R], [P, R], [R] -> [R], [R]"
+                                         : "[R, V], [R] -> [1, R], [1, R]") +
+                         " (R: the same rows)");
+  auto in = operands(op);
+  if (!in)
+    return in.status();
+  int64_t rows = 1;
+  for (int64_t extent : *labels)
+    rows *= extent;
+  std::vector<double> a(static_cast<size_t>(rows)), c(a.size());
+  if (combine) {
+    LossShape shape{rows, op.loss->vocabSize.value_or(0), op.loss->ignoreIndex};
+    crossEntropyCombine(shape, (*first)[0], (*in)[0], (*in)[1], (*in)[2],
+                        a.data(), c.data());
+  } else {
+    LossShape shape{rows, first->back(), op.loss->ignoreIndex,
+                    op.loss->vocabOffset};
+    crossEntropyPartial(shape, (*in)[0], (*in)[1], a.data(), c.data());
+  }
+  // partial: [lse, target]; combine: [losses, lse].
+  for (size_t i = 0; i < 2; ++i)
+    if (!op.results[i].empty())
+      if (Status s = store(op.results[i], std::move(i == 0 ? a : c)); !s)
+        return s;
+  return Status::ok();
 }
 
 /// token_mean [values, labels] -> [mean] and token_mean_grad [labels,

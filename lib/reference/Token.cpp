@@ -55,6 +55,42 @@ void crossEntropy(const LossShape &shape, const double *logits,
   }
 }
 
+void crossEntropyPartial(const LossShape &shape, const double *logits,
+                         const double *labels, double *lse, double *target) {
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    const double *row = logits + r * shape.classes;
+    double max = *std::max_element(row, row + shape.classes), sum = 0;
+    for (int64_t v = 0; v < shape.classes; ++v)
+      sum += std::exp(row[v] - max);
+    lse[r] = max + std::log(sum);
+    double local = labels[r] - static_cast<double>(shape.vocabOffset);
+    bool inChunk = local >= 0 && local < static_cast<double>(shape.classes);
+    target[r] = inChunk ? row[static_cast<int64_t>(local)] : 0;
+  }
+}
+
+void crossEntropyCombine(const LossShape &shape, int64_t parts,
+                         const double *lseParts, const double *targets,
+                         const double *labels, double *losses, double *lse) {
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    double max = -std::numeric_limits<double>::infinity(), sum = 0, target = 0;
+    for (int64_t p = 0; p < parts; ++p)
+      max = std::max(max, lseParts[p * shape.rows + r]);
+    for (int64_t p = 0; p < parts; ++p) {
+      sum += std::exp(lseParts[p * shape.rows + r] - max);
+      target += targets[p * shape.rows + r];
+    }
+    lse[r] = max + std::log(sum);
+    double label = labels[r];
+    if (label == static_cast<double>(shape.ignoreIndex))
+      losses[r] = 0;
+    else if (label < 0 || label >= static_cast<double>(shape.classes))
+      losses[r] = std::numeric_limits<double>::quiet_NaN();
+    else
+      losses[r] = lse[r] - target;
+  }
+}
+
 void crossEntropyGrad(const LossShape &shape, const double *logits,
                       const double *labels, const double *lse,
                       const double *dlosses, double *dlogits) {
@@ -63,7 +99,8 @@ void crossEntropyGrad(const LossShape &shape, const double *logits,
     double scale = ignored ? 0 : dlosses[r];
     for (int64_t v = 0; v < shape.classes; ++v) {
       int64_t i = r * shape.classes + v;
-      double onehot = labels[r] == static_cast<double>(v) ? 1 : 0;
+      double onehot =
+          labels[r] == static_cast<double>(v + shape.vocabOffset) ? 1 : 0;
       dlogits[i] = (std::exp(logits[i] - lse[r]) - onehot) * scale;
     }
   }

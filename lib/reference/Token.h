@@ -34,9 +34,10 @@ void embedding(const TableShape &shape, const double *table, const double *ids,
 void embeddingGrad(const TableShape &shape, const double *ids,
                    const double *dout, double *dtable);
 
-/// Rows of logits over `classes`, with their labels' ignore_index.
+/// Rows of logits over `classes`, with their labels' ignore_index; for a
+/// vocabulary chunk's logits, the chunk's first class.
 struct LossShape {
-  int64_t rows = 0, classes = 0, ignoreIndex = -100;
+  int64_t rows = 0, classes = 0, ignoreIndex = -100, vocabOffset = 0;
 };
 
 /// losses [rows] and lse [rows] of logits [rows, classes] and labels
@@ -44,8 +45,22 @@ struct LossShape {
 void crossEntropy(const LossShape &shape, const double *logits,
                   const double *labels, double *losses, double *lse);
 
-/// dlogits [rows, classes] = (softmax - onehot(label)) * dlosses, 0 on an
-/// ignored row.
+/// A vocabulary chunk's part of each row of logits [rows, classes] (the
+/// classes from shape.vocabOffset): lse [rows] over the chunk and target
+/// [rows], the label's logit when the chunk holds the label, else 0.
+void crossEntropyPartial(const LossShape &shape, const double *logits,
+                         const double *labels, double *lse, double *target);
+
+/// losses [rows] and lse [rows] from the parts [parts, rows] of chunks
+/// covering `shape.classes` classes: lse = log sum_p exp(lse_p), losses =
+/// lse - sum_p target_p; 0 for an ignored label, NaN for one outside [0,
+/// classes).
+void crossEntropyCombine(const LossShape &shape, int64_t parts,
+                         const double *lseParts, const double *targets,
+                         const double *labels, double *losses, double *lse);
+
+/// dlogits [rows, classes] = (softmax - onehot(label - vocabOffset)) *
+/// dlosses, 0 on an ignored row; lse is the whole rows'.
 void crossEntropyGrad(const LossShape &shape, const double *logits,
                       const double *labels, const double *lse,
                       const double *dlosses, double *dlogits);

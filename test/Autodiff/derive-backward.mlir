@@ -243,6 +243,30 @@ func.func @lm_loss(%h: tensor<?x16xbf16>, %e: tensor<40x16xbf16>, %y: tensor<?xi
 
 // -----
 
+// The fused LM-head loss brings its own rule: one gradient op of h and the
+// table, reading the lse the forward saves (the default policy saves it as
+// it saves attention's: recomputing it is a pass over every class).
+// CHECK-LABEL: func.func @fused_lm_loss(
+// CHECK-SAME:    -> (tensor<f32>, tensor<?xf32> {attn.saved})
+// CHECK:         %[[LOSSES:.*]], %[[LSE:.*]] = attn.linear_cross_entropy
+// CHECK:         return %{{.*}}, %[[LSE]]
+// CHECK-LABEL: func.func @fused_lm_loss_bwd
+// CHECK-SAME: (%[[H:[^:]+]]: tensor<?x16xbf16>, %[[E:[^:]+]]: tensor<40x16xbf16>, %[[Y:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<f32>, %[[SAVED:[^:]+]]: tensor<?xf32>, %[[DL:[^:]+]]: tensor<f32> {attn.cotangent_of_result = 0 : i64})
+// CHECK: %[[DLOSSES:.*]] = attn.token_mean_grad %[[Y]], %[[DL]]
+// CHECK-NOT: attn.linear_cross_entropy %
+// CHECK: %[[DH:.*]], %[[DE:.*]] = attn.linear_cross_entropy_grad %[[H]], %[[E]], %[[Y]], %[[SAVED]], %[[DLOSSES]] {ignore_index = 0 : i64}
+// CHECK: return %[[DH]], %[[DE]] :
+func.func @fused_lm_loss(%h: tensor<?x16xbf16>, %e: tensor<40x16xbf16>, %y: tensor<?xi32>)
+    -> tensor<f32> attributes {attn.backward} {
+  %losses, %lse = attn.linear_cross_entropy %h, %e, %y {ignore_index = 0 : i64}
+      : tensor<?x16xbf16>, tensor<40x16xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %loss = attn.token_mean %losses, %y {ignore_index = 0 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
 // An embedding's table gets its rows' cotangents summed per id in f32,
 // cast to the table's type; the ids take no gradient.
 // CHECK-LABEL: func.func @embed_bwd

@@ -618,19 +618,22 @@ StatusOr<ref::ValueData> reference(const pkg::Function &fn,
 /// the neighbouring value of the reference's, and what follows inherits
 /// that step, even in an f32 output (an lse after a bf16 projection).
 /// Inputs are the same bits on both sides and add nothing. A name that
-/// several ops write (a result that took over its operand's buffer) takes
-/// the loosest of them all.
+/// several ops write (a result that took over its operand's buffer, or
+/// views of its rows) takes the loosest of them all.
 double toleranceOf(const pkg::Function &fn, const std::string &name,
                    std::set<std::string> &seen) {
   if (!seen.insert(name).second)
     return 0;
   double tol = 0;
   for (const pkg::OpSpec &op : fn.ops)
-    if (std::find(op.results.begin(), op.results.end(), name) !=
-        op.results.end()) {
+    if (std::any_of(op.results.begin(), op.results.end(),
+                    [&](const std::string &result) {
+                      return fn.storageOf(result) == name;
+                    })) {
       tol = std::max(tol, tolerance(fn.findValue(name)->dtype));
       for (const std::string &operand : op.operands)
-        tol = std::max(tol, toleranceOf(fn, operand, seen));
+        tol = std::max(
+            tol, toleranceOf(fn, std::string(fn.storageOf(operand)), seen));
     }
   return tol;
 }
@@ -715,6 +718,10 @@ void describeFunction(const pkg::Function &fn) {
     }
     if (op.loss)
       attrs = " ignore_index=" + std::to_string(op.loss->ignoreIndex);
+    if (op.loss && op.loss->vocabOffset)
+      attrs += " vocab_offset=" + std::to_string(op.loss->vocabOffset);
+    if (op.loss && op.loss->vocabSize)
+      attrs += " vocab_size=" + std::to_string(*op.loss->vocabSize);
     std::printf("  op %s%s\n", op.kind.c_str(), attrs.c_str());
   }
   for (const pkg::Kernel &k : fn.kernels) {

@@ -138,9 +138,9 @@ llvm::cl::opt<std::string>
           llvm::cl::desc("Which forward values a backward function reads saved "
                          "(extra results of the forward function) rather than "
                          "recomputing them: none (all it needs), attention "
-                         "(attention's out and lse; the default), selective "
-                         "(those and matmul results) or full (only the "
-                         "forward's own results)"),
+                         "(attention's out and lse, a fused LM-head loss's "
+                         "lse; the default), selective (those and matmul "
+                         "results) or full (only the forward's own results)"),
           llvm::cl::init("attention"), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<std::string> rematBudget(
@@ -164,6 +164,13 @@ llvm::cl::opt<int64_t> keyRanges(
                    "attnc choose (on a GPU, 16 or 32 for static query "
                    "lengths up to 64), 1 never splits"),
     llvm::cl::init(0), llvm::cl::cat(attncCategory));
+
+llvm::cl::opt<int64_t> vocabChunk(
+    "vocab-chunk",
+    llvm::cl::desc("Classes per chunk of a fused LM-head loss (an LM head's "
+                   "matmul and the cross-entropy of its logits): a step "
+                   "holds one chunk of logits, not all"),
+    llvm::cl::init(8192), llvm::cl::cat(attncCategory));
 
 llvm::cl::opt<std::string>
     hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
@@ -545,7 +552,8 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName,
             tensorCores == TensorCores::MmaSync ? "mma-sync" : "auto",
             keyRanges, programTarget,
             std::vector<std::string>(kernelSchedule.begin(),
-                                     kernelSchedule.end()));
+                                     kernelSchedule.end()),
+            vocabChunk);
       })))
     return failure();
   phaseTimes.lap("programs");

@@ -195,6 +195,8 @@ private:
   void addTokenRow(Value first, Value token, Value local);
   Value laneAny(Value flag);
   void crossEntropyRow(Value row);
+  void crossEntropyPartialRow(Value row);
+  void crossEntropyCombineRow(Value row);
   void crossEntropyGradRow(Value row);
   void tokenMean();
   void tokenMeanGrad(Value blockId);
@@ -551,7 +553,81 @@ void RowKernelBlock::crossEntropyRow(Value row) {
   storeFromLane0(loss, out, lead, lane, lanes());
 }
 
-/// dlogits = (exp(x - lse) - [d == label]) * dloss, 0 on an ignored row.
+/// A vocabulary chunk's part of a row: lse over the chunk's classes, and
+/// the label's logit when the label is one of them, else 0; both at [0,
+/// row...].
+void RowKernelBlock::crossEntropyPartialRow(Value row) {
+  Value logits = x.operands[0], labels = x.operands[1];
+  SmallVector<Value> lead = rowIndex(logits, row);
+  auto logitAt = [&](Value d) { return at(logits, lead, d); };
+  Value max = laneMax(width(), lane, lanes(), logitAt);
+  Value sum = laneSum(width(), lane, lanes(), [&](Value d) {
+    return math::ExpOp::create(b, loc,
+                               arith::SubFOp::create(b, loc, logitAt(d), max));
+  });
+  SmallVector<Value> part = {index(0)};
+  llvm::append_range(part, lead);
+  if (Value lse = x.results[0])
+    storeFromLane0(
+        arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum)),
+        lse, part, lane, lanes());
+  Value out = x.results[1];
+  if (!out)
+    return;
+  int64_t offset = cast<attn::CrossEntropyPartialOp>(op).getVocabOffset();
+  Value label = load(labels, lead);
+  Value local = arith::SubIOp::create(
+      b, loc, label,
+      arith::ConstantOp::create(b, loc,
+                                IntegerAttr::get(label.getType(), offset)));
+  Value inChunk = inRange(local, index(0), index(width()));
+  Value safe = arith::SelectOp::create(
+      b, loc, inChunk, local,
+      arith::ConstantOp::create(b, loc, IntegerAttr::get(label.getType(), 0)));
+  Value target = logitAt(
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), safe).getResult());
+  storeFromLane0(arith::SelectOp::create(b, loc, inChunk, target, f32Const(0)),
+                 out, part, lane, lanes());
+}
+
+/// A row's loss from its chunks' parts: lse = log sum_p exp(lse_p), loss =
+/// lse - sum_p target_p, 0 for an ignored label, NaN for one outside [0,
+/// vocab_size).
+void RowKernelBlock::crossEntropyCombineRow(Value row) {
+  auto combine = cast<attn::CrossEntropyCombineOp>(op);
+  Value parts = x.operands[0], targets = x.operands[1], labels = x.operands[2];
+  int64_t count = cast<MemRefType>(parts.getType()).getDimSize(0);
+  SmallVector<Value> lead = elementIndex(labels, row);
+  auto partAt = [&](Value buffer, Value p) {
+    SmallVector<Value> indices = {p};
+    llvm::append_range(indices, lead);
+    return load(buffer, indices);
+  };
+  Value max =
+      laneMax(count, lane, lanes(), [&](Value p) { return partAt(parts, p); });
+  Value sum = laneSum(count, lane, lanes(), [&](Value p) {
+    return math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, partAt(parts, p), max));
+  });
+  Value target = laneSum(count, lane, lanes(),
+                         [&](Value p) { return partAt(targets, p); });
+  Value lse =
+      arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+  if (Value out = x.results[1])
+    storeFromLane0(lse, out, lead, lane, lanes());
+  Value out = x.results[0];
+  if (!out)
+    return;
+  Value label = load(labels, lead);
+  Value loss = arith::SelectOp::create(
+      b, loc, inRange(label, index(0), index(combine.getVocabSize())),
+      arith::SubFOp::create(b, loc, lse, target), f32Const(std::nan("")));
+  loss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0), loss);
+  storeFromLane0(loss, out, lead, lane, lanes());
+}
+
+/// dlogits = (exp(x - lse) - [d + vocab_offset == label]) * dloss, 0 on an
+/// ignored row.
 void RowKernelBlock::crossEntropyGradRow(Value row) {
   Value logits = x.operands[0], labels = x.operands[1], dlogits = x.results[0];
   SmallVector<Value> lead = rowIndex(logits, row);
@@ -559,12 +635,14 @@ void RowKernelBlock::crossEntropyGradRow(Value row) {
   Value lse = load(x.operands[2], lead);
   Value dloss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0),
                                         load(x.operands[3], lead));
+  int64_t offset = cast<attn::CrossEntropyGradOp>(op).getVocabOffset();
   forLaneColumns(width(), lane, lanes(), [&](Value d) {
     Value p = math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, at(logits, lead, d), lse));
     Value hit = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, label,
-        arith::IndexCastOp::create(b, loc, label.getType(), d));
+        arith::IndexCastOp::create(b, loc, label.getType(),
+                                   add(d, index(offset))));
     Value onehot =
         arith::SelectOp::create(b, loc, hit, f32Const(1), f32Const(0));
     Value g = mulF(arith::SubFOp::create(b, loc, p, onehot), dloss);
@@ -643,6 +721,12 @@ void RowKernelBlock::emit(Value blockId) {
   if (isa<attn::CrossEntropyGradOp>(op))
     return forBlockItems(blockId, rowCount(x.operands[0]),
                          [&](Value row) { crossEntropyGradRow(row); });
+  if (isa<attn::CrossEntropyPartialOp>(op))
+    return forBlockItems(blockId, rowCount(x.operands[0]),
+                         [&](Value row) { crossEntropyPartialRow(row); });
+  if (isa<attn::CrossEntropyCombineOp>(op))
+    return forBlockItems(blockId, elementCount(x.operands[2]),
+                         [&](Value row) { crossEntropyCombineRow(row); });
   if (isa<attn::TokenMeanOp>(op))
     return tokenMean();
   if (isa<attn::TokenMeanGradOp>(op))
@@ -730,8 +814,11 @@ Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,
   int64_t rank = cast<MemRefType>(in.getType()).getRank();
   Value count;
   if (isa<attn::RmsNormOp, attn::LayerNormOp, attn::CrossEntropyOp,
-          attn::CrossEntropyGradOp>(op)) {
+          attn::CrossEntropyGradOp, attn::CrossEntropyPartialOp>(op)) {
     count = product(in, rank - 1);
+  } else if (isa<attn::CrossEntropyCombineOp>(op)) {
+    Value labels = buffers.operands[2];
+    count = product(labels, cast<MemRefType>(labels.getType()).getRank());
   } else if (isa<attn::TokenMeanOp>(op)) {
     return arith::ConstantIndexOp::create(b, loc, 1);
   } else if (isa<attn::EmbeddingOp>(op)) {

@@ -547,6 +547,7 @@ struct AttnKernelConfigPass
               attn::LayerNormGradOp, attn::SumRowsOp>(op))
         configureNorm(op, *description);
       if (isa<attn::CrossEntropyOp, attn::CrossEntropyGradOp,
+              attn::CrossEntropyPartialOp, attn::CrossEntropyCombineOp,
               attn::TokenMeanGradOp, attn::EmbeddingOp, attn::EmbeddingGradOp>(
               op))
         configureTokenOp(op, *description);

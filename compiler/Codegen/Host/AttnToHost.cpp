@@ -219,6 +219,8 @@ struct ConvertAttnToHostPass
         RowKernelToHost<attn::LayerNormGradOp>,
         RowKernelToHost<attn::SumRowsOp>, RowKernelToHost<attn::CrossEntropyOp>,
         RowKernelToHost<attn::CrossEntropyGradOp>,
+        RowKernelToHost<attn::CrossEntropyPartialOp>,
+        RowKernelToHost<attn::CrossEntropyCombineOp>,
         RowKernelToHost<attn::TokenMeanOp>,
         RowKernelToHost<attn::TokenMeanGradOp>,
         RowKernelToHost<attn::EmbeddingOp>,

@@ -488,6 +488,8 @@ struct ConvertAttnToGPUPass
         RowKernelToGPU<attn::LayerNormGradOp>, RowKernelToGPU<attn::SumRowsOp>,
         RowKernelToGPU<attn::CrossEntropyOp>,
         RowKernelToGPU<attn::CrossEntropyGradOp>,
+        RowKernelToGPU<attn::CrossEntropyPartialOp>,
+        RowKernelToGPU<attn::CrossEntropyCombineOp>,
         RowKernelToGPU<attn::TokenMeanOp>,
         RowKernelToGPU<attn::TokenMeanGradOp>,
         RowKernelToGPU<attn::EmbeddingOp>,

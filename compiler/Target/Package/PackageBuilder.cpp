@@ -121,6 +121,10 @@ pkg::OpSpec describeOp(Operation *op) {
         op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble()};
   } else if (auto ignore = op->getAttrOfType<IntegerAttr>("ignore_index")) {
     spec.loss = pkg::LossSpec{ignore.getInt()};
+    if (auto offset = op->getAttrOfType<IntegerAttr>("vocab_offset"))
+      spec.loss->vocabOffset = offset.getInt();
+    if (auto size = op->getAttrOfType<IntegerAttr>("vocab_size"))
+      spec.loss->vocabSize = size.getInt();
   } else if (auto matmul = dyn_cast<attn::MatmulOp>(op)) {
     spec.matmul =
         pkg::MatmulSpec{matmul.getTransposeA(), matmul.getTransposeB(),
@@ -169,7 +173,8 @@ std::map<std::string, int64_t> describeConfig(Operation *op) {
   if (isa<attn::AttentionCombineOp, attn::RmsNormOp, attn::RmsNormGradOp,
           attn::LayerNormOp, attn::LayerNormGradOp, attn::SumRowsOp,
           attn::SplitHeadsOp, attn::MergeHeadsOp, attn::CrossEntropyOp,
-          attn::CrossEntropyGradOp, attn::TokenMeanGradOp, attn::EmbeddingOp,
+          attn::CrossEntropyGradOp, attn::CrossEntropyPartialOp,
+          attn::CrossEntropyCombineOp, attn::TokenMeanGradOp, attn::EmbeddingOp,
           attn::EmbeddingGradOp>(op))
     if (auto block = op->getAttrOfType<IntegerAttr>("block_size"))
       return {{"block_size", block.getInt()}};
@@ -287,9 +292,23 @@ void boundIndexInputs(pkg::Function &fn) {
         input.indexBound = by->shape[dim].extent;
   };
   for (const pkg::OpSpec &op : fn.ops) {
-    if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad") {
+    if (op.kind == "cross_entropy") {
       const pkg::TensorSig *logits = fn.findValue(op.operands[0]);
       bound(op.operands[1], logits, logits ? logits->shape.size() - 1 : 0);
+    } else if (op.kind == "cross_entropy_grad" && op.loss) {
+      // A vocabulary chunk's logits: the classes below its end, the
+      // largest of which is the last chunk's.
+      const pkg::TensorSig *logits = fn.findValue(op.operands[0]);
+      const pkg::Dim *classes = logits ? &logits->shape.back() : nullptr;
+      for (pkg::TensorSig &input : fn.inputs)
+        if (input.name == op.operands[1] && classes && classes->isStatic())
+          input.indexBound = std::max(input.indexBound.value_or(0),
+                                      op.loss->vocabOffset + classes->extent);
+    } else if (op.kind == "cross_entropy_combine" && op.loss &&
+               op.loss->vocabSize) {
+      for (pkg::TensorSig &input : fn.inputs)
+        if (input.name == op.operands[2])
+          input.indexBound = *op.loss->vocabSize;
     } else if (op.kind == "embedding") {
       bound(op.operands[1], fn.findValue(op.operands[0]), 0);
     } else if (op.kind == "embedding_grad") {

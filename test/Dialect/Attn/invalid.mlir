@@ -2725,3 +2725,66 @@ func.func @merge_heads_width(%y: tensor<2x4x4x16xf32>) -> tensor<2x4x60xf32> {
   %x = attn.merge_heads %y : tensor<2x4x4x16xf32> -> tensor<2x4x60xf32>
   return %x : tensor<2x4x60xf32>
 }
+
+// -----
+
+// The fused LM head's table has h's element type and width.
+func.func @linear_cross_entropy_table(%h: tensor<?x32xbf16>, %e: tensor<24x16xbf16>, %y: tensor<?xi32>) -> tensor<?xf32> {
+  // expected-error @below {{'attn.linear_cross_entropy' op expected a table [V, 32] of h's element type 'bf16', got 'tensor<24x16xbf16>'}}
+  %l, %s = attn.linear_cross_entropy %h, %e, %y {ignore_index = -100 : i64} : tensor<?x32xbf16>, tensor<24x16xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  return %l : tensor<?xf32>
+}
+
+// -----
+
+// Its gradients have h's and the table's types.
+func.func @linear_cross_entropy_grad_types(%h: tensor<?x32xbf16>, %e: tensor<24x32xbf16>, %y: tensor<?xi32>, %s: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?x32xf32> {
+  // expected-error @below {{'attn.linear_cross_entropy_grad' op expected dh and dtable of h's and the table's types, got 'tensor<?x32xf32>' and 'tensor<24x32xbf16>'}}
+  %dh, %de = attn.linear_cross_entropy_grad %h, %e, %y, %s, %d {ignore_index = -100 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xf32>, tensor<24x32xbf16>
+  return %dh : tensor<?x32xf32>
+}
+
+// -----
+
+// A chunk's parts are rows [1, r...] of the parts the combine reads.
+func.func @cross_entropy_partial_shape(%l: tensor<?x8xbf16>, %y: tensor<?xi32>) -> tensor<?xf32> {
+  // expected-error @below {{'attn.cross_entropy_partial' op expected lse to have shape [1, ?], got 'tensor<?xf32>'}}
+  %a, %b = attn.cross_entropy_partial %l, %y {ignore_index = -100 : i64, vocab_offset = 8 : i64} : tensor<?x8xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<1x?xf32>
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+// A chunk starts at a class, not before the first.
+func.func @cross_entropy_partial_offset(%l: tensor<?x8xbf16>, %y: tensor<?xi32>) -> tensor<1x?xf32> {
+  // expected-error @below {{'attn.cross_entropy_partial' op expected a vocab_offset >= 0, got -8}}
+  %a, %b = attn.cross_entropy_partial %l, %y {ignore_index = -100 : i64, vocab_offset = -8 : i64} : tensor<?x8xbf16>, tensor<?xi32> -> tensor<1x?xf32>, tensor<1x?xf32>
+  return %a : tensor<1x?xf32>
+}
+
+// -----
+
+// The gradient's chunk too.
+func.func @cross_entropy_grad_offset(%l: tensor<?x8xbf16>, %y: tensor<?xi32>, %s: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?x8xbf16> {
+  // expected-error @below {{'attn.cross_entropy_grad' op expected a vocab_offset >= 0, got -1}}
+  %g = attn.cross_entropy_grad %l, %y, %s, %d {ignore_index = -100 : i64, vocab_offset = -1 : i64} : tensor<?x8xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x8xbf16>
+  return %g : tensor<?x8xbf16>
+}
+
+// -----
+
+// The combine knows how many chunks it sums.
+func.func @cross_entropy_combine_chunks(%p: tensor<?x?xf32>, %y: tensor<?xi32>) -> tensor<?xf32> {
+  // expected-error @below {{'attn.cross_entropy_combine' op expected lse_parts [P, r...] with a static chunk count P, got 'tensor<?x?xf32>'}}
+  %l, %s = attn.cross_entropy_combine %p, %p, %y {ignore_index = -100 : i64, vocab_size = 24 : i64} : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  return %l : tensor<?xf32>
+}
+
+// -----
+
+// ... and how many classes they cover.
+func.func @cross_entropy_combine_vocab(%p: tensor<3x?xf32>, %y: tensor<?xi32>) -> tensor<?xf32> {
+  // expected-error @below {{'attn.cross_entropy_combine' op expected a vocab_size >= 1, got 0}}
+  %l, %s = attn.cross_entropy_combine %p, %p, %y {ignore_index = -100 : i64, vocab_size = 0 : i64} : tensor<3x?xf32>, tensor<3x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  return %l : tensor<?xf32>
+}

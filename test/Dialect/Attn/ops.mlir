@@ -759,3 +759,20 @@ func.func @heads(%x: tensor<?x?x256xbf16>, %cos: tensor<?x16xf32>, %sin: tensor<
   %m = attn.merge_heads %v {block_size = 1024 : i64} : tensor<?x8x?x32xbf16> -> tensor<?x?x256xbf16>
   return %q, %m : tensor<?x8x?x32xbf16>, tensor<?x?x256xbf16>
 }
+
+// The fused LM-head loss, its gradient, and the kernels of its chunks.
+// CHECK-LABEL: func.func @linear_loss(
+func.func @linear_loss(%h: tensor<?x32xbf16>, %e: tensor<24x32xbf16>, %y: tensor<?xi32>, %d: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xf32>, tensor<?x24xbf16>) {
+  // CHECK: attn.linear_cross_entropy %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %l, %s = attn.linear_cross_entropy %h, %e, %y {ignore_index = -100 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  // CHECK: attn.linear_cross_entropy_grad %{{.*}} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xbf16>, tensor<24x32xbf16>
+  %dh, %de = attn.linear_cross_entropy_grad %h, %e, %y, %s, %d {ignore_index = -100 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xbf16>, tensor<24x32xbf16>
+  %logits = attn.matmul %h, %e {transpose_b} : tensor<?x32xbf16>, tensor<24x32xbf16> -> tensor<?x24xbf16>
+  // CHECK: attn.cross_entropy_partial %{{.*}}, %{{.*}} {ignore_index = -100 : i64, vocab_offset = 8 : i64} : tensor<?x24xbf16>, tensor<?xi32> -> tensor<1x?xf32>, tensor<1x?xf32>
+  %p, %t = attn.cross_entropy_partial %logits, %y {ignore_index = -100 : i64, vocab_offset = 8 : i64} : tensor<?x24xbf16>, tensor<?xi32> -> tensor<1x?xf32>, tensor<1x?xf32>
+  // CHECK: attn.cross_entropy_combine %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = -100 : i64, vocab_size = 32 : i64} : tensor<1x?xf32>, tensor<1x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %cl, %cs = attn.cross_entropy_combine %p, %t, %y {ignore_index = -100 : i64, vocab_size = 32 : i64} : tensor<1x?xf32>, tensor<1x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  // CHECK: attn.cross_entropy_grad %{{.*}} {ignore_index = -100 : i64, vocab_offset = 8 : i64}
+  %dl = attn.cross_entropy_grad %logits, %y, %cs, %d {ignore_index = -100 : i64, vocab_offset = 8 : i64} : tensor<?x24xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x24xbf16>
+  return %cl, %dh, %de, %l, %dl : tensor<?xf32>, tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xf32>, tensor<?x24xbf16>
+}

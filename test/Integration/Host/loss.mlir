@@ -3,7 +3,10 @@
 // against finite differences of the forward function (--gradcheck), up to
 // a tiny language model whose embedding table is tied to its LM head.
 // attn-run draws the labels and ids in [0, V) (the package gives them V as
-// index bound), so some labels hit ignore_index 5 and do not count.
+// index bound), so some labels hit ignore_index 5 and do not count. An LM
+// head's matmul fuses into its loss (attn.linear_cross_entropy), computed a
+// vocabulary chunk at a time: whole (chunks of 8192 classes), and in
+// chunks of 10, 10 and 4 classes (--vocab-chunk=10).
 //
 // RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: attn-run %t.attnpkg --fn cross_entropy --shape d0_0=3 --shape d0_1=29 --check | FileCheck %s --check-prefix=LOSSES
@@ -16,13 +19,38 @@
 // RUN: attnc %s --remat=none -o %t.none.attnpkg
 // RUN: attn-run %t.none.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
 // RUN: attn-run %t.none.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
+// RUN: attnc %s --vocab-chunk=10 -o %t.chunks.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=CHUNKS
+// RUN: attn-run %t.chunks.attnpkg --fn lm_loss --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=MEAN
+// RUN: attn-run %t.chunks.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
+// RUN: attn-run %t.chunks.attnpkg --fn tiny_lm --shape d1_0=2 --shape d1_1=45 --check | FileCheck %s --check-prefix=MEAN
+// RUN: attn-run %t.chunks.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
+// RUN: attnc %s --vocab-chunk=10 --remat=full -o %t.full.attnpkg
+// RUN: attn-run %t.full.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
 // A package's labels carry their bound.
 // RUN: attn-run %t.attnpkg --info | FileCheck %s --check-prefix=INFO
 
-// EXPLAIN-DAG: lm_loss: kernel lm_loss_cross_entropy1,
-// EXPLAIN-DAG: lm_loss: kernel lm_loss_token_mean2,
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_matmul0,
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_cross_entropy_partial1,
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_cross_entropy_combine2,
+// EXPLAIN-DAG: lm_loss: kernel lm_loss_token_mean3,
 // EXPLAIN-DAG: lm_loss_bwd: kernel lm_loss_bwd_token_mean_grad{{[0-9]+}},
 // EXPLAIN-DAG: lm_loss_bwd: kernel lm_loss_bwd_cross_entropy_grad{{[0-9]+}},
+
+// The forward saves the lse only; each chunk's logits are a GEMM on rows
+// of the table, and its part goes into rows of the parts in place.
+// CHUNKS-LABEL: target host:
+// CHUNKS: lm_loss: view v0 rows [0, 10) of e
+// CHUNKS: lm_loss: view v1 rows [10, 20) of e
+// CHUNKS: lm_loss: view v2 rows [20, 24) of e
+// CHUNKS: lm_loss: view v3 rows [0, 1) of t1
+// CHUNKS: lm_loss: kernel lm_loss_matmul0,
+// CHUNKS: lm_loss: kernel lm_loss_cross_entropy_partial1,
+// CHUNKS: lm_loss: kernel lm_loss_matmul4,
+// CHUNKS: lm_loss: kernel lm_loss_cross_entropy_partial5,
+// CHUNKS: lm_loss: kernel lm_loss_cross_entropy_combine6,
+// CHUNKS: lm_loss_bwd: reads saved_lse f32 [d0_0, d0_1] saved by lm_loss
+// CHUNKS: lm_loss_bwd: view v{{[0-9]+}} rows [20, 24) of de
+// CHUNKS-NOT: lm_loss_bwd: kernel lm_loss_bwd_cross_entropy_partial
 
 // LOSSES: losses: rel_err {{.*}} ok
 
@@ -41,7 +69,7 @@
 
 // INFO-LABEL: function lm_loss
 // INFO: input labels: i32 [d0_0, d0_1], values in [0, 24)
-// INFO: op cross_entropy ignore_index=5
+// INFO: op cross_entropy_combine ignore_index=5 vocab_size=24
 
 // Per-token losses of f32 logits over 24 classes.
 func.func @cross_entropy(%logits: tensor<?x?x24xf32>, %labels: tensor<?x?xi32>)

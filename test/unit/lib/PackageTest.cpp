@@ -97,7 +97,8 @@ static bool operator==(const NormSpec &a, const NormSpec &b) {
   return a.epsilon == b.epsilon;
 }
 static bool operator==(const LossSpec &a, const LossSpec &b) {
-  return a.ignoreIndex == b.ignoreIndex;
+  return a.ignoreIndex == b.ignoreIndex && a.vocabOffset == b.vocabOffset &&
+         a.vocabSize == b.vocabSize;
 }
 static bool operator==(const OpSpec &a, const OpSpec &b) {
   return a.kind == b.kind && a.operands == b.operands &&
@@ -984,6 +985,13 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"negative buffer dim",
        [](Json &m) { m["functions"][0]["buffers"][1]["shape"][0] = -2; },
        "functions[0].buffers[1].shape[0]: static extent must be >= 0, got -2"},
+      {"vocabulary offset on a whole loss",
+       [](Json &m) { m["functions"][6]["ops"][0]["vocab_offset"] = 3; },
+       "functions[6].ops[0].vocab_offset: expected an offset >= 0 on a "
+       "vocabulary chunk's op, got 3"},
+      {"vocabulary size off the combine",
+       [](Json &m) { m["functions"][6]["ops"][0]["vocab_size"] = 50; },
+       "functions[6].ops[0].vocab_size: only cross_entropy_combine takes one"},
       {"view of no value",
        [](Json &m) { m["functions"][8]["views"][1]["of"] = "x"; },
        "functions[8].views[1].of: no input, output or buffer named \"x\""},
@@ -1188,7 +1196,8 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "\"rms_norm\", \"rms_norm_grad\", \"layer_norm\", "
        "\"layer_norm_grad\", \"sum_rows\", \"embedding\", "
        "\"embedding_grad\", \"cross_entropy\", "
-       "\"cross_entropy_grad\", \"token_mean\", \"token_mean_grad\", "
+       "\"cross_entropy_grad\", \"cross_entropy_partial\", "
+       "\"cross_entropy_combine\", \"token_mean\", \"token_mean_grad\", "
        "\"split_heads\" or \"merge_heads\")"},
       {"index bound on a float tensor",
        [](Json &m) { m["functions"][6]["inputs"][0]["index_bound"] = 4; },

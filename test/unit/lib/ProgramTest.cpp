@@ -326,6 +326,77 @@ TEST(LibProgram, ViewsReadAndWriteRowsInPlace) {
   EXPECT_EQ(values->at("y"), (std::vector<double>{-1, -2, 30, 40, 50, 60}));
 }
 
+TEST(LibProgram, VocabularyChunksGiveTheWholeCrossEntropy) {
+  // Rows of 5 classes in chunks of 3 and 2 (the chunks' logits given as
+  // inputs): each chunk's part into rows of the parts, the combine, and
+  // the gradient per chunk, against the whole rows.
+  constexpr int64_t kRows = 4;
+  Program p;
+  auto in = [&](std::string name, pkg::DType dtype,
+                std::vector<int64_t> extents, std::vector<double> data) {
+    p.add(p.function.inputs, name, dtype, std::move(extents));
+    p.inputs[name] = std::move(data);
+  };
+  std::vector<double> x = {0.5, -1, 2, 0.25, 1,  3,   0, -2, 1, 1,
+                           -1,  4,  0, 0.5,  -3, 0.1, 2, 2,  0, -1};
+  std::vector<double> x0, x1;
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t c = 0; c < 5; ++c)
+      (c < 3 ? x0 : x1).push_back(x[r * 5 + c]);
+  in("x", pkg::DType::F32, {kRows, 5}, x);
+  in("x0", pkg::DType::F32, {kRows, 3}, x0);
+  in("x1", pkg::DType::F32, {kRows, 2}, x1);
+  in("y", pkg::DType::I32, {kRows}, {0, 4, 2, -100});
+  in("dl", pkg::DType::F32, {kRows}, {1, 0.5, -2, 3});
+  for (const char *name : {"losses", "lse", "whole_losses", "whole_lse"})
+    p.add(p.function.outputs, name, pkg::DType::F32, {kRows});
+  p.add(p.function.outputs, "dx0", pkg::DType::F32, {kRows, 3});
+  p.add(p.function.outputs, "dx1", pkg::DType::F32, {kRows, 2});
+  p.add(p.function.outputs, "whole_dx", pkg::DType::F32, {kRows, 5});
+  p.addBuffer("parts", pkg::DType::F32, {2, kRows});
+  p.addBuffer("targets", pkg::DType::F32, {2, kRows});
+  auto part = [](std::string name, std::string of, int64_t row) {
+    return pkg::View{sig(std::move(name), pkg::DType::F32, {1, kRows}),
+                     std::move(of), row};
+  };
+  p.function.views = {part("p0", "parts", 0), part("p1", "parts", 1),
+                      part("t0", "targets", 0), part("t1", "targets", 1)};
+  auto loss = [](std::string kind, std::vector<std::string> operands,
+                 std::vector<std::string> results, int64_t offset,
+                 std::optional<int64_t> size) {
+    pkg::OpSpec op;
+    op.kind = std::move(kind);
+    op.operands = std::move(operands);
+    op.results = std::move(results);
+    op.loss = pkg::LossSpec{-100, offset, size};
+    return op;
+  };
+  p.function.ops = {
+      loss("cross_entropy_partial", {"x0", "y"}, {"p0", "t0"}, 0, {}),
+      loss("cross_entropy_partial", {"x1", "y"}, {"p1", "t1"}, 3, {}),
+      loss("cross_entropy_combine", {"parts", "targets", "y"},
+           {"losses", "lse"}, 0, 5),
+      loss("cross_entropy_grad", {"x0", "y", "lse", "dl"}, {"dx0"}, 0, {}),
+      loss("cross_entropy_grad", {"x1", "y", "lse", "dl"}, {"dx1"}, 3, {}),
+      loss("cross_entropy", {"x", "y"}, {"whole_losses", "whole_lse"}, 0, {}),
+      loss("cross_entropy_grad", {"x", "y", "whole_lse", "dl"}, {"whole_dx"}, 0,
+           {})};
+  StatusOr<ValueData> values = p.run();
+  ASSERT_TRUE(values.isOk()) << values.status().message();
+  // Equal up to the f32 roundings of the parts (each value stored is
+  // rounded to its dtype).
+  for (int64_t r = 0; r < kRows; ++r) {
+    EXPECT_NEAR(values->at("losses")[r], values->at("whole_losses")[r], 1e-5);
+    EXPECT_NEAR(values->at("lse")[r], values->at("whole_lse")[r], 1e-5);
+    for (int64_t c = 0; c < 5; ++c)
+      EXPECT_NEAR(c < 3 ? values->at("dx0")[r * 3 + c]
+                        : values->at("dx1")[r * 2 + c - 3],
+                  values->at("whole_dx")[r * 5 + c], 1e-5);
+  }
+  EXPECT_EQ(values->at("losses")[3], 0); // the ignored label
+  EXPECT_GT(values->at("losses")[1], 0); // a label in the second chunk
+}
+
 TEST(LibProgram, RejectsShapesOpsDoNotAccept) {
   Program p;
   p.add(p.function.outputs, "o", pkg::DType::F32, {kB, kHq, kN, kD});

@@ -303,10 +303,16 @@ struct NormSpec {
   double epsilon = 0;
 };
 
-/// The label that does not count, of the loss op kinds.
-/// JSON (inside an OpSpec): "ignore_index": -100.
+/// The label that does not count, of the loss op kinds; for a vocabulary
+/// chunk's op, the chunk's first class; for the combine of chunks, the
+/// classes in all.
+/// JSON (inside an OpSpec): "ignore_index": -100, "vocab_offset": 8192
+/// (optional, 0 when absent), "vocab_size": 50304 (only, and always, for
+/// "cross_entropy_combine").
 struct LossSpec {
   int64_t ignoreIndex = -100;
+  int64_t vocabOffset = 0;
+  std::optional<int64_t> vocabSize;
 };
 
 /// One op of a function's computation, in program order. Operands and
@@ -350,7 +356,17 @@ struct LossSpec {
 ///       where it is outside [0, V) otherwise.
 ///   "cross_entropy_grad"  [logits, labels, lse, dlosses] -> [dlogits];
 ///       LossSpec. dlogits = (exp(logits - lse) - onehot(label)) * dlosses,
-///       0 on an ignored row.
+///       0 on an ignored row; with a vocab_offset o the logits [R, Vc] are
+///       classes [o, o + Vc) of the rows, and onehot compares v + o.
+///   "cross_entropy_partial"  [logits, labels] -> [lse, target]; LossSpec
+///       with vocab_offset o. Over a chunk's logits [R, Vc], classes [o, o
+///       + Vc): lse [1, R] = log sum_v exp(logits), target [1, R] = the
+///       label's logit when label - o is in [0, Vc), else 0.
+///   "cross_entropy_combine"  [lse_parts, targets, labels] -> [losses,
+///       lse]; LossSpec with vocab_size V. Over the chunks' parts [P, R]:
+///       lse = log sum_p exp(lse_parts), losses = lse - sum_p targets; 0
+///       where label is ignoreIndex, NaN where it is outside [0, V)
+///       otherwise.
 ///   "token_mean"  [values, labels] -> [mean]; LossSpec. mean (shape [])
 ///       = the sum of values over the tokens whose label is not
 ///       ignoreIndex, divided by their count.

@@ -1,0 +1,202 @@
+//===- ExpandLinearLoss.cpp - The fused LM-head loss by vocabulary chunks -===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+//   %losses, %lse = attn.linear_cross_entropy %h, %e, %labels
+//
+// becomes, per chunk c of the vocabulary (rows [o, o + n) of the table),
+//
+//   %e_c = tensor.extract_slice %e[o, 0] [n, C] [1, 1]
+//   %logits_c = attn.matmul %h, %e_c {transpose_b}
+//   %lse_c, %target_c = attn.cross_entropy_partial %logits_c, %labels
+//                           {vocab_offset = o}
+//
+// then
+//
+//   %parts = tensor.concat dim(0) %lse_0, %lse_1, ...
+//   %targets = tensor.concat dim(0) %target_0, %target_1, ...
+//   %losses, %lse = attn.cross_entropy_combine %parts, %targets, %labels
+//
+// and its gradient, per chunk,
+//
+//   %logits_c = attn.matmul %h, %e_c {transpose_b}     (recomputed)
+//   %dlogits_c = attn.cross_entropy_grad %logits_c, %labels, %lse, %dlosses
+//                    {vocab_offset = o}
+//   %dh_c = attn.matmul %dlogits_c, %e_c + %dh_{c-1}   (f32)
+//   %de_c = attn.matmul %dlogits_c, %h {transpose_a}
+//
+// then %de = tensor.concat of the %de_c and %dh = attn.cast %dh_last. Program
+// formation makes the slices views of the table and writes each %de_c and
+// each chunk's part straight into its rows, so the only logits a step holds
+// are one chunk's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNEXPANDLINEARLOSS
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+/// One vocabulary chunk: rows [offset, offset + size) of the table.
+struct Chunk {
+  int64_t offset, size;
+  Value table; // the slice
+};
+
+/// The table's chunks of `chunkSize` rows (the last one shorter), each a
+/// slice.
+SmallVector<Chunk> sliceTable(OpBuilder &b, Location loc, Value table,
+                              int64_t chunkSize) {
+  auto type = cast<RankedTensorType>(table.getType());
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  SmallVector<Chunk> chunks;
+  for (int64_t offset = 0; offset < rows; offset += chunkSize) {
+    int64_t size = std::min(chunkSize, rows - offset);
+    auto sliceType =
+        RankedTensorType::get({size, columns}, type.getElementType());
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, sliceType, table, ValueRange(), ValueRange(), ValueRange(),
+        b.getDenseI64ArrayAttr({offset, 0}),
+        b.getDenseI64ArrayAttr({size, columns}),
+        b.getDenseI64ArrayAttr({1, 1}));
+    chunks.push_back({offset, size, slice});
+  }
+  return chunks;
+}
+
+/// `a` times `b` (per the transposes), into `type`, plus `addend` if set.
+Value product(OpBuilder &b, Location loc, Type type, Value lhs, Value rhs,
+              Value addend, bool transposeA, bool transposeB) {
+  UnitAttr unit = b.getUnitAttr();
+  return attn::MatmulOp::create(
+      b, loc, type, lhs, rhs, /*bias=*/Value(), addend,
+      transposeA ? unit : UnitAttr(), transposeB ? unit : UnitAttr(),
+      DenseI64ArrayAttr(), StringAttr(), StringAttr());
+}
+
+/// The chunk's logits h e_c^T, in h's element type: [r..., n].
+Value chunkLogits(OpBuilder &b, Location loc, Value h, const Chunk &chunk) {
+  auto hType = cast<RankedTensorType>(h.getType());
+  SmallVector<int64_t> shape(hType.getShape().drop_back());
+  shape.push_back(chunk.size);
+  return product(b, loc, RankedTensorType::get(shape, hType.getElementType()),
+                 h, chunk.table, Value(), false, true);
+}
+
+/// `values` as rows of one tensor (one value is itself).
+Value concatRows(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  if (values.size() == 1)
+    return values.front();
+  return tensor::ConcatOp::create(b, loc, /*dim=*/0, values);
+}
+
+struct ExpandForward : OpConversionPattern<attn::LinearCrossEntropyOp> {
+  ExpandForward(MLIRContext *context, int64_t chunkSize)
+      : OpConversionPattern(context), chunkSize(chunkSize) {}
+
+  LogicalResult
+  matchAndRewrite(attn::LinearCrossEntropyOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto rows = cast<RankedTensorType>(op.getLse().getType());
+    SmallVector<int64_t> partShape = {1};
+    llvm::append_range(partShape, rows.getShape());
+    auto partType = RankedTensorType::get(partShape, rewriter.getF32Type());
+    SmallVector<Value> lseParts, targets;
+    for (const Chunk &chunk :
+         sliceTable(rewriter, loc, op.getTable(), chunkSize)) {
+      auto partial = attn::CrossEntropyPartialOp::create(
+          rewriter, loc, partType, partType,
+          chunkLogits(rewriter, loc, op.getH(), chunk), op.getLabels(),
+          op.getIgnoreIndexAttr(), rewriter.getI64IntegerAttr(chunk.offset),
+          IntegerAttr());
+      lseParts.push_back(partial.getLse());
+      targets.push_back(partial.getTarget());
+    }
+    int64_t vocab = op.getTable().getType().getDimSize(0);
+    Value parts = concatRows(rewriter, loc, lseParts);
+    Value targetParts = concatRows(rewriter, loc, targets);
+    auto combine = attn::CrossEntropyCombineOp::create(
+        rewriter, loc, rows, rows, parts, targetParts, op.getLabels(),
+        op.getIgnoreIndexAttr(), rewriter.getI64IntegerAttr(vocab),
+        IntegerAttr());
+    rewriter.replaceOp(op, combine.getResults());
+    return success();
+  }
+
+  int64_t chunkSize;
+};
+
+struct ExpandGradient : OpConversionPattern<attn::LinearCrossEntropyGradOp> {
+  ExpandGradient(MLIRContext *context, int64_t chunkSize)
+      : OpConversionPattern(context), chunkSize(chunkSize) {}
+
+  LogicalResult
+  matchAndRewrite(attn::LinearCrossEntropyGradOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType hType = op.getH().getType();
+    RankedTensorType tableType = op.getTable().getType();
+    // dh sums a product per chunk: in f32, rounded once at the end.
+    auto sumType =
+        RankedTensorType::get(hType.getShape(), rewriter.getF32Type());
+    Value dh;
+    SmallVector<Value> dtable;
+    for (const Chunk &chunk :
+         sliceTable(rewriter, loc, op.getTable(), chunkSize)) {
+      Value logits = chunkLogits(rewriter, loc, op.getH(), chunk);
+      Value dlogits = attn::CrossEntropyGradOp::create(
+          rewriter, loc, logits.getType(), logits, op.getLabels(), op.getLse(),
+          op.getDlosses(), op.getIgnoreIndexAttr(),
+          rewriter.getI64IntegerAttr(chunk.offset), IntegerAttr());
+      dh = product(rewriter, loc, sumType, dlogits, chunk.table, dh, false,
+                   false);
+      auto rowsType = RankedTensorType::get(
+          {chunk.size, tableType.getDimSize(1)}, tableType.getElementType());
+      dtable.push_back(product(rewriter, loc, rowsType, dlogits, op.getH(),
+                               Value(), true, false));
+    }
+    if (hType.getElementType() != sumType.getElementType())
+      dh = attn::CastOp::create(rewriter, loc, hType, dh, FloatAttr(),
+                                IntegerAttr(), IntegerAttr());
+    rewriter.replaceOp(op, {dh, concatRows(rewriter, loc, dtable)});
+    return success();
+  }
+
+  int64_t chunkSize;
+};
+
+struct AttnExpandLinearLossPass
+    : attnc::impl::AttnExpandLinearLossBase<AttnExpandLinearLossPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (vocabChunk < 1) {
+      getOperation().emitError() << "vocab-chunk must be at least 1, got "
+                                 << static_cast<int64_t>(vocabChunk);
+      return signalPassFailure();
+    }
+    ConversionTarget target(getContext());
+    target.addIllegalOp<attn::LinearCrossEntropyOp,
+                        attn::LinearCrossEntropyGradOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandForward, ExpandGradient>(&getContext(), vocabChunk);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
