@@ -19,7 +19,6 @@
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace attnc {
 #define GEN_PASS_DEF_ATTNFUSELINEARLOSS
@@ -41,29 +40,24 @@ bool isHead(attn::MatmulOp matmul) {
              matmul.getA().getType().getElementType();
 }
 
-struct FuseHeadIntoLoss : OpRewritePattern<attn::CrossEntropyOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Fuses `op` with the LM head whose logits it alone reads, if any.
+void fuseHeadIntoLoss(attn::CrossEntropyOp op) {
+  auto matmul = op.getLogits().getDefiningOp<attn::MatmulOp>();
+  if (!matmul || !isHead(matmul) || !matmul->hasOneUse())
+    return;
+  IRRewriter rewriter(op);
+  rewriter.replaceOpWithNewOp<attn::LinearCrossEntropyOp>(
+      op, op.getLosses().getType(), op.getLse().getType(), matmul.getA(),
+      matmul.getB(), op.getLabels(), op.getIgnoreIndexAttr());
+  rewriter.eraseOp(matmul);
+}
 
-  LogicalResult matchAndRewrite(attn::CrossEntropyOp op,
-                                PatternRewriter &rewriter) const override {
-    auto matmul = op.getLogits().getDefiningOp<attn::MatmulOp>();
-    if (!matmul || !isHead(matmul) || !matmul->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "logits are no LM head's alone");
-    rewriter.replaceOpWithNewOp<attn::LinearCrossEntropyOp>(
-        op, op.getLosses().getType(), op.getLse().getType(), matmul.getA(),
-        matmul.getB(), op.getLabels(), op.getIgnoreIndexAttr());
-    rewriter.eraseOp(matmul);
-    return success();
-  }
-};
-
+// A walk rather than a greedy driver: nothing else in the function moves
+// (the driver would fold and reorder constants in element-wise bodies).
 struct AttnFuseLinearLossPass
     : attnc::impl::AttnFuseLinearLossBase<AttnFuseLinearLossPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FuseHeadIntoLoss>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    getOperation().walk([](attn::CrossEntropyOp op) { fuseHeadIntoLoss(op); });
   }
 };
 
