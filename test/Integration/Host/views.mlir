@@ -5,6 +5,11 @@
 //
 // RUN: attnc %s -o %t.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: attn-run %t.attnpkg --fn pieces --shape d0_0=5 --check | FileCheck %s --check-prefix=PIECES
+// RUN: attn-run %t.attnpkg --fn head_rows --shape d0_0=9 --check | FileCheck %s --check-prefix=ROWS
+//
+// Rows of a dynamic dim are checked at each call: a call whose tensor is
+// too short fails, naming the view, the rows and the tensor's extent.
+// RUN: not attn-run %t.attnpkg --fn head_rows --shape d0_0=5 2>&1 | FileCheck %s --check-prefix=SHORT
 
 // EXPLAIN-LABEL: target host:
 // EXPLAIN: pieces: buffer t0 f32 [48, 64] slot 0
@@ -37,4 +42,12 @@ func.func @pieces(%x: tensor<?x64xf32>, %w: tensor<48x64xf32>, %u: tensor<16x64x
   %d = tensor.concat dim(0) %b0, %w0 : (tensor<16x64xf32>, tensor<32x64xf32>) -> tensor<48x64xf32>
   %m = attn.matmul %x, %d {transpose_b} : tensor<?x64xf32>, tensor<48x64xf32> -> tensor<?x48xf32>
   return %c, %s, %m : tensor<48x64xf32>, tensor<16x64xf32>, tensor<?x48xf32>
+}
+
+// ROWS: out: rel_err 0 (tol {{.*}}) ok
+// SHORT: error: view 'v0' takes rows [2, 6) of 'x', which has 5 rows
+func.func @head_rows(%x: tensor<?x8xf32>) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %x[2, 0] [4, 8] [1, 1] : tensor<?x8xf32> to tensor<4x8xf32>
+  %c = attn.cast %s {scale = 2.0 : f32} : tensor<4x8xf32> to tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
 }
