@@ -101,9 +101,16 @@ Value concatRows(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   return tensor::ConcatOp::create(b, loc, /*dim=*/0, values);
 }
 
-struct ExpandForward : OpConversionPattern<attn::LinearCrossEntropyOp> {
-  ExpandForward(MLIRContext *context, int64_t chunkSize)
-      : OpConversionPattern(context), chunkSize(chunkSize) {}
+/// A rewrite of `Op` into chunks of `chunkSize` table rows.
+template <typename Op> struct ChunkPattern : OpConversionPattern<Op> {
+  ChunkPattern(MLIRContext *context, int64_t chunkSize)
+      : OpConversionPattern<Op>(context), chunkSize(chunkSize) {}
+
+  int64_t chunkSize;
+};
+
+struct ExpandForward : ChunkPattern<attn::LinearCrossEntropyOp> {
+  using ChunkPattern::ChunkPattern;
 
   LogicalResult
   matchAndRewrite(attn::LinearCrossEntropyOp op, OpAdaptor,
@@ -134,13 +141,10 @@ struct ExpandForward : OpConversionPattern<attn::LinearCrossEntropyOp> {
     rewriter.replaceOp(op, combine.getResults());
     return success();
   }
-
-  int64_t chunkSize;
 };
 
-struct ExpandGradient : OpConversionPattern<attn::LinearCrossEntropyGradOp> {
-  ExpandGradient(MLIRContext *context, int64_t chunkSize)
-      : OpConversionPattern(context), chunkSize(chunkSize) {}
+struct ExpandGradient : ChunkPattern<attn::LinearCrossEntropyGradOp> {
+  using ChunkPattern::ChunkPattern;
 
   LogicalResult
   matchAndRewrite(attn::LinearCrossEntropyGradOp op, OpAdaptor,
@@ -173,8 +177,6 @@ struct ExpandGradient : OpConversionPattern<attn::LinearCrossEntropyGradOp> {
     rewriter.replaceOp(op, {dh, concatRows(rewriter, loc, dtable)});
     return success();
   }
-
-  int64_t chunkSize;
 };
 
 struct AttnExpandLinearLossPass

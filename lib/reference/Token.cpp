@@ -37,21 +37,40 @@ void embeddingGrad(const TableShape &shape, const double *ids,
             dout[t * shape.width + d];
 }
 
+/// log(sum_v exp(values[v * stride])) over `count` values, the max taken
+/// out first.
+static double logSumExp(const double *values, int64_t count, int64_t stride) {
+  double max = -std::numeric_limits<double>::infinity(), sum = 0;
+  for (int64_t v = 0; v < count; ++v)
+    max = std::max(max, values[v * stride]);
+  for (int64_t v = 0; v < count; ++v)
+    sum += std::exp(values[v * stride] - max);
+  return max + std::log(sum);
+}
+
+/// The logit of class `local` of a row of `classes`, 0 when it is none.
+static double labelLogit(const double *row, int64_t classes, double local) {
+  bool inRow = local >= 0 && local < static_cast<double>(classes);
+  return inRow ? row[static_cast<int64_t>(local)] : 0;
+}
+
+/// lse - target: 0 for an ignored label, NaN for one outside [0, classes).
+static double labelLoss(const LossShape &shape, double label, double lse,
+                        double target) {
+  if (label == static_cast<double>(shape.ignoreIndex))
+    return 0;
+  if (label < 0 || label >= static_cast<double>(shape.classes))
+    return std::numeric_limits<double>::quiet_NaN();
+  return lse - target;
+}
+
 void crossEntropy(const LossShape &shape, const double *logits,
                   const double *labels, double *losses, double *lse) {
   for (int64_t r = 0; r < shape.rows; ++r) {
     const double *row = logits + r * shape.classes;
-    double max = *std::max_element(row, row + shape.classes), sum = 0;
-    for (int64_t v = 0; v < shape.classes; ++v)
-      sum += std::exp(row[v] - max);
-    lse[r] = max + std::log(sum);
-    double label = labels[r];
-    if (label == static_cast<double>(shape.ignoreIndex))
-      losses[r] = 0;
-    else if (label < 0 || label >= static_cast<double>(shape.classes))
-      losses[r] = std::numeric_limits<double>::quiet_NaN();
-    else
-      losses[r] = lse[r] - row[static_cast<int64_t>(label)];
+    lse[r] = logSumExp(row, shape.classes, 1);
+    losses[r] = labelLoss(shape, labels[r], lse[r],
+                          labelLogit(row, shape.classes, labels[r]));
   }
 }
 
@@ -59,13 +78,9 @@ void crossEntropyPartial(const LossShape &shape, const double *logits,
                          const double *labels, double *lse, double *target) {
   for (int64_t r = 0; r < shape.rows; ++r) {
     const double *row = logits + r * shape.classes;
-    double max = *std::max_element(row, row + shape.classes), sum = 0;
-    for (int64_t v = 0; v < shape.classes; ++v)
-      sum += std::exp(row[v] - max);
-    lse[r] = max + std::log(sum);
-    double local = labels[r] - static_cast<double>(shape.vocabOffset);
-    bool inChunk = local >= 0 && local < static_cast<double>(shape.classes);
-    target[r] = inChunk ? row[static_cast<int64_t>(local)] : 0;
+    lse[r] = logSumExp(row, shape.classes, 1);
+    target[r] = labelLogit(row, shape.classes,
+                           labels[r] - static_cast<double>(shape.vocabOffset));
   }
 }
 
@@ -73,21 +88,11 @@ void crossEntropyCombine(const LossShape &shape, int64_t parts,
                          const double *lseParts, const double *targets,
                          const double *labels, double *losses, double *lse) {
   for (int64_t r = 0; r < shape.rows; ++r) {
-    double max = -std::numeric_limits<double>::infinity(), sum = 0, target = 0;
+    lse[r] = logSumExp(lseParts + r, parts, shape.rows);
+    double target = 0;
     for (int64_t p = 0; p < parts; ++p)
-      max = std::max(max, lseParts[p * shape.rows + r]);
-    for (int64_t p = 0; p < parts; ++p) {
-      sum += std::exp(lseParts[p * shape.rows + r] - max);
       target += targets[p * shape.rows + r];
-    }
-    lse[r] = max + std::log(sum);
-    double label = labels[r];
-    if (label == static_cast<double>(shape.ignoreIndex))
-      losses[r] = 0;
-    else if (label < 0 || label >= static_cast<double>(shape.classes))
-      losses[r] = std::numeric_limits<double>::quiet_NaN();
-    else
-      losses[r] = lse[r] - target;
+    losses[r] = labelLoss(shape, labels[r], lse[r], target);
   }
 }
 

@@ -194,6 +194,38 @@ private:
   void embeddingGradGroup(Value group);
   void addTokenRow(Value first, Value token, Value local);
   Value laneAny(Value flag);
+  /// log(sum_d exp(term(d))) over d < width, in every lane: the max
+  /// first, so that no exponential overflows.
+  template <typename Fn> Value logSumExp(int64_t width, Fn term) {
+    Value max = laneMax(width, lane, lanes(), term);
+    Value sum = laneSum(width, lane, lanes(), [&](Value d) {
+      return math::ExpOp::create(b, loc,
+                                 arith::SubFOp::create(b, loc, term(d), max));
+    });
+    return arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+  }
+  /// The logit of class `label` - `offset` of a row of width() classes,
+  /// or 0 when the label is none of them (nothing is read out of the row).
+  template <typename Fn> Value labelLogit(Value label, int64_t offset, Fn at) {
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc,
+                                       IntegerAttr::get(label.getType(), v));
+    };
+    Value local = arith::SubIOp::create(b, loc, label, constant(offset));
+    Value inRow = inRange(local, index(0), index(width()));
+    Value safe = arith::SelectOp::create(b, loc, inRow, local, constant(0));
+    Value logit =
+        at(arith::IndexCastOp::create(b, loc, b.getIndexType(), safe));
+    return arith::SelectOp::create(b, loc, inRow, logit, f32Const(0));
+  }
+  /// lse - target: 0 for an ignored label, NaN for one outside [0,
+  /// classes), so that bad data shows in the loss.
+  Value labelLoss(Value label, Value lse, Value target, int64_t classes) {
+    Value loss = arith::SelectOp::create(
+        b, loc, inRange(label, index(0), index(classes)),
+        arith::SubFOp::create(b, loc, lse, target), f32Const(std::nan("")));
+    return arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0), loss);
+  }
   void crossEntropyRow(Value row);
   void crossEntropyPartialRow(Value row);
   void crossEntropyCombineRow(Value row);
@@ -521,35 +553,14 @@ void RowKernelBlock::crossEntropyRow(Value row) {
   Value logits = x.operands[0], labels = x.operands[1];
   SmallVector<Value> lead = rowIndex(logits, row);
   auto logitAt = [&](Value d) { return at(logits, lead, d); };
-  Value max = laneMax(width(), lane, lanes(), logitAt);
-  Value sum = laneSum(width(), lane, lanes(), [&](Value d) {
-    return math::ExpOp::create(b, loc,
-                               arith::SubFOp::create(b, loc, logitAt(d), max));
-  });
-  Value lse =
-      arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+  Value lse = logSumExp(width(), logitAt);
   if (Value out = x.results[1])
     storeFromLane0(lse, out, lead, lane, lanes());
   Value out = x.results[0];
   if (!out)
     return;
   Value label = load(labels, lead);
-  Type type = label.getType();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, v));
-  };
-  Value inRange = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, label,
-                            constant(0)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, label,
-                            constant(width())));
-  Value safe = arith::SelectOp::create(b, loc, inRange, label, constant(0));
-  Value target = logitAt(
-      arith::IndexCastOp::create(b, loc, b.getIndexType(), safe).getResult());
-  Value loss = arith::SubFOp::create(b, loc, lse, target);
-  loss = arith::SelectOp::create(b, loc, inRange, loss, f32Const(std::nan("")));
-  loss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0), loss);
+  Value loss = labelLoss(label, lse, labelLogit(label, 0, logitAt), width());
   storeFromLane0(loss, out, lead, lane, lanes());
 }
 
@@ -560,34 +571,16 @@ void RowKernelBlock::crossEntropyPartialRow(Value row) {
   Value logits = x.operands[0], labels = x.operands[1];
   SmallVector<Value> lead = rowIndex(logits, row);
   auto logitAt = [&](Value d) { return at(logits, lead, d); };
-  Value max = laneMax(width(), lane, lanes(), logitAt);
-  Value sum = laneSum(width(), lane, lanes(), [&](Value d) {
-    return math::ExpOp::create(b, loc,
-                               arith::SubFOp::create(b, loc, logitAt(d), max));
-  });
   SmallVector<Value> part = {index(0)};
   llvm::append_range(part, lead);
   if (Value lse = x.results[0])
-    storeFromLane0(
-        arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum)),
-        lse, part, lane, lanes());
+    storeFromLane0(logSumExp(width(), logitAt), lse, part, lane, lanes());
   Value out = x.results[1];
   if (!out)
     return;
   int64_t offset = cast<attn::CrossEntropyPartialOp>(op).getVocabOffset();
-  Value label = load(labels, lead);
-  Value local = arith::SubIOp::create(
-      b, loc, label,
-      arith::ConstantOp::create(b, loc,
-                                IntegerAttr::get(label.getType(), offset)));
-  Value inChunk = inRange(local, index(0), index(width()));
-  Value safe = arith::SelectOp::create(
-      b, loc, inChunk, local,
-      arith::ConstantOp::create(b, loc, IntegerAttr::get(label.getType(), 0)));
-  Value target = logitAt(
-      arith::IndexCastOp::create(b, loc, b.getIndexType(), safe).getResult());
-  storeFromLane0(arith::SelectOp::create(b, loc, inChunk, target, f32Const(0)),
-                 out, part, lane, lanes());
+  storeFromLane0(labelLogit(load(labels, lead), offset, logitAt), out, part,
+                 lane, lanes());
 }
 
 /// A row's loss from its chunks' parts: lse = log sum_p exp(lse_p), loss =
@@ -603,26 +596,16 @@ void RowKernelBlock::crossEntropyCombineRow(Value row) {
     llvm::append_range(indices, lead);
     return load(buffer, indices);
   };
-  Value max =
-      laneMax(count, lane, lanes(), [&](Value p) { return partAt(parts, p); });
-  Value sum = laneSum(count, lane, lanes(), [&](Value p) {
-    return math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, partAt(parts, p), max));
-  });
+  Value lse = logSumExp(count, [&](Value p) { return partAt(parts, p); });
   Value target = laneSum(count, lane, lanes(),
                          [&](Value p) { return partAt(targets, p); });
-  Value lse =
-      arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
   if (Value out = x.results[1])
     storeFromLane0(lse, out, lead, lane, lanes());
   Value out = x.results[0];
   if (!out)
     return;
-  Value label = load(labels, lead);
-  Value loss = arith::SelectOp::create(
-      b, loc, inRange(label, index(0), index(combine.getVocabSize())),
-      arith::SubFOp::create(b, loc, lse, target), f32Const(std::nan("")));
-  loss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0), loss);
+  Value loss =
+      labelLoss(load(labels, lead), lse, target, combine.getVocabSize());
   storeFromLane0(loss, out, lead, lane, lanes());
 }
 
