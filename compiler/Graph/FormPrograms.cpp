@@ -422,7 +422,7 @@ void ProgramBuilder::copyInto(Value value, Value buffer) {
 Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
   Value base = buffers.lookup(storage);
   if (auto outer = base.getDefiningOp<attnrt::ViewOp>()) {
-    begin += outer.getBegin();
+    begin += outer.getBeginAttr().getInt();
     base = outer.getSource();
   }
   return attnrt::ViewOp::create(b, value.getLoc(), bufferType(value.getType()),
@@ -473,8 +473,8 @@ void ProgramBuilder::finishConcat(tensor::ConcatOp concat) {
   int64_t begin = 0;
   for (Value input : concat.getInputs()) {
     auto view = buffers.lookup(input).getDefiningOp<attnrt::ViewOp>();
-    bool inPlace =
-        view && view.getSource() == storage && view.getBegin() == begin;
+    bool inPlace = view && view.getSource() == storage &&
+                   view.getBeginAttr().getInt() == begin;
     if (!inPlace)
       copyInto(input, createView(input, concat.getResult(), begin));
     begin += cast<ShapedType>(input.getType()).getDimSize(0);

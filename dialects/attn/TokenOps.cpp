@@ -208,7 +208,7 @@ LogicalResult CrossEntropyPartialOp::verify() {
   llvm::append_range(part, *rows);
   if (failed(verifyF32(*this, "lse", getLse(), part)) ||
       failed(verifyF32(*this, "target", getTarget(), part)) ||
-      failed(verifyVocabOffset(*this, getVocabOffset())))
+      failed(verifyVocabOffset(*this, getVocabOffsetAttr().getInt())))
     return failure();
   return verifyBlockSize(*this, getBlockSize());
 }
@@ -226,9 +226,10 @@ LogicalResult CrossEntropyCombineOp::verify() {
       failed(verifyF32(*this, "losses", getLosses(), rows)) ||
       failed(verifyF32(*this, "lse", getLse(), rows)))
     return failure();
-  if (getVocabSize() < 1)
+  // The attributes' signed values: I64Attr's accessors are unsigned.
+  if (getVocabSizeAttr().getInt() < 1)
     return emitOpError() << "expected a vocab_size >= 1, got "
-                         << getVocabSize();
+                         << getVocabSizeAttr().getInt();
   return verifyBlockSize(*this, getBlockSize());
 }
 
@@ -237,7 +238,7 @@ LogicalResult CrossEntropyGradOp::verify() {
   if (failed(rows) || failed(verifyLabels(*this, getLabels(), *rows)) ||
       failed(verifyF32(*this, "lse", getLse(), *rows)) ||
       failed(verifyF32(*this, "dlosses", getDlosses(), *rows)) ||
-      failed(verifyVocabOffset(*this, getVocabOffset())))
+      failed(verifyVocabOffset(*this, getVocabOffsetAttr().getInt())))
     return failure();
   if (getDlogits().getType() != getLogits().getType())
     return emitOpError() << "expected dlogits to have the logits' type "

@@ -170,10 +170,12 @@ LogicalResult ViewOp::verify() {
   int64_t rows = view.getDimSize(0);
   if (ShapedType::isDynamic(rows) || rows < 1)
     return emitOpError() << "expected a static row count >= 1, got " << view;
+  // The attribute's signed value: I64Attr's accessor is unsigned.
+  int64_t begin = getBeginAttr().getInt();
   int64_t available = source.getDimSize(0);
-  if (getBegin() < 0 ||
-      (!ShapedType::isDynamic(available) && getBegin() + rows > available))
-    return emitOpError() << "rows [" << getBegin() << ", " << getBegin() + rows
+  if (begin < 0 ||
+      (!ShapedType::isDynamic(available) && begin + rows > available))
+    return emitOpError() << "rows [" << begin << ", " << begin + rows
                          << ") are not rows of " << source;
   if (!isSymbolicShapeOf(getShape(), view) || getName().empty())
     return emitOpError() << "expected a name and a shape giving each dim of "

@@ -578,7 +578,8 @@ void RowKernelBlock::crossEntropyPartialRow(Value row) {
   Value out = x.results[1];
   if (!out)
     return;
-  int64_t offset = cast<attn::CrossEntropyPartialOp>(op).getVocabOffset();
+  int64_t offset =
+      cast<attn::CrossEntropyPartialOp>(op).getVocabOffsetAttr().getInt();
   storeFromLane0(labelLogit(load(labels, lead), offset, logitAt), out, part,
                  lane, lanes());
 }
@@ -604,8 +605,8 @@ void RowKernelBlock::crossEntropyCombineRow(Value row) {
   Value out = x.results[0];
   if (!out)
     return;
-  Value loss =
-      labelLoss(load(labels, lead), lse, target, combine.getVocabSize());
+  Value loss = labelLoss(load(labels, lead), lse, target,
+                         combine.getVocabSizeAttr().getInt());
   storeFromLane0(loss, out, lead, lane, lanes());
 }
 
@@ -618,7 +619,8 @@ void RowKernelBlock::crossEntropyGradRow(Value row) {
   Value lse = load(x.operands[2], lead);
   Value dloss = arith::SelectOp::create(b, loc, isIgnored(label), f32Const(0),
                                         load(x.operands[3], lead));
-  int64_t offset = cast<attn::CrossEntropyGradOp>(op).getVocabOffset();
+  int64_t offset =
+      cast<attn::CrossEntropyGradOp>(op).getVocabOffsetAttr().getInt();
   forLaneColumns(width(), lane, lanes(), [&](Value d) {
     Value p = math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, at(logits, lead, d), lse));

@@ -345,7 +345,7 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
     } else if (auto view = dyn_cast<attnrt::ViewOp>(op)) {
       fn.views.push_back({signature(view),
                           attnrt::nameOf(view.getSource()).str(),
-                          view.getBegin()});
+                          view.getBeginAttr().getInt()});
     } else if (auto launch = dyn_cast<attnrt::LaunchOp>(op)) {
       if (failed(describeLaunch(launch, fn)))
         return WalkResult::interrupt();

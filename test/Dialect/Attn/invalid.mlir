@@ -2788,3 +2788,12 @@ func.func @cross_entropy_combine_vocab(%p: tensor<3x?xf32>, %y: tensor<?xi32>) -
   %l, %s = attn.cross_entropy_combine %p, %p, %y {ignore_index = -100 : i64, vocab_size = 0 : i64} : tensor<3x?xf32>, tensor<3x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
   return %l : tensor<?xf32>
 }
+
+// -----
+
+// A negative count is no count either.
+func.func @cross_entropy_combine_negative_vocab(%p: tensor<3x?xf32>, %y: tensor<?xi32>) -> tensor<?xf32> {
+  // expected-error @below {{'attn.cross_entropy_combine' op expected a vocab_size >= 1, got -5}}
+  %l, %s = attn.cross_entropy_combine %p, %p, %y {ignore_index = -100 : i64, vocab_size = -5 : i64} : tensor<3x?xf32>, tensor<3x?xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  return %l : tensor<?xf32>
+}

@@ -186,6 +186,15 @@ func.func @view_past_the_rows(%t: memref<6x3xf32>) {
 
 // -----
 
+// ... and start at a row: a negative begin is no row, even of a dynamic dim.
+func.func @view_negative_begin(%t: memref<?x3xf32>) {
+  // expected-error @below {{'attnrt.view' op rows [-1, 3) are not rows of 'memref<?x3xf32>'}}
+  %v = attnrt.view %t[-1] {name = "v0", shape = [4, 3]} : memref<?x3xf32> to memref<4x3xf32, strided<[3, 1], offset: ?>>
+  return
+}
+
+// -----
+
 // The shape gives each dim of the view.
 func.func @view_wrong_shape(%t: memref<6x3xf32>) {
   // expected-error @below {{'attnrt.view' op expected a name and a shape giving each dim of 'memref<4x3xf32, strided<[3, 1], offset: ?>>', got [4, 5]}}
