@@ -209,9 +209,9 @@ private:
   void nameValues();
   std::string freshName(StringRef prefix, int64_t &counter);
   Value createView(Value value, Value storage, int64_t begin);
-  LogicalResult sliceInPlace(tensor::ExtractSliceOp slice);
-  Value concatView(OpResult result);
-  void finishConcat(tensor::ConcatOp concat);
+  void sliceInPlace(tensor::ExtractSliceOp slice);
+  FailureOr<Value> concatView(OpResult result);
+  LogicalResult finishConcat(tensor::ConcatOp concat);
   void copyInto(Value value, Value buffer);
   void createProgram();
   Value dimOfSymbol(Attribute symbol, Location loc);
@@ -239,6 +239,9 @@ private:
   SmallVector<std::string> resultNames;
   /// Every name a value of the program has.
   std::set<std::string> taken;
+  /// Inputs of row concatenations that their kernels wrote into the
+  /// concatenation's rows.
+  llvm::DenseSet<Value> writtenInPlace;
   int64_t nextKernel = 0, nextTemporary = 0, nextView = 0;
 };
 
@@ -315,12 +318,12 @@ LogicalResult ProgramBuilder::build() {
   b.setInsertionPointToStart(&program.getBody().front());
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      if (failed(sliceInPlace(slice)))
-        return failure();
+      sliceInPlace(slice);
       continue;
     }
     if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
-      finishConcat(concat);
+      if (failed(finishConcat(concat)))
+        return failure();
       continue;
     }
     SmallVector<Value> operandBuffers, resultBuffers;
@@ -330,12 +333,14 @@ LogicalResult ProgramBuilder::build() {
     for (OpResult result : op.getResults()) {
       std::optional<unsigned> tied =
           kernelOp.getTiedOperand(result.getResultNumber());
-      Value inPlace = tied ? Value() : concatView(result);
-      Value reused = tied || inPlace ? Value() : reusableBuffer(result);
-      FailureOr<Value> buffer = tied      ? tiedBuffer(result, *tied)
-                                : inPlace ? inPlace
-                                : reused  ? reused
-                                          : bufferFor(result);
+      FailureOr<Value> inPlace = tied ? Value() : concatView(result);
+      if (failed(inPlace))
+        return failure();
+      Value reused = tied || *inPlace ? Value() : reusableBuffer(result);
+      FailureOr<Value> buffer = tied       ? tiedBuffer(result, *tied)
+                                : *inPlace ? *inPlace
+                                : reused   ? reused
+                                           : bufferFor(result);
       if (failed(buffer))
         return failure();
       resultBuffers.push_back(*buffer);
@@ -432,7 +437,7 @@ Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
 
 /// A row slice is a view of its source's buffer; a returned one is copied
 /// out of it.
-LogicalResult ProgramBuilder::sliceInPlace(tensor::ExtractSliceOp slice) {
+void ProgramBuilder::sliceInPlace(tensor::ExtractSliceOp slice) {
   Value view =
       createView(slice.getResult(), slice.getSource(), *sliceBegin(slice));
   if (Value output = buffers.lookup(slice.getResult())) {
@@ -442,44 +447,45 @@ LogicalResult ProgramBuilder::sliceInPlace(tensor::ExtractSliceOp slice) {
   } else {
     buffers[slice.getResult()] = view;
   }
-  return success();
+}
+
+/// The first row of the concatenation's input `index` in its result.
+static int64_t rowsBefore(tensor::ConcatOp concat, unsigned index) {
+  int64_t rows = 0;
+  for (Value input : concat.getInputs().take_front(index))
+    rows += cast<ShapedType>(input.getType()).getDimSize(0);
+  return rows;
 }
 
 /// When `result` is read only by a row concatenation, the view of the
 /// concatenation's buffer it is written into, in place; null otherwise.
-Value ProgramBuilder::concatView(OpResult result) {
+FailureOr<Value> ProgramBuilder::concatView(OpResult result) {
   if (!result.hasOneUse() || buffers.count(result))
     return Value();
-  auto concat = dyn_cast<tensor::ConcatOp>(*result.getUsers().begin());
+  OpOperand &use = *result.getUses().begin();
+  auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner());
   if (!concat)
     return Value();
-  int64_t begin = 0;
-  for (Value input : concat.getInputs()) {
-    if (input == result)
-      break;
-    begin += cast<ShapedType>(input.getType()).getDimSize(0);
-  }
   if (failed(bufferFor(concat.getResult())))
-    return Value();
-  Value view = createView(result, concat.getResult(), begin);
+    return failure();
+  Value view = createView(result, concat.getResult(),
+                          rowsBefore(concat, use.getOperandNumber()));
   buffers[result] = view;
+  writtenInPlace.insert(result);
   return view;
 }
 
 /// Copies into the concatenation's buffer the inputs not written there in
 /// place (arguments, values read elsewhere too).
-void ProgramBuilder::finishConcat(tensor::ConcatOp concat) {
-  Value storage = *bufferFor(concat.getResult());
-  int64_t begin = 0;
-  for (Value input : concat.getInputs()) {
-    auto view = buffers.lookup(input).getDefiningOp<attnrt::ViewOp>();
-    bool inPlace = view && view.getSource() == storage &&
-                   view.getBeginAttr().getInt() == begin;
-    if (!inPlace)
-      copyInto(input, createView(input, concat.getResult(), begin));
-    begin += cast<ShapedType>(input.getType()).getDimSize(0);
-  }
+LogicalResult ProgramBuilder::finishConcat(tensor::ConcatOp concat) {
+  if (failed(bufferFor(concat.getResult())))
+    return failure();
+  for (auto [index, input] : llvm::enumerate(concat.getInputs()))
+    if (!writtenInPlace.contains(input))
+      copyInto(input, createView(input, concat.getResult(),
+                                 rowsBefore(concat, index)));
   freeAfterLastUse(concat);
+  return success();
 }
 
 /// A dim of the program's arguments with symbol `symbol`: the extent of a

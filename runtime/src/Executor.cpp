@@ -79,8 +79,10 @@ StatusOr<StepPlan> planStep(const pkg::Function &function,
 StatusOr<FunctionPlan> planFunction(const pkg::Function &function,
                                     FunctionKernels kernels,
                                     const std::string &target) {
-  FunctionPlan plan{&function, {}, {}, pkg::bufferLifetimes(function)};
+  FunctionPlan plan{&function, {}, {}, pkg::bufferLifetimes(function), {}};
   std::map<std::string, size_t> indices = valueIndices(function);
+  for (const pkg::View &view : function.views)
+    plan.viewSources.push_back(indices.at(view.of));
   for (size_t i = 0; i < function.steps.size(); ++i) {
     const pkg::Step &step = function.steps[i];
     auto planned = planStep(function, step, kernels, indices, target);
@@ -125,13 +127,12 @@ StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
 
 /// Each view of the function as its rows of the value it views, which
 /// `values` holds (inputs, outputs, buffers, then the views to fill).
-Status resolveViews(const pkg::Function &function,
-                    std::vector<KernelArg> &values) {
-  std::map<std::string, size_t> indices = valueIndices(function);
+Status resolveViews(const FunctionPlan &plan, std::vector<KernelArg> &values) {
+  const pkg::Function &function = *plan.function;
   size_t first = values.size() - function.views.size();
   for (size_t v = 0; v < function.views.size(); ++v) {
     const pkg::View &view = function.views[v];
-    const KernelArg &of = values[indices.at(view.of)];
+    const KernelArg &of = values[plan.viewSources[v]];
     int64_t rows = view.tensor.shape[0].extent;
     if (of.shape.empty() || of.shape[0] < view.begin + rows)
       return Status::error("view '" + view.tensor.name + "' takes rows [" +
@@ -334,7 +335,7 @@ Status attnc::rt::detail::runProgram(const Device &device,
   for (size_t b = 0; b < layout->offsets.size(); ++b)
     if (layout->offsets[b] != SIZE_MAX)
       buffers[b].data = workspace.data() + layout->offsets[b];
-  if (Status s = resolveViews(function, values); !s)
+  if (Status s = resolveViews(plan, values); !s)
     return s;
   Status result = runSteps(device, plan, symbols, values, stream, marks);
   // The first error wins; the workspace is freed either way.

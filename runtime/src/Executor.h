@@ -41,6 +41,8 @@ struct FunctionPlan {
   std::vector<StepPlan> steps;
   /// Per buffer, the steps it lives through (pkg::bufferLifetimes).
   std::vector<pkg::Lifetime> lifetimes;
+  /// Per view, the index among a call's values of the value it views.
+  std::vector<size_t> viewSources;
   /// The plan of the function's gradient function, or of the function it
   /// is the gradient of, in the same package: training calls alternate
   /// between the two, so each reserves the larger of both workspaces.
