@@ -377,7 +377,8 @@ void emitThreadElements(OpBuilder &b, Location loc,
 /// (thread t of block x: elements x * block_size + t + 256 i), or, for a
 /// work with a vector form of block_size / 256 elements, when the block is
 /// whole and its buffers aligned, thread t takes the chunk at x *
-/// block_size + t * width.
+/// block_size + t * width, and any other block loops element by element
+/// (a straight-line run there would hold the kernel at twice the registers).
 template <typename Op,
           attnc::ElementWork (*Work)(Op, const attnc::KernelBuffers &)>
 struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
@@ -419,8 +420,8 @@ struct ElementsToGPU : attnc::ElementKernelLowering<Op, Work> {
                 scf::YieldOp::create(then, loc);
               },
               [&](OpBuilder &otherwise, Location) {
-                emitThreadElements(otherwise, loc, work, first, end, start,
-                                   threads);
+                attnc::emitElementLoop(otherwise, loc, work, start, end,
+                                       threads);
                 scf::YieldOp::create(otherwise, loc);
               });
         });

@@ -218,7 +218,10 @@ module @attnc_kernels {
 // block whose buffers are all dense and 16-byte aligned is a vector chunk
 // per thread: thread t takes the 8 elements from first + 8 t of the
 // flattened buffers, one vector load per input and one vector store per
-// result. Any other block takes the element path above.
+// result. Any other block (the last, or unaligned buffers) loops over its
+// elements one at a time: the straight-line run of the element path above
+// would set the registers of the whole kernel (H200 SwiGLU: 68 against 32
+// registers per thread, 0.22 against 0.15 ms).
 
 // CHECK-LABEL: func.func @elementwise_chunks(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
@@ -236,7 +239,11 @@ module @attnc_kernels {
 // CHECK-COUNT-8:     math.exp
 // CHECK:             vector.store %{{.*}}[%[[P]]] {alignment = 16 : i64} : memref<?xbf16, strided<[1], offset: ?>>, vector<8xbf16>
 // CHECK:           } else {
-// CHECK:             memref.load %[[X]]
+// CHECK-NOT:         scf.if
+// CHECK:             scf.for
+// CHECK-NEXT:          memref.load %[[X]]
+// CHECK-NOT:         memref.load
+// CHECK:           }
 module @attnc_kernels {
   func.func @elementwise_chunks(%x: memref<?x64xbf16, strided<[?, ?], offset: ?>>,
                                 %out: memref<?x64xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
