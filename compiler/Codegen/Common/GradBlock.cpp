@@ -28,8 +28,10 @@
 #include "compiler/Codegen/Common/KernelEmitter.h"
 #include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Codegen/Common/TileClassifier.h"
+#include "compiler/Codegen/Common/VectorAccess.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -314,12 +316,77 @@ public:
     // of a 6.5 ms backward, for 67 MB read).
     Value lane = arith::RemUIOp::create(b, loc, threadId, index(kWarp));
     Value warp = arith::DivUIOp::create(b, loc, threadId, index(kWarp));
-    loop(warp, rows, index(numThreads / kWarp),
-         [&](Value r) { emitRow(batch, head, add(first, r), lane, kWarp); });
+    auto byLanes = [&] {
+      loop(warp, rows, index(numThreads / kWarp),
+           [&](Value r) { emitRow(batch, head, add(first, r), lane, kWarp); });
+    };
+    int64_t chunks = op.getOut().getType().getDimSize(3) / kChunk;
+    if (chunks * kChunk != op.getOut().getType().getDimSize(3) ||
+        kWarp % chunks != 0)
+      return byLanes();
+    Value dense = arith::AndIOp::create(
+        b, loc, attnc::isDenseAndAligned(b, loc, x.operands[0]),
+        attnc::isDenseAndAligned(b, loc, x.operands[1]));
+    ifThenElse(
+        dense,
+        [&] { emitChunkRows(batch, head, first, rows, lane, warp, chunks); },
+        byLanes);
   }
 
 private:
   static constexpr int64_t kWarp = 32;
+  static constexpr int64_t kChunk = attnc::kElementVectorWidth;
+
+  /// Dense, aligned out and dout: a row is `chunks` lanes of one 16-byte
+  /// load each, so a warp takes 32 / chunks rows at once (2 at D128); with
+  /// 2-byte loads a lane issued eight times the instructions for the same
+  /// bytes. All lanes of a warp run the same rows loop, so that the
+  /// shuffles meet.
+  void emitChunkRows(Value batch, Value head, Value first, Value rows,
+                     Value lane, Value warp, int64_t chunks) {
+    int64_t rowsPerWarp = kWarp / chunks;
+    Value sub = divUI(lane, index(chunks));
+    Value part = arith::RemUIOp::create(b, loc, lane, index(chunks));
+    Value column = mul(part, index(kChunk));
+    Value out = attnc::denseView(b, loc, x.operands[0], /*flat=*/false);
+    Value dout = attnc::denseView(b, loc, x.operands[1], /*flat=*/false);
+    Value delta = x.results[0], accum = x.results[1];
+    loop(
+        mul(warp, index(rowsPerWarp)), rows,
+        index(numThreads / kWarp * rowsPerWarp), [&](Value r0) {
+          Value r = add(r0, sub);
+          Value i = add(first, r);
+          Value inside =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows);
+          Value term = ifElse(
+              inside, {f32},
+              [&] {
+                SmallVector<Value, 4> at{batch, head, i, column};
+                Value product = arith::MulFOp::create(
+                    b, loc, attnc::loadChunk(b, loc, out, at, kChunk),
+                    attnc::loadChunk(b, loc, dout, at, kChunk));
+                return SmallVector<Value>{vector::ReductionOp::create(
+                    b, loc, vector::CombiningKind::ADD, product)};
+              },
+              [&] { return SmallVector<Value>{f32Const(0.0)}; })[0];
+          // Offsets below `chunks` keep each row's lanes among themselves.
+          for (int64_t offset = chunks / 2; offset > 0; offset /= 2)
+            term = arith::AddFOp::create(
+                b, loc, term,
+                gpu::ShuffleOp::create(b, loc, term, offset, kWarp,
+                                       gpu::ShuffleMode::XOR)
+                    .getShuffleResult());
+          ifThen(inside, [&] {
+            if (delta)
+              storeFromLane0(term, delta, {batch, head, i}, part, chunks);
+            if (accum)
+              loop(part, index(cast<MemRefType>(accum.getType()).getDimSize(3)),
+                   index(chunks), [&](Value d) {
+                     store(f32Const(0.0), accum, {batch, head, i, d});
+                   });
+          });
+        });
+  }
 
   /// Row i: delta = sum over d of out * dout, the thread's terms those of
   /// columns lane, lane + lanes, ... (a constant count, so that their loads

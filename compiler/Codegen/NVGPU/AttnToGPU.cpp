@@ -237,7 +237,8 @@ int64_t gradSharedBytes(attn::AttentionScoringOpInterface op) {
   return elements * static_cast<int64_t>(sizeof(float));
 }
 
-/// Delta: a thread per row of the block.
+/// Delta: a warp per row of the block, or several rows per warp by 16-byte
+/// loads where the head dim and the buffers allow.
 struct GradDeltaToGPU : attnc::KernelOpLowering<attn::AttentionGradDeltaOp> {
   using KernelOpLowering::KernelOpLowering;
 

@@ -331,6 +331,60 @@ module @attnc_kernels {
 
 // -----
 
+// With head dim 128 and dense, 16-byte aligned out and dout, a row is 16
+// lanes of one 8-element vector load each, so a warp takes 2 rows at once
+// (rows 2 warp + lane / 16, stepping by 8) and the shuffles stay below 16,
+// within each row's lanes; lane 0 of each row stores delta and its lanes
+// zero the dq accumulator's row (64 wide) in turn. Other buffers take the
+// path above.
+
+// CHECK-LABEL: func.func @grad_delta_chunks(
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[DOUT:[a-z0-9]+]]: memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[DELTA:[a-z0-9]+]]: memref<2x4x?xf32, strided<[?, ?, ?], offset: ?>>,
+// CHECK-SAME:    %[[ACCUM:[a-z0-9]+]]: memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>)
+// CHECK:         gpu.launch
+// CHECK-DAG:       %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK-DAG:       %[[WARP:.*]] = arith.divui %{{.*}}, %c32 : index
+// CHECK:           scf.if %{{.*}} {
+// CHECK-DAG:         %[[SUB:.*]] = arith.divui %[[LANE]], %c16 : index
+// CHECK-DAG:         %[[PART:.*]] = arith.remui %[[LANE]], %c16 : index
+// CHECK-DAG:         %[[COL:.*]] = arith.muli %[[PART]], %c8 : index
+// CHECK-DAG:         %[[R0:.*]] = arith.muli %[[WARP]], %c2 : index
+// CHECK:             scf.for %[[R:.*]] = %[[R0]] to %{{.*}} step %c8 {
+// CHECK:               %[[ROW_IN:.*]] = arith.addi %[[R]], %[[SUB]] : index
+// CHECK:               %[[TERM:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:                 vector.load %{{.*}}[%[[BATCH:.*]], %[[HEAD:.*]], %{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<2x4x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, vector<8xbf16>
+// CHECK:                 vector.load
+// CHECK:                 vector.reduction <add>
+// CHECK-NOT:           gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK:               gpu.shuffle  xor %[[TERM]], %c8_i32, %c32_i32 : f32
+// CHECK:               gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK:               gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK:               gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK:               scf.if %{{.*}} {
+// CHECK:                 arith.cmpi eq, %[[PART]], %c0 : index
+// CHECK:                 memref.store %{{.*}}, %[[DELTA]]
+// CHECK:                 scf.for %[[D:.*]] = %[[PART]] to %c64 step %c16 {
+// CHECK:                   memref.store %{{.*}}, %[[ACCUM]][%{{.*}}, %{{.*}}, %{{.*}}, %[[D]]]
+// CHECK:           } else {
+// CHECK:             scf.for %{{.*}} = %[[WARP]] to %{{.*}} step %c4 {
+module @attnc_kernels {
+  func.func @grad_delta_chunks(%out: memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                               %dout: memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
+                               %delta: memref<2x4x?xf32, strided<[?, ?, ?], offset: ?>>,
+                               %accum: memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %out : memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x4x?x128xbf16>
+    %1 = bufferization.to_tensor %dout : memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>> to tensor<2x4x?x128xbf16>
+    %d, %a = attn.attention_grad_delta %0, %1 {block_size = 128 : i64} : tensor<2x4x?x128xbf16>, tensor<2x4x?x128xbf16> -> tensor<2x4x?xf32>, tensor<2x4x?x64xf32>
+    bufferization.materialize_in_destination %d in writable %delta : (tensor<2x4x?xf32>, memref<2x4x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %a in writable %accum : (tensor<2x4x?x64xf32>, memref<2x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // RMSNorm: a warp per row, 8 rows per block of 256 threads. Each lane sums
 // the squares of its columns (lane, lane + 32), the warp's sums meet by xor
 // shuffles, lane 0 stores rstd and every lane scales its columns.
