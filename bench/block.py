@@ -23,12 +23,16 @@ compared in one process.
 With --profile STEPS, each case's CUDA kernels over STEPS training steps
 follow (torch.profiler, which sees attnc's kernels and cuBLASLt's too).
 
+With --rounds R, every case is timed once per round and the median of
+the rounds is reported (odd rounds run the cases in reverse order).
+
 usage: python3 bench/block.py --package bench-block.attnpkg \
-           [bench-block-selective.attnpkg ...] [--profile STEPS]
+           [bench-block-selective.attnpkg ...] [--rounds R] [--profile STEPS]
 """
 
 import argparse
 import os
+import statistics
 import sys
 
 import torch
@@ -152,6 +156,11 @@ def print_profiles(cases, steps):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", required=True, nargs="+")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time every case once per round (odd rounds "
+                        "in reverse order) and report the median of the "
+                        "rounds: the step's spread between runs (~2%%) is "
+                        "larger than many kernel changes")
     parser.add_argument("--profile", type=int, metavar="STEPS", default=0,
                         help="also print each case's CUDA kernels over "
                         "STEPS training steps (torch.profiler)")
@@ -188,12 +197,17 @@ def main():
     cases = attnc_steps + [("eager", torch_step(block)),
              ("torch.compile", torch_step(compiled)),
              ("eager, checkpointed", torch_step(checkpointed))]
-    times = {}
-    for name, step in cases:
-        ms = time_runs(lambda _: step(), 1, WARMUP, ITERS)
-        times[name] = ms
+    rounds = {name: [] for name, _ in cases}
+    for r in range(args.rounds):
+        for name, step in cases if r % 2 == 0 else cases[::-1]:
+            rounds[name].append(time_runs(lambda _: step(), 1, WARMUP, ITERS))
+    times = {name: statistics.median(ms) for name, ms in rounds.items()}
+    for name, _ in cases:
+        ms = times[name]
+        spread = (f" (rounds: {', '.join(f'{t:.2f}' for t in rounds[name])})"
+                  if args.rounds > 1 else "")
         print(f"{name} forward+backward: {ms:.2f} ms, "
-              f"{flops / ms / 1e9:.0f} TFLOP/s")
+              f"{flops / ms / 1e9:.0f} TFLOP/s{spread}")
     if args.profile:
         print_profiles(cases, args.profile)
     for ours, _ in attnc_steps:
