@@ -16,7 +16,9 @@
 #include "attnc/package/Workspace.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <string_view>
 
 using namespace attnc;
 using namespace attnc::pkg;
@@ -104,18 +106,19 @@ byLifetime(const std::vector<size_t> &bufferBytes,
 } // namespace
 
 std::vector<Lifetime> pkg::bufferLifetimes(const Function &function) {
+  std::map<std::string_view, size_t> bufferIndex;
+  for (size_t b = 0; b < function.buffers.size(); ++b)
+    bufferIndex[function.buffers[b].tensor.name] = b;
   std::vector<Lifetime> live(function.buffers.size(), {1, 0});
   for (size_t s = 0; s < function.steps.size(); ++s)
-    for (size_t b = 0; b < function.buffers.size(); ++b)
-      if (std::any_of(function.steps[s].args.begin(),
-                      function.steps[s].args.end(),
-                      [&](const std::string &arg) {
-                        return function.storageOf(arg) ==
-                               function.buffers[b].tensor.name;
-                      }))
-        live[b] = live[b].first > live[b].second
-                      ? std::make_pair(s, s)
-                      : std::make_pair(live[b].first, s);
+    for (const std::string &arg : function.steps[s].args) {
+      // A view's use is a use of the buffer it lives in.
+      auto found = bufferIndex.find(function.storageOf(arg));
+      if (found == bufferIndex.end())
+        continue;
+      Lifetime &lifetime = live[found->second];
+      lifetime = {lifetime.first > lifetime.second ? s : lifetime.first, s};
+    }
   return live;
 }
 

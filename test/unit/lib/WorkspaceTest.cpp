@@ -40,6 +40,21 @@ TEST(LibWorkspace, LifetimesSpanTheStepsThatNameABuffer) {
   EXPECT_GT(live[4].first, live[4].second) << "no step names it";
 }
 
+TEST(LibWorkspace, AViewsStepsExtendItsBuffersLifetime) {
+  // Step 3 names only a view of rows of a: a lives until then, and a
+  // step naming a view and its buffer counts once.
+  pkg::Function fn = fourBuffers({0, 1, 2, 3});
+  fn.views.push_back(pkg::View{
+      pkg::TensorSig{"a_rows", pkg::DType::F32, {pkg::Dim::fixed(1)}}, "a", 0});
+  fn.steps[2].args.push_back("a_rows");
+  fn.steps[2].args.push_back("a");
+  fn.steps[3].args = {"a_rows"};
+  auto live = pkg::bufferLifetimes(fn);
+  ASSERT_EQ(live.size(), 4u) << "a view is no buffer of its own";
+  EXPECT_EQ(live[0], std::make_pair(size_t(0), size_t(3)));
+  EXPECT_EQ(live[3], std::make_pair(size_t(2), size_t(2)));
+}
+
 TEST(LibWorkspace, PacksByLifetimeWhereSlotsWasteBytes) {
   // The compiler's slots pair a large and a small buffer twice (a with c,
   // b with d): two slots of 1024 bytes. By lifetime, the two large ones

@@ -442,7 +442,7 @@ struct View {
 };
 
 /// One step of a program: launch kernel `kernel` (by name, for the device's
-/// target) on the values `args` (inputs, outputs, buffers). Steps run in
+/// target) on the values `args` (inputs, outputs, buffers, views). Steps run in
 /// order on the caller's stream; each starts after the previous one ends.
 /// JSON: {"kernel": "attention0", "args": ["q", "k", "v", "t0", "lse"]}.
 struct Step {
