@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/package/Package.h"
+#include "attnc/package/Workspace.h"
 
 #include "lib/semantics/RegionOps.h"
 #include "lib/support/Text.h"
@@ -38,6 +39,7 @@
 #include <fcntl.h>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <sys/stat.h>
 #include <system_error>
@@ -495,14 +497,15 @@ Status verifyStep(const Function &function, const Step &step,
   return Status::ok();
 }
 
-/// The op whose operands and results are `step`'s arguments, or null.
+/// The op whose operands, then kept (named) results, are `step`'s
+/// arguments, or null.
 const OpSpec *opOfStep(const Function &function, const Step &step) {
   for (const OpSpec &op : function.ops) {
-    if (op.operands.size() + op.results.size() != step.args.size())
-      continue;
-    if (std::equal(op.operands.begin(), op.operands.end(), step.args.begin()) &&
-        std::equal(op.results.begin(), op.results.end(),
-                   step.args.begin() + op.operands.size()))
+    std::vector<std::string> args = op.operands;
+    for (const std::string &result : op.results)
+      if (!result.empty())
+        args.push_back(result);
+    if (args == step.args)
       return &op;
   }
   return nullptr;
@@ -550,6 +553,101 @@ Status verifyLibrarySteps(const Function &function, const std::string &path) {
                 function, i, kernel, indexPath(fieldPath(path, "kernels"), k));
             !s)
           return s;
+  }
+  return Status::ok();
+}
+
+/// The rows [begin, end) of its storage that a step argument covers: a
+/// view's rows, else all of them.
+struct StorageRows {
+  std::string_view storage;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+
+  static StorageRows of(const Function &function, const std::string &name) {
+    const View *view = function.findView(name);
+    if (!view)
+      return {name};
+    // verifyView checked the view's static row count.
+    return {view->of, view->begin, view->begin + view->tensor.shape[0].extent};
+  }
+
+  bool overlaps(const StorageRows &other) const {
+    return storage == other.storage && begin < other.end && other.begin < end;
+  }
+};
+
+/// The argument of `other` whose rows a result of `writer` writes, or null.
+const std::string *writtenUnder(const Function &function, const OpSpec &writer,
+                                const Step &other) {
+  for (const std::string &result : writer.results)
+    for (const std::string &arg : other.args)
+      if (!result.empty() && StorageRows::of(function, result)
+                                 .overlaps(StorageRows::of(function, arg)))
+        return &arg;
+  return nullptr;
+}
+
+/// A concurrent step and the step before it run at the same time, so each
+/// must leave alone what the other reads and writes: what an op writes is
+/// its results, and only the function's ops say which arguments those are.
+Status verifyConcurrentStep(const Function &function, size_t index,
+                            const std::string &path) {
+  std::string at = fieldPath(indexPath(path, index), "concurrent");
+  if (index == 0)
+    return fieldError(at, "the first step has no step before it to run beside");
+  std::string before = "step " + std::to_string(index - 1);
+  const Step &first = function.steps[index - 1];
+  const Step &second = function.steps[index];
+  if (first.concurrent)
+    return fieldError(at, before + " already runs beside the step before "
+                                   "it: a step runs beside one other at most");
+  const OpSpec *firstOp = opOfStep(function, first);
+  const OpSpec *secondOp = opOfStep(function, second);
+  if (!firstOp || !secondOp)
+    return fieldError(at, (firstOp ? "this step" : before) +
+                              " computes no op of the function, so what it "
+                              "writes is unknown");
+  const std::string *clash = writtenUnder(function, *firstOp, second);
+  if (!clash)
+    clash = writtenUnder(function, *secondOp, first);
+  if (clash)
+    return fieldError(at, "this step and " + before + " both touch " +
+                              inQuotes(*clash) +
+                              ", which one of them writes: they cannot run "
+                              "at the same time");
+  return Status::ok();
+}
+
+Status verifyConcurrentSteps(const Function &function,
+                             const std::string &path) {
+  std::string steps = fieldPath(path, "steps");
+  for (size_t i = 0; i < function.steps.size(); ++i)
+    if (function.steps[i].concurrent)
+      if (Status s = verifyConcurrentStep(function, i, steps); !s)
+        return s;
+  return Status::ok();
+}
+
+/// Buffers of one slot share memory, so no two of them may be live at the
+/// same time (a pair of concurrent steps counts as one time).
+Status verifyBufferSlots(const Function &function, const std::string &path) {
+  std::vector<Lifetime> live = bufferLifetimes(function);
+  std::map<int64_t, std::vector<size_t>> slots;
+  for (size_t b = 0; b < function.buffers.size(); ++b) {
+    if (live[b].first > live[b].second)
+      continue;
+    for (size_t other : slots[function.buffers[b].slot])
+      if (live[other].first <= live[b].second &&
+          live[b].first <= live[other].second)
+        return fieldError(
+            fieldPath(indexPath(fieldPath(path, "buffers"), b), "slot"),
+            "buffer " + inQuotes(function.buffers[b].tensor.name) +
+                " shares slot " + std::to_string(function.buffers[b].slot) +
+                " with buffer " +
+                inQuotes(function.buffers[other].tensor.name) +
+                ", and both are live at step " +
+                std::to_string(std::max(live[b].first, live[other].first)));
+    slots[function.buffers[b].slot].push_back(b);
   }
   return Status::ok();
 }
@@ -991,7 +1089,9 @@ Status verifyFunction(const Function &function, const std::string &path,
                             return verifyOp(function, op, at);
                           });
       },
-      [&] { return verifyLibrarySteps(function, path); });
+      [&] { return verifyLibrarySteps(function, path); },
+      [&] { return verifyConcurrentSteps(function, path); },
+      [&] { return verifyBufferSlots(function, path); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1048,7 +1148,10 @@ Json encode(const View &view) {
 }
 
 Json encode(const Step &step) {
-  return {{"kernel", step.kernel}, {"args", step.args}};
+  Json json = {{"kernel", step.kernel}, {"args", step.args}};
+  if (step.concurrent)
+    json["concurrent"] = true;
+  return json;
 }
 
 Json encode(const TensorMap &map) {
@@ -1428,7 +1531,8 @@ Status decode(const Json &json, const std::string &path, View &out) {
 Status decode(const Json &json, const std::string &path, Step &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("kernel", out.kernel); },
-               [&] { return r.required("args", out.args); });
+               [&] { return r.required("args", out.args); },
+               [&] { return r.optional("concurrent", out.concurrent); });
   });
 }
 

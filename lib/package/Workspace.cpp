@@ -110,15 +110,19 @@ std::vector<Lifetime> pkg::bufferLifetimes(const Function &function) {
   for (size_t b = 0; b < function.buffers.size(); ++b)
     bufferIndex[function.buffers[b].tensor.name] = b;
   std::vector<Lifetime> live(function.buffers.size(), {1, 0});
-  for (size_t s = 0; s < function.steps.size(); ++s)
+  for (size_t s = 0; s < function.steps.size(); ++s) {
+    // A concurrent step runs at the time of the step before it.
+    size_t time = function.steps[s].concurrent && s > 0 ? s - 1 : s;
     for (const std::string &arg : function.steps[s].args) {
       // A view's use is a use of the buffer it lives in.
       auto found = bufferIndex.find(function.storageOf(arg));
       if (found == bufferIndex.end())
         continue;
       Lifetime &lifetime = live[found->second];
-      lifetime = {lifetime.first > lifetime.second ? s : lifetime.first, s};
+      lifetime = {lifetime.first > lifetime.second ? time : lifetime.first,
+                  time};
     }
+  }
   return live;
 }
 

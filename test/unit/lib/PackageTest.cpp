@@ -60,7 +60,8 @@ static bool operator==(const View &a, const View &b) {
   return a.tensor == b.tensor && a.of == b.of && a.begin == b.begin;
 }
 static bool operator==(const Step &a, const Step &b) {
-  return a.kernel == b.kernel && a.args == b.args;
+  return a.kernel == b.kernel && a.args == b.args &&
+         a.concurrent == b.concurrent;
 }
 static bool operator==(const TensorMap &a, const TensorMap &b) {
   return a.arg == b.arg && a.box == b.box && a.swizzleBytes == b.swizzleBytes;
@@ -290,7 +291,9 @@ Function attentionBackwardProgram(bool accumulateDq) {
     for (const std::string &result : op.results)
       if (!result.empty())
         args.push_back(result);
-    fn.steps.push_back(Step{op.kind, args});
+    // dq's kernel and dK/dV's read the same values and write apart.
+    fn.steps.push_back(
+        Step{op.kind, args, /*concurrent=*/op.kind == "attention_grad_q"});
     fn.kernels.push_back(kernel(op.kind, "host", "host",
                                 fn.name + "_" + op.kind,
                                 {{GridTerm{1, {"N"}, 64}},
@@ -400,7 +403,9 @@ Function chunkedProgram() {
   fn.outputs = {rows("z", 48)};
   fn.views = {View{rows("w0", 32), "w", 0}, View{rows("w1", 16), "w", 32},
               View{rows("z0", 32), "z", 0}, View{rows("z1", 16), "z", 32}};
-  fn.steps = {Step{"scale", {"w0", "z0"}}, Step{"scale", {"w1", "z1"}}};
+  // The steps write rows of z apart, so they may run at the same time.
+  fn.steps = {Step{"scale", {"w0", "z0"}},
+              Step{"scale", {"w1", "z1"}, /*concurrent=*/true}};
   fn.kernels = {kernel("scale", "host", "host", "scale_host")};
   fn.ops = {OpSpec{"cast", {"w0"}, {"z0"}, {}, CastSpec{2}},
             OpSpec{"cast", {"w1"}, {"z1"}, {}, CastSpec{2}}};
@@ -838,9 +843,9 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",       "score",
-      "predicate",   "value",        "ceildiv",    "const",
-      "gradient_of", "tensor_maps",  "index_bound"};
+      "window_left", "window_right", "mask",        "score",
+      "predicate",   "value",        "ceildiv",     "const",
+      "gradient_of", "tensor_maps",  "index_bound", "concurrent"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -1565,6 +1570,66 @@ TEST(LibPackage, RejectsOutputsNoStepWrites) {
   package.functions[1].steps.clear();
   package.functions[1].kernels.clear();
   EXPECT_TRUE(verify(package).isOk()) << verify(package).message();
+}
+
+/// A concurrent step runs beside the step before it: verify accepts the
+/// pair only where neither writes what the other touches, as the ops say.
+TEST(LibPackage, RejectsConcurrentStepsThatMayRace) {
+  auto withConcurrent = [](size_t function, size_t step) {
+    Package package = makePackage();
+    package.functions[function].steps[step].concurrent = true;
+    return package;
+  };
+  EXPECT_EQ(verify(withConcurrent(0, 0)).message(),
+            "functions[0].steps[0].concurrent: the first step has no step "
+            "before it to run beside");
+  // The cast reads t0, which attention writes.
+  EXPECT_EQ(verify(withConcurrent(0, 1)).message(),
+            "functions[0].steps[1].concurrent: this step and step 0 both "
+            "touch \"t0\", which one of them writes: they cannot run at the "
+            "same time");
+  // dK/dV's kernel reads delta, which the step before it writes.
+  EXPECT_EQ(verify(withConcurrent(3, 1)).message(),
+            "functions[3].steps[1].concurrent: this step and step 0 both "
+            "touch \"delta\", which one of them writes: they cannot run at "
+            "the same time");
+  // Rows of one output: apart they may race no more, overlapping they do.
+  Package package = makePackage();
+  package.functions[8].views[3].begin = 16;
+  EXPECT_EQ(verify(package).message(),
+            "functions[8].steps[1].concurrent: this step and step 0 both "
+            "touch \"z1\", which one of them writes: they cannot run at the "
+            "same time");
+  // Pairs only: a third step may not join them.
+  package = makePackage();
+  package.functions[8].steps.push_back(package.functions[8].steps[1]);
+  EXPECT_EQ(verify(package).message(),
+            "functions[8].steps[2].concurrent: step 1 already runs beside the "
+            "step before it: a step runs beside one other at most");
+  // What a step writes is its op's results: without an op it is unknown.
+  package = makePackage();
+  package.functions[8].steps[1].args = {"w1", "z1", "w0"};
+  EXPECT_EQ(verify(package).message(),
+            "functions[8].steps[1].concurrent: this step computes no op of "
+            "the function, so what it writes is unknown");
+  // The flag survives the manifest, and a manifest cannot smuggle in a
+  // pair that races.
+  EXPECT_CONTAINS(editError([](Json &m) {
+                    m["functions"][0]["steps"][1]["concurrent"] = true;
+                  }),
+                  "invalid manifest: functions[0].steps[1].concurrent: this "
+                  "step and step 0 both touch \"t0\"");
+}
+
+/// Buffers of one slot share their bytes: verify rejects a slot whose
+/// buffers are live at the same time, which would race on them.
+TEST(LibPackage, RejectsSlotsSharedByLiveBuffers) {
+  Package package = makePackage();
+  // delta lives over steps 0-1, dq_acc1 over 1-2.
+  package.functions[2].buffers[2].slot = 0;
+  EXPECT_EQ(verify(package).message(),
+            "functions[2].buffers[2].slot: buffer \"dq_acc1\" shares slot 0 "
+            "with buffer \"delta\", and both are live at step 1");
 }
 
 TEST(LibPackage, FunctionHelpers) {

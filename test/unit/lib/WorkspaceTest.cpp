@@ -55,6 +55,21 @@ TEST(LibWorkspace, AViewsStepsExtendItsBuffersLifetime) {
   EXPECT_EQ(live[3], std::make_pair(size_t(2), size_t(2)));
 }
 
+TEST(LibWorkspace, AConcurrentStepLivesAtTheTimeOfTheStepBefore) {
+  // Step 2 runs beside step 1: c and d are live with a and b, so none of
+  // the four may share bytes, and b, named by step 1 only, still counts.
+  pkg::Function fn = fourBuffers({0, 1, 2, 3});
+  fn.steps[1].args = {"b"};
+  fn.steps[2].concurrent = true;
+  auto live = pkg::bufferLifetimes(fn);
+  EXPECT_EQ(live[0], std::make_pair(size_t(0), size_t(0)));
+  EXPECT_EQ(live[1], std::make_pair(size_t(0), size_t(1)));
+  EXPECT_EQ(live[2], std::make_pair(size_t(1), size_t(3)));
+  auto layout = pkg::layoutWorkspace(fn, {256, 256, 256, 256}, live);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->bytes, 768u) << "b, c and d are live at step 1";
+}
+
 TEST(LibWorkspace, PacksByLifetimeWhereSlotsWasteBytes) {
   // The compiler's slots pair a large and a small buffer twice (a with c,
   // b with d): two slots of 1024 bytes. By lifetime, the two large ones

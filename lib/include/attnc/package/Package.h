@@ -443,11 +443,18 @@ struct View {
 
 /// One step of a program: launch kernel `kernel` (by name, for the device's
 /// target) on the values `args` (inputs, outputs, buffers, views). Steps run in
-/// order on the caller's stream; each starts after the previous one ends.
-/// JSON: {"kernel": "attention0", "args": ["q", "k", "v", "t0", "lse"]}.
+/// order on the caller's stream; each starts after the previous one ends,
+/// except a `concurrent` step, which may run at the same time as the step
+/// before it (on a second stream, both joined before the next step): the
+/// two form a pair, neither writes what the other reads or writes, and
+/// their buffers are live at the same time (bufferLifetimes). A pair's first
+/// step is not itself concurrent.
+/// JSON: {"kernel": "attention0", "args": ["q", "k", "v", "t0", "lse"],
+///        "concurrent": true (optional, false when absent)}.
 struct Step {
   std::string kernel;
   std::vector<std::string> args;
+  bool concurrent = false;
 };
 
 /// A callable function: inputs, outputs, the buffers between its kernels,

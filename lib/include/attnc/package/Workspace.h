@@ -24,8 +24,10 @@ struct WorkspaceLayout {
 };
 
 /// The first and last step that names a buffer: it lives from the kernel
-/// that writes it to the last that reads it. {1, 0} (empty) for a buffer no
-/// step names.
+/// that writes it to the last that reads it. A concurrent step counts as
+/// the step before it, which runs at the same time, so the buffers of a pair
+/// of steps are all live at once. {1, 0} (empty) for a buffer no step
+/// names.
 using Lifetime = std::pair<size_t, size_t>;
 
 /// Per buffer of `function`, its lifetime. It depends on the steps only, so
