@@ -310,6 +310,8 @@ public:
               CopyKind kind) const override;
   Status fill(void *data, uint8_t value, size_t bytes) const override;
   Status synchronize(void *stream) const override;
+  StatusOr<void *> fork(void *stream) const override;
+  Status join(void *side, void *stream) const override;
   StatusOr<std::shared_ptr<const DeviceEvent>>
   record(void *stream) const override;
   StatusOr<double> elapsedMilliseconds(const DeviceEvent &start,
@@ -317,6 +319,13 @@ public:
 
 private:
   const CudaDriver &driver() const { return context_->driver(); }
+  /// Creates the side stream and its two events on first use; sideMutex_
+  /// held.
+  Status createSide() const;
+  /// Makes `waiting` wait for the work queued on `done` so far, through
+  /// `event` (recorded and waited for under sideMutex_, so that no other
+  /// call records it in between).
+  Status follow(CUstream waiting, CUstream done, CUevent event) const;
   StatusOr<std::shared_ptr<const CudaModule>>
   loadModule(const pkg::Blob &blob) const;
   StatusOr<std::shared_ptr<const DeviceKernel>>
@@ -338,6 +347,12 @@ private:
   std::string target_;
   CudaLimits limits_;
   std::unique_ptr<const CudaPool> pool_;
+  /// The one stream every call forks its concurrent steps onto, and the
+  /// events that fork and join it (Device::fork): created on first use,
+  /// shared by the calls on the device.
+  mutable std::mutex sideMutex_;
+  mutable std::unique_ptr<const CudaObject<CUstream>> side_;
+  mutable std::unique_ptr<const CudaObject<CUevent>> forked_, joined_;
   mutable std::mutex blasMutex_; // guards blas_
   /// Made when the first library kernel loads: packages without one never
   /// open cuBLASLt.
@@ -641,6 +656,67 @@ Status CudaDevice::synchronize(void *stream) const {
                                     static_cast<CUstream>(stream))
                   : driver().check(driver().cuCtxSynchronize(),
                                    "cuCtxSynchronize");
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// A second stream
+//===----------------------------------------------------------------------===//
+
+Status CudaDevice::createSide() const {
+  if (side_)
+    return Status::ok();
+  CUstream stream = nullptr;
+  // Non-blocking: only the fork and join events order it against the
+  // caller's stream, even the legacy default one.
+  if (Status s = ATTNC_CUDA_CALL(driver(), cuStreamCreate, &stream,
+                                 CU_STREAM_NON_BLOCKING);
+      !s)
+    return s;
+  auto side = std::make_unique<const CudaObject<CUstream>>(
+      context_, stream, driver().cuStreamDestroy);
+  CUevent events[2] = {nullptr, nullptr};
+  for (CUevent &event : events)
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuEventCreate, &event,
+                                   CU_EVENT_DISABLE_TIMING);
+        !s) {
+      if (events[0])
+        driver().cuEventDestroy(events[0]);
+      return s;
+    }
+  forked_ = std::make_unique<const CudaObject<CUevent>>(
+      context_, events[0], driver().cuEventDestroy);
+  joined_ = std::make_unique<const CudaObject<CUevent>>(
+      context_, events[1], driver().cuEventDestroy);
+  side_ = std::move(side);
+  return Status::ok();
+}
+
+Status CudaDevice::follow(CUstream waiting, CUstream done,
+                          CUevent event) const {
+  if (Status s = ATTNC_CUDA_CALL(driver(), cuEventRecord, event, done); !s)
+    return s;
+  return ATTNC_CUDA_CALL(driver(), cuStreamWaitEvent, waiting, event, 0);
+}
+
+StatusOr<void *> CudaDevice::fork(void *stream) const {
+  return context_->run([&]() -> StatusOr<void *> {
+    std::lock_guard<std::mutex> lock(sideMutex_);
+    if (Status s = createSide(); !s)
+      return s.withContext("cannot make a second stream on " + name());
+    if (Status s =
+            follow(side_->get(), static_cast<CUstream>(stream), forked_->get());
+        !s)
+      return s;
+    return static_cast<void *>(side_->get());
+  });
+}
+
+Status CudaDevice::join(void *side, void *stream) const {
+  return context_->run([&] {
+    std::lock_guard<std::mutex> lock(sideMutex_);
+    return follow(static_cast<CUstream>(stream), static_cast<CUstream>(side),
+                  joined_->get());
   });
 }
 

@@ -143,6 +143,13 @@ public:
                       CopyKind kind) const = 0;
   virtual Status fill(void *data, uint8_t value, size_t bytes) const = 0;
   virtual Status synchronize(void *stream) const = 0;
+  /// A second stream for work that may run beside what is queued on
+  /// `stream` next: work queued on it starts after the work queued on
+  /// `stream` so far (host: null, the host runs everything in order).
+  virtual StatusOr<void *> fork(void *stream) const = 0;
+  /// Makes the work queued on `stream` from now on wait for the work queued
+  /// on `side` (a stream fork returned) so far.
+  virtual Status join(void *side, void *stream) const = 0;
   virtual StatusOr<std::shared_ptr<const DeviceEvent>>
   record(void *stream) const = 0;
   /// Milliseconds from `start` to `end`, both recorded by a device of the

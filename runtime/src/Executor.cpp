@@ -254,6 +254,37 @@ Status mark(const Device &device, void *stream, StepMarks *marks) {
   return Status::ok();
 }
 
+/// Runs steps `first` and `first + 1`, which is concurrent, at the same
+/// time: the second on a stream forked from `stream`, then joined back.
+/// Marks each as runSteps does; the second's mark follows the join.
+Status runPair(const Device &device, const FunctionPlan &plan, size_t first,
+               const SymbolBindings &symbols,
+               const std::vector<KernelArg> &values,
+               std::vector<const KernelArg *> &args, void *stream,
+               StepMarks *marks) {
+  const StepPlan &one = plan.steps[first], &other = plan.steps[first + 1];
+  auto side = device.fork(stream);
+  if (!side)
+    return side.status().withContext(
+        stepContext(first + 1, other.launch->name));
+  Status result = runStep(one, symbols, values, args, stream);
+  if (!result)
+    result = result.withContext(stepContext(first, one.launch->name));
+  else if (result = mark(device, stream, marks); result) {
+    result = runStep(other, symbols, values, args, *side);
+    if (!result)
+      result = result.withContext(stepContext(first + 1, other.launch->name));
+  }
+  // Joined after a failure too: freeing the workspace must wait for
+  // whatever the side stream took.
+  Status joined = device.join(*side, stream);
+  if (!result)
+    return result;
+  if (!joined)
+    return joined;
+  return mark(device, stream, marks);
+}
+
 /// Runs the steps in order up to the first that fails, whose error the
 /// step's context is added to then (and only then).
 Status runSteps(const Device &device, const FunctionPlan &plan,
@@ -263,7 +294,16 @@ Status runSteps(const Device &device, const FunctionPlan &plan,
   std::vector<const KernelArg *> args;
   if (Status s = mark(device, stream, marks); !s)
     return s;
+  const std::vector<pkg::Step> &steps = plan.function->steps;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (i + 1 < steps.size() && steps[i + 1].concurrent) {
+      if (Status s =
+              runPair(device, plan, i, symbols, values, args, stream, marks);
+          !s)
+        return s;
+      ++i;
+      continue;
+    }
     const StepPlan &step = plan.steps[i];
     if (Status s = runStep(step, symbols, values, args, stream); !s)
       return s.withContext(stepContext(i, step.launch->name));

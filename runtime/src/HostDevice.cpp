@@ -330,6 +330,14 @@ public:
   Status synchronize(void *stream) const override {
     return requireNullStream(stream);
   }
+  StatusOr<void *> fork(void *stream) const override {
+    if (Status s = requireNullStream(stream); !s)
+      return s;
+    return static_cast<void *>(nullptr);
+  }
+  Status join(void *, void *stream) const override {
+    return requireNullStream(stream);
+  }
   StatusOr<std::shared_ptr<const DeviceEvent>>
   record(void *stream) const override {
     if (Status s = requireNullStream(stream); !s)
