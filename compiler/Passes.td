@@ -304,6 +304,25 @@ def AttnFormPrograms : Pass<"attn-form-programs", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttnOverlapSteps : Pass<"attn-overlap-steps", "::mlir::ModuleOp"> {
+  let summary = "Let independent neighbouring launches run at the same time";
+  let description = [{
+    Marks an `attnrt.launch` of a program `concurrent` where neither it nor
+    the launch before it writes rows of a value that the other reads or
+    writes (a kernel writes the arguments its kernel function materializes
+    results into; a view covers its rows of its buffer), and the launch
+    before it is not itself concurrent: the runtime then runs the two on
+    two streams. The last kernel waves of one fill with the other's blocks
+    (the key/value and query kernels of attention's gradient, a weight's
+    gradient beside its input's). Only where no buffer is freed between the
+    two: every buffer live at the first is then live at the second anyway,
+    so the pair costs no memory and `attn-plan-buffers` gives nothing
+    either uses to a buffer the other writes. Runs before
+    `attn-plan-buffers` and `attn-library-calls`, while every kernel
+    function is still there.
+  }];
+}
+
 def AttnPlanBuffers : Pass<"attn-plan-buffers", "::mlir::func::FuncOp"> {
   let summary = "Share memory between buffers whose lifetimes do not overlap";
   let description = [{

@@ -543,7 +543,7 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
       kernels.getSymNameAttr(),
       {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
   attnrt::LaunchOp::create(b, op->getLoc(), symbol, ValueRange{}, args,
-                           /*library=*/StringAttr());
+                           /*library=*/StringAttr(), /*concurrent=*/false);
 }
 
 /// The kernel function of `op`: its operands read from argument buffers,

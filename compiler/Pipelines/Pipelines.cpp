@@ -115,7 +115,7 @@ void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
                                  int64_t keyRanges,
                                  const std::string &programTarget,
                                  const std::vector<std::string> &kernelSchedule,
-                                 int64_t vocabChunk) {
+                                 int64_t vocabChunk, bool overlapSteps) {
   const std::string &shapeTarget =
       programTarget.empty() ? target : programTarget;
   pm.addNestedPass<func::FuncOp>(createAttnExpandAttentionGrad({shapeTarget}));
@@ -123,6 +123,9 @@ void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
   pm.addNestedPass<func::FuncOp>(
       createAttnSplitKeys({shapeTarget, tensorCores, keyRanges}));
   pm.addPass(createAttnFormPrograms());
+  // The host runs one kernel at a time, each over all its cores.
+  if (overlapSteps && shapeTarget != "host")
+    pm.addPass(createAttnOverlapSteps());
   pm.addNestedPass<func::FuncOp>(createAttnPlanBuffers());
   AttnKernelConfigOptions config;
   config.target = target;
@@ -226,6 +229,11 @@ struct TargetOptions : PassPipelineOptions<TargetOptions> {
       *this, "vocab-chunk",
       llvm::cl::desc("Classes per chunk of a fused LM-head loss"),
       llvm::cl::init(8192)};
+  Option<bool> overlapSteps{
+      *this, "overlap-steps",
+      llvm::cl::desc("Run independent neighbouring launches of programs "
+                     "shaped for a GPU at the same time"),
+      llvm::cl::init(true)};
 };
 struct FrontendPipelineOptions : PassPipelineOptions<FrontendPipelineOptions> {
   Option<bool> backwardAll{*this, "backward",
@@ -263,7 +271,7 @@ void attnc::registerAttncPassesAndPipelines() {
             pm, options.target, options.tensorCores, options.keyRanges,
             options.programTarget,
             {options.kernelSchedule.begin(), options.kernelSchedule.end()},
-            options.vocabChunk);
+            options.vocabChunk, options.overlapSteps);
       });
   PassPipelineRegistration<>(
       "attnc-host-kernels",

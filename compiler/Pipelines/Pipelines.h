@@ -56,13 +56,15 @@ void buildFrontendPipeline(mlir::OpPassManager &pm,
 /// kernels for `target`. The shape of the programs (how a gradient is split
 /// into kernels, how keys are split) is chosen for `programTarget` (empty:
 /// `target`), so that the targets of one package share one program; a
-/// fused LM-head loss runs `vocabChunk` classes at a time.
+/// fused LM-head loss runs `vocabChunk` classes at a time. With
+/// `overlapSteps`, programs shaped for a GPU run independent neighbouring
+/// launches at the same time (attn-overlap-steps).
 void buildProgramPipeline(mlir::OpPassManager &pm, const std::string &target,
                           const std::string &tensorCores = "auto",
                           int64_t keyRanges = 0,
                           const std::string &programTarget = "",
                           const std::vector<std::string> &kernelSchedule = {},
-                          int64_t vocabChunk = 8192);
+                          int64_t vocabChunk = 8192, bool overlapSteps = true);
 void buildHostKernelPipeline(mlir::OpPassManager &pm);
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
 void buildGpuKernelPipeline(mlir::OpPassManager &pm, const std::string &chip);

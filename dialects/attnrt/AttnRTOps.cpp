@@ -191,6 +191,19 @@ LogicalResult LaunchOp::verify() {
   if (getLibrary() && !getGrid().empty())
     return emitOpError() << "expected no grid for library routine "
                          << getLibraryAttr();
+  if (!getConcurrent())
+    return success();
+  LaunchOp before;
+  for (Operation *op = (*this)->getPrevNode(); op && !before;
+       op = op->getPrevNode())
+    before = dyn_cast<LaunchOp>(op);
+  if (!before)
+    return emitOpError() << "is concurrent, but no launch comes before it "
+                            "to run beside";
+  if (before.getConcurrent())
+    return emitOpError() << "is concurrent, but the launch before it already "
+                            "runs beside another: a launch runs beside one "
+                            "other at most";
   return success();
 }
 

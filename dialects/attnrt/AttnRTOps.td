@@ -106,10 +106,17 @@ def AttnRT_LaunchOp : AttnRT_Op<"launch",
     With `library`, the step is a library routine the runtime runs
     (`"cublaslt_matmul"`, see `pkg::Kernel`) instead of code: `kernel` is
     only the step's name then, and there is no grid.
+
+    With `concurrent`, the launch may run at the same time as the launch
+    before it (the runtime puts it on a second stream and joins the two
+    before the next step): `attn-overlap-steps` sets it where neither
+    writes what the other reads or writes, and buffers the two use are
+    live at the same time. A launch runs beside one other at most.
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<Index>:$grid,
                        Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args,
-                       OptionalAttr<StrAttr>:$library);
+                       OptionalAttr<StrAttr>:$library,
+                       UnitAttr:$concurrent);
   let assemblyFormat = [{
     $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict
     (`:` type($args)^)?

@@ -172,6 +172,12 @@ llvm::cl::opt<int64_t> vocabChunk(
                    "holds one chunk of logits, not all"),
     llvm::cl::init(8192), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<bool> overlapSteps(
+    "overlap-steps",
+    llvm::cl::desc("Let independent neighbouring steps of a program shaped "
+                   "for a GPU run at the same time, on two streams"),
+    llvm::cl::init(true), llvm::cl::cat(attncCategory));
+
 llvm::cl::opt<std::string>
     hostCpu("host-cpu", llvm::cl::desc("CPU host kernels are compiled for"),
             llvm::cl::init(attnc::HostLibraryOptions().cpu),
@@ -396,6 +402,15 @@ const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
   return nullptr;
 }
 
+/// The step that the step of `kernel` runs beside, where it is concurrent.
+const pkg::Step *concurrentWith(const pkg::Function &fn,
+                                const std::string &kernel) {
+  for (size_t s = 1; s < fn.steps.size(); ++s)
+    if (fn.steps[s].kernel == kernel && fn.steps[s].concurrent)
+      return &fn.steps[s - 1];
+  return nullptr;
+}
+
 /// What a kernel computes, with what was fused into it: a matmul's bias,
 /// activation and addend, the kinds of op of an element-wise body ("negf
 /// exp addf divf mulf"; its roundings and constants are not work).
@@ -459,6 +474,8 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
       }
       if (const pkg::OpSpec *op = opOfKernel(fn, kernel.name))
         llvm::errs() << "; computes " << describeWork(*op);
+      if (const pkg::Step *before = concurrentWith(fn, kernel.name))
+        llvm::errs() << "; runs beside " << before->kernel;
       llvm::errs() << "\n";
     }
   }
@@ -553,7 +570,7 @@ FailureOr<Output> compile(ModuleOp module, const std::string &targetName,
             keyRanges, programTarget,
             std::vector<std::string>(kernelSchedule.begin(),
                                      kernelSchedule.end()),
-            vocabChunk);
+            vocabChunk, overlapSteps);
       })))
     return failure();
   phaseTimes.lap("programs");

@@ -210,7 +210,7 @@ LogicalResult describeLaunch(attnrt::LaunchOp launch, pkg::Function &fn) {
   if (!op)
     return launch.emitError() << "launches " << launch.getKernel()
                               << ", which is not a kernel of an attn op";
-  pkg::Step step{kernel.getName().str(), {}};
+  pkg::Step step{kernel.getName().str(), {}, launch.getConcurrent()};
   for (Value arg : launch.getArgs())
     step.args.push_back(attnrt::nameOf(arg).str());
   pkg::OpSpec spec = describeOp(op);

@@ -231,6 +231,32 @@ func.func @launch_library_grid(%a: memref<8xf32>, %n: index) {
 
 // -----
 
+// A concurrent launch runs beside the launch before it: there must be one.
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_concurrent_first(%a: memref<8xf32>) {
+  // expected-error @below {{'attnrt.launch' op is concurrent, but no launch comes before it to run beside}}
+  attnrt.launch @attnc_kernels::@k (%a) {concurrent} : memref<8xf32>
+  return
+}
+
+// -----
+
+// Launches run in pairs at most: a third may not join a concurrent pair.
+module @attnc_kernels {
+  func.func private @k(memref<8xf32>)
+}
+func.func @launch_concurrent_three(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<8xf32>) {
+  attnrt.launch @attnc_kernels::@k (%a) : memref<8xf32>
+  attnrt.launch @attnc_kernels::@k (%b) {concurrent} : memref<8xf32>
+  // expected-error @below {{'attnrt.launch' op is concurrent, but the launch before it already runs beside another: a launch runs beside one other at most}}
+  attnrt.launch @attnc_kernels::@k (%c) {concurrent} : memref<8xf32>
+  return
+}
+
+// -----
+
 // The kernel must exist: a missing function in the kernel module.
 module @attnc_kernels {
   func.func private @k(memref<8xf32>)

@@ -43,6 +43,7 @@ func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape =
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@attention0 grid(%[[N]], %[[C16]], %[[B]]) (%[[Q]], %[[OUT]], %[[T0]]) : memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>, memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@cast0 grid(%[[C16]]) (%[[T1]]) : memref<8x128xf32>{{$}}
   // CHECK-NEXT: attnrt.launch @attnc_kernels::@matmul0 (%[[T1]], %[[T1]], %[[T1]]) {library = "cublaslt_matmul"} : memref<8x128xf32>, memref<8x128xf32>, memref<8x128xf32>{{$}}
+  // CHECK-NEXT: attnrt.launch @attnc_kernels::@cast0 grid(%[[C16]]) (%[[T2]]) {concurrent} : memref<f32>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T0]] : memref<?x16x?x64xbf16>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T1]] : memref<8x128xf32>{{$}}
   // CHECK-NEXT: attnrt.dealloc %[[T2]] : memref<f32>{{$}}
@@ -68,6 +69,8 @@ func.func @program(%q: memref<?x16x?x64xbf16> {attnrt.name = "q", attnrt.shape =
   // A library step names no kernel function.
   attnrt.launch @attnc_kernels::@matmul0 (%t1, %t1, %t1) {library = "cublaslt_matmul"}
       : memref<8x128xf32>, memref<8x128xf32>, memref<8x128xf32>
+  // ... and one beside it (the verifier checks only that it has one).
+  attnrt.launch @attnc_kernels::@cast0 grid(%c16) (%t2) {concurrent} : memref<f32>
   attnrt.dealloc %t0 : memref<?x16x?x64xbf16>
   attnrt.dealloc %t1 : memref<8x128xf32>
   attnrt.dealloc %t2 : memref<f32>
