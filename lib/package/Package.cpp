@@ -497,17 +497,22 @@ Status verifyStep(const Function &function, const Step &step,
   return Status::ok();
 }
 
-/// The op whose operands, then kept (named) results, are `step`'s
-/// arguments, or null.
+/// The arguments of a step that computes `op`: its operands, then its kept
+/// (named) results.
+std::vector<std::string> stepArgsOf(const OpSpec &op) {
+  std::vector<std::string> args = op.operands;
+  for (const std::string &result : op.results)
+    if (!result.empty())
+      args.push_back(result);
+  return args;
+}
+
+/// The op whose operands, then kept results, are `step`'s arguments, or
+/// null.
 const OpSpec *opOfStep(const Function &function, const Step &step) {
-  for (const OpSpec &op : function.ops) {
-    std::vector<std::string> args = op.operands;
-    for (const std::string &result : op.results)
-      if (!result.empty())
-        args.push_back(result);
-    if (args == step.args)
+  for (const OpSpec &op : function.ops)
+    if (stepArgsOf(op) == step.args)
       return &op;
-  }
   return nullptr;
 }
 
@@ -587,11 +592,15 @@ const std::string *writtenUnder(const Function &function, const OpSpec &writer,
   return nullptr;
 }
 
+/// The op each list of step arguments computes (the first, where two ops
+/// take the same arguments), for looking steps up in one pass.
+using OpsByArgs = std::map<std::vector<std::string>, const OpSpec *>;
+
 /// A concurrent step and the step before it run at the same time, so each
 /// must leave alone what the other reads and writes: what an op writes is
 /// its results, and only the function's ops say which arguments those are.
-Status verifyConcurrentStep(const Function &function, size_t index,
-                            const std::string &path) {
+Status verifyConcurrentStep(const Function &function, const OpsByArgs &ops,
+                            size_t index, const std::string &path) {
   std::string at = fieldPath(indexPath(path, index), "concurrent");
   if (index == 0)
     return fieldError(at, "the first step has no step before it to run beside");
@@ -601,8 +610,11 @@ Status verifyConcurrentStep(const Function &function, size_t index,
   if (first.concurrent)
     return fieldError(at, before + " already runs beside the step before "
                                    "it: a step runs beside one other at most");
-  const OpSpec *firstOp = opOfStep(function, first);
-  const OpSpec *secondOp = opOfStep(function, second);
+  auto opOf = [&](const Step &step) -> const OpSpec * {
+    auto found = ops.find(step.args);
+    return found == ops.end() ? nullptr : found->second;
+  };
+  const OpSpec *firstOp = opOf(first), *secondOp = opOf(second);
   if (!firstOp || !secondOp)
     return fieldError(at, (firstOp ? "this step" : before) +
                               " computes no op of the function, so what it "
@@ -620,34 +632,46 @@ Status verifyConcurrentStep(const Function &function, size_t index,
 
 Status verifyConcurrentSteps(const Function &function,
                              const std::string &path) {
+  OpsByArgs ops;
+  bool any = false;
+  for (const Step &step : function.steps)
+    any |= step.concurrent;
+  for (size_t i = 0; any && i < function.ops.size(); ++i)
+    ops.emplace(stepArgsOf(function.ops[i]), &function.ops[i]);
   std::string steps = fieldPath(path, "steps");
   for (size_t i = 0; i < function.steps.size(); ++i)
     if (function.steps[i].concurrent)
-      if (Status s = verifyConcurrentStep(function, i, steps); !s)
+      if (Status s = verifyConcurrentStep(function, ops, i, steps); !s)
         return s;
   return Status::ok();
 }
 
 /// Buffers of one slot share memory, so no two of them may be live at the
-/// same time (a pair of concurrent steps counts as one time).
+/// same time (a pair of concurrent steps counts as one time). Each slot's
+/// buffers in order of their first step: each must start after every
+/// earlier one ended.
 Status verifyBufferSlots(const Function &function, const std::string &path) {
   std::vector<Lifetime> live = bufferLifetimes(function);
   std::map<int64_t, std::vector<size_t>> slots;
-  for (size_t b = 0; b < function.buffers.size(); ++b) {
-    if (live[b].first > live[b].second)
-      continue;
-    for (size_t other : slots[function.buffers[b].slot])
-      if (live[other].first <= live[b].second &&
-          live[b].first <= live[other].second)
+  for (size_t b = 0; b < function.buffers.size(); ++b)
+    if (live[b].first <= live[b].second)
+      slots[function.buffers[b].slot].push_back(b);
+  for (auto &[slot, members] : slots) {
+    std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+      return live[a].first < live[b].first;
+    });
+    size_t lastToEnd = members[0];
+    for (size_t b : members) {
+      if (b != lastToEnd && live[b].first <= live[lastToEnd].second)
         return fieldError(
             fieldPath(indexPath(fieldPath(path, "buffers"), b), "slot"),
             "buffer " + inQuotes(function.buffers[b].tensor.name) +
-                " shares slot " + std::to_string(function.buffers[b].slot) +
-                " with buffer " +
-                inQuotes(function.buffers[other].tensor.name) +
-                ", and both are live at step " +
-                std::to_string(std::max(live[b].first, live[other].first)));
-    slots[function.buffers[b].slot].push_back(b);
+                " shares slot " + std::to_string(slot) + " with buffer " +
+                inQuotes(function.buffers[lastToEnd].tensor.name) +
+                ", and both are live at step " + std::to_string(live[b].first));
+      if (live[b].second > live[lastToEnd].second)
+        lastToEnd = b;
+    }
   }
   return Status::ok();
 }
