@@ -574,6 +574,19 @@ TEST_F(RuntimeTest, RunsStepsThroughBuffers) {
   test::expectMatchesReference(data, test::chainFunction());
 }
 
+TEST_F(RuntimeTest, RunsConcurrentStepsInOrderOnTheHost) {
+  // The host has no second stream: a pair runs one step after the other.
+  package_.functions.push_back(test::pairFunction());
+  test::AttentionData data(2, 33, 17, /*seed=*/24);
+  rt::Function fn = function(package_, "pair");
+  ASSERT_TRUE(fn.call(inputs(data), outputs(data)));
+  test::expectMatchesReference(data, test::pairFunction());
+  // A profile marks each step of the pair.
+  auto times = fn.profile(inputs(data), outputs(data));
+  ASSERT_TRUE(times) << times.status().message();
+  EXPECT_EQ(times->size(), 3u);
+}
+
 TEST_F(RuntimeTest, SharedSlotsHoldBuffersOfDisjointLifetimes) {
   // chain's t0 and t2 share slot 0: t0 is dead once t1 is written. Had t1
   // (slot 2) shared their memory, a step would overwrite what it reads.

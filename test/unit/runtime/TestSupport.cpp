@@ -88,6 +88,22 @@ Function test::chainFunction() {
   return fn;
 }
 
+Function test::pairFunction() {
+  Function fn = attentionFunction("pair", "test_attention");
+  std::vector<Dim> rows = fn.outputs[0].shape, lse = fn.outputs[1].shape;
+  fn.buffers = {Buffer{tensor("t0", DType::F32, rows), 0},
+                Buffer{tensor("lse0", DType::F32, lse), 1},
+                Buffer{tensor("t1", DType::F32, rows), 2}};
+  fn.steps = {Step{"attention", {"q", "k", "v", "t0", "lse0"}},
+              Step{"attention", {"q", "k", "v", "t1", "lse"}, true},
+              Step{"scale", {"t0", "out"}}};
+  fn.kernels.push_back(hostKernel("scale", "test_scale", rowGrid()));
+  fn.ops = {attentionOp({"q", "k", "v"}, {"t0", "lse0"}),
+            attentionOp({"q", "k", "v"}, {"t1", "lse"}),
+            OpSpec{"cast", {"t0"}, {"out"}, {}, CastSpec{2}}};
+  return fn;
+}
+
 static Function blocksFunction() {
   Function fn;
   fn.name = "blocks";

@@ -38,6 +38,13 @@ pkg::Function attentionFunction(std::string name, std::string entry);
 /// same grid as "attention"). The ops leave lse0 unkept.
 pkg::Function chainFunction();
 
+/// The signature of attentionFunction as two attentions of q, k, v side by
+/// side (the second concurrent: both read only the inputs) and a scale:
+///   attention(q, k, v) -> t0, lse0;  attention(q, k, v) -> t1, lse;
+///   scale(t0) -> out
+/// through f32 buffers t0 (slot 0), lse0 (slot 1) and t1 (slot 2).
+pkg::Function pairFunction();
+
 /// A package whose blob "host" (kind host-so) is `kernelLibrary`, the built
 /// TestKernels.c, with the functions
 ///   attention          attentionFunction, entry test_attention

@@ -271,6 +271,42 @@ TEST_F(RuntimeCudaTest, ManyProgramCallsInFlight) {
   test::expectMatchesReference(data, test::chainFunction());
 }
 
+TEST_F(RuntimeCudaTest, RunsConcurrentStepsOnASecondStream) {
+  // The pair's second attention runs on the device's side stream, joined
+  // before the scale. 200 calls queued back to back, then calls from two
+  // host threads at once on different tensors, all fork onto that one side
+  // stream and its two events.
+  rt::Function fn = function(cubinPackage(), "pair");
+  test::AttentionData data(4, 1024, 16, /*seed=*/14);
+  std::vector<rt::TensorRef> t = deviceTensors(data);
+  for (int i = 0; i < 200; ++i)
+    ASSERT_TRUE(fn.call({t[0], t[1], t[2]}, {t[3], t[4]}));
+  ASSERT_TRUE(runtime_->synchronize());
+  download(data.o, static_cast<const float *>(t[3].data));
+  download(data.lse, static_cast<const float *>(t[4].data));
+  test::expectMatchesReference(data, test::pairFunction());
+
+  test::AttentionData other(2, 300, 77, /*seed=*/15);
+  std::vector<rt::TensorRef> u = deviceTensors(other);
+  Status first = Status::ok(), second = Status::ok();
+  std::thread a([&] {
+    for (int i = 0; i < 50 && first; ++i)
+      first = fn.call({t[0], t[1], t[2]}, {t[3], t[4]});
+  });
+  std::thread b([&] {
+    for (int i = 0; i < 50 && second; ++i)
+      second = fn.call({u[0], u[1], u[2]}, {u[3], u[4]});
+  });
+  a.join();
+  b.join();
+  ASSERT_TRUE(first) << first.message();
+  ASSERT_TRUE(second) << second.message();
+  ASSERT_TRUE(runtime_->synchronize());
+  download(other.o, static_cast<const float *>(u[3].data));
+  download(other.lse, static_cast<const float *>(u[4].data));
+  test::expectMatchesReference(other, test::pairFunction());
+}
+
 TEST_F(RuntimeCudaTest, EncodesTensorMapsInTheDeviceContext) {
   // A tensor map the kernel can use: x's base and strides are 16-byte
   // multiples. Called from a thread where no CUDA context is current (as in

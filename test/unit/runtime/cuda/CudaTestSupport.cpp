@@ -80,6 +80,8 @@ Package test::makeCudaTestPackage(const std::string &blobKind,
   Function chain = test::chainFunction();
   chain.kernels = {rowKernel(target, "attention", "test_attention"),
                    rowKernel(target, "scale", "test_scale")};
+  Function pair = test::pairFunction();
+  pair.kernels = chain.kernels;
 
   Function reverse;
   reverse.name = "reverse";
@@ -99,7 +101,8 @@ Package test::makeCudaTestPackage(const std::string &blobKind,
   package.producer = "attnc cuda runtime tests";
   package.functions = {std::move(attention), std::move(reverse),
                        std::move(chain),     pointersFunction(target),
-                       std::move(tall),      tensorMapFunction(target)};
+                       std::move(tall),      tensorMapFunction(target),
+                       std::move(pair)};
   package.blobs = {Blob{"gpu", blobKind, std::move(code)}};
   return package;
 }
