@@ -24,8 +24,8 @@
 //   %logits_c = attn.matmul %h, %e_c {transpose_b}     (recomputed)
 //   %dlogits_c = attn.cross_entropy_grad %logits_c, %labels, %lse, %dlosses
 //                    {vocab_offset = o}
-//   %dh_c = attn.matmul %dlogits_c, %e_c + %dh_{c-1}   (f32)
 //   %de_c = attn.matmul %dlogits_c, %h {transpose_a}
+//   %dh_c = attn.matmul %dlogits_c, %e_c + %dh_{c-1}   (f32)
 //
 // then %de = tensor.concat of the %de_c and %dh = attn.cast %dh_last. Program
 // formation makes the slices views of the table and writes each %de_c and
@@ -164,12 +164,15 @@ struct ExpandGradient : ChunkPattern<attn::LinearCrossEntropyGradOp> {
           rewriter, loc, logits.getType(), logits, op.getLabels(), op.getLse(),
           op.getDlosses(), op.getIgnoreIndexAttr(),
           rewriter.getI64IntegerAttr(chunk.offset), IntegerAttr());
-      dh = product(rewriter, loc, sumType, dlogits, chunk.table, dh, false,
-                   false);
+      // dE_c first: then no buffer dies between the two products (dlogits
+      // and the running dh are both read by the second), and a GPU runs
+      // them side by side (attn-overlap-steps).
       auto rowsType = RankedTensorType::get(
           {chunk.size, tableType.getDimSize(1)}, tableType.getElementType());
       dtable.push_back(product(rewriter, loc, rowsType, dlogits, op.getH(),
                                Value(), true, false));
+      dh = product(rewriter, loc, sumType, dlogits, chunk.table, dh, false,
+                   false);
     }
     if (hType.getElementType() != sumType.getElementType())
       dh = attn::CastOp::create(rewriter, loc, hType, dh, FloatAttr(),

@@ -30,13 +30,13 @@ func.func @forward(%h: tensor<?x32xbf16>, %e: tensor<24x32xbf16>, %y: tensor<?xi
 // CHECK:         %[[E0:.*]] = tensor.extract_slice %[[E]][0, 0] [10, 32] [1, 1]
 // CHECK:         %[[L0:.*]] = attn.matmul %[[H]], %[[E0]] {transpose_b}
 // CHECK:         %[[G0:.*]] = attn.cross_entropy_grad %[[L0]], %[[Y]], %[[S]], %[[D]] {ignore_index = 5 : i64}
-// CHECK:         %[[DH0:.*]] = attn.matmul %[[G0]], %[[E0]] : tensor<?x10xbf16>, tensor<10x32xbf16> -> tensor<?x32xf32>
 // CHECK:         %[[DE0:.*]] = attn.matmul %[[G0]], %[[H]] {transpose_a} : tensor<?x10xbf16>, tensor<?x32xbf16> -> tensor<10x32xbf16>
+// CHECK:         %[[DH0:.*]] = attn.matmul %[[G0]], %[[E0]] : tensor<?x10xbf16>, tensor<10x32xbf16> -> tensor<?x32xf32>
 // CHECK:         attn.cross_entropy_grad {{.*}} vocab_offset = 10 : i64
 // CHECK:         %[[DH1:.*]] = attn.matmul %{{.*}}, %{{.*}} + %[[DH0]] : {{.*}} -> tensor<?x32xf32>
 // CHECK:         attn.cross_entropy_grad {{.*}} vocab_offset = 20 : i64
-// CHECK:         %[[DH2:.*]] = attn.matmul %{{.*}}, %{{.*}} + %[[DH1]]
 // CHECK:         %[[DE2:.*]] = attn.matmul {{.*}} -> tensor<4x32xbf16>
+// CHECK:         %[[DH2:.*]] = attn.matmul %{{.*}}, %{{.*}} + %[[DH1]]
 // CHECK:         %[[DH:.*]] = attn.cast %[[DH2]] : tensor<?x32xf32> to tensor<?x32xbf16>
 // CHECK:         %[[DE:.*]] = tensor.concat dim(0) %[[DE0]], %{{.*}}, %[[DE2]] : {{.*}} -> tensor<24x32xbf16>
 // CHECK:         return %[[DH]], %[[DE]]
