@@ -21,7 +21,12 @@ from its allocator's counters, attnc's as its outputs (the loss, the saved
 values, the gradients) plus what its memory pool took during the first
 step (bench/block.py measures the same way).
 
+With --baseline-package another compilation of bench/loss.mlir (an
+earlier commit's, or the same with a compiler option off) is timed in the
+same process, on the same tensors.
+
 usage: python3 bench/loss.py --package bench-loss.attnpkg
+           [--baseline-package baseline.attnpkg]
 """
 
 import argparse
@@ -51,8 +56,10 @@ def lm_loss(h, e, labels):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", required=True)
+    parser.add_argument("--baseline-package")
     args = parser.parse_args()
-    package = attnc.Runtime("cuda:0").load(args.package)
+    runtime = attnc.Runtime("cuda:0")
+    package = runtime.load(args.package)
     forward, backward = package.function("lm_loss"), package.function(
         "lm_loss_bwd")
     embed, embed_bwd = package.function("embed"), package.function("embed_bwd")
@@ -68,9 +75,13 @@ def main():
     mean = outputs[0]
     dh, de = torch.empty_like(h), torch.empty_like(e)
 
-    def attnc_step():
-        forward(h, e, labels, out=outputs)
-        backward(h, e, labels, *outputs, dmean, out=[dh, de])
+    def step_of(forward, backward):
+        def step():
+            forward(h, e, labels, out=outputs)
+            backward(h, e, labels, *outputs, dmean, out=[dh, de])
+        return step
+
+    attnc_step = step_of(forward, backward)
 
     hg, eg = h.clone().requires_grad_(), e.clone().requires_grad_()
     compiled = torch.compile(lm_loss)
@@ -121,6 +132,15 @@ def main():
          lambda: embed_bwd(e, ids, x, dout, out=dtable)),
         ("eager embedding backward (index_put)", torch_embed_bwd),
     ]
+    if args.baseline_package:
+        baseline = runtime.load(args.baseline_package)
+        base_forward = baseline.function("lm_loss")
+        cases[3:3] = [
+            ("baseline lm loss forward",
+             lambda: base_forward(h, e, labels, out=outputs)),
+            ("baseline lm loss forward+backward",
+             step_of(base_forward, baseline.function("lm_loss_bwd"))),
+        ]
     for name, fn in cases:
         ms = time_runs(lambda _: fn(), 1, WARMUP, ITERS)
         print(f"{name}: {ms:.3f} ms")

@@ -135,6 +135,14 @@ compile "$root/bench/block.mlir" --target=sm_90a --remat=none \
   -o "$bundle/packages/bench-block-none.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
   -o "$bundle/packages/bench-block-selective.attnpkg"
+# The same programs with every step after the one before, for the A/B of
+# attn-overlap-steps (bench/NOTES.md, "Steps side by side").
+compile "$root/bench/block.mlir" --target=sm_90a --remat=none \
+  --overlap-steps=false -o "$bundle/packages/bench-block-none-serial.attnpkg"
+compile "$root/bench/attention_backward.mlir" --target=sm_90a \
+  --overlap-steps=false -o "$bundle/packages/bench-backward-serial.attnpkg"
+compile "$root/bench/loss.mlir" --target=sm_90a --overlap-steps=false \
+  -o "$bundle/packages/bench-loss-serial.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=full \
   -o "$bundle/packages/bench-block-full.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
