@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The idle time between a block step's GPU operations, attnc against
-torch.compile, on one GPU.
+torch.compile, on one GPU, and the time operations ran side by side.
 
 bench/block.py's block and inputs; each case's 3 training steps are queued
 behind a held GPU (so the host's enqueue time is hidden, as in the timed
@@ -46,14 +46,35 @@ def gpu_operations(step):
                   key=lambda e: e["ts"])
 
 
+def gaps_and_overlap(ops):
+    """The idle gaps between operations in start order, as (us, the
+    operation that ended last, the next one), and the microseconds during
+    which an operation ran beside another (steps side by side on two
+    streams): each operation's time already covered by earlier ones."""
+    gaps, overlapped = [], 0.0
+    last = ops[0]
+    end = last["ts"] + last["dur"]
+    for op in ops[1:]:
+        start, finish = op["ts"], op["ts"] + op["dur"]
+        if start >= end:
+            gaps.append((start - end, last["name"][:50], op["name"][:50]))
+        else:
+            overlapped += min(end, finish) - start
+        if finish > end:
+            end, last = finish, op
+    return gaps, overlapped
+
+
 def report(name, step):
     ops = gpu_operations(step)
-    gaps = [(after["ts"] - before["ts"] - before["dur"], before["name"][:50],
-             after["name"][:50]) for before, after in zip(ops, ops[1:])]
-    busy = sum(e["dur"] for e in ops) / 1e3 / STEPS
+    gaps, overlapped = gaps_and_overlap(ops)
+    kernel_time = sum(e["dur"] for e in ops) / 1e3 / STEPS
+    overlap = overlapped / 1e3 / STEPS
     idle = sum(g for g, _, _ in gaps) / 1e3 / STEPS
     print(f"== {name}: {len(ops)} GPU operations in {STEPS} steps; per step "
-          f"{busy:.3f} ms busy, {idle:.3f} ms between operations")
+          f"{kernel_time - overlap:.3f} ms busy ({kernel_time:.3f} ms of "
+          f"operations, {overlap:.3f} ms of it beside another), {idle:.3f} "
+          f"ms between operations")
     sizes = {}
     for gap, _, _ in gaps:
         size = ("<2us" if gap < 2 else "2-5us" if gap < 5 else
