@@ -1065,7 +1065,8 @@ std::string opKindOf(const pkg::Function &sig, const std::string &kernel) {
 }
 
 /// Prints each step's median over `runs` (one vector of step times each),
-/// its share of the medians' sum, then the sum per op kind.
+/// its share of the medians' sum, then the sum per op kind. A concurrent
+/// step says which step it ran beside.
 void printProfile(const pkg::Function &sig,
                   const std::vector<std::vector<double>> &runs) {
   std::vector<double> medians;
@@ -1082,8 +1083,12 @@ void printProfile(const pkg::Function &sig,
               medians.size(), runs.size());
   for (size_t step = 0; step < medians.size(); ++step) {
     const std::string &kernel = sig.steps[step].kernel;
-    std::printf("  step %3zu %-40s %8.3f ms %5.1f%%\n", step, kernel.c_str(),
+    std::printf("  step %3zu %-40s %8.3f ms %5.1f%%", step, kernel.c_str(),
                 medians[step], sum > 0 ? 100 * medians[step] / sum : 0.0);
+    // Its time is what it took beyond the step it ran beside.
+    if (sig.steps[step].concurrent)
+      std::printf("  beside step %zu", step - 1);
+    std::printf("\n");
     auto &kind = perKind[opKindOf(sig, kernel)];
     kind.first += medians[step];
     ++kind.second;
