@@ -385,7 +385,9 @@ class Function(_Handle):
     def profile(self, inputs, outputs, stream=None):
         """Runs the function as `call` does, timing each step of its program
         (a kernel or library call); waits for the work and returns a list of
-        (kernel name, milliseconds) in step order."""
+        (kernel name, milliseconds) in step order. A step that ran beside
+        the one before it (``"concurrent"`` in ``entry["steps"]``) counts
+        the time it took beyond that one."""
         stream = _stream_handle(stream)
         keep = []
         args, n_in = _call_args(inputs, outputs, stream, keep)

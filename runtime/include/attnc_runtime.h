@@ -160,7 +160,8 @@ attnc_function_step_count(const attnc_function *function);
 /**
  * attnc_function_call with an event recorded on `stream` before the first
  * step and after each (Function::profile): waits for the call, then writes
- * step i's milliseconds to step_ms[i]. `n_steps` must be
+ * step i's milliseconds to step_ms[i] (for a step that ran beside the one
+ * before it, the time beyond that one). `n_steps` must be
  * attnc_function_step_count(function).
  */
 ATTNC_RT_EXPORT attnc_status attnc_function_profile(

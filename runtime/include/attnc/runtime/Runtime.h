@@ -105,8 +105,10 @@ public:
   /// target fails here, naming the targets it has. `stream` is a CUstream on
   /// a cuda device (null: the legacy default stream), where the call only
   /// enqueues the work: the workspace is allocated and freed in stream order
-  /// from a memory pool of the device that keeps its memory between calls.
-  /// On a device without memory pools
+  /// from a memory pool of the device that keeps its memory between calls;
+  /// a concurrent step runs beside the step before it on the device's
+  /// second stream, which forks from `stream` and joins it again before
+  /// the next step. On a device without memory pools
   /// (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 0), a call whose buffers
   /// need memory instead synchronizes `stream` before it frees the
   /// workspace, so it returns when the work queued on `stream` is done.
@@ -119,7 +121,9 @@ public:
   /// and after each, waits for the last, and returns each step's
   /// milliseconds, in the order of signature().steps. Events on one stream
   /// add no waits between the steps, so the times add up to the call's
-  /// (on the host, each step's wall time).
+  /// (on the host, each step's wall time). A concurrent step, which ran
+  /// beside the step before it on a second stream, is marked after the
+  /// two are joined: its time is what it took beyond that step.
   StatusOr<std::vector<double>> profile(const std::vector<TensorRef> &inputs,
                                         const std::vector<TensorRef> &outputs,
                                         void *stream = nullptr) const;
