@@ -247,6 +247,15 @@ Status verifyBuffer(const Buffer &buffer, const std::string &path,
 /// A view's signature (defining no symbols), then its rows against `of`:
 /// an input, output or buffer of the same dtype and rank, the same dims
 /// after the first, and rows inside its first dim when that is static.
+/// The end of a view's rows, begin + its row count (a static extent >= 1
+/// once verified), or INT64_MAX where that overflows.
+int64_t rowsEnd(const View &view) {
+  int64_t end;
+  if (__builtin_add_overflow(view.begin, view.tensor.shape[0].extent, &end))
+    return std::numeric_limits<int64_t>::max();
+  return end;
+}
+
 Status verifyView(const Function &function, const View &view,
                   const std::string &path, Scope &scope) {
   if (Status s = verifyTensor(view.tensor, path, scope,
@@ -272,13 +281,15 @@ Status verifyView(const Function &function, const View &view,
   if (!shape[0].isStatic() || shape[0].extent < 1)
     return fieldError(indexPath(fieldPath(path, "shape"), 0),
                       "a view's row count is a static extent >= 1");
+  // The end must be an int64 for every reader of the view, even where
+  // `of`'s rows are only known at a call.
   const Dim &rows = of->shape[0];
-  if (view.begin < 0 ||
-      (rows.isStatic() && view.begin + shape[0].extent > rows.extent))
+  if (view.begin < 0 || rowsEnd(view) == std::numeric_limits<int64_t>::max() ||
+      (rows.isStatic() && view.begin > rows.extent - shape[0].extent))
     return fieldError(fieldPath(path, "begin"),
                       "rows [" + std::to_string(view.begin) + ", " +
-                          std::to_string(view.begin + shape[0].extent) +
-                          ") are not rows of " + inQuotes(view.of));
+                          std::to_string(rowsEnd(view)) + ") are not rows of " +
+                          inQuotes(view.of));
   return Status::ok();
 }
 
@@ -573,7 +584,7 @@ struct StorageRows {
     if (!view)
       return {name};
     // verifyView checked the view's static row count.
-    return {view->of, view->begin, view->begin + view->tensor.shape[0].extent};
+    return {view->of, view->begin, rowsEnd(*view)};
   }
 
   bool overlaps(const StorageRows &other) const {

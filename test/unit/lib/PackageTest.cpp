@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1021,6 +1022,13 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"view past the rows",
        [](Json &m) { m["functions"][8]["views"][3]["begin"] = 33; },
        "functions[8].views[3].begin: rows [33, 49) are not rows of \"z\""},
+      {"view rows past int64",
+       [](Json &m) {
+         m["functions"][8]["views"][0]["begin"] =
+             std::numeric_limits<int64_t>::max();
+       },
+       "functions[8].views[0].begin: rows [9223372036854775807, "
+       "9223372036854775807) are not rows of \"w\""},
       {"negative view begin",
        [](Json &m) { m["functions"][8]["views"][0]["begin"] = -1; },
        "functions[8].views[0].begin: rows [-1, 31) are not rows of \"w\""},
