@@ -110,6 +110,17 @@ protected:
             {upload(data.lse), pkg::DType::F32, data.lseShape, {}}};
   }
 
+  /// Waits for the device, downloads o and lse from `t` (deviceTensors of
+  /// `data`) into `data` and checks them against `reference`'s ops.
+  void expectResults(test::AttentionData &data,
+                     const std::vector<rt::TensorRef> &t,
+                     const pkg::Function &reference) {
+    ASSERT_TRUE(runtime_->synchronize());
+    download(data.o, static_cast<const float *>(t[3].data));
+    download(data.lse, static_cast<const float *>(t[4].data));
+    test::expectMatchesReference(data, reference);
+  }
+
   /// Runs `fn` on device copies of `data` and downloads o and lse into it.
   Status runAttention(const rt::Function &fn, test::AttentionData &data) {
     std::vector<rt::TensorRef> t = deviceTensors(data);
@@ -265,10 +276,7 @@ TEST_F(RuntimeCudaTest, ManyProgramCallsInFlight) {
   std::vector<rt::TensorRef> t = deviceTensors(data);
   for (int i = 0; i < 200; ++i)
     ASSERT_TRUE(fn.call({t[0], t[1], t[2]}, {t[3], t[4]}));
-  ASSERT_TRUE(runtime_->synchronize());
-  download(data.o, static_cast<const float *>(t[3].data));
-  download(data.lse, static_cast<const float *>(t[4].data));
-  test::expectMatchesReference(data, test::chainFunction());
+  expectResults(data, t, test::chainFunction());
 }
 
 TEST_F(RuntimeCudaTest, RunsConcurrentStepsOnASecondStream) {
@@ -281,10 +289,7 @@ TEST_F(RuntimeCudaTest, RunsConcurrentStepsOnASecondStream) {
   std::vector<rt::TensorRef> t = deviceTensors(data);
   for (int i = 0; i < 200; ++i)
     ASSERT_TRUE(fn.call({t[0], t[1], t[2]}, {t[3], t[4]}));
-  ASSERT_TRUE(runtime_->synchronize());
-  download(data.o, static_cast<const float *>(t[3].data));
-  download(data.lse, static_cast<const float *>(t[4].data));
-  test::expectMatchesReference(data, test::pairFunction());
+  expectResults(data, t, test::pairFunction());
 
   test::AttentionData other(2, 300, 77, /*seed=*/15);
   std::vector<rt::TensorRef> u = deviceTensors(other);
@@ -301,10 +306,8 @@ TEST_F(RuntimeCudaTest, RunsConcurrentStepsOnASecondStream) {
   b.join();
   ASSERT_TRUE(first) << first.message();
   ASSERT_TRUE(second) << second.message();
-  ASSERT_TRUE(runtime_->synchronize());
-  download(other.o, static_cast<const float *>(u[3].data));
-  download(other.lse, static_cast<const float *>(u[4].data));
-  test::expectMatchesReference(other, test::pairFunction());
+  expectResults(data, t, test::pairFunction());
+  expectResults(other, u, test::pairFunction());
 }
 
 TEST_F(RuntimeCudaTest, EncodesTensorMapsInTheDeviceContext) {
