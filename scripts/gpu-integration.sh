@@ -143,6 +143,12 @@ compile "$root/bench/attention_backward.mlir" --target=sm_90a \
   --overlap-steps=false -o "$bundle/packages/bench-backward-serial.attnpkg"
 compile "$root/bench/loss.mlir" --target=sm_90a --overlap-steps=false \
   -o "$bundle/packages/bench-loss-serial.attnpkg"
+# The fused loss at other vocabulary chunks: smaller ones keep a chunk of
+# logits in L2, larger ones make fewer and wider GEMMs.
+for chunk in 4096 16384; do
+  compile "$root/bench/loss.mlir" --target=sm_90a --vocab-chunk=$chunk \
+    -o "$bundle/packages/bench-loss-chunk$chunk.attnpkg"
+done
 compile "$root/bench/block.mlir" --target=sm_90a --remat=full \
   -o "$bundle/packages/bench-block-full.attnpkg"
 compile "$root/bench/block.mlir" --target=sm_90a --remat=selective \
