@@ -34,7 +34,7 @@ StatusOr<MatmulShape> matmulShape(const pkg::MatmulSpec &spec,
                          " -> " + shapeText(out) +
                          " do not fit a matmul: " + form);
   };
-  if (a.size() < 2 || b.empty() || spec.transposeA && spec.transposeB)
+  if (a.size() < 2 || b.empty() || (spec.transposeA && spec.transposeB))
     return unfit();
   MatmulShape shape;
   std::vector<int64_t> expected;

@@ -429,6 +429,8 @@ const char *execute(const Instr &in, const Slot *values, Slot &out) {
   case Signature::FloatToInt:
   case Signature::FloatToFloat:
     return castOp(in, x, out);
+  case Signature::Extract: // reads a capture: the caller's extractCapture
+    break;
   }
   return "unhandled op";
 }
