@@ -244,9 +244,6 @@ Status verifyBuffer(const Buffer &buffer, const std::string &path,
   return Status::ok();
 }
 
-/// A view's signature (defining no symbols), then its rows against `of`:
-/// an input, output or buffer of the same dtype and rank, the same dims
-/// after the first, and rows inside its first dim when that is static.
 /// The end of a view's rows, begin + its row count (a static extent >= 1
 /// once verified), or INT64_MAX where that overflows.
 int64_t rowsEnd(const View &view) {
@@ -256,6 +253,9 @@ int64_t rowsEnd(const View &view) {
   return end;
 }
 
+/// A view's signature (defining no symbols), then its rows against `of`:
+/// an input, output or buffer of the same dtype and rank, the same dims
+/// after the first, and rows inside its first dim when that is static.
 Status verifyView(const Function &function, const View &view,
                   const std::string &path, Scope &scope) {
   if (Status s = verifyTensor(view.tensor, path, scope,
@@ -508,36 +508,38 @@ Status verifyStep(const Function &function, const Step &step,
   return Status::ok();
 }
 
-/// The arguments of a step that computes `op`: its operands, then its kept
-/// (named) results.
-std::vector<std::string> stepArgsOf(const OpSpec &op) {
-  std::vector<std::string> args = op.operands;
-  for (const std::string &result : op.results)
-    if (!result.empty())
-      args.push_back(result);
-  return args;
-}
+/// The op each step computes, by the step's arguments (OpSpec::stepArgs).
+/// Built once per function, so that the checks that need a step's op find
+/// it without a search of all ops.
+class StepOps {
+public:
+  explicit StepOps(const Function &function) {
+    for (const OpSpec &op : function.ops)
+      byArgs.emplace(op.stepArgs(), &op); // the first of equal ones
+  }
 
-/// The op whose operands, then kept results, are `step`'s arguments, or
-/// null.
-const OpSpec *opOfStep(const Function &function, const Step &step) {
-  for (const OpSpec &op : function.ops)
-    if (stepArgsOf(op) == step.args)
-      return &op;
-  return nullptr;
-}
+  /// The op `step` computes, or null.
+  const OpSpec *of(const Step &step) const {
+    auto found = byArgs.find(step.args);
+    return found == byArgs.end() ? nullptr : found->second;
+  }
+
+private:
+  std::map<std::vector<std::string>, const OpSpec *> byArgs;
+};
 
 /// A library kernel computes, at each step that runs it, the matmul op of
 /// the step's arguments, configured as the op says: a routine configured
 /// otherwise (a package edited by hand, or written by another tool) would
 /// compute something other than the host kernels and the reference do.
 /// Functions without ops (schema 1) have nothing to check against.
-Status verifyLibraryStep(const Function &function, size_t stepIndex,
-                         const Kernel &kernel, const std::string &path) {
+Status verifyLibraryStep(const Function &function, const StepOps &stepOps,
+                         size_t stepIndex, const Kernel &kernel,
+                         const std::string &path) {
   if (function.ops.empty())
     return Status::ok();
   std::string step = "step " + std::to_string(stepIndex);
-  const OpSpec *op = opOfStep(function, function.steps[stepIndex]);
+  const OpSpec *op = stepOps.of(function.steps[stepIndex]);
   if (!op || !op->matmul)
     return fieldError(path, "routine " + inQuotes(*kernel.library) + " at " +
                                 step +
@@ -558,15 +560,17 @@ Status verifyLibraryStep(const Function &function, size_t stepIndex,
 
 /// verifyLibraryStep for every library kernel and step that runs it, once
 /// the kernels, steps and ops are verified.
-Status verifyLibrarySteps(const Function &function, const std::string &path) {
+Status verifyLibrarySteps(const Function &function, const StepOps &stepOps,
+                          const std::string &path) {
   for (size_t k = 0; k < function.kernels.size(); ++k) {
     const Kernel &kernel = function.kernels[k];
     if (!kernel.library)
       continue;
     for (size_t i = 0; i < function.steps.size(); ++i)
       if (function.steps[i].kernel == kernel.name)
-        if (Status s = verifyLibraryStep(
-                function, i, kernel, indexPath(fieldPath(path, "kernels"), k));
+        if (Status s =
+                verifyLibraryStep(function, stepOps, i, kernel,
+                                  indexPath(fieldPath(path, "kernels"), k));
             !s)
           return s;
   }
@@ -595,22 +599,21 @@ struct StorageRows {
 /// The argument of `other` whose rows a result of `writer` writes, or null.
 const std::string *writtenUnder(const Function &function, const OpSpec &writer,
                                 const Step &other) {
-  for (const std::string &result : writer.results)
+  for (const std::string &result : writer.results) {
+    if (result.empty())
+      continue;
+    StorageRows written = StorageRows::of(function, result);
     for (const std::string &arg : other.args)
-      if (!result.empty() && StorageRows::of(function, result)
-                                 .overlaps(StorageRows::of(function, arg)))
+      if (written.overlaps(StorageRows::of(function, arg)))
         return &arg;
+  }
   return nullptr;
 }
-
-/// The op each list of step arguments computes (the first, where two ops
-/// take the same arguments), for looking steps up in one pass.
-using OpsByArgs = std::map<std::vector<std::string>, const OpSpec *>;
 
 /// A concurrent step and the step before it run at the same time, so each
 /// must leave alone what the other reads and writes: what an op writes is
 /// its results, and only the function's ops say which arguments those are.
-Status verifyConcurrentStep(const Function &function, const OpsByArgs &ops,
+Status verifyConcurrentStep(const Function &function, const StepOps &stepOps,
                             size_t index, const std::string &path) {
   std::string at = fieldPath(indexPath(path, index), "concurrent");
   if (index == 0)
@@ -621,11 +624,7 @@ Status verifyConcurrentStep(const Function &function, const OpsByArgs &ops,
   if (first.concurrent)
     return fieldError(at, before + " already runs beside the step before "
                                    "it: a step runs beside one other at most");
-  auto opOf = [&](const Step &step) -> const OpSpec * {
-    auto found = ops.find(step.args);
-    return found == ops.end() ? nullptr : found->second;
-  };
-  const OpSpec *firstOp = opOf(first), *secondOp = opOf(second);
+  const OpSpec *firstOp = stepOps.of(first), *secondOp = stepOps.of(second);
   if (!firstOp || !secondOp)
     return fieldError(at, (firstOp ? "this step" : before) +
                               " computes no op of the function, so what it "
@@ -641,18 +640,12 @@ Status verifyConcurrentStep(const Function &function, const OpsByArgs &ops,
   return Status::ok();
 }
 
-Status verifyConcurrentSteps(const Function &function,
+Status verifyConcurrentSteps(const Function &function, const StepOps &stepOps,
                              const std::string &path) {
-  OpsByArgs ops;
-  bool any = false;
-  for (const Step &step : function.steps)
-    any |= step.concurrent;
-  for (size_t i = 0; any && i < function.ops.size(); ++i)
-    ops.emplace(stepArgsOf(function.ops[i]), &function.ops[i]);
   std::string steps = fieldPath(path, "steps");
   for (size_t i = 0; i < function.steps.size(); ++i)
     if (function.steps[i].concurrent)
-      if (Status s = verifyConcurrentStep(function, ops, i, steps); !s)
+      if (Status s = verifyConcurrentStep(function, stepOps, i, steps); !s)
         return s;
   return Status::ok();
 }
@@ -1084,6 +1077,7 @@ Status verifyFunction(const Function &function, const std::string &path,
   Scope scope;
   std::map<std::string, std::set<std::string>> kernelNames;
   std::vector<std::string> targets = function.targets();
+  StepOps stepOps(function);
   auto signature = [&](const TensorSig &tensor, const std::string &at) {
     return verifyTensor(tensor, at, scope, /*definesSymbols=*/true);
   };
@@ -1124,8 +1118,8 @@ Status verifyFunction(const Function &function, const std::string &path,
                             return verifyOp(function, op, at);
                           });
       },
-      [&] { return verifyLibrarySteps(function, path); },
-      [&] { return verifyConcurrentSteps(function, path); },
+      [&] { return verifyLibrarySteps(function, stepOps, path); },
+      [&] { return verifyConcurrentSteps(function, stepOps, path); },
       [&] { return verifyBufferSlots(function, path); });
 }
 
@@ -2243,6 +2237,14 @@ std::map<std::string, int64_t> cublasLtMatmulConfig(const MatmulSpec &spec,
 const std::string *OpSpec::bias() const {
   size_t withBias = matmul && matmul->addend ? 4 : 3;
   return matmul && operands.size() == withBias ? &operands[2] : nullptr;
+}
+
+std::vector<std::string> OpSpec::stepArgs() const {
+  std::vector<std::string> args = operands;
+  for (const std::string &result : results)
+    if (!result.empty())
+      args.push_back(result);
+  return args;
 }
 
 const std::string *OpSpec::addend() const {

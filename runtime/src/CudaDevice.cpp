@@ -675,19 +675,19 @@ Status CudaDevice::createSide() const {
     return s;
   auto side = std::make_unique<const CudaObject<CUstream>>(
       context_, stream, driver().cuStreamDestroy);
-  CUevent events[2] = {nullptr, nullptr};
-  for (CUevent &event : events)
-    if (Status s = ATTNC_CUDA_CALL(driver(), cuEventCreate, &event,
+  // Each object owns its handle at once, so a failure destroys the others.
+  std::unique_ptr<const CudaObject<CUevent>> events[2];
+  for (auto &event : events) {
+    CUevent handle = nullptr;
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuEventCreate, &handle,
                                    CU_EVENT_DISABLE_TIMING);
-        !s) {
-      if (events[0])
-        driver().cuEventDestroy(events[0]);
+        !s)
       return s;
-    }
-  forked_ = std::make_unique<const CudaObject<CUevent>>(
-      context_, events[0], driver().cuEventDestroy);
-  joined_ = std::make_unique<const CudaObject<CUevent>>(
-      context_, events[1], driver().cuEventDestroy);
+    event = std::make_unique<const CudaObject<CUevent>>(
+        context_, handle, driver().cuEventDestroy);
+  }
+  forked_ = std::move(events[0]);
+  joined_ = std::move(events[1]);
   side_ = std::move(side);
   return Status::ok();
 }

@@ -390,14 +390,9 @@ const pkg::OpSpec *opOfKernel(const pkg::Function &fn,
   for (const pkg::Step &step : fn.steps) {
     if (step.kernel != kernel)
       continue;
-    for (const pkg::OpSpec &op : fn.ops) {
-      std::vector<std::string> args = op.operands;
-      for (const std::string &result : op.results)
-        if (!result.empty())
-          args.push_back(result);
-      if (args == step.args)
+    for (const pkg::OpSpec &op : fn.ops)
+      if (op.stepArgs() == step.args)
         return &op;
-    }
   }
   return nullptr;
 }

@@ -288,13 +288,9 @@ Function attentionBackwardProgram(bool accumulateDq) {
         OpSpec{"attention_grad_q", gradInputs, {"dq"}, attentionSpec(), {}}};
   }
   for (const OpSpec &op : fn.ops) {
-    std::vector<std::string> args = op.operands;
-    for (const std::string &result : op.results)
-      if (!result.empty())
-        args.push_back(result);
     // dq's kernel and dK/dV's read the same values and write apart.
-    fn.steps.push_back(
-        Step{op.kind, args, /*concurrent=*/op.kind == "attention_grad_q"});
+    fn.steps.push_back(Step{op.kind, op.stepArgs(),
+                            /*concurrent=*/op.kind == "attention_grad_q"});
     fn.kernels.push_back(kernel(op.kind, "host", "host",
                                 fn.name + "_" + op.kind,
                                 {{GridTerm{1, {"N"}, 64}},

@@ -409,6 +409,9 @@ struct OpSpec {
   /// The operand added to the result before its rounding (a matmul's
   /// addend, a norm gradient's fifth operand), or null.
   const std::string *addend() const;
+  /// The arguments of a step that computes this op: its operands, then its
+  /// kept (named) results.
+  std::vector<std::string> stepArgs() const;
 };
 
 //===----------------------------------------------------------------------===//
