@@ -108,6 +108,9 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAttnFuseActivations());
   pm.addNestedPass<func::FuncOp>(createAttnFuseEpilogues());
   pm.addNestedPass<func::FuncOp>(createAttnFuseCasts());
+  // Fusion leaves what the ops' canonicalizations remove: a gradient that
+  // reaches two results of one fused kernel is written once.
+  pm.addPass(createCanonicalizerPass());
 }
 
 void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,

@@ -22,6 +22,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -1067,6 +1068,120 @@ LogicalResult ElementwiseOp::verifyRegions() {
                            yields);
 }
 
+/// Drops the inputs of `op` that its body does not read, and reads an input
+/// passed twice through its first argument. One input stays: it gives the
+/// shape. A kernel loads and checks every input it takes, so each one that
+/// goes saves a pass over a tensor. Returns whether `op` changed.
+static bool dropRedundantInputs(ElementwiseOp op, RewriterBase &rewriter) {
+  Block &body = op.getBody().front();
+  llvm::DenseMap<Value, unsigned> first;
+  llvm::BitVector drop(op.getInputs().size());
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    auto [it, inserted] = first.try_emplace(input, i);
+    if (!inserted) {
+      rewriter.replaceAllUsesWith(body.getArgument(i),
+                                  body.getArgument(it->second));
+      drop.set(i);
+    }
+  }
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    if (body.getArgument(i).use_empty())
+      drop.set(i);
+  if (drop.all())
+    drop.reset(0);
+  if (drop.none())
+    return false;
+  rewriter.modifyOpInPlace(op, [&] {
+    for (unsigned i = drop.size(); i-- > 0;)
+      if (drop.test(i)) {
+        body.eraseArgument(i);
+        op.getInputsMutable().erase(i);
+      }
+  });
+  return true;
+}
+
+namespace {
+
+struct DropRedundantElementwiseInputs : OpRewritePattern<ElementwiseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ElementwiseOp op,
+                                PatternRewriter &rewriter) const override {
+    return success(dropRedundantInputs(op, rewriter));
+  }
+};
+
+/// A result that yields an input unchanged, in the input's type, is that
+/// input (the f32 form of an element rounds back to itself); a result that
+/// yields what an earlier result of its type yields is that result. Their
+/// readers read those instead, and the results nothing reads leave the op.
+struct ForwardElementwiseResults : OpRewritePattern<ElementwiseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ElementwiseOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *yield = op.getBody().front().getTerminator();
+    bool forwarded = false;
+    for (auto [i, out] : llvm::enumerate(op.getOuts())) {
+      Value same = sameValue(op, yield, i);
+      if (same && !out.use_empty()) {
+        rewriter.replaceAllUsesWith(out, same);
+        forwarded = true;
+      }
+    }
+    auto unused = [](Value out) { return out.use_empty(); };
+    // With no reader left the pure op is dead, which the driver erases.
+    if (llvm::none_of(op.getOuts(), unused) ||
+        llvm::all_of(op.getOuts(), unused))
+      return success(forwarded);
+    dropUnusedResults(op, yield, rewriter);
+    return success();
+  }
+
+  /// The value result `index` equals without a kernel: an input or an
+  /// earlier result; null if none.
+  static Value sameValue(ElementwiseOp op, Operation *yield, unsigned index) {
+    Value yielded = yield->getOperand(index);
+    Type type = op.getOuts()[index].getType();
+    if (auto arg = dyn_cast<BlockArgument>(yielded);
+        arg && arg.getOwner()->getParentOp() == op &&
+        op.getInputs()[arg.getArgNumber()].getType() == type)
+      return op.getInputs()[arg.getArgNumber()];
+    for (unsigned earlier = 0; earlier < index; ++earlier)
+      if (yield->getOperand(earlier) == yielded &&
+          op.getOuts()[earlier].getType() == type)
+        return op.getOuts()[earlier];
+    return {};
+  }
+
+  /// Replaces `op` by one with only the results something reads.
+  static void dropUnusedResults(ElementwiseOp op, Operation *yield,
+                                PatternRewriter &rewriter) {
+    SmallVector<Value> kept, yields;
+    for (auto [out, yielded] : llvm::zip(op.getOuts(), yield->getOperands()))
+      if (!out.use_empty()) {
+        kept.push_back(out);
+        yields.push_back(yielded);
+      }
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(yields); });
+    auto narrowed = ElementwiseOp::create(
+        rewriter, op.getLoc(), ValueRange(kept).getTypes(), op.getInputs(),
+        op.getBlockSizeAttr());
+    rewriter.inlineRegionBefore(op.getBody(), narrowed.getBody(),
+                                narrowed.getBody().end());
+    for (auto [old, replacement] : llvm::zip(kept, narrowed.getOuts()))
+      rewriter.replaceAllUsesWith(old, replacement);
+    rewriter.eraseOp(op);
+  }
+};
+
+} // namespace
+
+void ElementwiseOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                MLIRContext *context) {
+  results.add<DropRedundantElementwiseInputs, ForwardElementwiseResults>(
+      context);
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOpInterface
 //===----------------------------------------------------------------------===//
@@ -1390,19 +1505,13 @@ static Value weightedSum(OpBuilder &b, Location loc, ArrayRef<Value> tangents,
   return sum;
 }
 
-/// Erases the ops of `body` nothing reads, then the arguments nothing reads
-/// with the matching entries of `operands`.
-static void pruneBody(Block *body, SmallVectorImpl<Value> &operands) {
+/// Erases the ops of `body` nothing reads.
+static void eraseDeadOps(Block &body) {
   SmallVector<Operation *> ops = llvm::map_to_vector(
-      body->without_terminator(), [](Operation &op) { return &op; });
+      body.without_terminator(), [](Operation &op) { return &op; });
   for (Operation *op : llvm::reverse(ops))
     if (op->use_empty())
       op->erase();
-  for (unsigned i = body->getNumArguments(); i-- > 0;)
-    if (body->getArgument(i).use_empty()) {
-      body->eraseArgument(i);
-      operands.erase(operands.begin() + i);
-    }
 }
 
 /// The gradients of all inputs are one elementwise op over the inputs and
@@ -1470,13 +1579,15 @@ ElementwiseOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
     return cotangents;
   }
   YieldOp::create(b, loc, yields);
-  pruneBody(body, operands);
+  eraseDeadOps(*body);
   SmallVector<Type> types = llvm::map_to_vector(
       yieldedInputs, [&](unsigned i) { return getInputs()[i].getType(); });
   auto grad = ElementwiseOp::create(builder, loc, types, operands,
                                     /*block_size=*/IntegerAttr());
   grad.getBody().takeBody(draft.getBody());
   draft.erase();
+  IRRewriter rewriter(builder);
+  dropRedundantInputs(grad, rewriter);
   for (auto [i, result] : llvm::zip(yieldedInputs, grad.getOuts()))
     cotangents[i] = result;
   return cotangents;

@@ -174,3 +174,26 @@ FailureOr<SmallVector<Value>>
 MergeHeadsOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
   return buildHeadsVJP<SplitHeadsOp>(*this, builder, resultCotangents);
 }
+
+/// The tensor `op`, a layout change without tables, gives back: the input
+/// of the inverse change it reads, when that has no tables either, has
+/// `op`'s result type and nothing on the way rounds.
+template <typename Inverse> static OpFoldResult foldInverse(Operation *op) {
+  auto inverse = op->getOperand(0).getDefiningOp<Inverse>();
+  if (!inverse || op->getNumOperands() != 1 || inverse->getNumOperands() != 1)
+    return {};
+  Value original = inverse->getOperand(0);
+  Type result = op->getResult(0).getType();
+  if (original.getType() != result || getElementTypeOrSelf(inverse->getResult(
+                                          0)) != getElementTypeOrSelf(result))
+    return {};
+  return original;
+}
+
+OpFoldResult SplitHeadsOp::fold(FoldAdaptor) {
+  return foldInverse<MergeHeadsOp>(*this);
+}
+
+OpFoldResult MergeHeadsOp::fold(FoldAdaptor) {
+  return foldInverse<SplitHeadsOp>(*this);
+}

@@ -1,8 +1,10 @@
 // RUN: attn-opt %s -canonicalize -split-input-file | FileCheck %s
 
 // Canonicalization patterns of attn.attention (RemoveTrueMask,
-// RemoveIdentityScore, MaskTermsToShorthands), the attn.cast folder, and dead-code
-// removal of the pure attn ops.
+// RemoveIdentityScore, MaskTermsToShorthands) and attn.elementwise
+// (DropRedundantElementwiseInputs, ForwardElementwiseResults), the folders of
+// attn.cast, attn.split_heads and attn.merge_heads, and dead-code removal of
+// the pure attn ops.
 
 // A mask region that yields constant true is removed.
 // CHECK-LABEL: func @true_mask_removed(
@@ -654,4 +656,130 @@ func.func @not_shorthands(%q: tensor<1x4x64x32xf32>)
       attn.yield %m : i1
     }
   return %out, %lse : tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+}
+
+// -----
+
+// An input passed twice is read once; an input the body does not read goes.
+// CHECK-LABEL: func @elementwise_redundant_inputs(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<?x8xbf16>
+func.func @elementwise_redundant_inputs(%x: tensor<?x8xbf16>,
+                                        %unread: tensor<?x8xf32>)
+    -> tensor<?x8xbf16> {
+  // CHECK: attn.elementwise %[[X]] : tensor<?x8xbf16> -> tensor<?x8xbf16> {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: f32):
+  // CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[A]], %[[A]] : f32
+  // CHECK-NEXT: attn.yield %[[SQ]] : f32
+  %y = attn.elementwise %x, %unread, %x
+      : tensor<?x8xbf16>, tensor<?x8xf32>, tensor<?x8xbf16> -> tensor<?x8xbf16> {
+  ^bb0(%a: f32, %u: f32, %b: f32):
+    %sq = arith.mulf %a, %b : f32
+    attn.yield %sq : f32
+  }
+  return %y : tensor<?x8xbf16>
+}
+
+// -----
+
+// One input stays, even unread: it gives the shape.
+// CHECK-LABEL: func @elementwise_keeps_one_input(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<?x8xf32>
+func.func @elementwise_keeps_one_input(%x: tensor<?x8xf32>, %z: tensor<?x8xf32>)
+    -> tensor<?x8xf32> {
+  // CHECK: attn.elementwise %[[X]] : tensor<?x8xf32> -> tensor<?x8xf32> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: f32):
+  // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.0
+  // CHECK-NEXT: attn.yield %[[ONE]] : f32
+  %y = attn.elementwise %x, %z : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %one = arith.constant 1.0 : f32
+    attn.yield %one : f32
+  }
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// A result yielding an input unchanged in the input's type is the input; a
+// result yielding what an earlier one of its type yields is that one. Only
+// the result that computes something stays.
+// CHECK-LABEL: func @elementwise_forwarded_results(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<16xbf16>, %[[Z:[a-zA-Z0-9_]+]]: tensor<16xf32>
+func.func @elementwise_forwarded_results(%x: tensor<16xbf16>, %z: tensor<16xf32>)
+    -> (tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  // CHECK: %[[S:.*]] = attn.elementwise %[[X]], %[[Z]] : tensor<16xbf16>, tensor<16xf32> -> tensor<16xf32> {
+  // CHECK: arith.addf
+  // CHECK-NEXT: attn.yield %{{.*}} : f32
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[X]], %[[S]], %[[S]], %[[Z]]
+  %r:4 = attn.elementwise %x, %z
+      : tensor<16xbf16>, tensor<16xf32>
+      -> tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    attn.yield %a, %s, %s, %b : f32, f32, f32, f32
+  }
+  return %r#0, %r#1, %r#2, %r#3
+      : tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Yielding an input in another type is a conversion: it stays, and so does
+// a repeated yield in another type.
+// CHECK-LABEL: func @elementwise_conversion_kept(
+func.func @elementwise_conversion_kept(%x: tensor<16xf32>)
+    -> (tensor<16xbf16>, tensor<16xf16>) {
+  // CHECK: %[[R:.*]]:2 = attn.elementwise %{{.*}} : tensor<16xf32> -> tensor<16xbf16>, tensor<16xf16> {
+  // CHECK: return %[[R]]#0, %[[R]]#1
+  %r:2 = attn.elementwise %x : tensor<16xf32> -> tensor<16xbf16>, tensor<16xf16> {
+  ^bb0(%a: f32):
+    attn.yield %a, %a : f32, f32
+  }
+  return %r#0, %r#1 : tensor<16xbf16>, tensor<16xf16>
+}
+
+// -----
+
+// A layout change and its inverse, without tables, give the tensor back.
+// CHECK-LABEL: func @heads_round_trips(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<?x?x256xbf16>, %[[Y:[a-zA-Z0-9_]+]]: tensor<?x4x?x64xbf16>
+func.func @heads_round_trips(%x: tensor<?x?x256xbf16>, %y: tensor<?x4x?x64xbf16>)
+    -> (tensor<?x?x256xbf16>, tensor<?x4x?x64xbf16>) {
+  // CHECK-NOT: attn.split_heads
+  // CHECK-NOT: attn.merge_heads
+  // CHECK: return %[[X]], %[[Y]]
+  %s = attn.split_heads %x : tensor<?x?x256xbf16> -> tensor<?x4x?x64xbf16>
+  %xx = attn.merge_heads %s : tensor<?x4x?x64xbf16> -> tensor<?x?x256xbf16>
+  %m = attn.merge_heads %y : tensor<?x4x?x64xbf16> -> tensor<?x?x256xbf16>
+  %yy = attn.split_heads %m : tensor<?x?x256xbf16> -> tensor<?x4x?x64xbf16>
+  return %xx, %yy : tensor<?x?x256xbf16>, tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// Not round trips: rotary tables (cos^2 + sin^2 need not be 1), other head
+// shapes, and a narrower type on the way.
+// CHECK-LABEL: func @heads_kept(
+func.func @heads_kept(%x: tensor<2x8x256xf32>, %cos: tensor<8x16xf32>,
+                      %sin: tensor<8x16xf32>, %y: tensor<2x4x8x64xbf16>)
+    -> (tensor<2x8x256xf32>, tensor<2x8x8x32xbf16>, tensor<2x8x256xf32>) {
+  // CHECK: attn.split_heads
+  // CHECK-NEXT: attn.merge_heads
+  // CHECK-NEXT: attn.merge_heads
+  // CHECK-NEXT: attn.split_heads
+  // CHECK-NEXT: attn.split_heads
+  // CHECK-NEXT: attn.merge_heads
+  %r = attn.split_heads %x, %cos, %sin
+      : tensor<2x8x256xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+      -> tensor<2x4x8x64xf32>
+  %rr = attn.merge_heads %r, %cos, %sin
+      : tensor<2x4x8x64xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+      -> tensor<2x8x256xf32>
+  %m = attn.merge_heads %y : tensor<2x4x8x64xbf16> -> tensor<2x8x256xbf16>
+  %other = attn.split_heads %m : tensor<2x8x256xbf16> -> tensor<2x8x8x32xbf16>
+  %narrow = attn.split_heads %x : tensor<2x8x256xf32> -> tensor<2x4x8x64xbf16>
+  %wide = attn.merge_heads %narrow : tensor<2x4x8x64xbf16> -> tensor<2x8x256xf32>
+  return %rr, %other, %wide
+      : tensor<2x8x256xf32>, tensor<2x8x8x32xbf16>, tensor<2x8x256xf32>
 }
