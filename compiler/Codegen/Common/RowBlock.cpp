@@ -310,9 +310,8 @@ static Value groupRows(OpBuilder &b, Location loc, Value buffer,
   Value view = memref::SubViewOp::create(b, loc, rowlessType, buffer, offsets,
                                          sizes, strides);
   // [B, Hq, rest...] -> [B, Hq / group, group, rest...]
-  SmallVector<int64_t> shape = rowless;
-  shape[1] /= group;
-  shape.insert(shape.begin() + 2, group);
+  SmallVector<int64_t> shape = {rowless[0], rowless[1] / group, group};
+  shape.append(rowless.begin() + 2, rowless.end());
   SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
   for (int64_t d = 3; d < rank; ++d)
     reassociation.push_back({d});
