@@ -24,33 +24,47 @@ llvm::MaybeAlign chunkAlignment(Value buffer, int64_t width) {
 
 } // namespace
 
-Value attnc::isDenseAndAligned(OpBuilder &b, Location loc, Value buffer) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+/// The byte alignment test and the density test share the metadata.
+static Value isDense(OpBuilder &b, Location loc,
+                     memref::ExtractStridedMetadataOp metadata) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   auto equal = [&](Value x, Value y) -> Value {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
   };
-  auto both = [&](Value x, Value y) -> Value {
-    return arith::AndIOp::create(b, loc, x, y);
-  };
-  int64_t bytes =
-      cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
-  Value address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
-      arith::MulIOp::create(b, loc, metadata.getOffset(), index(bytes)));
-  Value applies =
-      equal(arith::RemUIOp::create(b, loc, address, index(16)), index(0));
+  Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
   Value dense = index(1);
   for (int64_t d = metadata.getSizes().size() - 1; d >= 0; --d) {
     Value size = metadata.getSizes()[d];
-    applies = both(applies, arith::OrIOp::create(
-                                b, loc, equal(metadata.getStrides()[d], dense),
-                                equal(size, index(1))));
+    applies = arith::AndIOp::create(
+        b, loc, applies,
+        arith::OrIOp::create(b, loc, equal(metadata.getStrides()[d], dense),
+                             equal(size, index(1))));
     dense = arith::MulIOp::create(b, loc, dense, size);
   }
   return applies;
+}
+
+Value attnc::isDense(OpBuilder &b, Location loc, Value buffer) {
+  return ::isDense(b, loc,
+                   memref::ExtractStridedMetadataOp::create(b, loc, buffer));
+}
+
+Value attnc::isDenseAndAligned(OpBuilder &b, Location loc, Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  int64_t bytes =
+      cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value address = arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
+      arith::MulIOp::create(b, loc, metadata.getOffset(), index(bytes)));
+  Value aligned = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, address, index(16)), index(0));
+  return arith::AndIOp::create(b, loc, aligned, ::isDense(b, loc, metadata));
 }
 
 Value attnc::denseView(OpBuilder &b, Location loc, Value buffer, bool flat) {

@@ -26,6 +26,10 @@ namespace attnc {
 constexpr int64_t kElementVectorWidth = 8;
 
 /// Whether `buffer` is dense and row-major (a dim of one element may have
+/// any stride), an i1.
+mlir::Value isDense(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
+
+/// Whether `buffer` is dense and row-major (a dim of one element may have
 /// any stride) and starts at a 16-byte boundary (an i1).
 mlir::Value isDenseAndAligned(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value buffer);

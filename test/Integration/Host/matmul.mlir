@@ -15,6 +15,8 @@
 // RUN: attn-run %t.attnpkg --fn gelu_layer --shape d0_0=2 --shape d0_1=29 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn gelu_layer_bwd --shape d0_0=2 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=GELU
 // RUN: attn-run %t.attnpkg --fn gelu_written --shape d0_0=33 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn long_k --shape d0_0=37 --check | FileCheck %s --check-prefix=LONG
+// RUN: attn-run %t.attnpkg --fn long_k_bwd --shape d0_0=300 --check --gradcheck | FileCheck %s --check-prefix=LONG-BWD
 
 // EXPLAIN-DAG: linear: kernel linear_matmul0,
 // EXPLAIN-DAG: linear_bwd: kernel linear_bwd_matmul0,
@@ -45,6 +47,14 @@
 // GELU: dx: rel_err {{.*}} ok
 // GELU-NEXT: dw: rel_err {{.*}} ok
 // GELU-NEXT: db: rel_err {{.*}} ok
+
+// LONG: out: rel_err {{.*}} ok
+// LONG-NEXT: result1: rel_err {{.*}} ok
+
+// LONG-BWD: gradcheck: {{.*}} ok
+// LONG-BWD: dx: rel_err {{.*}} ok
+// LONG-BWD-NEXT: dw: rel_err {{.*}} ok
+// LONG-BWD-NEXT: dwt: rel_err {{.*}} ok
 
 // MLP: gradcheck: {{.*}} ok
 // MLP: dx: rel_err {{.*}} ok
@@ -146,4 +156,19 @@ func.func @accumulate_rows(%a: tensor<?x24xbf16>, %b: tensor<?x40xbf16>,
   %c = attn.matmul %a, %b + %acc {transpose_a}
       : tensor<?x24xbf16>, tensor<?x40xbf16> + tensor<24x40xf32> -> tensor<24x40xf32>
   return %c : tensor<24x40xf32>
+}
+
+// Contractions longer than a pass of the host's rank-1 updates (128 rows of
+// b) and than a whole number of its 8-lane dot product chunks: K = 300 in
+// both weight layouts, 40 columns (two 16-column chunks and 8 left to the
+// scalar loops); the backward's row contractions run over 300 rows.
+func.func @long_k(%x: tensor<?x300xbf16>, %w: tensor<300x40xbf16>,
+                  %wt: tensor<40x300xbf16>)
+    -> (tensor<?x40xbf16>, tensor<?x40xbf16>)
+    attributes {attn.backward} {
+  %y = attn.matmul %x, %w
+      : tensor<?x300xbf16>, tensor<300x40xbf16> -> tensor<?x40xbf16>
+  %z = attn.matmul %x, %wt {transpose_b}
+      : tensor<?x300xbf16>, tensor<40x300xbf16> -> tensor<?x40xbf16>
+  return %y, %z : tensor<?x40xbf16>, tensor<?x40xbf16>
 }

@@ -31,9 +31,7 @@ def torch_inputs(rng, dtype, b, hq, hkv, nq, nk, d):
 
 def main():
     path = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.randrange(2**32)
-    print(f"seed: {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(reference.seed_from_argv(2))
 
     with attnc.Runtime() as rt:
         print(repr(rt))

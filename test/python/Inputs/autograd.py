@@ -117,9 +117,7 @@ def forward_and_backward(pkg, name, problem, tol):
 
 
 def main():
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.randrange(2**32)
-    print(f"seed: {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(reference.seed_from_argv(2))
     rt = attnc.Runtime("host")
     pkg = rt.load(sys.argv[1])
     print(f"package device: {pkg.device}")

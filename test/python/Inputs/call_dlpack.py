@@ -53,9 +53,7 @@ def bnhd(shape):
 
 
 def main():
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.randrange(2**32)
-    print(f"seed: {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(reference.seed_from_argv(2))
     ok = True
     with attnc.Runtime("host") as rt, rt.load(sys.argv[1]) as pkg:
         fn, fn_bf16 = pkg.function("attention_fwd"), pkg.function("bf16")

@@ -27,9 +27,7 @@ def poisoned(count):
 
 
 def main():
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.randrange(2**32)
-    print(f"seed: {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(reference.seed_from_argv(2))
     q = [reference.f32(x) for x in reference.random_values(rng, B * HQ * NQ * D)]
     k = [reference.f32(x) for x in reference.random_values(rng, B * HKV * NK * D)]
     v = [reference.f32(x) for x in reference.random_values(rng, B * HKV * NK * D)]

@@ -16,6 +16,7 @@ import re
 import sys
 
 import attnc
+import reference
 from attnc import flex
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fake_torch"))
@@ -238,8 +239,7 @@ def check_errors():
 
 
 def main():
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else random.randrange(2**32)
-    print(f"seed: {seed}")
+    seed = reference.seed_from_argv(3)
     with attnc.Runtime("host") as rt, rt.load(sys.argv[1]) as handwritten:
         rng = random.Random(seed)
         ok, ops = compare(handwritten, sys.argv[2], rng)

@@ -1,9 +1,19 @@
 """Pure-Python helpers for the binding tests: random inputs, an fp64
 attention reference on flat row-major lists, bf16 rounding and the relative
-error ||got - ref|| / ||ref||."""
+error ||got - ref|| / ||ref||, and the seed of a run."""
 
 import math
+import random
 import struct
+import sys
+
+
+def seed_from_argv(index):
+    """sys.argv[index] as the seed when given, else a random one; printed
+    as "seed: N" so that a failing run can be repeated."""
+    seed = int(sys.argv[index]) if len(sys.argv) > index else random.randrange(2**32)
+    print(f"seed: {seed}")
+    return seed
 
 
 def random_values(rng, count):

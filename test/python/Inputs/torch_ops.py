@@ -143,8 +143,7 @@ def main():
     if sys.argv[1] == "names":
         names(sys.argv[2])
         return 0
-    seed = int(sys.argv[4]) if len(sys.argv) > 4 else random.randrange(2**32)
-    print(f"seed: {seed}")
+    seed = reference.seed_from_argv(4)
     rt = attnc.Runtime("host")
     pkg, copy = rt.load(sys.argv[1]), rt.load(sys.argv[2])
     ok = forward_only(pkg, random.Random(seed))

@@ -25,9 +25,7 @@ def check(label, fn, inputs, causal):
 
 def main():
     causal_path, full_path = sys.argv[1], sys.argv[2]
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else random.randrange(2**32)
-    print(f"seed: {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(reference.seed_from_argv(3))
     b, hq, hkv, nq, nk, d = DIMS
     inputs = [torch.Tensor(torch.float32, s,
                            reference.random_values(rng, s[0] * s[1] * s[2] * d))
