@@ -34,9 +34,18 @@ def Attn_MmaKind : I32EnumAttr<"MmaKind",
   let genSpecializedAttr = 0;
 }
 
-// An optional flag that prints as `true` or `false`.
+// An optional flag that prints and parses as `true` or `false` (a parser of
+// its own: GCC warns inside MLIR's generic one for std::optional<bool>).
 def Attn_OptionalFlag : OptionalParameter<"std::optional<bool>"> {
   let printer = [{ $_printer << (*$_self ? "true" : "false") }];
+  let parser = [{ [&]() -> ::mlir::FailureOr<std::optional<bool>> {
+    ::llvm::SMLoc at = $_parser.getCurrentLocation();
+    ::llvm::StringRef word;
+    if (::mlir::failed($_parser.parseOptionalKeyword(&word)) ||
+        (word != "true" && word != "false"))
+      return $_parser.emitError(at, "expected true or false");
+    return std::optional<bool>(word == "true");
+  }() }];
 }
 
 def Attn_TilesAttr : AttrDef<Attn_Dialect, "Tiles"> {

@@ -604,6 +604,18 @@ func.func @attention_tiles_block_n_over_256(%q: tensor<1x4x64x32xf32>) {
 
 // -----
 
+// A flag of #attn.tiles is true or false.
+func.func @attention_tiles_flag_not_bool(%q: tensor<1x4x64x32xf32>) {
+  // expected-error @+2 {{expected true or false}}
+  // expected-error @+1 {{failed to parse Attn_TilesAttr parameter 'producer'}}
+  %out, %lse = attn.attention %q, %q, %q {tiles = #attn.tiles<block_m = 64, block_n = 32, producer = 1>}
+      : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>
+      -> tensor<1x4x64x32xf32>, tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
 // A negative tile size is rejected too.
 func.func @attention_tiles_negative_block_m(%q: tensor<1x4x64x32xf32>) {
   // expected-error @below {{expected block_m in [1, 256], got -64}}

@@ -21,9 +21,10 @@ namespace {
 /// header, then the data.
 std::vector<uint8_t> fileBytes(const std::string &header,
                                const std::vector<uint8_t> &data) {
-  std::vector<uint8_t> bytes(8);
+  std::vector<uint8_t> bytes;
+  bytes.reserve(8 + header.size() + data.size());
   for (int i = 0; i < 8; ++i)
-    bytes[i] = static_cast<uint8_t>(uint64_t(header.size()) >> (8 * i));
+    bytes.push_back(static_cast<uint8_t>(uint64_t(header.size()) >> (8 * i)));
   bytes.insert(bytes.end(), header.begin(), header.end());
   bytes.insert(bytes.end(), data.begin(), data.end());
   return bytes;
