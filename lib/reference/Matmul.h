@@ -34,7 +34,9 @@ StatusOr<MatmulShape> matmulShape(const pkg::MatmulSpec &spec,
                                   const std::vector<int64_t> &out);
 
 /// out[i, j] = sum_l A[i, l] B[l, j] for the dense row-major `a` (m x k,
-/// or k x m with transposeA) and `b` (k x n, or n x k with transposeB).
+/// or k x m with transposeA) and `b` (k x n, or n x k with transposeB),
+/// each sum in order of l. Rows run in parallel (parallelFor), counted
+/// into the calling thread's Progress.
 void matmul(const pkg::MatmulSpec &spec, const MatmulShape &shape,
             const double *a, const double *b, double *out);
 

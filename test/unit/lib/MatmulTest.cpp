@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Each layout of ref::matmul against products written out by hand, and the
-// shapes matmulShape accepts and refuses.
+// Each layout of ref::matmul against products written out by hand and
+// against one order of summation, and the shapes matmulShape accepts and
+// refuses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,33 @@ TEST(LibMatmul, EveryLayoutComputesTheSameProduct) {
   EXPECT_EQ(product({false, false}, kA, kB), kProduct);
   EXPECT_EQ(product({false, true}, kA, kBTransposed), kProduct);
   EXPECT_EQ(product({true, false}, kATransposed, kB), kProduct);
+}
+
+// Every layout adds each element's products in order of l, so the three
+// give the same bits on values whose sums round.
+TEST(LibMatmul, EveryLayoutSumsInOneOrder) {
+  const int64_t m = 5, k = 7, n = 6;
+  std::vector<double> a(m * k), aT(m * k), b(k * n), bT(k * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t l = 0; l < k; ++l)
+      aT[l * m + i] = a[i * k + l] = 1.0 / (3 + i * k + l);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t j = 0; j < n; ++j)
+      bT[j * k + l] = b[l * n + j] = 1.0 / (7 + l * n + j) - 0.05;
+  std::vector<double> ordered(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t l = 0; l < k; ++l)
+        ordered[i * n + j] += a[i * k + l] * b[l * n + j];
+  auto run = [&](pkg::MatmulSpec spec, const std::vector<double> &x,
+                 const std::vector<double> &y) {
+    std::vector<double> out(m * n);
+    matmul(spec, MatmulShape{m, k, n}, x.data(), y.data(), out.data());
+    return out;
+  };
+  EXPECT_EQ(run({false, false}, a, b), ordered);
+  EXPECT_EQ(run({false, true}, a, bT), ordered);
+  EXPECT_EQ(run({true, false}, aT, b), ordered);
 }
 
 TEST(LibMatmul, LeadingDimsAreRows) {
