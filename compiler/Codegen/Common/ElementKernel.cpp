@@ -20,6 +20,7 @@
 #include <limits>
 
 using namespace mlir;
+using attnc::DenseLayout;
 using attnc::denseView;
 using attnc::f32Constant;
 using attnc::loadChunk;
@@ -109,14 +110,14 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
 void emitCastChunk(OpBuilder &b, Location loc, attn::CastOp op, Value in,
                    Value out, Value p, int64_t width) {
   Value value =
-      loadChunk(b, loc, denseView(b, loc, in, /*flat=*/true), p, width);
+      loadChunk(b, loc, denseView(b, loc, in, DenseLayout::Flat), p, width);
   if (std::optional<APFloat> scale = op.getScale())
     value = arith::MulFOp::create(
         b, loc, value,
         vector::BroadcastOp::create(
             b, loc, value.getType(),
             f32Constant(b, loc, scale->convertToFloat())));
-  storeChunk(b, loc, value, denseView(b, loc, out, /*flat=*/true), p);
+  storeChunk(b, loc, value, denseView(b, loc, out, DenseLayout::Flat), p);
 }
 
 /// The inputs of an elementwise op at `indices`, widened to f32.
@@ -154,8 +155,8 @@ void emitElementwiseChunk(OpBuilder &b, Location loc, attn::ElementwiseOp op,
                           int64_t width) {
   SmallVector<Value> chunks;
   for (Value input : inputs)
-    chunks.push_back(
-        loadChunk(b, loc, denseView(b, loc, input, /*flat=*/true), p, width));
+    chunks.push_back(loadChunk(
+        b, loc, denseView(b, loc, input, DenseLayout::Flat), p, width));
   SmallVector<SmallVector<Value>> results(outs.size());
   for (int64_t lane = 0; lane < width; ++lane) {
     SmallVector<Value> args;
@@ -169,7 +170,7 @@ void emitElementwiseChunk(OpBuilder &b, Location loc, attn::ElementwiseOp op,
   for (auto [out, values] : llvm::zip(outs, results))
     if (out)
       storeChunk(b, loc, vector::FromElementsOp::create(b, loc, type, values),
-                 denseView(b, loc, out, /*flat=*/true), p);
+                 denseView(b, loc, out, DenseLayout::Flat), p);
 }
 
 /// The accumulators `init` folded over the key ranges s: each step is
@@ -347,7 +348,7 @@ attnc::ElementWork headsWork(Op op, const attnc::KernelBuffers &buffers,
   work.chunk = [=](OpBuilder &b, Location loc, Value p) {
     SmallVector<Value> indices = delinearize(b, loc, p, extentsOf(b, loc, out));
     auto view = [&](Value buffer) {
-      return denseView(b, loc, buffer, /*flat=*/false);
+      return denseView(b, loc, buffer, DenseLayout::Strided);
     };
     SmallVector<Value> tableViews = llvm::map_to_vector(tables, view);
     emitHeadsChunk(b, loc, split, view(in), tableViews, view(out), headDim,

@@ -348,8 +348,10 @@ private:
     Value sub = divUI(lane, index(chunks));
     Value part = arith::RemUIOp::create(b, loc, lane, index(chunks));
     Value column = mul(part, index(kChunk));
-    Value out = attnc::denseView(b, loc, x.operands[0], /*flat=*/false);
-    Value dout = attnc::denseView(b, loc, x.operands[1], /*flat=*/false);
+    Value out =
+        attnc::denseView(b, loc, x.operands[0], attnc::DenseLayout::Strided);
+    Value dout =
+        attnc::denseView(b, loc, x.operands[1], attnc::DenseLayout::Strided);
     Value delta = x.results[0], accum = x.results[1];
     loop(
         mul(warp, index(rowsPerWarp)), rows,

@@ -295,7 +295,8 @@ template <typename Fn> void RowKernelBlock::inColumnChunks(Fn body) {
       [&] {
         for (Value &buffer : llvm::concat<Value>(x.operands, x.results))
           if (buffer)
-            buffer = attnc::denseView(b, loc, buffer, /*flat=*/false);
+            buffer =
+                attnc::denseView(b, loc, buffer, attnc::DenseLayout::Strided);
         chunk = attnc::kElementVectorWidth;
         body();
         chunk = 1;

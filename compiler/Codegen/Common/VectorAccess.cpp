@@ -67,7 +67,8 @@ Value attnc::isDenseAndAligned(OpBuilder &b, Location loc, Value buffer) {
   return arith::AndIOp::create(b, loc, aligned, ::isDense(b, loc, metadata));
 }
 
-Value attnc::denseView(OpBuilder &b, Location loc, Value buffer, bool flat) {
+Value attnc::denseView(OpBuilder &b, Location loc, Value buffer,
+                       DenseLayout layout) {
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
   // Static sizes stay static: the chunk code reads some from the type.
   SmallVector<OpFoldResult> sizes;
@@ -76,12 +77,18 @@ Value attnc::denseView(OpBuilder &b, Location loc, Value buffer, bool flat) {
     sizes.push_back(ShapedType::isDynamic(extent) ? OpFoldResult(size)
                                                   : b.getIndexAttr(extent));
   SmallVector<OpFoldResult> strides = getAsOpFoldResult(metadata.getStrides());
-  if (flat) {
+  if (layout != DenseLayout::Strided) {
+    // Every dim (flat), or every dim but the last (matrix), as one.
+    size_t collapsed =
+        layout == DenseLayout::Flat ? sizes.size() : sizes.size() - 1;
     Value count = arith::ConstantIndexOp::create(b, loc, 1);
-    for (Value size : metadata.getSizes())
+    for (Value size : metadata.getSizes().take_front(collapsed))
       count = arith::MulIOp::create(b, loc, count, size);
+    SmallVector<OpFoldResult> kept(sizes.begin() + collapsed, sizes.end());
     sizes = {count};
-    strides = {b.getIndexAttr(1)};
+    llvm::append_range(sizes, kept);
+    strides = SmallVector<OpFoldResult>(kept);
+    strides.push_back(b.getIndexAttr(1));
   }
   strides.back() = b.getIndexAttr(1);
   return memref::ReinterpretCastOp::create(b, loc, buffer, metadata.getOffset(),

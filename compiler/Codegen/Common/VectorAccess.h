@@ -34,11 +34,15 @@ mlir::Value isDense(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
 mlir::Value isDenseAndAligned(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value buffer);
 
-/// `buffer` viewed with a unit stride in its last dim, as vector accesses
-/// need, or (`flat`) as one dim of all its elements in row-major order;
-/// valid where the buffer is dense (isDenseAndAligned).
+/// How denseView shapes its view: the buffer's dims with its strides but a
+/// unit last one; [rows, last dim] with the leading dims as rows; or one
+/// dim of all elements in row-major order.
+enum class DenseLayout { Strided, Matrix, Flat };
+
+/// `buffer` viewed in `layout` with a unit stride in its last dim, as
+/// vector accesses need; valid where the buffer is dense (isDense).
 mlir::Value denseView(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::Value buffer, bool flat);
+                      mlir::Value buffer, DenseLayout layout);
 
 /// The `width` elements of `buffer` from `indices` along its last dim (a
 /// unit-stride view when `width` > 1, at a multiple of `width`), widened to

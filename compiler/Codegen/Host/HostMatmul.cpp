@@ -97,7 +97,6 @@ private:
                    Value cols);
   void emitUpdateTile(Value a2, Value b2, Value acc, Value row0, Value i0,
                       Value rowEnd, Value col0, Value j0, Value l0, Value l1);
-  Value matrixView(Value buffer);
 
   /// `i` if below `end`, else end - 1: a tile's rows past the block's load
   /// the block's last one.
@@ -213,22 +212,6 @@ void MatmulBlock::emitRowContraction(Value row0, Value rows, Value col0,
     });
   });
   memref::DeallocOp::create(b, loc, acc);
-}
-
-/// `buffer`, dense, as the matrix [rows, last dim] with unit strides.
-Value MatmulBlock::matrixView(Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  Value rows = index(1);
-  for (Value size : metadata.getSizes().drop_back())
-    rows = mul(rows, size);
-  int64_t lastExtent = type.getShape().back();
-  OpFoldResult last = ShapedType::isDynamic(lastExtent)
-                          ? OpFoldResult(metadata.getSizes().back())
-                          : OpFoldResult(b.getIndexAttr(lastExtent));
-  return memref::ReinterpretCastOp::create(
-      b, loc, buffer, OpFoldResult(metadata.getOffset()),
-      {OpFoldResult(rows), last}, {last, OpFoldResult(b.getIndexAttr(1))});
 }
 
 /// out[i, j] = a_i . b_j for kDotRows rows from i0 and kDotCols columns
@@ -356,7 +339,8 @@ void MatmulBlock::emitUpdates(Value a2, Value b2, Value row0, Value rowEnd,
 
 /// The block on vector register tiles, a and b being dense.
 void MatmulBlock::emitVector(Value row0, Value rows, Value col0, Value cols) {
-  Value a2 = matrixView(a), b2 = matrixView(bMat);
+  Value a2 = attnc::denseView(b, loc, a, attnc::DenseLayout::Matrix);
+  Value b2 = attnc::denseView(b, loc, bMat, attnc::DenseLayout::Matrix);
   Value rowEnd = add(row0, rows), colEnd = add(col0, cols);
   if (op.getTransposeB()) {
     loop(row0, rowEnd, index(kDotRows), [&](Value i) {
