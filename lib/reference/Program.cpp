@@ -591,9 +591,15 @@ Status Evaluator::runElementwise(const pkg::OpSpec &op) {
     const std::string &to = op.results[k];
     if (to.empty())
       continue;
+    // A rank-0 operand beside a result of higher rank is broadcast.
+    auto resultShape = shapeOf(to);
+    if (!resultShape)
+      return resultShape.status();
     std::vector<const std::vector<double> *> inputs;
     for (const std::string &name : op.operands) {
-      auto data = operandShapedAs(name, to);
+      auto shape = shapeOf(name);
+      auto data =
+          shape && shape->empty() ? operand(name) : operandShapedAs(name, to);
       if (!data)
         return data.status();
       inputs.push_back(*data);
@@ -605,13 +611,14 @@ Status Evaluator::runElementwise(const pkg::OpSpec &op) {
     if (!body->yieldsFloat())
       return Status::error(context + " yields " + body->yieldType() +
                            ", expected a float");
-    std::vector<double> result(inputs.front()->size());
+    std::vector<double> result(
+        static_cast<size_t>(elementCount(*resultShape).value_or(0)));
     std::vector<double> elements(inputs.size());
     RegionArgs args;
     args.inputs = elements.data();
     for (size_t i = 0; i < result.size(); ++i) {
       for (size_t j = 0; j < inputs.size(); ++j)
-        elements[j] = (*inputs[j])[i];
+        elements[j] = (*inputs[j])[inputs[j]->size() == result.size() ? i : 0];
       auto value = body->evaluate(args);
       if (!value)
         return value.status().withContext(context);
@@ -945,12 +952,18 @@ Status Evaluator::runTokenMean(const pkg::OpSpec &op) {
 Status Evaluator::runSumRows(const pkg::OpSpec &op) {
   if (op.results[0].empty())
     return Status::ok();
-  auto dims = bindRows({op.operands[0], op.results[0]}, {"RD", "D"});
+  // A rank-0 result is the sum of every element: rows of one column.
+  auto outShape = shapeOf(op.results[0]);
+  bool total = outShape && outShape->empty();
+  auto dims = bindRows({op.operands[0], op.results[0]},
+                       total ? std::vector<std::string>{"R", ""}
+                             : std::vector<std::string>{"RD", "D"});
   auto in = operand(op.operands[0]);
   if (!dims || !in)
     return !dims ? dims.status() : in.status();
-  std::vector<double> out(dims->at('D'));
-  sumRows(dims->at('R'), dims->at('D'), (*in)->data(), out.data());
+  int64_t width = total ? 1 : dims->at('D');
+  std::vector<double> out(width);
+  sumRows(dims->at('R'), width, (*in)->data(), out.data());
   return store(op.results[0], std::move(out));
 }
 

@@ -1,0 +1,155 @@
+//===- FileSystem.cpp - Durable files for checkpoints ---------------------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/train/FileSystem.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace attnc;
+using namespace attnc::train;
+
+namespace {
+
+std::string errnoText(int error) { return std::strerror(error); }
+
+/// Writes every byte of `span` to `fd`; false with errno set on failure.
+bool writeAll(int fd, ByteSpan span) {
+  for (size_t done = 0; done < span.size;) {
+    ssize_t n = ::write(fd, span.data + done, span.size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Flushes a directory's entries, so that a rename or create in it
+/// survives a power cut.
+Status syncDirectory(const std::string &dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open directory " + dir + ": " +
+                         errnoText(errno));
+  int synced = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (synced != 0)
+    return Status::error("cannot flush directory " + dir + ": " +
+                         errnoText(error));
+  return Status::ok();
+}
+
+/// The directory holding `path` ("." for a bare name).
+std::string parentOf(const std::string &path) {
+  size_t end = path.find_last_not_of('/');
+  if (end == std::string::npos)
+    return "/";
+  size_t slash = path.rfind('/', end);
+  if (slash == std::string::npos)
+    return ".";
+  size_t parentEnd = path.find_last_not_of('/', slash);
+  return parentEnd == std::string::npos ? "/" : path.substr(0, parentEnd + 1);
+}
+
+} // namespace
+
+std::string train::joinPath(const std::string &dir, const std::string &name) {
+  if (dir.empty() || dir.back() == '/')
+    return dir + name;
+  return dir + "/" + name;
+}
+
+Status train::writeFileDurably(const std::string &dir, const std::string &name,
+                               const std::vector<ByteSpan> &spans) {
+  static std::atomic<uint64_t> counter{0};
+  std::string path = joinPath(dir, name);
+  std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                     std::to_string(counter.fetch_add(1));
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return Status::error("cannot create " + temp + ": " + errnoText(errno));
+  auto fail = [&](const std::string &what) {
+    int error = errno;
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(temp.c_str());
+    return Status::error(what + ": " + errnoText(error));
+  };
+  for (ByteSpan span : spans)
+    if (!writeAll(fd, span))
+      return fail("cannot write " + temp);
+  if (::fsync(fd) != 0)
+    return fail("cannot flush " + temp);
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0)
+    return fail("cannot close " + temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    return fail("cannot rename " + temp + " to " + path);
+  return syncDirectory(dir.empty() ? "." : dir);
+}
+
+Status train::makeDirectories(const std::string &dir) {
+  if (isDirectory(dir))
+    return Status::ok();
+  std::string parent = parentOf(dir);
+  if (parent != dir)
+    if (Status status = makeDirectories(parent); !status)
+      return status;
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return Status::error("cannot create directory " + dir + ": " +
+                         errnoText(errno));
+  if (!isDirectory(dir))
+    return Status::error(dir + " exists but is not a directory");
+  return syncDirectory(parent);
+}
+
+bool train::pathExists(const std::string &path) {
+  struct stat info;
+  return ::lstat(path.c_str(), &info) == 0;
+}
+
+bool train::isDirectory(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+StatusOr<std::vector<std::string>>
+train::listDirectory(const std::string &dir) {
+  DIR *stream = ::opendir(dir.c_str());
+  if (!stream)
+    return Status::error("cannot list " + dir + ": " + errnoText(errno));
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent *entry = ::readdir(stream)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..")
+      names.push_back(std::move(name));
+  }
+  int error = errno;
+  ::closedir(stream);
+  if (error != 0)
+    return Status::error("cannot list " + dir + ": " + errnoText(error));
+  return names;
+}
+
+Status train::removeFile(const std::string &dir, const std::string &name) {
+  std::string path = joinPath(dir, name);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return Status::error("cannot remove " + path + ": " + errnoText(errno));
+  return Status::ok();
+}
