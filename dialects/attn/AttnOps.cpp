@@ -1019,16 +1019,31 @@ static bool isElementwiseElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
+/// Whether input `value` of an elementwise op whose results are `shape`
+/// is a scalar that every element reads (a rank-0 tensor beside results
+/// that are not).
+static bool isBroadcastInput(Value value, RankedTensorType shape) {
+  return cast<RankedTensorType>(value.getType()).getRank() == 0 &&
+         shape.getRank() != 0;
+}
+
+bool ElementwiseOp::isBroadcastInput(unsigned index) {
+  return ::isBroadcastInput(
+      getInputs()[index], cast<RankedTensorType>(getOuts().front().getType()));
+}
+
 /// Checks that `value` (`what`) is a tensor of f32, f16 or bf16 elements
-/// of `shape`'s shape.
+/// of `shape`'s shape, or a broadcast scalar where `broadcasts`.
 static LogicalResult verifyElementwiseValue(Operation *op, StringRef what,
-                                            Value value,
-                                            RankedTensorType shape) {
+                                            Value value, RankedTensorType shape,
+                                            bool broadcasts = false) {
   auto type = cast<RankedTensorType>(value.getType());
   if (!isElementwiseElementType(type.getElementType()))
     return op->emitOpError()
            << "expected " << what << " to have f32, f16 or bf16 elements, got "
            << type;
+  if (broadcasts && isBroadcastInput(value, shape))
+    return success();
   if (type.getRank() != shape.getRank() ||
       !llvm::all_of(
           llvm::zip(type.getShape(), shape.getShape()), [](auto dims) {
@@ -1055,8 +1070,13 @@ LogicalResult ElementwiseOp::verify() {
       return failure();
   for (auto [i, input] : llvm::enumerate(getInputs()))
     if (failed(verifyElementwiseValue(*this, "input " + std::to_string(i),
-                                      input, shape)))
+                                      input, shape, /*broadcasts=*/true)))
       return failure();
+  // The extents of the results come from an input of their shape.
+  if (llvm::all_of(llvm::seq<unsigned>(0, getInputs().size()),
+                   [&](unsigned i) { return isBroadcastInput(i); }))
+    return emitOpError() << "expected an input of the results' shape "
+                            "besides rank-0 inputs, which are broadcast";
   return success();
 }
 
@@ -1087,8 +1107,15 @@ static bool dropRedundantInputs(ElementwiseOp op, RewriterBase &rewriter) {
   for (unsigned i = 0; i < body.getNumArguments(); ++i)
     if (body.getArgument(i).use_empty())
       drop.set(i);
-  if (drop.all())
-    drop.reset(0);
+  // One input of the results' shape stays: it gives their extents.
+  if (llvm::all_of(llvm::seq<unsigned>(0, drop.size()), [&](unsigned i) {
+        return drop.test(i) || op.isBroadcastInput(i);
+      }))
+    for (unsigned i = 0; i < drop.size(); ++i)
+      if (!op.isBroadcastInput(i)) {
+        drop.reset(i);
+        break;
+      }
   if (drop.none())
     return false;
   rewriter.modifyOpInPlace(op, [&] {
@@ -1433,8 +1460,12 @@ SmallVector<StringRef> ElementwiseOp::getValueRoles() {
 SmallVector<SmallVector<int64_t>> ElementwiseOp::getDimClasses() {
   int64_t rank = cast<RankedTensorType>(getOuts().front().getType()).getRank();
   SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  return SmallVector<SmallVector<int64_t>>(getNumOperands() + getNumResults(),
-                                           dims);
+  SmallVector<SmallVector<int64_t>> classes(getNumOperands() + getNumResults(),
+                                            dims);
+  for (unsigned i = 0; i < getNumOperands(); ++i)
+    if (isBroadcastInput(i))
+      classes[i].clear();
+  return classes;
 }
 
 StringRef ElementwiseOp::getDimClassName(int64_t) { return ""; }
@@ -1554,6 +1585,8 @@ ElementwiseOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
   SmallVector<Value> cotangents(getInputs().size(), Value()), yields;
   SmallVector<unsigned> yieldedInputs;
   for (unsigned i = 0; i < getInputs().size(); ++i) {
+    if (isBroadcastInput(i))
+      continue;
     IRMapping mapping;
     mapping.map(source.getArguments(),
                 body->getArguments().take_front(getInputs().size()));
@@ -1615,6 +1648,10 @@ bool AttentionOp::isDifferentiableResult(unsigned index) { return index == 0; }
 
 /// Captures (document ids, bias tables) carry no gradient.
 bool AttentionOp::isDifferentiableOperand(unsigned index) { return index < 3; }
+
+bool ElementwiseOp::isDifferentiableOperand(unsigned index) {
+  return !isBroadcastInput(index);
+}
 
 /// The gradient of attention is attn.attention_grad over the op's operands
 /// and results, with its attributes and regions; `lse` carries no

@@ -499,7 +499,8 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface,
                               ["getReusableOperands"]>,
     DeclareOpInterfaceMethods<Attn_F32ComputeOpInterface>,
-    DeclareOpInterfaceMethods<Attn_VJPOpInterface>]> {
+    DeclareOpInterfaceMethods<Attn_VJPOpInterface,
+                              ["isDifferentiableOperand"]>]> {
   let summary = "a scalar function applied to every element of its inputs";
   let description = [{
     Computes `(out0[i], out1[i], ...) = round(body(f32(in0[i]), f32(in1[i]),
@@ -509,6 +510,11 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
     result's element type. Inputs and results are f32, f16 or bf16. Several
     results share one pass over the inputs (the gradients of all inputs of
     an elementwise op are one such op).
+
+    A rank-0 input beside results of higher rank is broadcast: every
+    element reads its one value (a learning rate, a loss scale). Such an
+    input takes no gradient, as attention's captures take none; at least
+    one input has the results' shape.
 
     The body is a single block that takes one `f32` per input and yields one
     `f32` per result, and holds only the scalar ops of the region op table
@@ -547,8 +553,14 @@ def Attn_ElementwiseOp : Attn_Op<"elementwise", [Pure, IsolatedFromAbove,
     $inputs attr-dict `:` type($inputs) `->` type($outs) $body
   }];
 
+  let extraClassDeclaration = [{
+    /// Whether input `index` is a rank-0 tensor that every element reads.
+    bool isBroadcastInput(unsigned index);
+  }];
+
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;  let hasCanonicalizer = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -808,7 +820,9 @@ def Attn_SumRowsOp : Attn_Op<"sum_rows", [Pure,
     `out[d] = sum over r of in[r..., d]`: every leading dim is summed, in
     f32 in a fixed order, and the sum rounded once to the result's element
     type. It finishes a weight's gradient from partial sums, and is a
-    bias's gradient.
+    bias's gradient. A rank-0 result of a rank-1 input is the sum of all
+    its elements (a squared gradient norm, from the column sums of each
+    gradient).
 
     `block_size` pins the columns of a kernel block.
 

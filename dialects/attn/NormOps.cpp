@@ -155,11 +155,18 @@ bool LayerNormGradOp::roundsFromF32(unsigned index) {
 
 LogicalResult SumRowsOp::verify() {
   RankedTensorType in = getIn().getType();
-  if (in.getRank() < 2)
-    return emitOpError() << "expected rows: an input of rank 2 or more, got "
+  bool total = getOut().getType().getRank() == 0;
+  if (total ? in.getRank() != 1 : in.getRank() < 2)
+    return emitOpError() << (total ? "expected a rank-1 input for a rank-0 "
+                                     "result, got "
+                                   : "expected rows: an input of rank 2 or "
+                                     "more, got ")
                          << in;
+  SmallVector<int64_t> out;
+  if (!total)
+    out.push_back(in.getShape().back());
   if (failed(verifyNormValue(*this, "in", getIn(), in.getShape())) ||
-      failed(verifyNormValue(*this, "out", getOut(), {in.getShape().back()})))
+      failed(verifyNormValue(*this, "out", getOut(), out)))
     return failure();
   return verifyBlockSize(*this, getBlockSize());
 }
@@ -273,6 +280,8 @@ SmallVector<StringRef> SumRowsOp::getValueRoles() { return {"in", "out"}; }
 
 SmallVector<SmallVector<int64_t>> SumRowsOp::getDimClasses() {
   SmallVector<int64_t> rows = rowDims(getIn());
+  if (getOut().getType().getRank() == 0)
+    return {rows, {}};
   return {rows, {rows.back()}};
 }
 

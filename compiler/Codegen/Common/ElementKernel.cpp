@@ -120,19 +120,30 @@ void emitCastChunk(OpBuilder &b, Location loc, attn::CastOp op, Value in,
   storeChunk(b, loc, value, denseView(b, loc, out, DenseLayout::Flat), p);
 }
 
+/// Whether `buffer` is a broadcast input of an elementwise kernel over
+/// `indices`: rank 0, read at no index.
+bool isScalarBuffer(Value buffer) {
+  return cast<MemRefType>(buffer.getType()).getRank() == 0;
+}
+
+/// The element of `input` at `indices` (its one element when it is a
+/// broadcast scalar), widened to f32.
+Value loadElementwiseInput(OpBuilder &b, Location loc, Value input,
+                           ValueRange indices) {
+  Value value = memref::LoadOp::create(
+      b, loc, input, isScalarBuffer(input) ? ValueRange() : indices);
+  if (value.getType() != b.getF32Type())
+    value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return value;
+}
+
 /// The inputs of an elementwise op at `indices`, widened to f32.
 SmallVector<Value> loadElementwiseInputs(OpBuilder &b, Location loc,
                                          ValueRange inputs,
                                          ValueRange indices) {
-  Type f32 = b.getF32Type();
-  SmallVector<Value> args;
-  for (Value input : inputs) {
-    Value value = memref::LoadOp::create(b, loc, input, indices);
-    if (value.getType() != f32)
-      value = arith::ExtFOp::create(b, loc, f32, value);
-    args.push_back(value);
-  }
-  return args;
+  return llvm::map_to_vector(inputs, [&](Value input) {
+    return loadElementwiseInput(b, loc, input, indices);
+  });
 }
 
 /// out_k[indices] = round(body_k(args)) for each kept result k (a null
@@ -153,15 +164,21 @@ void finishElementwise(OpBuilder &b, Location loc, attn::ElementwiseOp op,
 void emitElementwiseChunk(OpBuilder &b, Location loc, attn::ElementwiseOp op,
                           ValueRange inputs, ValueRange outs, Value p,
                           int64_t width) {
+  // A broadcast scalar is one f32 for every lane.
   SmallVector<Value> chunks;
   for (Value input : inputs)
-    chunks.push_back(loadChunk(
-        b, loc, denseView(b, loc, input, DenseLayout::Flat), p, width));
+    chunks.push_back(
+        isScalarBuffer(input)
+            ? loadElementwiseInput(b, loc, input, {})
+            : loadChunk(b, loc, denseView(b, loc, input, DenseLayout::Flat), p,
+                        width));
   SmallVector<SmallVector<Value>> results(outs.size());
   for (int64_t lane = 0; lane < width; ++lane) {
     SmallVector<Value> args;
     for (Value chunk : chunks)
-      args.push_back(vector::ExtractOp::create(b, loc, chunk, lane));
+      args.push_back(isa<VectorType>(chunk.getType())
+                         ? vector::ExtractOp::create(b, loc, chunk, lane)
+                         : chunk);
     for (auto [k, value] :
          llvm::enumerate(attnc::inlineRegionValues(b, op.getBody(), args)))
       results[k].push_back(value);
@@ -411,7 +428,10 @@ attnc::ElementWork attnc::elementwiseWork(attn::ElementwiseOp op,
   };
   SmallVector<Value> kept(llvm::make_filter_range(
       outs, [](Value out) { return static_cast<bool>(out); }));
-  work.vectorBuffers = inputs;
+  llvm::append_range(work.vectorBuffers,
+                     llvm::make_filter_range(inputs, [](Value input) {
+                       return !isScalarBuffer(input);
+                     }));
   llvm::append_range(work.vectorBuffers, kept);
   if (!llvm::all_of(work.vectorBuffers, byteSized))
     return work;
@@ -465,13 +485,15 @@ void attnc::emitElementLoop(OpBuilder &b, Location loc, const ElementWork &work,
   // The step as a multi-index; a step past the first dim leaves the
   // tensor, where the loop ends anyway.
   SmallVector<Value> delta = delinearize(b, loc, stepValue, extents);
-  auto loop = scf::ForOp::create(b, loc, begin, end, stepValue,
-                                 delinearize(b, loc, begin, extents));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  ValueRange indices = loop.getRegionIterArgs();
-  work.element(b, loc, indices);
-  scf::YieldOp::create(b, loc, addMixedRadix(b, loc, indices, delta, extents));
+  // The body builder yields for itself, also when a rank-0 shape leaves
+  // the loop no multi-index to carry.
+  scf::ForOp::create(
+      b, loc, begin, end, stepValue, delinearize(b, loc, begin, extents),
+      [&](OpBuilder &nested, Location loc, Value, ValueRange indices) {
+        work.element(nested, loc, indices);
+        scf::YieldOp::create(
+            nested, loc, addMixedRadix(nested, loc, indices, delta, extents));
+      });
 }
 
 void attnc::emitElementRun(OpBuilder &b, Location loc, const ElementWork &work,

@@ -820,15 +820,45 @@ Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,
   } else if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {
     count = memref::DimOp::create(b, loc, buffers.results[1], 0);
   } else {
+    // sum_rows: its columns, one for a rank-0 result.
+    auto out = cast<ShapedType>(op->getResult(0).getType());
     count = arith::ConstantIndexOp::create(
-        b, loc, cast<MemRefType>(buffers.results[0].getType()).getDimSize(0));
+        b, loc, out.getRank() ? out.getDimSize(0) : 1);
   }
   return arith::CeilDivUIOp::create(
       b, loc, count, arith::ConstantIndexOp::create(b, loc, blockSizeOf(op)));
 }
 
+/// sum_rows to a rank-0 result sums rows of one column: its [R] input and
+/// [] result as [R, 1] and [1]. Other kernels' buffers are as they are.
+static attnc::KernelBuffers
+rowKernelBuffers(OpBuilder &b, Location loc, Operation *op,
+                 const attnc::KernelBuffers &buffers) {
+  auto sum = dyn_cast<attn::SumRowsOp>(op);
+  if (!sum || sum.getOut().getType().getRank() != 0 || !buffers.results[0])
+    return buffers;
+  auto expand = [&](Value buffer, SmallVector<OpFoldResult> shape,
+                    SmallVector<ReassociationIndices> reassociation) -> Value {
+    SmallVector<int64_t> staticShape;
+    SmallVector<Value> dynamic;
+    dispatchIndexOpFoldResults(shape, dynamic, staticShape);
+    auto type = memref::ExpandShapeOp::computeExpandedType(
+        cast<MemRefType>(buffer.getType()), staticShape, reassociation);
+    return memref::ExpandShapeOp::create(b, loc, *type, buffer, reassociation,
+                                         shape);
+  };
+  attnc::KernelBuffers columns = buffers;
+  Value in = buffers.operands[0];
+  columns.operands[0] = expand(
+      in, {memref::getMixedSize(b, loc, in, 0), b.getIndexAttr(1)}, {{0, 1}});
+  columns.results[0] = expand(buffers.results[0], {b.getIndexAttr(1)}, {});
+  return columns;
+}
+
 void attnc::emitRowKernelBlock(OpBuilder &b, Location loc, Operation *op,
                                const KernelBuffers &buffers, Value blockId,
                                Value threadId, Value scratch) {
-  RowKernelBlock(b, loc, op, buffers, threadId, scratch).emit(blockId);
+  RowKernelBlock(b, loc, op, rowKernelBuffers(b, loc, op, buffers), threadId,
+                 scratch)
+      .emit(blockId);
 }

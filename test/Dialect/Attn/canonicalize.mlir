@@ -700,6 +700,24 @@ func.func @elementwise_keeps_one_input(%x: tensor<?x8xf32>, %z: tensor<?x8xf32>)
 
 // -----
 
+// The input that stays has the results' shape: a broadcast scalar gives
+// no extents.
+// CHECK-LABEL: func @elementwise_keeps_shaped_input(
+// CHECK-SAME: %[[S:[a-zA-Z0-9_]+]]: tensor<f32>, %[[X:[a-zA-Z0-9_]+]]: tensor<?x8xf32>
+func.func @elementwise_keeps_shaped_input(%s: tensor<f32>, %x: tensor<?x8xf32>)
+    -> tensor<?x8xf32> {
+  // CHECK: attn.elementwise %[[S]], %[[X]] : tensor<f32>, tensor<?x8xf32> -> tensor<?x8xf32> {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+  // CHECK-NEXT: attn.yield %[[A]] : f32
+  %y = attn.elementwise %s, %x : tensor<f32>, tensor<?x8xf32> -> tensor<?x8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
 // A result yielding an input unchanged in the input's type is the input; a
 // result yielding what an earlier one of its type yields is that one. Only
 // the result that computes something stays.

@@ -2235,6 +2235,17 @@ func.func private @f(f32) -> f32
 
 // -----
 
+func.func @elementwise_only_broadcast(%s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @below {{'attn.elementwise' op expected an input of the results' shape besides rank-0 inputs, which are broadcast}}
+  %y = attn.elementwise %s : tensor<f32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    attn.yield %a : f32
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 func.func @elementwise_no_result(%x: tensor<4xf32>) {
   // expected-error @below {{'attn.elementwise' op expected at least one result}}
   "attn.elementwise"(%x) ({
@@ -2648,6 +2659,14 @@ func.func @sum_rows_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @below {{'attn.sum_rows' op expected rows: an input of rank 2 or more, got 'tensor<8xf32>'}}
   %s = attn.sum_rows %x : tensor<8xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
+}
+
+// -----
+
+func.func @sum_rows_total_rank(%x: tensor<4x8xf32>) -> tensor<f32> {
+  // expected-error @below {{'attn.sum_rows' op expected a rank-1 input for a rank-0 result, got 'tensor<4x8xf32>'}}
+  %s = attn.sum_rows %x : tensor<4x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
 }
 
 // -----

@@ -635,6 +635,23 @@ func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x
   return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
 }
 
+// A squared norm: column sums, then the sum of all of them; and a rank-0
+// input broadcast into an element kernel.
+// CHECK-LABEL: func @squared_norm(
+// CHECK: attn.sum_rows %{{.*}} : tensor<16x64xf32> -> tensor<64xf32>
+// CHECK: attn.sum_rows %{{.*}} : tensor<64xf32> -> tensor<f32>
+// CHECK: attn.elementwise %{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf32>
+func.func @squared_norm(%g: tensor<16x64xf32>) -> (tensor<f32>, tensor<16x64xf32>) {
+  %columns = attn.sum_rows %g : tensor<16x64xf32> -> tensor<64xf32>
+  %total = attn.sum_rows %columns : tensor<64xf32> -> tensor<f32>
+  %scaled = attn.elementwise %g, %total : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf32> {
+  ^bb0(%a: f32, %t: f32):
+    %p = arith.divf %a, %t : f32
+    attn.yield %p : f32
+  }
+  return %total, %scaled : tensor<f32>, tensor<16x64xf32>
+}
+
 // Norm gradients with an addend on dx.
 // CHECK-LABEL: func @norm_grad_addend(
 // CHECK: attn.rms_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} + %{{.*}} : tensor<?x64xbf16>, tensor<64xbf16>, tensor<?xf32>, tensor<?x64xbf16> + tensor<?x64xbf16> -> tensor<?x64xbf16>, tensor<16x64xf32>

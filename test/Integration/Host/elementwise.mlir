@@ -13,6 +13,8 @@
 // RUN: attn-run %t.attnpkg --fn residual_attention --shape B=2 --shape Nq=77 --shape Nk=50 --check | FileCheck %s --check-prefix=OUT
 // RUN: attn-run %t.attnpkg --fn residual_attention_bwd --shape B=2 --shape Nq=77 --shape Nk=50 --check --gradcheck | FileCheck %s --check-prefix=RESIDUAL
 // RUN: attn-run %t.attnpkg --fn shared_query_bwd --shape B=1 --shape Nq=40 --shape Nk=40 --check --gradcheck | FileCheck %s --check-prefix=SHARED
+// RUN: attn-run %t.attnpkg --fn broadcast --shape d0_0=59 --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn broadcast_bwd --shape d0_0=59 --check --gradcheck | FileCheck %s --check-prefix=BROADCAST
 //
 // Every remat policy gives the same gradients: saving everything the
 // backward reads, or nothing but the forward's own results.
@@ -60,6 +62,11 @@
 // SHARED: dq: rel_err {{.*}} ok
 // SHARED-NEXT: dk: rel_err {{.*}} ok
 // SHARED-NEXT: dv: rel_err {{.*}} ok
+
+// The scalar takes no gradient, so the backward returns dx alone.
+// BROADCAST: gradcheck: {{.*}} ok
+// BROADCAST: dx: rel_err {{.*}} ok
+// BROADCAST-NOT: ds
 
 // GELU with the tanh approximation, in bf16 storage:
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
@@ -137,4 +144,18 @@ func.func @shared_query(%q: !x, %k: !x, %v: !x) -> !x attributes {attn.backward}
   %o2, %l2 = attn.attention %q, %v, %k {causal} : !x, !x, !x -> !x, !l
   %y = arith.mulf %o1, %o2 : !x
   return %y : !x
+}
+
+// A rank-0 input is broadcast to every element (a learning rate, a loss
+// scale); it takes no gradient. 1003 elements: whole 8-element chunks with
+// the scalar in every lane, then the rest one by one.
+func.func @broadcast(%x: tensor<?x17xbf16>, %s: tensor<f32>) -> tensor<?x17xbf16>
+    attributes {attn.backward} {
+  %y = attn.elementwise %x, %s : tensor<?x17xbf16>, tensor<f32> -> tensor<?x17xbf16> {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = math.tanh %p : f32
+    attn.yield %t : f32
+  }
+  return %y : tensor<?x17xbf16>
 }

@@ -16,6 +16,7 @@
 // Rows of 30 split into no 8-column chunks: the element-by-element kernels.
 // RUN: attn-run %t.attnpkg --fn rms_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=NORM
 // RUN: attn-run %t.attnpkg --fn layer_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=LAYER
+// RUN: attn-run %t.attnpkg --fn total --check | FileCheck %s --check-prefix=OUT
 
 // Every remat policy gives the same gradients.
 // RUN: attnc %s --remat=none -o %t.none.attnpkg
@@ -137,4 +138,11 @@ func.func @pre_layer_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
       : tensor<?x48xbf16>, tensor<48x48xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>
   %y = arith.addf %x, %p : tensor<?x48xbf16>
   return %y : tensor<?x48xbf16>
+}
+
+// The sum of a vector's elements (a squared gradient norm's last step):
+// rows of one column.
+func.func @total(%x: tensor<1000xf32>) -> tensor<f32> {
+  %s = attn.sum_rows %x : tensor<1000xf32> -> tensor<f32>
+  return %s : tensor<f32>
 }
