@@ -73,6 +73,43 @@ def AttnDeriveBackward : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
+  let summary = "Derive the training step of each loss function marked for it";
+  let description = [{
+    For every function `@f` with the attribute `attn.train` and its
+    backward function `@f_bwd` (so `@f` is marked `attn.backward` too),
+    emits `@f_step`: one step of training with AdamW. `@f`'s first result
+    must be its one differentiable result, a `tensor<f32>` loss; the
+    parameters are the arguments of static shape that `@f_bwd` returns
+    gradients of (an argument of dynamic shape is data, like a batch).
+
+    `@f_step` takes `@f`'s arguments with every parameter as its f32
+    master weights, then the first moments `m_<p>` and the second moments
+    `v_<p>` (f32, in parameter order), then three `tensor<f32>` scalars:
+    `lr`, `step` (the step's number t from 1, for AdamW's bias
+    corrections 1 - beta^t) and `loss_scale`. It returns `loss`, `grad_norm` and the updated
+    `new_<p>`, `new_m_<p>`, `new_v_<p>`. Its body casts each master to the
+    parameter's type, runs `@f`'s and `@f_bwd`'s bodies with `loss_scale`
+    as the loss's cotangent, computes the global norm of the gradients
+    divided by the loss scale (each gradient squared and summed with
+    `attn.sum_rows`, sums in a fixed order), and updates every parameter
+    with torch.optim.AdamW's rule on the unscaled, clipped gradient; weight
+    decay applies to parameters of rank 2 or more. A norm that is not
+    finite (an overflow under fp16 loss scaling) leaves every parameter
+    and moment as it was, and the caller sees it in `grad_norm`.
+
+    `attn.train` is a unit attribute or a dictionary of floats: `beta1`
+    (0.9), `beta2` (0.999), `epsilon` (1e-8), `weight_decay` (0.01),
+    `max_grad_norm` (0: no clipping), torch.optim.AdamW's and
+    clip_grad_norm_'s meanings. Errors, located at the function: an
+    unknown or out-of-range entry, no backward function, a loss that is
+    not the one differentiable `tensor<f32>` result, no parameter,
+    `@f_step` already defined.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def AttnDifferentiateScore : Pass<"attn-differentiate-score", "::mlir::ModuleOp"> {
   let summary = "Derive the score_grad region of attention's gradient ops";
   let description = [{

@@ -301,9 +301,12 @@ void ProgramBuilder::nameValues() {
       outputOf[value] = i;
     auto of = func.getResultAttrOfType<IntegerAttr>(
         i, attn::kGradientOfArgumentAttrName);
+    auto named =
+        func.getResultAttrOfType<StringAttr>(i, attn::kArgumentNameAttrName);
     std::string role =
-        gradients ? "d" + inputNames[func.getArgument(of ? of.getInt() : i)]
-                  : (direct ? roleOf(value, def) : StringRef()).str();
+        named       ? named.str()
+        : gradients ? "d" + inputNames[func.getArgument(of ? of.getInt() : i)]
+                    : (direct ? roleOf(value, def) : StringRef()).str();
     bool saved = func.getResultAttr(i, attn::kSavedAttrName) != nullptr;
     if (saved)
       role = "saved_" + role;

@@ -1,0 +1,450 @@
+//===- DeriveTrainStep.cpp - A training step from a loss function ---------===//
+//
+// Part of attnc. SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// For a loss function @f marked `attn.train` and its backward @f_bwd, emits
+//
+//   func.func @f_step(<f's arguments, each parameter as its f32 master>,
+//                     m_<p>..., v_<p>..., %lr, %step, %loss_scale)
+//       -> (loss, grad_norm, new_<p>..., new_m_<p>..., new_v_<p>...)
+//
+// whose body is @f's and @f_bwd's (the loss's cotangent is the loss scale),
+// the gradients' global norm, and AdamW on every parameter. The scalars
+// are rank-0 inputs broadcast into element kernels, so one package runs
+// every step of a schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/attn/AttnOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <functional>
+#include <limits>
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNDERIVETRAINSTEP
+#include "compiler/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kTrainAttrName = "attn.train";
+
+/// AdamW's constants and gradient clipping, from the `attn.train`
+/// dictionary; the defaults are torch.optim.AdamW's, with no clipping.
+struct TrainOptions {
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, weightDecay = 0.01;
+  /// The largest global gradient norm; 0: no clipping.
+  double maxGradNorm = 0;
+};
+
+FailureOr<TrainOptions> parseTrainOptions(func::FuncOp f) {
+  TrainOptions options;
+  Attribute attr = f->getAttr(kTrainAttrName);
+  if (isa<UnitAttr>(attr))
+    return options;
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return f.emitError() << "expected attn.train to be a unit attribute or a "
+                            "dictionary, got "
+                         << attr;
+  struct Field {
+    StringRef name;
+    double *value;
+    double low, high;
+  };
+  Field fields[] = {{"beta1", &options.beta1, 0, 1},
+                    {"beta2", &options.beta2, 0, 1},
+                    {"epsilon", &options.epsilon, 0, INFINITY},
+                    {"weight_decay", &options.weightDecay, 0, INFINITY},
+                    {"max_grad_norm", &options.maxGradNorm, 0, INFINITY}};
+  for (NamedAttribute entry : dict) {
+    auto *field = llvm::find_if(
+        fields, [&](const Field &f) { return f.name == entry.getName(); });
+    auto value = dyn_cast<FloatAttr>(entry.getValue());
+    if (field == std::end(fields) || !value)
+      return f.emitError() << "attn.train: unknown entry or not a float: "
+                           << entry.getName().getValue() << " = "
+                           << entry.getValue()
+                           << " (expected beta1, beta2, epsilon, "
+                              "weight_decay, max_grad_norm)";
+    double v = value.getValueAsDouble();
+    // Betas in [0, 1); epsilon > 0; decay and clipping >= 0.
+    bool inRange =
+        field->high == 1
+            ? v >= 0 && v < 1
+            : (field->name == "epsilon" ? v > 0 : v >= 0) && std::isfinite(v);
+    if (!inRange)
+      return f.emitError() << "attn.train: " << field->name << " = " << v
+                           << " is out of range (betas in [0, 1), epsilon > "
+                              "0, weight_decay and max_grad_norm >= 0)";
+    *field->value = v;
+  }
+  return options;
+}
+
+/// Builds an attn.elementwise of `types` over `inputs` whose body `fn`
+/// computes from one f32 per input.
+using BodyFn =
+    std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+SmallVector<Value> elementwise(OpBuilder &b, Location loc, TypeRange types,
+                               ValueRange inputs, const BodyFn &fn) {
+  auto op = attn::ElementwiseOp::create(b, loc, types, inputs,
+                                        /*block_size=*/IntegerAttr());
+  Block *body = new Block();
+  op.getBody().push_back(body);
+  for (Value input : inputs)
+    body->addArgument(b.getF32Type(), input.getLoc());
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  attn::YieldOp::create(inner, loc, fn(inner, loc, body->getArguments()));
+  return SmallVector<Value>(op.getOuts());
+}
+
+/// Scalar f32 arithmetic inside an element body.
+struct F32 {
+  OpBuilder &b;
+  Location loc;
+  Value c(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
+  Value min(Value x, Value y) {
+    return arith::MinimumFOp::create(b, loc, x, y);
+  }
+  Value select(Value flag, Value x, Value y) {
+    Value on =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, flag, c(0.5));
+    return arith::SelectOp::create(b, loc, on, x, y);
+  }
+};
+
+class TrainStepBuilder {
+public:
+  TrainStepBuilder(func::FuncOp forward, func::FuncOp backward,
+                   TrainOptions options)
+      : forward(forward), backward(backward), options(options),
+        b(forward->getContext()) {}
+
+  FailureOr<func::FuncOp> build();
+
+private:
+  LogicalResult findParameters();
+  void createFunction();
+  SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
+  Value argument(StringRef name);
+  Value squaredNorm(Value inverseScale);
+  SmallVector<Value> adamw(unsigned param, Value grad, ValueRange scalars);
+
+  func::FuncOp forward, backward, step;
+  TrainOptions options;
+  OpBuilder b;
+  /// The forward arguments that take gradients, in order, and the
+  /// gradient of each as the step computes it.
+  SmallVector<unsigned> params;
+  SmallVector<Value> grads;
+  /// For each step argument, its name.
+  SmallVector<std::string> argNames;
+};
+
+/// The source name of forward argument `i` ("arg<i>" without one).
+std::string argumentName(func::FuncOp f, unsigned i) {
+  if (auto name =
+          f.getArgAttrOfType<StringAttr>(i, attn::kArgumentNameAttrName))
+    return name.str();
+  return "arg" + std::to_string(i);
+}
+
+/// The parameters are the arguments of static shape the backward returns
+/// gradients of (one of dynamic shape is data, as a batch of activations
+/// is); the loss is the one result that takes a cotangent.
+LogicalResult TrainStepBuilder::findParameters() {
+  for (unsigned i = 0; i < backward.getNumResults(); ++i) {
+    auto of = backward.getResultAttrOfType<IntegerAttr>(
+        i, attn::kGradientOfArgumentAttrName);
+    unsigned arg = of ? of.getInt() : i;
+    if (cast<RankedTensorType>(forward.getArgumentTypes()[arg])
+            .hasStaticShape())
+      params.push_back(arg);
+  }
+  llvm::sort(params);
+  if (params.empty())
+    return forward.emitError() << "attn.train: no argument of static shape "
+                                  "takes a gradient, so nothing is trained";
+  SmallVector<int64_t> cotangentsOf;
+  for (unsigned i = 0; i < backward.getNumArguments(); ++i)
+    if (auto of = backward.getArgAttrOfType<IntegerAttr>(
+            i, attn::kCotangentOfResultAttrName))
+      cotangentsOf.push_back(of.getInt());
+  auto loss = dyn_cast<RankedTensorType>(
+      forward.getNumResults() ? forward.getResultTypes()[0] : Type());
+  if (cotangentsOf != SmallVector<int64_t>{0} || !loss || loss.getRank() != 0 ||
+      !loss.getElementType().isF32())
+    return forward.emitError() << "attn.train needs a function whose one "
+                                  "differentiable result, its first, is a "
+                                  "tensor<f32> loss";
+  return success();
+}
+
+void TrainStepBuilder::createFunction() {
+  MLIRContext *context = forward.getContext();
+  auto f32 = Float32Type::get(context);
+  SmallVector<Type> inputs, outputs;
+  auto master = [&](unsigned i) {
+    return RankedTensorType::get(
+        cast<RankedTensorType>(forward.getArgumentTypes()[i]).getShape(), f32);
+  };
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
+    bool param = llvm::is_contained(params, i);
+    inputs.push_back(param ? master(i) : forward.getArgumentTypes()[i]);
+    argNames.push_back(argumentName(forward, i));
+  }
+  SmallVector<std::string> resultNames = {"loss", "grad_norm"};
+  for (StringRef moment : {"", "m_", "v_"})
+    for (unsigned i : params)
+      resultNames.push_back(("new_" + moment + argumentName(forward, i)).str());
+  for (StringRef moment : {"m_", "v_"})
+    for (unsigned i : params) {
+      inputs.push_back(master(i));
+      argNames.push_back((moment + argumentName(forward, i)).str());
+    }
+  auto scalar = RankedTensorType::get({}, f32);
+  for (StringRef name : {"lr", "step", "loss_scale"}) {
+    inputs.push_back(scalar);
+    argNames.push_back(name.str());
+  }
+  outputs = {scalar, scalar};
+  for (int moment = 0; moment < 3; ++moment)
+    for (unsigned i : params)
+      outputs.push_back(master(i));
+  b.setInsertionPointAfter(backward);
+  step = func::FuncOp::create(b, forward.getLoc(),
+                              (forward.getName() + "_step").str(),
+                              FunctionType::get(context, inputs, outputs));
+  for (auto [i, name] : llvm::enumerate(argNames))
+    step.setArgAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    step.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
+  b.setInsertionPointToStart(step.addEntryBlock());
+}
+
+Value TrainStepBuilder::argument(StringRef name) {
+  return step.getArgument(llvm::find(argNames, name) - argNames.begin());
+}
+
+/// Clones `from`'s body at the builder; returns the values it returns.
+SmallVector<Value> TrainStepBuilder::cloneBody(func::FuncOp from,
+                                               IRMapping &mapping) {
+  for (Operation &op : from.getBody().front().without_terminator())
+    b.clone(op, mapping);
+  return llvm::map_to_vector(
+      from.getBody().front().getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
+/// sum over all gradients g of (g * inverseScale)^2, in f32: each
+/// gradient's squares summed over rows, the column sums of all of them
+/// concatenated, then summed whole (sums in a fixed order, so the norm is
+/// the same bits on every run).
+Value TrainStepBuilder::squaredNorm(Value inverseScale) {
+  Location loc = forward.getLoc();
+  auto f32 = b.getF32Type();
+  SmallVector<Value> columnSums;
+  for (Value grad : grads) {
+    auto type = cast<RankedTensorType>(grad.getType());
+    Value squares = elementwise(
+        b, loc, RankedTensorType::get(type.getShape(), f32),
+        {grad, inverseScale}, [](OpBuilder &b, Location loc, ValueRange args) {
+          F32 x{b, loc};
+          Value g = x.mul(args[0], args[1]);
+          return SmallVector<Value>{x.mul(g, g)};
+        })[0];
+    if (type.getRank() == 1) {
+      columnSums.push_back(squares);
+      continue;
+    }
+    columnSums.push_back(attn::SumRowsOp::create(
+        b, loc, RankedTensorType::get({type.getShape().back()}, f32), squares,
+        /*block_size=*/IntegerAttr()));
+  }
+  Value all = columnSums.size() == 1
+                  ? columnSums[0]
+                  : tensor::ConcatOp::create(b, loc, 0, columnSums).getResult();
+  return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), all,
+                                 /*block_size=*/IntegerAttr());
+}
+
+/// AdamW on parameter `param` (torch.optim.AdamW's update, in f32):
+/// scalars are lr, the gradient's factor (the inverse loss scale times the
+/// clipping factor), whether to apply the step (1) or keep everything (0,
+/// a gradient that is not finite) and the two bias corrections.
+SmallVector<Value> TrainStepBuilder::adamw(unsigned param, Value grad,
+                                           ValueRange scalars) {
+  Value master = step.getArgument(param);
+  std::string name = argumentName(forward, param);
+  SmallVector<Value> inputs = {grad, master, argument("m_" + name),
+                               argument("v_" + name)};
+  llvm::append_range(inputs, scalars);
+  // Decay only matrices, as nanoGPT and Megatron do: norms' gains and
+  // biases keep their scale.
+  double decay = cast<RankedTensorType>(master.getType()).getRank() >= 2
+                     ? options.weightDecay
+                     : 0;
+  TrainOptions o = options;
+  Type type = master.getType();
+  return elementwise(
+      b, forward.getLoc(), {type, type, type}, inputs,
+      [o, decay](OpBuilder &b, Location loc, ValueRange args) {
+        F32 x{b, loc};
+        Value g = args[0], p = args[1], m = args[2], v = args[3], lr = args[4],
+              factor = args[5], apply = args[6], bc1 = args[7], bc2 = args[8];
+        g = x.mul(g, factor);
+        Value m1 = x.add(x.mul(x.c(o.beta1), m), x.mul(x.c(1 - o.beta1), g));
+        Value v1 =
+            x.add(x.mul(x.c(o.beta2), v), x.mul(x.c(1 - o.beta2), x.mul(g, g)));
+        Value decayed = x.mul(p, x.sub(x.c(1), x.mul(lr, x.c(decay))));
+        Value denom = x.add(x.div(x.sqrt(v1), x.sqrt(bc2)), x.c(o.epsilon));
+        Value p1 = x.sub(decayed, x.mul(x.div(lr, bc1), x.div(m1, denom)));
+        return SmallVector<Value>{x.select(apply, p1, p),
+                                  x.select(apply, m1, m),
+                                  x.select(apply, v1, v)};
+      });
+}
+
+FailureOr<func::FuncOp> TrainStepBuilder::build() {
+  if (failed(findParameters()))
+    return failure();
+  createFunction();
+  Location loc = forward.getLoc();
+  IRMapping mapping;
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
+    Value arg = step.getArgument(i);
+    Type type = forward.getArgumentTypes()[i];
+    if (arg.getType() != type)
+      arg = attn::CastOp::create(b, loc, type, arg, FloatAttr(), IntegerAttr(),
+                                 IntegerAttr());
+    mapping.map(forward.getArgument(i), arg);
+  }
+  SmallVector<Value> results = cloneBody(forward, mapping);
+  Value lossScale = argument("loss_scale");
+  for (unsigned i = 0; i < backward.getNumArguments(); ++i) {
+    Value value;
+    if (i < forward.getNumArguments())
+      value = mapping.lookup(forward.getArgument(i));
+    else if (i < forward.getNumArguments() + results.size())
+      value = results[i - forward.getNumArguments()];
+    else
+      value = lossScale;
+    mapping.map(backward.getArgument(i), value);
+  }
+  SmallVector<Value> backwardResults = cloneBody(backward, mapping);
+  grads.assign(params.size(), Value());
+  for (auto [i, grad] : llvm::enumerate(backwardResults)) {
+    auto of = backward.getResultAttrOfType<IntegerAttr>(
+        i, attn::kGradientOfArgumentAttrName);
+    auto *param = llvm::find(params, of ? of.getInt() : i);
+    if (param != params.end())
+      grads[param - params.begin()] = grad;
+  }
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Value inverseScale =
+      elementwise(b, loc, scalar, lossScale,
+                  [](OpBuilder &b, Location loc, ValueRange args) {
+                    F32 x{b, loc};
+                    return SmallVector<Value>{x.div(x.c(1), args[0])};
+                  })[0];
+  TrainOptions o = options;
+  SmallVector<Value> norm = elementwise(
+      b, loc, SmallVector<Type>(5, scalar),
+      {squaredNorm(inverseScale), inverseScale, argument("step")},
+      [o](OpBuilder &b, Location loc, ValueRange args) {
+        F32 x{b, loc};
+        Value norm = x.sqrt(args[0]);
+        double maxNorm = o.maxGradNorm;
+        // torch.nn.utils.clip_grad_norm_'s factor.
+        Value clip =
+            maxNorm > 0
+                ? x.min(x.c(1), x.div(x.c(maxNorm), x.add(norm, x.c(1e-6))))
+                : x.c(1);
+        Value finite =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, norm,
+                                  x.c(std::numeric_limits<double>::infinity()));
+        Value apply = arith::SelectOp::create(b, loc, finite, x.c(1), x.c(0));
+        // 1 - beta^t, for step t (from 1).
+        auto correction = [&](double beta) {
+          return x.sub(x.c(1),
+                       math::PowFOp::create(b, loc, x.c(beta), args[2]));
+        };
+        return SmallVector<Value>{norm, x.mul(args[1], clip), apply,
+                                  correction(o.beta1), correction(o.beta2)};
+      });
+  SmallVector<Value> scalars = {argument("lr"), norm[1], norm[2], norm[3],
+                                norm[4]};
+  SmallVector<Value> outputs = {results[0], norm[0]};
+  SmallVector<SmallVector<Value>> updates;
+  for (auto [param, grad] : llvm::zip(params, grads))
+    updates.push_back(adamw(param, grad, scalars));
+  for (unsigned k = 0; k < 3; ++k)
+    for (const SmallVector<Value> &update : updates)
+      outputs.push_back(update[k]);
+  func::ReturnOp::create(b, loc, outputs);
+  return step;
+}
+
+/// The backward function derived for `forward`, if any.
+func::FuncOp backwardOf(ModuleOp module, func::FuncOp forward) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (auto of =
+            func->getAttrOfType<FlatSymbolRefAttr>(attn::kGradientOfAttrName);
+        of && of.getValue() == forward.getName())
+      return func;
+  return {};
+}
+
+struct AttnDeriveTrainStepPass
+    : attnc::impl::AttnDeriveTrainStepBase<AttnDeriveTrainStepPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> marked;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(kTrainAttrName))
+        marked.push_back(func);
+    SymbolTable symbols(module);
+    for (func::FuncOp forward : marked) {
+      FailureOr<TrainOptions> options = parseTrainOptions(forward);
+      if (failed(options))
+        return signalPassFailure();
+      forward->removeAttr(kTrainAttrName);
+      func::FuncOp backward = backwardOf(module, forward);
+      if (!backward) {
+        forward.emitError() << "attn.train needs the backward function: "
+                               "mark the function attn.backward too";
+        return signalPassFailure();
+      }
+      std::string name = (forward.getName() + "_step").str();
+      if (symbols.lookup(name)) {
+        forward.emitError() << "cannot derive '" << name
+                            << "': the module already has a symbol of that "
+                               "name";
+        return signalPassFailure();
+      }
+      FailureOr<func::FuncOp> step =
+          TrainStepBuilder(forward, backward, *options).build();
+      if (failed(step))
+        return signalPassFailure();
+      symbols.insert(*step);
+    }
+  }
+};
+
+} // namespace
