@@ -308,12 +308,20 @@ public:
   Status freeWorkspace(void *data, void *stream) const override;
   Status copy(void *dst, const void *src, size_t bytes,
               CopyKind kind) const override;
+  StatusOr<void *> allocatePinned(size_t bytes) const override;
+  Status freePinned(void *data) const override;
+  StatusOr<void *> createStream() const override;
+  Status destroyStream(void *stream) const override;
+  Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
+                           void *stream) const override;
   Status fill(void *data, uint8_t value, size_t bytes) const override;
   Status synchronize(void *stream) const override;
   StatusOr<void *> fork(void *stream) const override;
   Status join(void *side, void *stream) const override;
   StatusOr<std::shared_ptr<const DeviceEvent>>
   record(void *stream) const override;
+  Status wait(const DeviceEvent &event, void *stream) const override;
+  Status synchronize(const DeviceEvent &event) const override;
   StatusOr<double> elapsedMilliseconds(const DeviceEvent &start,
                                        const DeviceEvent &end) const override;
 
@@ -643,6 +651,50 @@ Status CudaDevice::copy(void *dst, const void *src, size_t bytes,
   });
 }
 
+StatusOr<void *> CudaDevice::allocatePinned(size_t bytes) const {
+  return context_->run([&]() -> StatusOr<void *> {
+    void *data = nullptr;
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuMemHostAlloc, &data, bytes, 0);
+        !s)
+      return s.withContext("cannot allocate " + std::to_string(bytes) +
+                           " bytes of page-locked host memory for " + name());
+    return data;
+  });
+}
+
+Status CudaDevice::freePinned(void *data) const {
+  return context_->run(
+      [&] { return ATTNC_CUDA_CALL(driver(), cuMemFreeHost, data); });
+}
+
+StatusOr<void *> CudaDevice::createStream() const {
+  return context_->run([&]() -> StatusOr<void *> {
+    CUstream stream = nullptr;
+    // Non-blocking: events alone order it against the caller's streams, so
+    // the legacy default stream does not serialize it with their work.
+    if (Status s = ATTNC_CUDA_CALL(driver(), cuStreamCreate, &stream,
+                                   CU_STREAM_NON_BLOCKING);
+        !s)
+      return s.withContext("cannot create a stream on " + name());
+    return static_cast<void *>(stream);
+  });
+}
+
+Status CudaDevice::destroyStream(void *stream) const {
+  return context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuStreamDestroy,
+                           static_cast<CUstream>(stream));
+  });
+}
+
+Status CudaDevice::copyToDeviceAsync(void *dst, const void *src, size_t bytes,
+                                     void *stream) const {
+  return context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuMemcpyHtoDAsync, devicePointer(dst), src,
+                           bytes, static_cast<CUstream>(stream));
+  });
+}
+
 Status CudaDevice::fill(void *data, uint8_t value, size_t bytes) const {
   return context_->run([&] {
     return ATTNC_CUDA_CALL(driver(), cuMemsetD8, devicePointer(data), value,
@@ -740,6 +792,20 @@ CudaDevice::record(void *stream) const {
       return s;
     return std::shared_ptr<const DeviceEvent>(std::move(event));
   });
+}
+
+Status CudaDevice::wait(const DeviceEvent &event, void *stream) const {
+  CUevent handle = static_cast<const CudaEvent &>(event).event.get();
+  return context_->run([&] {
+    return ATTNC_CUDA_CALL(driver(), cuStreamWaitEvent,
+                           static_cast<CUstream>(stream), handle, 0);
+  });
+}
+
+Status CudaDevice::synchronize(const DeviceEvent &event) const {
+  CUevent handle = static_cast<const CudaEvent &>(event).event.get();
+  return context_->run(
+      [&] { return ATTNC_CUDA_CALL(driver(), cuEventSynchronize, handle); });
 }
 
 StatusOr<double> CudaDevice::elapsedMilliseconds(const DeviceEvent &start,

@@ -141,6 +141,19 @@ public:
   virtual Status freeWorkspace(void *data, void *stream) const = 0;
   virtual Status copy(void *dst, const void *src, size_t bytes,
                       CopyKind kind) const = 0;
+  /// Host memory that copyToDeviceAsync reads without staging it (CUDA:
+  /// page-locked; host: 64-byte aligned), for loaders that fill it on
+  /// another thread.
+  virtual StatusOr<void *> allocatePinned(size_t bytes) const = 0;
+  virtual Status freePinned(void *data) const = 0;
+  /// A stream of its own, for copies beside the caller's work (host: null).
+  virtual StatusOr<void *> createStream() const = 0;
+  virtual Status destroyStream(void *stream) const = 0;
+  /// Queues a copy of `bytes` bytes of pinned memory to device memory on
+  /// `stream`; `src` must stay untouched until the copy is done (host: a
+  /// memcpy, done on return).
+  virtual Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
+                                   void *stream) const = 0;
   virtual Status fill(void *data, uint8_t value, size_t bytes) const = 0;
   virtual Status synchronize(void *stream) const = 0;
   /// A second stream for work that may run beside what is queued on
@@ -152,6 +165,11 @@ public:
   virtual Status join(void *side, void *stream) const = 0;
   virtual StatusOr<std::shared_ptr<const DeviceEvent>>
   record(void *stream) const = 0;
+  /// Makes the work queued on `stream` from now on wait for `event`
+  /// (host: nothing to wait for).
+  virtual Status wait(const DeviceEvent &event, void *stream) const = 0;
+  /// Blocks the calling thread until `event` has happened.
+  virtual Status synchronize(const DeviceEvent &event) const = 0;
   /// Milliseconds from `start` to `end`, both recorded by a device of the
   /// same name; waits for `end`.
   virtual StatusOr<double>

@@ -323,6 +323,22 @@ public:
     std::memcpy(dst, src, bytes);
     return Status::ok();
   }
+  /// Nothing to pin or to queue: the host's copies are done on return.
+  StatusOr<void *> allocatePinned(size_t bytes) const override {
+    return allocate(bytes);
+  }
+  Status freePinned(void *data) const override { return free(data); }
+  StatusOr<void *> createStream() const override {
+    return static_cast<void *>(nullptr);
+  }
+  Status destroyStream(void *) const override { return Status::ok(); }
+  Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
+                           void *stream) const override {
+    if (Status s = requireNullStream(stream); !s)
+      return s;
+    std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
   Status fill(void *data, uint8_t value, size_t bytes) const override {
     std::memset(data, value, bytes);
     return Status::ok();
@@ -344,6 +360,13 @@ public:
       return s;
     return std::shared_ptr<const DeviceEvent>(
         std::make_shared<HostEvent>(std::chrono::steady_clock::now()));
+  }
+  /// Host work is done when its call returns: every event has happened.
+  Status wait(const DeviceEvent &, void *stream) const override {
+    return requireNullStream(stream);
+  }
+  Status synchronize(const DeviceEvent &) const override {
+    return Status::ok();
   }
   StatusOr<double> elapsedMilliseconds(const DeviceEvent &start,
                                        const DeviceEvent &end) const override {

@@ -222,6 +222,7 @@ public:
   StatusOr<Event> record(void *stream = nullptr) const;
 
 private:
+  friend class TokenLoader; // copies batches to the device
   explicit Runtime(std::shared_ptr<detail::Device> device);
   StatusOr<Package> loadParsed(StatusOr<pkg::Package> parsed,
                                const std::string &origin) const;
