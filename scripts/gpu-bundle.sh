@@ -23,8 +23,8 @@ grep -q '^ATTNC_RT_HAVE_CUDA:INTERNAL=ON' "$build/CMakeCache.txt" || {
        "(cuda.h not found; set -DATTNC_CUDA_INCLUDE_DIR)" >&2
   exit 1
 }
-binaries=(attn-run make-cuda-test-package attnc_runtime_device_test
-          attnc_runtime_cuda_test)
+binaries=(attn-run attn-train make-cuda-test-package attnc_runtime_device_test
+          attnc_runtime_cuda_test attnc_runtime_token_cuda_test)
 ninja -C "$build" "$jobs" attnrt "${binaries[@]}"
 
 rm -rf "$bundle"
@@ -95,6 +95,7 @@ step nvidia-smi nvidia-smi
 step device-test "$bin/attnc_runtime_device_test" \
   --gtest_filter=-RuntimeCudaOpenTest.ReportsMissingDriver
 step cuda-test "$bin/attnc_runtime_cuda_test"
+step token-cuda-test "$bin/attnc_runtime_token_cuda_test"
 for kind in cubin ptx; do
   pkg="$out/cuda-test-$kind.attnpkg"
   step "make-package-$kind" "$bin/make-cuda-test-package" "$kind" "$pkg"

@@ -22,7 +22,7 @@ config.substitutions.append(("%attnc_obj_root", config.attnc_obj_root))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["attn-opt", "attnc", "attn-run"], [config.attnc_tools_dir])
+    ["attn-opt", "attnc", "attn-run", "attn-train"], [config.attnc_tools_dir])
 
 # GPU code generation needs a CUDA toolkit (libdevice, ptxas), not a GPU.
 cuda_toolkit = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"

@@ -1,0 +1,97 @@
+"""Checks of attn-train's metrics and checkpoints, for its lit tests.
+
+  train_check.py falls METRICS [--allow-skipped]
+      the mean loss of the last 5 applied steps is below the first 5's by
+      1.0 or more (natural log units), and no step was skipped unless
+      allowed
+  train_check.py same-losses A B
+      the two metrics files hold the same steps with bitwise equal losses
+      and gradient norms (9 significant digits round-trip an f32)
+  train_check.py same-tensors A B [--masters]
+      the two safetensors files hold the same tensors (with --masters only
+      the weights, not the moments m_* and v_*) with the same bytes
+  train_check.py zero-moments FILE
+      every optimizer moment (m_*, v_*) in the checkpoint is 0
+  train_check.py scalars FILE LR STEP LOSS_SCALE
+      writes a step's three scalar inputs to a safetensors file, for
+      attn-run --inputs
+"""
+
+import json
+import struct
+import sys
+
+
+def metrics(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def tensors(path):
+    with open(path, "rb") as f:
+        size = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(size))
+        data = f.read()
+    header.pop("__metadata__", None)
+    return {name: data[entry["data_offsets"][0]:entry["data_offsets"][1]]
+            for name, entry in header.items()}
+
+
+def falls(path, allow=""):
+    rows = metrics(path)
+    skipped = [r["step"] for r in rows if r["skipped"]]
+    if skipped and allow != "--allow-skipped":
+        sys.exit(f"steps {skipped} were skipped")
+    rows = [r for r in rows if not r["skipped"]]
+    first = sum(r["loss"] for r in rows[:5]) / 5
+    last = sum(r["loss"] for r in rows[-5:]) / 5
+    print(f"loss falls from {first:.2f} to {last:.2f} over {len(rows)} steps")
+    if last > first - 1.0:
+        sys.exit("the loss did not fall by 1.0")
+
+
+def same_losses(a, b):
+    ra, rb = metrics(a), metrics(b)
+    key = [(r["step"], r["loss"], r["grad_norm"]) for r in ra]
+    if key != [(r["step"], r["loss"], r["grad_norm"]) for r in rb]:
+        sys.exit(f"{a} and {b} differ")
+    print(f"{len(ra)} steps with the same losses")
+
+
+def same_tensors(a, b, which=""):
+    def kept(name):
+        return which != "--masters" or not name.startswith(("m_", "v_"))
+    ta = {k: v for k, v in tensors(a).items() if kept(k)}
+    tb = {k: v for k, v in tensors(b).items() if kept(k)}
+    differ = sorted(k for k in ta.keys() | tb.keys() if ta.get(k) != tb.get(k))
+    if differ or not ta:
+        sys.exit(f"tensors differ: {differ[:5]}")
+    print(f"{len(ta)} tensors bitwise equal")
+
+
+def zero_moments(path):
+    moments = {k: v for k, v in tensors(path).items()
+               if k.startswith(("m_", "v_"))}
+    nonzero = sorted(k for k, v in moments.items() if any(v))
+    if nonzero or not moments:
+        sys.exit(f"moments not zero: {nonzero[:5]}")
+    print(f"{len(moments)} moments are zero")
+
+
+def scalars(path, lr, step, loss_scale):
+    values = {"lr": lr, "step": step, "loss_scale": loss_scale}
+    header, data = {}, b""
+    for name, value in values.items():
+        header[name] = {"dtype": "F32", "shape": [],
+                        "data_offsets": [len(data), len(data) + 4]}
+        data += struct.pack("<f", float(value))
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    {"falls": falls, "same-losses": same_losses, "same-tensors": same_tensors,
+     "zero-moments": zero_moments, "scalars": scalars}[command](*args)
