@@ -98,13 +98,22 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     finite (an overflow under fp16 loss scaling) leaves every parameter
     and moment as it was, and the caller sees it in `grad_norm`.
 
+    It also emits the step in two parts, for gradient accumulation over
+    micro-batches: `@f_accumulate` takes `@f`'s arguments (masters for
+    parameters), f32 gradient sums `grad_<p>` and `loss_scale` (the
+    micro-batch loss's cotangent) and returns `loss` and the sums with
+    this micro-batch's gradients added, `new_grad_<p>`; `@f_apply` takes
+    the masters, moments, sums, `lr`, `step` and `loss_scale` and returns
+    `grad_norm` and the updated masters and moments, as `@f_step` would
+    from those gradients.
+
     `attn.train` is a unit attribute or a dictionary of floats: `beta1`
     (0.9), `beta2` (0.999), `epsilon` (1e-8), `weight_decay` (0.01),
     `max_grad_norm` (0: no clipping), torch.optim.AdamW's and
     clip_grad_norm_'s meanings. Errors, located at the function: an
     unknown or out-of-range entry, no backward function, a loss that is
-    not the one differentiable `tensor<f32>` result, no parameter,
-    `@f_step` already defined.
+    not the one differentiable `tensor<f32>` result, no parameter, one of
+    the three functions already defined.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect",
                            "::mlir::math::MathDialect"];

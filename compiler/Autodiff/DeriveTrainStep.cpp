@@ -11,9 +11,17 @@
 //       -> (loss, grad_norm, new_<p>..., new_m_<p>..., new_v_<p>...)
 //
 // whose body is @f's and @f_bwd's (the loss's cotangent is the loss scale),
-// the gradients' global norm, and AdamW on every parameter. The scalars
-// are rank-0 inputs broadcast into element kernels, so one package runs
-// every step of a schedule.
+// the gradients' global norm, and AdamW on every parameter; and the same
+// step split for gradient accumulation over micro-batches:
+//
+//   func.func @f_accumulate(<f's arguments>, grad_<p>..., %loss_scale)
+//       -> (loss, new_grad_<p>...)
+//   func.func @f_apply(<p>..., m_<p>..., v_<p>..., grad_<p>..., %lr, %step,
+//                      %loss_scale)
+//       -> (grad_norm, new_<p>..., new_m_<p>..., new_v_<p>...)
+//
+// The scalars are rank-0 inputs broadcast into element kernels, so one
+// package runs every step of a schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,31 +137,54 @@ struct F32 {
   }
 };
 
-class TrainStepBuilder {
+/// A function's arguments or results: names and types, in order.
+struct Signature {
+  SmallVector<std::string> names;
+  SmallVector<Type> types;
+
+  void add(std::string name, Type type) {
+    names.push_back(std::move(name));
+    types.push_back(type);
+  }
+};
+
+/// Builds @f_step (one fused step), @f_accumulate (one micro-batch's
+/// gradients added to f32 sums) and @f_apply (AdamW from those sums).
+class TrainFunctionsBuilder {
 public:
-  TrainStepBuilder(func::FuncOp forward, func::FuncOp backward,
-                   TrainOptions options)
+  TrainFunctionsBuilder(func::FuncOp forward, func::FuncOp backward,
+                        TrainOptions options)
       : forward(forward), backward(backward), options(options),
         b(forward->getContext()) {}
 
-  FailureOr<func::FuncOp> build();
+  /// The three functions, in that order.
+  FailureOr<SmallVector<func::FuncOp>> build();
 
 private:
   LogicalResult findParameters();
-  void createFunction();
-  SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
+  RankedTensorType masterType(unsigned param);
+  std::string paramName(unsigned param);
+  void addForwardInputs(Signature &inputs);
+  void addState(Signature &signature, StringRef prefix,
+                ArrayRef<StringRef> kinds);
+  func::FuncOp createFunction(StringRef suffix, const Signature &inputs,
+                              const Signature &outputs);
   Value argument(StringRef name);
-  Value squaredNorm(Value inverseScale);
+  SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
+  SmallVector<Value> lossAndGradients(Value cotangent);
+  SmallVector<Value> update(ArrayRef<Value> grads, Value lossScale);
+  Value squaredNorm(ArrayRef<Value> grads, Value inverseScale);
   SmallVector<Value> adamw(unsigned param, Value grad, ValueRange scalars);
+  func::FuncOp buildStep();
+  func::FuncOp buildAccumulate();
+  func::FuncOp buildApply();
 
-  func::FuncOp forward, backward, step;
+  func::FuncOp forward, backward, fn;
   TrainOptions options;
   OpBuilder b;
-  /// The forward arguments that take gradients, in order, and the
-  /// gradient of each as the step computes it.
+  /// The forward arguments that take gradients, in order.
   SmallVector<unsigned> params;
-  SmallVector<Value> grads;
-  /// For each step argument, its name.
+  /// The names of the arguments of the function being built.
   SmallVector<std::string> argNames;
 };
 
@@ -168,7 +199,7 @@ std::string argumentName(func::FuncOp f, unsigned i) {
 /// The parameters are the arguments of static shape the backward returns
 /// gradients of (one of dynamic shape is data, as a batch of activations
 /// is); the loss is the one result that takes a cotangent.
-LogicalResult TrainStepBuilder::findParameters() {
+LogicalResult TrainFunctionsBuilder::findParameters() {
   for (unsigned i = 0; i < backward.getNumResults(); ++i) {
     auto of = backward.getResultAttrOfType<IntegerAttr>(
         i, attn::kGradientOfArgumentAttrName);
@@ -196,55 +227,57 @@ LogicalResult TrainStepBuilder::findParameters() {
   return success();
 }
 
-void TrainStepBuilder::createFunction() {
-  MLIRContext *context = forward.getContext();
-  auto f32 = Float32Type::get(context);
-  SmallVector<Type> inputs, outputs;
-  auto master = [&](unsigned i) {
-    return RankedTensorType::get(
-        cast<RankedTensorType>(forward.getArgumentTypes()[i]).getShape(), f32);
-  };
-  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
-    bool param = llvm::is_contained(params, i);
-    inputs.push_back(param ? master(i) : forward.getArgumentTypes()[i]);
-    argNames.push_back(argumentName(forward, i));
-  }
-  SmallVector<std::string> resultNames = {"loss", "grad_norm"};
-  for (StringRef moment : {"", "m_", "v_"})
-    for (unsigned i : params)
-      resultNames.push_back(("new_" + moment + argumentName(forward, i)).str());
-  for (StringRef moment : {"m_", "v_"})
-    for (unsigned i : params) {
-      inputs.push_back(master(i));
-      argNames.push_back((moment + argumentName(forward, i)).str());
-    }
-  auto scalar = RankedTensorType::get({}, f32);
-  for (StringRef name : {"lr", "step", "loss_scale"}) {
-    inputs.push_back(scalar);
-    argNames.push_back(name.str());
-  }
-  outputs = {scalar, scalar};
-  for (int moment = 0; moment < 3; ++moment)
-    for (unsigned i : params)
-      outputs.push_back(master(i));
-  b.setInsertionPointAfter(backward);
-  step = func::FuncOp::create(b, forward.getLoc(),
-                              (forward.getName() + "_step").str(),
-                              FunctionType::get(context, inputs, outputs));
-  for (auto [i, name] : llvm::enumerate(argNames))
-    step.setArgAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-  for (auto [i, name] : llvm::enumerate(resultNames))
-    step.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-  b.setInsertionPointToStart(step.addEntryBlock());
+RankedTensorType TrainFunctionsBuilder::masterType(unsigned param) {
+  return RankedTensorType::get(
+      cast<RankedTensorType>(forward.getArgumentTypes()[param]).getShape(),
+      Float32Type::get(forward.getContext()));
 }
 
-Value TrainStepBuilder::argument(StringRef name) {
-  return step.getArgument(llvm::find(argNames, name) - argNames.begin());
+std::string TrainFunctionsBuilder::paramName(unsigned param) {
+  return argumentName(forward, param);
+}
+
+/// The forward's arguments, each parameter as its f32 master.
+void TrainFunctionsBuilder::addForwardInputs(Signature &inputs) {
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    inputs.add(argumentName(forward, i), llvm::is_contained(params, i)
+                                             ? masterType(i)
+                                             : forward.getArgumentTypes()[i]);
+}
+
+/// An f32 tensor per parameter and kind: "<prefix><kind><p>", kinds in
+/// order, parameters within each.
+void TrainFunctionsBuilder::addState(Signature &signature, StringRef prefix,
+                                     ArrayRef<StringRef> kinds) {
+  for (StringRef kind : kinds)
+    for (unsigned i : params)
+      signature.add((prefix + kind + paramName(i)).str(), masterType(i));
+}
+
+func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
+                                                   const Signature &inputs,
+                                                   const Signature &outputs) {
+  MLIRContext *context = forward.getContext();
+  b.setInsertionPointToEnd(forward->getBlock());
+  fn = func::FuncOp::create(
+      b, forward.getLoc(), (forward.getName() + suffix).str(),
+      FunctionType::get(context, inputs.types, outputs.types));
+  for (auto [i, name] : llvm::enumerate(inputs.names))
+    fn.setArgAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
+  for (auto [i, name] : llvm::enumerate(outputs.names))
+    fn.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
+  argNames = inputs.names;
+  b.setInsertionPointToStart(fn.addEntryBlock());
+  return fn;
+}
+
+Value TrainFunctionsBuilder::argument(StringRef name) {
+  return fn.getArgument(llvm::find(argNames, name) - argNames.begin());
 }
 
 /// Clones `from`'s body at the builder; returns the values it returns.
-SmallVector<Value> TrainStepBuilder::cloneBody(func::FuncOp from,
-                                               IRMapping &mapping) {
+SmallVector<Value> TrainFunctionsBuilder::cloneBody(func::FuncOp from,
+                                                    IRMapping &mapping) {
   for (Operation &op : from.getBody().front().without_terminator())
     b.clone(op, mapping);
   return llvm::map_to_vector(
@@ -252,11 +285,170 @@ SmallVector<Value> TrainStepBuilder::cloneBody(func::FuncOp from,
       [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
+/// The forward's and backward's bodies on the function's first arguments
+/// (masters cast to the parameters' types), with `cotangent` as the loss's:
+/// the loss, then each parameter's gradient.
+SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
+  Location loc = forward.getLoc();
+  IRMapping mapping;
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
+    Value arg = fn.getArgument(i);
+    Type type = forward.getArgumentTypes()[i];
+    if (arg.getType() != type)
+      arg = attn::CastOp::create(b, loc, type, arg, FloatAttr(), IntegerAttr(),
+                                 IntegerAttr());
+    mapping.map(forward.getArgument(i), arg);
+  }
+  SmallVector<Value> results = cloneBody(forward, mapping);
+  unsigned numArgs = forward.getNumArguments();
+  for (unsigned i = 0; i < backward.getNumArguments(); ++i)
+    mapping.map(backward.getArgument(i),
+                i < numArgs ? mapping.lookup(forward.getArgument(i))
+                : i < numArgs + results.size() ? results[i - numArgs]
+                                               : cotangent);
+  SmallVector<Value> backwardResults = cloneBody(backward, mapping);
+  SmallVector<Value> lossAndGrads(params.size() + 1);
+  lossAndGrads[0] = results[0];
+  for (auto [i, grad] : llvm::enumerate(backwardResults)) {
+    auto of = backward.getResultAttrOfType<IntegerAttr>(
+        i, attn::kGradientOfArgumentAttrName);
+    auto *param = llvm::find(params, of ? of.getInt() : i);
+    if (param != params.end())
+      lossAndGrads[1 + (param - params.begin())] = grad;
+  }
+  return lossAndGrads;
+}
+
+/// The gradient norm and AdamW's update of every parameter from `grads`
+/// (scaled by `lossScale`): the norm, then the new masters, first moments
+/// and second moments.
+SmallVector<Value> TrainFunctionsBuilder::update(ArrayRef<Value> grads,
+                                                 Value lossScale) {
+  Location loc = forward.getLoc();
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Value inverseScale =
+      elementwise(b, loc, scalar, lossScale,
+                  [](OpBuilder &b, Location loc, ValueRange args) {
+                    F32 x{b, loc};
+                    return SmallVector<Value>{x.div(x.c(1), args[0])};
+                  })[0];
+  TrainOptions o = options;
+  SmallVector<Value> norm = elementwise(
+      b, loc, SmallVector<Type>(5, scalar),
+      {squaredNorm(grads, inverseScale), inverseScale, argument("step")},
+      [o](OpBuilder &b, Location loc, ValueRange args) {
+        F32 x{b, loc};
+        Value norm = x.sqrt(args[0]);
+        double maxNorm = o.maxGradNorm;
+        // torch.nn.utils.clip_grad_norm_'s factor.
+        Value clip =
+            maxNorm > 0
+                ? x.min(x.c(1), x.div(x.c(maxNorm), x.add(norm, x.c(1e-6))))
+                : x.c(1);
+        Value finite =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, norm,
+                                  x.c(std::numeric_limits<double>::infinity()));
+        Value apply = arith::SelectOp::create(b, loc, finite, x.c(1), x.c(0));
+        // 1 - beta^t, for step t (from 1).
+        auto correction = [&](double beta) {
+          return x.sub(x.c(1),
+                       math::PowFOp::create(b, loc, x.c(beta), args[2]));
+        };
+        return SmallVector<Value>{norm, x.mul(args[1], clip), apply,
+                                  correction(o.beta1), correction(o.beta2)};
+      });
+  SmallVector<Value> scalars = {argument("lr"), norm[1], norm[2], norm[3],
+                                norm[4]};
+  SmallVector<SmallVector<Value>> updates;
+  for (auto [param, grad] : llvm::zip(params, grads))
+    updates.push_back(adamw(param, grad, scalars));
+  SmallVector<Value> outputs = {norm[0]};
+  for (unsigned k = 0; k < 3; ++k)
+    for (const SmallVector<Value> &update : updates)
+      outputs.push_back(update[k]);
+  return outputs;
+}
+
+/// @f_step(f's inputs, m_, v_, lr, step, loss_scale)
+///     -> (loss, grad_norm, new_, new_m_, new_v_)
+func::FuncOp TrainFunctionsBuilder::buildStep() {
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Signature inputs, outputs;
+  addForwardInputs(inputs);
+  addState(inputs, "", {"m_", "v_"});
+  for (StringRef name : {"lr", "step", "loss_scale"})
+    inputs.add(name.str(), scalar);
+  outputs.add("loss", scalar);
+  outputs.add("grad_norm", scalar);
+  addState(outputs, "new_", {"", "m_", "v_"});
+  createFunction("_step", inputs, outputs);
+  SmallVector<Value> lossAndGrads = lossAndGradients(argument("loss_scale"));
+  SmallVector<Value> results = {lossAndGrads[0]};
+  llvm::append_range(results, update(ArrayRef(lossAndGrads).drop_front(),
+                                     argument("loss_scale")));
+  func::ReturnOp::create(b, forward.getLoc(), results);
+  return fn;
+}
+
+/// @f_accumulate(f's inputs, grad_, loss_scale) -> (loss, new_grad_): the
+/// gradients of one micro-batch, its loss's cotangent `loss_scale` (the
+/// scale over the micro-batch count), added to the f32 sums grad_<p>.
+func::FuncOp TrainFunctionsBuilder::buildAccumulate() {
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Signature inputs, outputs;
+  addForwardInputs(inputs);
+  addState(inputs, "", {"grad_"});
+  inputs.add("loss_scale", scalar);
+  outputs.add("loss", scalar);
+  addState(outputs, "new_", {"grad_"});
+  createFunction("_accumulate", inputs, outputs);
+  SmallVector<Value> lossAndGrads = lossAndGradients(argument("loss_scale"));
+  SmallVector<Value> results = {lossAndGrads[0]};
+  for (auto [param, grad] :
+       llvm::zip(params, ArrayRef(lossAndGrads).drop_front())) {
+    Value sum = argument("grad_" + paramName(param));
+    results.push_back(elementwise(
+        b, forward.getLoc(), sum.getType(), {sum, grad},
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
+        })[0]);
+  }
+  func::ReturnOp::create(b, forward.getLoc(), results);
+  return fn;
+}
+
+/// @f_apply(masters, m_, v_, grad_, lr, step, loss_scale)
+///     -> (grad_norm, new_, new_m_, new_v_): @f_step's update from summed
+/// gradients.
+func::FuncOp TrainFunctionsBuilder::buildApply() {
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Signature inputs, outputs;
+  addState(inputs, "", {"", "m_", "v_", "grad_"});
+  for (StringRef name : {"lr", "step", "loss_scale"})
+    inputs.add(name.str(), scalar);
+  outputs.add("grad_norm", scalar);
+  addState(outputs, "new_", {"", "m_", "v_"});
+  createFunction("_apply", inputs, outputs);
+  SmallVector<Value> grads = llvm::map_to_vector(
+      params, [&](unsigned i) { return argument("grad_" + paramName(i)); });
+  func::ReturnOp::create(b, forward.getLoc(),
+                         update(grads, argument("loss_scale")));
+  return fn;
+}
+
+FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
+  if (failed(findParameters()))
+    return failure();
+  return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(),
+                                   buildApply()};
+}
+
 /// sum over all gradients g of (g * inverseScale)^2, in f32: each
 /// gradient's squares summed over rows, the column sums of all of them
 /// concatenated, then summed whole (sums in a fixed order, so the norm is
 /// the same bits on every run).
-Value TrainStepBuilder::squaredNorm(Value inverseScale) {
+Value TrainFunctionsBuilder::squaredNorm(ArrayRef<Value> grads,
+                                         Value inverseScale) {
   Location loc = forward.getLoc();
   auto f32 = b.getF32Type();
   SmallVector<Value> columnSums;
@@ -288,10 +480,10 @@ Value TrainStepBuilder::squaredNorm(Value inverseScale) {
 /// scalars are lr, the gradient's factor (the inverse loss scale times the
 /// clipping factor), whether to apply the step (1) or keep everything (0,
 /// a gradient that is not finite) and the two bias corrections.
-SmallVector<Value> TrainStepBuilder::adamw(unsigned param, Value grad,
-                                           ValueRange scalars) {
-  Value master = step.getArgument(param);
-  std::string name = argumentName(forward, param);
+SmallVector<Value> TrainFunctionsBuilder::adamw(unsigned param, Value grad,
+                                                ValueRange scalars) {
+  std::string name = paramName(param);
+  Value master = argument(name);
   SmallVector<Value> inputs = {grad, master, argument("m_" + name),
                                argument("v_" + name)};
   llvm::append_range(inputs, scalars);
@@ -319,86 +511,6 @@ SmallVector<Value> TrainStepBuilder::adamw(unsigned param, Value grad,
                                   x.select(apply, m1, m),
                                   x.select(apply, v1, v)};
       });
-}
-
-FailureOr<func::FuncOp> TrainStepBuilder::build() {
-  if (failed(findParameters()))
-    return failure();
-  createFunction();
-  Location loc = forward.getLoc();
-  IRMapping mapping;
-  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
-    Value arg = step.getArgument(i);
-    Type type = forward.getArgumentTypes()[i];
-    if (arg.getType() != type)
-      arg = attn::CastOp::create(b, loc, type, arg, FloatAttr(), IntegerAttr(),
-                                 IntegerAttr());
-    mapping.map(forward.getArgument(i), arg);
-  }
-  SmallVector<Value> results = cloneBody(forward, mapping);
-  Value lossScale = argument("loss_scale");
-  for (unsigned i = 0; i < backward.getNumArguments(); ++i) {
-    Value value;
-    if (i < forward.getNumArguments())
-      value = mapping.lookup(forward.getArgument(i));
-    else if (i < forward.getNumArguments() + results.size())
-      value = results[i - forward.getNumArguments()];
-    else
-      value = lossScale;
-    mapping.map(backward.getArgument(i), value);
-  }
-  SmallVector<Value> backwardResults = cloneBody(backward, mapping);
-  grads.assign(params.size(), Value());
-  for (auto [i, grad] : llvm::enumerate(backwardResults)) {
-    auto of = backward.getResultAttrOfType<IntegerAttr>(
-        i, attn::kGradientOfArgumentAttrName);
-    auto *param = llvm::find(params, of ? of.getInt() : i);
-    if (param != params.end())
-      grads[param - params.begin()] = grad;
-  }
-  auto scalar = RankedTensorType::get({}, b.getF32Type());
-  Value inverseScale =
-      elementwise(b, loc, scalar, lossScale,
-                  [](OpBuilder &b, Location loc, ValueRange args) {
-                    F32 x{b, loc};
-                    return SmallVector<Value>{x.div(x.c(1), args[0])};
-                  })[0];
-  TrainOptions o = options;
-  SmallVector<Value> norm = elementwise(
-      b, loc, SmallVector<Type>(5, scalar),
-      {squaredNorm(inverseScale), inverseScale, argument("step")},
-      [o](OpBuilder &b, Location loc, ValueRange args) {
-        F32 x{b, loc};
-        Value norm = x.sqrt(args[0]);
-        double maxNorm = o.maxGradNorm;
-        // torch.nn.utils.clip_grad_norm_'s factor.
-        Value clip =
-            maxNorm > 0
-                ? x.min(x.c(1), x.div(x.c(maxNorm), x.add(norm, x.c(1e-6))))
-                : x.c(1);
-        Value finite =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, norm,
-                                  x.c(std::numeric_limits<double>::infinity()));
-        Value apply = arith::SelectOp::create(b, loc, finite, x.c(1), x.c(0));
-        // 1 - beta^t, for step t (from 1).
-        auto correction = [&](double beta) {
-          return x.sub(x.c(1),
-                       math::PowFOp::create(b, loc, x.c(beta), args[2]));
-        };
-        return SmallVector<Value>{norm, x.mul(args[1], clip), apply,
-                                  correction(o.beta1), correction(o.beta2)};
-      });
-  SmallVector<Value> scalars = {argument("lr"), norm[1], norm[2], norm[3],
-                                norm[4]};
-  SmallVector<Value> outputs = {results[0], norm[0]};
-  SmallVector<SmallVector<Value>> updates;
-  for (auto [param, grad] : llvm::zip(params, grads))
-    updates.push_back(adamw(param, grad, scalars));
-  for (unsigned k = 0; k < 3; ++k)
-    for (const SmallVector<Value> &update : updates)
-      outputs.push_back(update[k]);
-  func::ReturnOp::create(b, loc, outputs);
-  return step;
 }
 
 /// The backward function derived for `forward`, if any.
@@ -431,18 +543,21 @@ struct AttnDeriveTrainStepPass
                                "mark the function attn.backward too";
         return signalPassFailure();
       }
-      std::string name = (forward.getName() + "_step").str();
-      if (symbols.lookup(name)) {
-        forward.emitError() << "cannot derive '" << name
-                            << "': the module already has a symbol of that "
-                               "name";
-        return signalPassFailure();
+      for (StringRef suffix : {"_step", "_accumulate", "_apply"}) {
+        std::string name = (forward.getName() + suffix).str();
+        if (symbols.lookup(name)) {
+          forward.emitError() << "cannot derive '" << name
+                              << "': the module already has a symbol of "
+                                 "that name";
+          return signalPassFailure();
+        }
       }
-      FailureOr<func::FuncOp> step =
-          TrainStepBuilder(forward, backward, *options).build();
-      if (failed(step))
+      FailureOr<SmallVector<func::FuncOp>> functions =
+          TrainFunctionsBuilder(forward, backward, *options).build();
+      if (failed(functions))
         return signalPassFailure();
-      symbols.insert(*step);
+      for (func::FuncOp function : *functions)
+        symbols.insert(function);
     }
   }
 };

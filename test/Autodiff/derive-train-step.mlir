@@ -41,6 +41,33 @@
 // CHECK: %[[UW:.*]]:3 = attn.elementwise %{{.*}}, %[[W]], %[[MW]], %[[VW]], %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4 : tensor<8x16xbf16>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32> -> tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 // CHECK: %[[UG:.*]]:3 = attn.elementwise %{{.*}}, %[[G]], %[[MG]], %[[VG]], %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4
 // CHECK: return %[[LOSS]], %[[S]]#0, %[[UW]]#0, %[[UG]]#0, %[[UW]]#1, %[[UG]]#1, %[[UW]]#2, %[[UG]]#2
+// The step split for micro-batches: _accumulate adds one micro-batch's
+// gradients (its loss cotangent is loss_scale) to f32 sums, _apply is the
+// step's update from those sums.
+// CHECK-LABEL: func.func @classify_accumulate(
+// CHECK-SAME: %[[AX:.*]]: tensor<?x16xbf16> {attn.name = "x"}, %{{.*}}: tensor<?xi32> {attn.name = "labels"},
+// CHECK-SAME: %{{.*}}: tensor<8x16xf32> {attn.name = "w"}, %{{.*}}: tensor<16xf32> {attn.name = "g"},
+// CHECK-SAME: %[[SUMW:.*]]: tensor<8x16xf32> {attn.name = "grad_w"}, %[[SUMG:.*]]: tensor<16xf32> {attn.name = "grad_g"},
+// CHECK-SAME: %[[ASCALE:.*]]: tensor<f32> {attn.name = "loss_scale"})
+// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<8x16xf32> {attn.name = "new_grad_w"}, tensor<16xf32> {attn.name = "new_grad_g"})
+// CHECK: %[[ALOSS:.*]] = attn.token_mean
+// CHECK: attn.token_mean_grad %{{.*}}, %[[ASCALE]]
+// CHECK: %[[NEWW:.*]] = attn.elementwise %[[SUMW]], %{{.*}} : tensor<8x16xf32>, tensor<8x16xbf16> -> tensor<8x16xf32>
+// CHECK: arith.addf
+// CHECK: %[[NEWG:.*]] = attn.elementwise %[[SUMG]], %{{.*}} : tensor<16xf32>, tensor<16xbf16> -> tensor<16xf32>
+// CHECK: return %[[ALOSS]], %[[NEWW]], %[[NEWG]]
+
+// CHECK-LABEL: func.func @classify_apply(
+// CHECK-SAME: %{{.*}}: tensor<8x16xf32> {attn.name = "w"}, %{{.*}}: tensor<16xf32> {attn.name = "g"},
+// CHECK-SAME: {attn.name = "m_w"}, %{{.*}} {attn.name = "m_g"}, %{{.*}} {attn.name = "v_w"}, %{{.*}} {attn.name = "v_g"},
+// CHECK-SAME: %[[GW:.*]]: tensor<8x16xf32> {attn.name = "grad_w"}, %[[GG:.*]]: tensor<16xf32> {attn.name = "grad_g"},
+// CHECK-SAME: {attn.name = "lr"}, %{{.*}} {attn.name = "step"}, %{{.*}} {attn.name = "loss_scale"})
+// CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<8x16xf32> {attn.name = "new_w"},
+// CHECK: attn.elementwise %[[GW]], %{{.*}} : tensor<8x16xf32>, tensor<f32> -> tensor<8x16xf32>
+// CHECK: attn.elementwise %[[GG]], %{{.*}} : tensor<16xf32>, tensor<f32> -> tensor<16xf32>
+// CHECK: attn.elementwise %[[GW]], %{{.*}} -> tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+// CHECK: attn.elementwise %[[GG]], %{{.*}} -> tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+
 func.func @classify(%x: tensor<?x16xbf16> {attn.name = "x"},
                     %labels: tensor<?xi32> {attn.name = "labels"},
                     %w: tensor<8x16xbf16> {attn.name = "w"},

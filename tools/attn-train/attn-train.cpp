@@ -31,6 +31,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -49,7 +50,8 @@ const char *const kUsage =
   --steps N            optimizer steps of the whole run
   --batch B            sequences per step
   --seq N              tokens per sequence
-  --micro-batches M    micro-batches per step (only 1 yet)
+  --micro-batches M    micro-batches of --batch sequences per step, their
+                       gradients summed (<f>_accumulate, then <f>_apply)
   --sequential         read windows in file order (default: a seeded
                        permutation per epoch)
   --lr X               peak learning rate (default 3e-4)
@@ -180,9 +182,6 @@ const std::vector<OptionSpec> &optionSpecs() {
 Status checkOptions(Options &o) {
   if (o.data.empty() || !o.steps || !o.batch || !o.seq)
     return Status::error("--data, --steps, --batch and --seq are required");
-  if (o.microBatches != 1)
-    return Status::error("--micro-batches " + std::to_string(o.microBatches) +
-                         ": gradient accumulation is not implemented yet");
   if (o.lossScale != "none" && o.lossScale != "dynamic")
     return Status::error("--loss-scale must be none or dynamic, got '" +
                          o.lossScale + "'");
@@ -233,77 +232,98 @@ StatusOr<std::optional<Options>> parseArgs(int argc, char **argv) {
 }
 
 //===----------------------------------------------------------------------===//
-// The step function's signature
+// The training functions
 //===----------------------------------------------------------------------===//
 
-/// Where each input and output of the step function is, by role.
-struct StepLayout {
-  int ids = -1, labels = -1, lr = -1, step = -1, lossScale = -1;
-  int loss = -1, gradNorm = -1;
-  /// Per parameter: its inputs (master, m, v) and outputs (new ones).
-  std::vector<std::string> params;
-  std::vector<std::array<int, 3>> stateInputs, stateOutputs;
+/// Tensors by the names of a function's inputs and outputs.
+using NamedRefs = std::map<std::string, rt::TensorRef>;
+
+/// Calls `fn` with the tensor of each input and output name; every name
+/// of its signature must be in the maps.
+Status callByName(const rt::Function &fn, const NamedRefs &in,
+                  const NamedRefs &out) {
+  auto gather = [&](const std::vector<pkg::TensorSig> &sigs,
+                    const NamedRefs &refs,
+                    const char *what) -> StatusOr<std::vector<rt::TensorRef>> {
+    std::vector<rt::TensorRef> ordered;
+    for (const pkg::TensorSig &sig : sigs) {
+      auto found = refs.find(sig.name);
+      if (found == refs.end())
+        return Status::error("function '" + fn.name() + "' has " + what + " '" +
+                             sig.name +
+                             "', which attn-train does not "
+                             "provide (attn-derive-train-step names them)");
+      ordered.push_back(found->second);
+    }
+    return ordered;
+  };
+  auto inputs = gather(fn.signature().inputs, in, "input");
+  auto outputs = gather(fn.signature().outputs, out, "output");
+  if (!inputs || !outputs)
+    return !inputs ? inputs.status() : outputs.status();
+  return fn.call(*inputs, *outputs);
+}
+
+/// The functions attn-derive-train-step emits for one model: <f>_step, and
+/// <f>_accumulate and <f>_apply for micro-batches.
+struct TrainFunctions {
+  rt::Function step;
+  std::optional<rt::Function> accumulate, apply;
 };
 
-int indexOf(const std::vector<pkg::TensorSig> &sigs, const std::string &name) {
-  for (size_t i = 0; i < sigs.size(); ++i)
-    if (sigs[i].name == name)
-      return static_cast<int>(i);
-  return -1;
-}
-
-/// Reads the roles off the names attn-derive-train-step gives.
-StatusOr<StepLayout> layoutOf(const pkg::Function &fn) {
-  StepLayout layout;
-  const auto &in = fn.inputs, &out = fn.outputs;
-  layout.ids = indexOf(in, "ids");
-  layout.labels = indexOf(in, "labels");
-  layout.lr = indexOf(in, "lr");
-  layout.step = indexOf(in, "step");
-  layout.lossScale = indexOf(in, "loss_scale");
-  layout.loss = indexOf(out, "loss");
-  layout.gradNorm = indexOf(out, "grad_norm");
-  if (std::min({layout.ids, layout.labels, layout.lr, layout.step,
-                layout.lossScale, layout.loss, layout.gradNorm}) < 0)
-    return Status::error("function '" + fn.name +
-                         "' is not a training step: it needs inputs ids, "
-                         "labels, lr, step, loss_scale and outputs loss, "
-                         "grad_norm (attn-derive-train-step)");
-  for (const pkg::TensorSig &sig : in) {
-    int m = indexOf(in, "m_" + sig.name), v = indexOf(in, "v_" + sig.name);
-    if (m < 0 || v < 0)
-      continue;
-    std::array<int, 3> outs = {indexOf(out, "new_" + sig.name),
-                               indexOf(out, "new_m_" + sig.name),
-                               indexOf(out, "new_v_" + sig.name)};
-    if (std::min({outs[0], outs[1], outs[2]}) < 0)
-      return Status::error("parameter '" + sig.name + "' has no new_" +
-                           sig.name + ", new_m_ or new_v_ output");
-    layout.params.push_back(sig.name);
-    layout.stateInputs.push_back({indexOf(in, sig.name), m, v});
-    layout.stateOutputs.push_back(outs);
+StatusOr<TrainFunctions> findFunctions(const rt::Package &package,
+                                       std::string name, bool microBatches) {
+  if (name.empty()) {
+    std::vector<std::string> steps;
+    for (const std::string &fn : package.functionNames())
+      if (fn.size() > 5 && fn.compare(fn.size() - 5, 5, "_step") == 0)
+        steps.push_back(fn);
+    if (steps.size() != 1)
+      return Status::error(std::to_string(steps.size()) +
+                           " functions end in _step; choose one with --fn");
+    name = steps[0];
   }
-  size_t roles = 5 + 3 * layout.params.size();
-  if (roles != in.size())
-    return Status::error("function '" + fn.name +
-                         "' has inputs that are "
-                         "neither data, parameters nor step scalars; "
-                         "attn-train fills only ids and labels");
-  return layout;
+  auto step = package.function(name);
+  if (!step)
+    return step.status();
+  TrainFunctions functions{*step, {}, {}};
+  if (!microBatches)
+    return functions;
+  std::string base = name.substr(0, name.size() - 5);
+  auto accumulate = package.function(base + "_accumulate");
+  auto apply = package.function(base + "_apply");
+  if (!accumulate || !apply)
+    return (!accumulate ? accumulate.status() : apply.status())
+        .withContext("--micro-batches");
+  functions.accumulate = *accumulate;
+  functions.apply = *apply;
+  return functions;
 }
 
-StatusOr<rt::Function> findStep(const rt::Package &package,
-                                const std::string &name) {
-  if (!name.empty())
-    return package.function(name);
-  std::vector<std::string> steps;
-  for (const std::string &fn : package.functionNames())
-    if (fn.size() > 5 && fn.compare(fn.size() - 5, 5, "_step") == 0)
-      steps.push_back(fn);
-  if (steps.size() != 1)
-    return Status::error(std::to_string(steps.size()) +
-                         " functions end in _step; choose one with --fn");
-  return package.function(steps[0]);
+/// The parameters: the step's inputs X with inputs m_X and v_X, with their
+/// static shapes.
+StatusOr<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+parametersOf(const pkg::Function &step) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  auto has = [&](const std::string &name) {
+    for (const pkg::TensorSig &sig : step.inputs)
+      if (sig.name == name)
+        return true;
+    return false;
+  };
+  for (const pkg::TensorSig &sig : step.inputs) {
+    if (!has("m_" + sig.name) || !has("v_" + sig.name))
+      continue;
+    std::vector<int64_t> shape;
+    for (const pkg::Dim &d : sig.shape)
+      shape.push_back(d.extent);
+    params.emplace_back(sig.name, shape);
+  }
+  if (params.empty())
+    return Status::error("function '" + step.name +
+                         "' is not a training step: no input X has inputs "
+                         "m_X and v_X (attn-derive-train-step)");
+  return params;
 }
 
 //===----------------------------------------------------------------------===//
@@ -349,6 +369,13 @@ StatusOr<std::vector<float>> download(const rt::Runtime &rt,
   return values;
 }
 
+StatusOr<float> downloadScalar(const rt::Runtime &rt, const DeviceTensor &t) {
+  auto values = download(rt, t);
+  if (!values)
+    return values.status();
+  return (*values)[0];
+}
+
 /// splitmix64: the initial weights are the same on every platform.
 uint64_t splitmix(uint64_t &state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -376,67 +403,79 @@ std::vector<float> initialValues(const DeviceTensor &t, uint64_t seed,
   return values;
 }
 
-/// Weights from a safetensors file, widened to f32.
+/// Weights from a safetensors file, as f32 of the parameter's shape.
 StatusOr<std::vector<float>> valuesFromFile(const safetensors::File &file,
                                             const std::string &name,
                                             const DeviceTensor &t) {
   const safetensors::Tensor *given = file.find(name);
   if (!given)
-    return Status::error("--init file has no tensor '" + name + "'");
+    return Status::error("no tensor '" + name + "'");
   if (given->shape != t.shape || given->dtype != pkg::DType::F32)
-    return Status::error("--init tensor '" + name +
+    return Status::error("tensor '" + name +
                          "' must be f32 of the parameter's shape");
   std::vector<float> values(t.elements);
   std::memcpy(values.data(), given->data.data(), values.size() * 4);
   return values;
 }
 
-/// The step's state: masters and moments in two sets, read from one and
-/// written to the other, which then swap.
-class TrainState {
+/// The training state on the device: per parameter its master and moments
+/// in two sets, read from one and written to the other, which then swap;
+/// and, with micro-batches, two sets of f32 gradient sums.
+class DeviceState {
 public:
-  TrainState(rt::Runtime rt, const pkg::Function &fn, const StepLayout &layout)
-      : rt(std::move(rt)), fn(fn), layout(layout) {}
+  using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+  DeviceState(rt::Runtime rt, Shapes params)
+      : rt(std::move(rt)), params(std::move(params)) {}
 
-  Status allocate();
+  Status allocate(bool gradientSums);
   Status initialize(const Options &o);
   Status restore(const std::vector<safetensors::Tensor> &tensors);
   StatusOr<std::vector<safetensors::Tensor>> snapshot() const;
-  void addInputs(std::vector<rt::TensorRef> &inputs) const;
-  void addOutputs(std::vector<rt::TensorRef> &outputs) const;
-  void swap() { current ^= 1; }
+  Status zeroSums();
+  /// Adds the state a function reads to `in` and what it writes to `out`:
+  /// masters and moments (`"m_"`, `"v_"`) or gradient sums (`"grad_"`).
+  void bind(NamedRefs &in, NamedRefs &out, bool moments, bool sums) const;
+  void swapMoments() { current ^= 1; }
+  void swapSums() { currentSums ^= 1; }
+  int64_t parameters() const;
   int64_t bytes() const;
 
 private:
   static constexpr const char *kPrefixes[3] = {"", "m_", "v_"};
+  Status allocateSet(std::vector<DeviceTensor> &set, int copies);
+
   rt::Runtime rt;
-  const pkg::Function &fn;
-  const StepLayout &layout;
-  /// sets[s][p][k]: set s, parameter p, k = master, m, v.
-  std::vector<std::array<DeviceTensor, 3>> sets[2];
-  int current = 0;
+  Shapes params;
+  /// sets[s][3 * p + k]: parameter p, k = master, m, v.
+  std::vector<DeviceTensor> sets[2], sums[2];
+  int current = 0, currentSums = 0;
 };
 
-Status TrainState::allocate() {
-  for (auto &set : sets)
-    for (size_t p = 0; p < layout.params.size(); ++p) {
-      std::array<DeviceTensor, 3> tensors;
-      for (int k = 0; k < 3; ++k) {
-        const pkg::TensorSig &sig = fn.inputs[layout.stateInputs[p][k]];
-        std::vector<int64_t> shape;
-        for (const pkg::Dim &d : sig.shape)
-          shape.push_back(d.extent);
-        auto t = allocateF32(rt, shape);
-        if (!t)
-          return t.status();
-        tensors[k] = *t;
-      }
-      set.push_back(tensors);
+/// Appends `copies` tensors of each parameter's shape to `set`, parameter
+/// by parameter.
+Status DeviceState::allocateSet(std::vector<DeviceTensor> &set, int copies) {
+  for (const auto &[name, shape] : params)
+    for (int k = 0; k < copies; ++k) {
+      auto t = allocateF32(rt, shape);
+      if (!t)
+        return t.status();
+      set.push_back(*t);
     }
   return Status::ok();
 }
 
-Status TrainState::initialize(const Options &o) {
+Status DeviceState::allocate(bool gradientSums) {
+  for (int s = 0; s < 2; ++s) {
+    if (Status status = allocateSet(sets[s], 3); !status)
+      return status;
+    if (Status status = gradientSums ? allocateSet(sums[s], 1) : Status::ok();
+        !status)
+      return status;
+  }
+  return Status::ok();
+}
+
+Status DeviceState::initialize(const Options &o) {
   std::optional<safetensors::File> file;
   if (!o.init.empty()) {
     auto read = safetensors::readFile(o.init);
@@ -444,46 +483,47 @@ Status TrainState::initialize(const Options &o) {
       return read.status();
     file = std::move(*read);
   }
-  for (size_t p = 0; p < layout.params.size(); ++p) {
-    auto &[master, m, v] = sets[current][p];
-    auto values = file ? valuesFromFile(*file, layout.params[p], master)
+  for (size_t p = 0; p < params.size(); ++p) {
+    DeviceTensor &master = sets[current][3 * p];
+    auto values = file ? valuesFromFile(*file, params[p].first, master)
                        : initialValues(master, o.seed, p, o.initStd);
     if (!values)
-      return values.status();
-    std::vector<float> zeros(m.elements, 0.0f);
-    for (auto [t, data] :
-         {std::pair{&master, &*values}, {&m, &zeros}, {&v, &zeros}})
-      if (Status s = upload(rt, *t, *data); !s)
+      return values.status().withContext("--init " + o.init);
+    std::vector<float> zeros(master.elements, 0.0f);
+    if (Status s = upload(rt, master, *values); !s)
+      return s;
+    for (int k = 1; k < 3; ++k)
+      if (Status s = upload(rt, sets[current][3 * p + k], zeros); !s)
         return s;
   }
   return Status::ok();
 }
 
-Status TrainState::restore(const std::vector<safetensors::Tensor> &tensors) {
+Status DeviceState::restore(const std::vector<safetensors::Tensor> &tensors) {
   safetensors::File file;
   file.tensors = tensors;
-  for (size_t p = 0; p < layout.params.size(); ++p)
+  for (size_t p = 0; p < params.size(); ++p)
     for (int k = 0; k < 3; ++k) {
-      DeviceTensor &t = sets[current][p][k];
-      auto values = valuesFromFile(file, kPrefixes[k] + layout.params[p], t);
+      DeviceTensor &t = sets[current][3 * p + k];
+      auto values = valuesFromFile(file, kPrefixes[k] + params[p].first, t);
       if (!values)
-        return Status::error("checkpoint: " + values.status().message());
+        return values.status().withContext("checkpoint");
       if (Status s = upload(rt, t, *values); !s)
         return s;
     }
   return Status::ok();
 }
 
-StatusOr<std::vector<safetensors::Tensor>> TrainState::snapshot() const {
+StatusOr<std::vector<safetensors::Tensor>> DeviceState::snapshot() const {
   std::vector<safetensors::Tensor> tensors;
   for (int k = 0; k < 3; ++k)
-    for (size_t p = 0; p < layout.params.size(); ++p) {
-      const DeviceTensor &t = sets[current][p][k];
+    for (size_t p = 0; p < params.size(); ++p) {
+      const DeviceTensor &t = sets[current][3 * p + k];
       auto values = download(rt, t);
       if (!values)
         return values.status();
       safetensors::Tensor out{
-          kPrefixes[k] + layout.params[p], pkg::DType::F32, t.shape, {}};
+          kPrefixes[k] + params[p].first, pkg::DType::F32, t.shape, {}};
       out.data.resize(values->size() * 4);
       std::memcpy(out.data.data(), values->data(), out.data.size());
       tensors.push_back(std::move(out));
@@ -491,24 +531,46 @@ StatusOr<std::vector<safetensors::Tensor>> TrainState::snapshot() const {
   return tensors;
 }
 
-void TrainState::addInputs(std::vector<rt::TensorRef> &inputs) const {
-  for (size_t p = 0; p < layout.params.size(); ++p)
-    for (int k = 0; k < 3; ++k)
-      inputs[layout.stateInputs[p][k]] = sets[current][p][k].ref();
+Status DeviceState::zeroSums() {
+  for (const DeviceTensor &t : sums[currentSums])
+    if (Status s = rt.fill(t.data.get(), 0, t.elements * 4); !s)
+      return s;
+  return Status::ok();
 }
 
-void TrainState::addOutputs(std::vector<rt::TensorRef> &outputs) const {
-  for (size_t p = 0; p < layout.params.size(); ++p)
-    for (int k = 0; k < 3; ++k)
-      outputs[layout.stateOutputs[p][k]] = sets[current ^ 1][p][k].ref();
+void DeviceState::bind(NamedRefs &in, NamedRefs &out, bool moments,
+                       bool sums) const {
+  for (size_t p = 0; p < params.size(); ++p) {
+    const std::string &name = params[p].first;
+    in[name] = sets[current][3 * p].ref();
+    for (int k = 0; moments && k < 3; ++k) {
+      in[kPrefixes[k] + name] = sets[current][3 * p + k].ref();
+      out[std::string("new_") + kPrefixes[k] + name] =
+          sets[current ^ 1][3 * p + k].ref();
+    }
+    if (sums) {
+      in["grad_" + name] = this->sums[currentSums][p].ref();
+      out["new_grad_" + name] = this->sums[currentSums ^ 1][p].ref();
+    }
+  }
 }
 
-int64_t TrainState::bytes() const {
+int64_t DeviceState::parameters() const {
   int64_t total = 0;
-  for (const auto &set : sets)
-    for (const auto &tensors : set)
-      for (const DeviceTensor &t : tensors)
-        total += t.elements * 4;
+  for (const auto &[name, shape] : params) {
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    total += count;
+  }
+  return total;
+}
+
+int64_t DeviceState::bytes() const {
+  int64_t total = 0;
+  for (const auto *group : {&sets[0], &sets[1], &sums[0], &sums[1]})
+    for (const DeviceTensor &t : *group)
+      total += t.elements * 4;
   return total;
 }
 
@@ -525,38 +587,43 @@ struct StepReport {
 
 class Trainer {
 public:
-  Trainer(const Options &o, rt::Runtime rt, rt::Function step,
-          StepLayout layout)
-      : o(o), rt(rt), step(std::move(step)), layout(std::move(layout)),
-        state(rt, this->step.signature(), this->layout) {}
+  Trainer(const Options &o, rt::Runtime rt, TrainFunctions functions,
+          DeviceState::Shapes params)
+      : o(o), rt(rt), functions(std::move(functions)),
+        state(rt, std::move(params)) {}
 
   Status run();
 
 private:
   Status setUp();
   Status resume();
+  Status openMetrics();
   StatusOr<StepReport> runStep(int64_t index);
+  StatusOr<double> fusedStep(NamedRefs &in, NamedRefs &out);
+  StatusOr<double> accumulatedStep(NamedRefs &in, NamedRefs &out);
+  Status setScalars(double lr, int64_t step, double lossScale);
   Status checkpoint(int64_t stepsDone);
   void report(const StepReport &r, double elapsed);
   std::map<std::string, std::string> config() const;
 
   const Options &o;
   rt::Runtime rt;
-  rt::Function step;
-  StepLayout layout;
-  TrainState state;
+  TrainFunctions functions;
+  DeviceState state;
   train::LrSchedule schedule;
   train::LossScaler scaler = train::LossScaler::disabled();
   std::unique_ptr<rt::TokenLoader> loader;
-  DeviceTensor scalars[3], loss, gradNorm;
-  int64_t firstStep = 0, startPosition = 0, parameters = 0;
+  /// lr, step, loss_scale, and the micro-batches' loss scale.
+  DeviceTensor scalars[4], loss, gradNorm;
+  int64_t firstStep = 0, startPosition = 0;
   std::ofstream metrics;
 };
 
 std::map<std::string, std::string> Trainer::config() const {
   return {{"package", o.package},
-          {"function", step.name()},
+          {"function", functions.step.name()},
           {"batch", std::to_string(o.batch)},
+          {"micro_batches", std::to_string(o.microBatches)},
           {"seq", std::to_string(o.seq)},
           {"seed", std::to_string(o.seed)},
           {"order", o.sequential ? "sequential" : "shuffled"},
@@ -576,22 +643,14 @@ Status Trainer::setUp() {
       return created.status();
     scaler = *created;
   }
-  if (Status s = state.allocate(); !s)
+  if (Status s = state.allocate(o.microBatches > 1); !s)
     return s;
   for (DeviceTensor *t :
-       {&scalars[0], &scalars[1], &scalars[2], &loss, &gradNorm}) {
+       {&scalars[0], &scalars[1], &scalars[2], &scalars[3], &loss, &gradNorm}) {
     auto allocated = allocateF32(rt, {});
     if (!allocated)
       return allocated.status();
     *t = *allocated;
-  }
-  for (const std::string &name : layout.params) {
-    const pkg::TensorSig &sig =
-        step.signature().inputs[indexOf(step.signature().inputs, name)];
-    int64_t count = 1;
-    for (const pkg::Dim &d : sig.shape)
-      count *= d.extent;
-    parameters += count;
   }
   return o.resume ? resume() : state.initialize(o);
 }
@@ -604,12 +663,12 @@ Status Trainer::resume() {
     std::fprintf(stderr, "attn-train: warning: %s\n", loaded->warning.c_str());
   for (const auto &[key, value] : config()) {
     auto found = loaded->state.config.find(key);
-    if (found == loaded->state.config.end() || found->second != value)
-      return Status::error(
-          loaded->path + ": checkpoint was written with " + key + " = '" +
-          (found == loaded->state.config.end() ? std::string("?")
-                                               : found->second) +
-          "', this run has '" + value + "'");
+    std::string saved =
+        found == loaded->state.config.end() ? "?" : found->second;
+    if (saved != value)
+      return Status::error(loaded->path + ": checkpoint was written with " +
+                           key + " = '" + saved + "', this run has '" + value +
+                           "'");
   }
   if (Status s = scaler.restore(loaded->state.lossScale); !s)
     return s;
@@ -620,39 +679,83 @@ Status Trainer::resume() {
   return state.restore(loaded->tensors);
 }
 
-StatusOr<StepReport> Trainer::runStep(int64_t index) {
-  auto start = std::chrono::steady_clock::now();
+Status Trainer::setScalars(double lr, int64_t step, double lossScale) {
+  std::vector<float> values = {float(lr), float(step), float(lossScale),
+                               float(lossScale / o.microBatches)};
+  for (int k = 0; k < 4; ++k)
+    if (Status s = upload(rt, scalars[k], {values[k]}); !s)
+      return s;
+  return Status::ok();
+}
+
+/// One batch through <f>_step; returns its loss.
+StatusOr<double> Trainer::fusedStep(NamedRefs &in, NamedRefs &out) {
   auto batch = loader->next(nullptr);
   if (!batch)
     return batch.status();
-  StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
-  std::vector<float> values = {float(r.lr), float(index + 1),
-                               float(r.lossScale)};
-  for (int k = 0; k < 3; ++k)
-    if (Status s = upload(rt, scalars[k], {values[k]}); !s)
-      return s;
-  std::vector<rt::TensorRef> inputs(step.signature().inputs.size());
-  std::vector<rt::TensorRef> outputs(step.signature().outputs.size());
-  inputs[layout.ids] = batch->ids;
-  inputs[layout.labels] = batch->labels;
-  inputs[layout.lr] = scalars[0].ref();
-  inputs[layout.step] = scalars[1].ref();
-  inputs[layout.lossScale] = scalars[2].ref();
-  outputs[layout.loss] = loss.ref();
-  outputs[layout.gradNorm] = gradNorm.ref();
-  state.addInputs(inputs);
-  state.addOutputs(outputs);
-  if (Status s = step.call(inputs, outputs); !s)
+  in["ids"] = batch->ids;
+  in["labels"] = batch->labels;
+  state.bind(in, out, /*moments=*/true, /*sums=*/false);
+  out["loss"] = loss.ref();
+  if (Status s = callByName(functions.step, in, out); !s)
     return s;
-  auto lossValue = download(rt, loss), norm = download(rt, gradNorm);
-  if (!lossValue || !norm)
-    return !lossValue ? lossValue.status() : norm.status();
-  r.loss = (*lossValue)[0];
-  r.gradNorm = (*norm)[0];
-  // The step kernel kept the old state when the norm is not finite.
+  auto value = downloadScalar(rt, loss);
+  if (!value)
+    return value.status();
+  return double(*value);
+}
+
+/// --micro-batches batches through <f>_accumulate, then <f>_apply; returns
+/// the mean of their losses.
+StatusOr<double> Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
+  if (Status s = state.zeroSums(); !s)
+    return s;
+  double total = 0;
+  for (int64_t m = 0; m < o.microBatches; ++m) {
+    auto batch = loader->next(nullptr);
+    if (!batch)
+      return batch.status();
+    NamedRefs microIn = {{"ids", batch->ids},
+                         {"labels", batch->labels},
+                         {"loss_scale", scalars[3].ref()}};
+    NamedRefs microOut = {{"loss", loss.ref()}};
+    state.bind(microIn, microOut, /*moments=*/false, /*sums=*/true);
+    if (Status s = callByName(*functions.accumulate, microIn, microOut); !s)
+      return s.withContext("micro-batch " + std::to_string(m + 1));
+    state.swapSums();
+    auto value = downloadScalar(rt, loss);
+    if (!value)
+      return value.status();
+    total += *value;
+  }
+  state.bind(in, out, /*moments=*/true, /*sums=*/true);
+  if (Status s = callByName(*functions.apply, in, out); !s)
+    return s;
+  return total / double(o.microBatches);
+}
+
+StatusOr<StepReport> Trainer::runStep(int64_t index) {
+  auto start = std::chrono::steady_clock::now();
+  StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
+  if (Status s = setScalars(r.lr, index + 1, r.lossScale); !s)
+    return s;
+  NamedRefs in = {{"lr", scalars[0].ref()},
+                  {"step", scalars[1].ref()},
+                  {"loss_scale", scalars[2].ref()}};
+  NamedRefs out = {{"grad_norm", gradNorm.ref()}};
+  auto lossValue =
+      o.microBatches > 1 ? accumulatedStep(in, out) : fusedStep(in, out);
+  if (!lossValue)
+    return lossValue.status();
+  auto norm = downloadScalar(rt, gradNorm);
+  if (!norm)
+    return norm.status();
+  r.loss = *lossValue;
+  r.gradNorm = *norm;
+  // The step's kernels kept the old state when the norm is not finite.
   r.skipped = !std::isfinite(r.gradNorm);
   scaler.update(!r.skipped);
-  state.swap();
+  state.swapMoments();
   r.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -665,7 +768,8 @@ Status Trainer::checkpoint(int64_t stepsDone) {
     return tensors.status();
   train::TrainState saved;
   saved.step = stepsDone;
-  saved.samples = startPosition + (stepsDone - firstStep) * o.batch;
+  saved.samples =
+      startPosition + (stepsDone - firstStep) * o.batch * o.microBatches;
   saved.rng = {o.seed, 0};
   saved.lossScale = scaler.state();
   saved.config = config();
@@ -683,15 +787,15 @@ std::string jsonNumber(double value) {
 }
 
 void Trainer::report(const StepReport &r, double elapsed) {
-  double tokens = double(o.batch) * o.seq;
+  double tokens = double(o.batch) * o.microBatches * o.seq;
   double tokensPerSecond = tokens / r.seconds;
-  double mfu = o.peakTflops > 0
-                   ? 6.0 * parameters * tokensPerSecond / (o.peakTflops * 1e12)
-                   : 0;
+  double mfu = o.peakTflops > 0 ? 6.0 * state.parameters() * tokensPerSecond /
+                                      (o.peakTflops * 1e12)
+                                : 0;
   // 9 significant digits: an f32 reads back as the same number.
   if (metrics.is_open())
     metrics << std::setprecision(9) << "{\"step\": " << r.step + 1
-            << ", \"loss\": " << r.loss << ", \"lr\": " << r.lr
+            << ", \"loss\": " << jsonNumber(r.loss) << ", \"lr\": " << r.lr
             << ", \"grad_norm\": " << jsonNumber(r.gradNorm)
             << ", \"loss_scale\": " << r.lossScale
             << ", \"skipped\": " << (r.skipped ? "true" : "false")
@@ -729,6 +833,19 @@ std::vector<std::string> metricsUpTo(const std::string &path, int64_t last) {
   return kept;
 }
 
+Status Trainer::openMetrics() {
+  if (o.metrics.empty())
+    return Status::ok();
+  std::vector<std::string> kept =
+      o.resume ? metricsUpTo(o.metrics, firstStep) : std::vector<std::string>();
+  metrics.open(o.metrics, std::ios::trunc);
+  for (const std::string &line : kept)
+    metrics << line << "\n";
+  if (!metrics)
+    return Status::error(o.metrics + ": cannot write the metrics");
+  return Status::ok();
+}
+
 Status Trainer::run() {
   if (Status s = setUp(); !s)
     return s;
@@ -745,19 +862,15 @@ Status Trainer::run() {
   if (!created)
     return created.status();
   loader = std::move(*created);
-  if (!o.metrics.empty()) {
-    std::vector<std::string> kept = o.resume ? metricsUpTo(o.metrics, firstStep)
-                                             : std::vector<std::string>();
-    metrics.open(o.metrics, std::ios::trunc);
-    for (const std::string &line : kept)
-      metrics << line << "\n";
-    if (!metrics)
-      return Status::error(o.metrics + ": cannot write the metrics");
-  }
-  std::printf("%s: %lld parameters, %lld steps of %lld x %lld tokens on %s\n",
-              step.name().c_str(), static_cast<long long>(parameters),
-              static_cast<long long>(o.steps), static_cast<long long>(o.batch),
-              static_cast<long long>(o.seq), rt.device().c_str());
+  if (Status s = openMetrics(); !s)
+    return s;
+  std::printf(
+      "%s: %lld parameters, %lld steps of %lld x %lld x %lld tokens "
+      "on %s\n",
+      functions.step.name().c_str(), static_cast<long long>(state.parameters()),
+      static_cast<long long>(o.steps), static_cast<long long>(o.microBatches),
+      static_cast<long long>(o.batch), static_cast<long long>(o.seq),
+      rt.device().c_str());
   auto start = std::chrono::steady_clock::now();
   for (int64_t i = firstStep; i < o.steps; ++i) {
     auto r = runStep(i);
@@ -786,13 +899,13 @@ Status trainModel(const Options &o) {
   auto package = rt->load(o.package);
   if (!package)
     return package.status();
-  auto step = findStep(*package, o.function);
-  if (!step)
-    return step.status();
-  auto layout = layoutOf(step->signature());
-  if (!layout)
-    return layout.status();
-  return Trainer(o, *rt, *step, *layout).run();
+  auto functions = findFunctions(*package, o.function, o.microBatches > 1);
+  if (!functions)
+    return functions.status();
+  auto params = parametersOf(functions->step.signature());
+  if (!params)
+    return params.status();
+  return Trainer(o, *rt, *functions, *params).run();
 }
 
 } // namespace

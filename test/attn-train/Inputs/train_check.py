@@ -10,6 +10,9 @@
   train_check.py same-tensors A B [--masters]
       the two safetensors files hold the same tensors (with --masters only
       the weights, not the moments m_* and v_*) with the same bytes
+  train_check.py close A.jsonl B.jsonl A.safetensors B.safetensors
+      the runs' losses and gradient norms, and each tensor of their
+      checkpoints, agree to a relative 1e-5 (f32 rounding)
   train_check.py zero-moments FILE
       every optimizer moment (m_*, v_*) in the checkpoint is 0
   train_check.py scalars FILE LR STEP LOSS_SCALE
@@ -69,6 +72,30 @@ def same_tensors(a, b, which=""):
     print(f"{len(ta)} tensors bitwise equal")
 
 
+def relative(x, y):
+    num = sum((p - q) ** 2 for p, q in zip(x, y)) ** 0.5
+    return num / max(sum(p * p for p in x) ** 0.5, 1e-30)
+
+
+def close(metrics_a, metrics_b, tensors_a, tensors_b, rtol=1e-5):
+    pairs = list(zip(metrics(metrics_a), metrics(metrics_b)))
+    for ra, rb in pairs:
+        for key in ["loss", "grad_norm"]:
+            if relative([ra[key]], [rb[key]]) > rtol:
+                sys.exit(f"step {ra['step']}: {key} {ra[key]} and {rb[key]}")
+    ta, tb = tensors(tensors_a), tensors(tensors_b)
+    if ta.keys() != tb.keys():
+        sys.exit("the checkpoints hold different tensors")
+    worst = 0.0
+    for name in ta:
+        x = struct.unpack(f"<{len(ta[name]) // 4}f", ta[name])
+        y = struct.unpack(f"<{len(tb[name]) // 4}f", tb[name])
+        worst = max(worst, relative(x, y))
+        if relative(x, y) > rtol:
+            sys.exit(f"{name}: relative difference {relative(x, y):.2g}")
+    print(f"{len(pairs)} steps and {len(ta)} tensors agree within {rtol}")
+
+
 def zero_moments(path):
     moments = {k: v for k, v in tensors(path).items()
                if k.startswith(("m_", "v_"))}
@@ -94,4 +121,5 @@ def scalars(path, lr, step, loss_scale):
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"falls": falls, "same-losses": same_losses, "same-tensors": same_tensors,
-     "zero-moments": zero_moments, "scalars": scalars}[command](*args)
+     "zero-moments": zero_moments, "scalars": scalars,
+     "close": close}[command](*args)
