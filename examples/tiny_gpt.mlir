@@ -5,7 +5,9 @@
 // the mean cross-entropy of the next byte, in f32. `attn.train` asks for
 // the training step `@tiny_gpt_step` (AdamW with betas 0.9 and 0.95,
 // weight decay 0.1 on matrices, gradients clipped to norm 1), which
-// attn-train runs; the backward `@tiny_gpt_bwd` comes with it.
+// attn-train runs; the backward `@tiny_gpt_bwd` comes with it. Written by
+// scripts/make-gpt.py tiny_gpt --d-model 64 --heads 4 --ffn 176
+// --layers 2 --vocab 256 --dtype f32.
 //
 // EXAMPLE-TRAIN: --steps 60 --batch 8 --seq 64 --lr 3e-3 --warmup 10
 func.func @tiny_gpt(%ids: tensor<?x?xi32>,

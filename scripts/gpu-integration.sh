@@ -103,11 +103,18 @@ for model in "$root"/test/Integration/Host/*.mlir; do
     done < <(sed -n 's|^// RUN: attnc %s \(.*\)-o %t\.\([a-z0-9-]*\)\.attnpkg.*|\2 \1|p' "$model")
   done
 done
+# EXAMPLE-TRAIN lines train on a token file of the docs (train-cases.txt).
+mkdir -p "$bundle/data"
+python3 "$root/scripts/make-tokens.py" "$root/docs" "$root/README.md" \
+  -o "$bundle/data/docs.tok" >/dev/null
+: >"$bundle/train-cases.txt"
 for model in "$root"/examples/*.mlir; do
   name="$(basename "$model" .mlir)"
   compile "$model" --target=sm_90a -o "$bundle/packages/$name.attnpkg"
   sed -n 's|^// EXAMPLE-RUN: \(.*\)|\1 --check|p' "$model" |
     while read -r args; do echo "$name.attnpkg $args" >>"$cases"; done
+  sed -n 's|^// EXAMPLE-TRAIN: \(.*\)|\1|p' "$model" |
+    while read -r args; do echo "$name.attnpkg $args" >>"$bundle/train-cases.txt"; done
 done
 # A package for the host and sm_90a: cuda:0 must pick the sm_90a kernels.
 compile "$root/test/attnc/multi-target.mlir" --target=host,sm_90a \
@@ -199,7 +206,8 @@ rm -rf "$variants"
 cat >"$bundle/run-integration.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # Runs every case of cases.txt with attn-run --device cuda:0 (fresh random
-# inputs, poisoned outputs, fp64 reference) and, where PyTorch is present,
+# inputs, poisoned outputs, fp64 reference), every line of train-cases.txt
+# with attn-train on data/docs.tok and, where PyTorch is present,
 # test/GPU/check_masked_keys.py, test/GPU/check_tensor_maps.py,
 # test/python/gpu/flex_check.py, test/python/gpu/autograd_check.py and
 # test/python/gpu/block_safetensors_check.py (the bench block against
@@ -257,6 +265,16 @@ for i in "${!names[@]}"; do
 done
 rm -rf "$cases_dir"
 echo "${#names[@]} attn-run cases: $((SECONDS - start)) s"
+# Each EXAMPLE-TRAIN line of a package here trains on cuda:0.
+if [ -f "$here/train-cases.txt" ]; then
+  while read -r package args; do
+    [ -e "$here/packages/$package" ] || continue
+    # shellcheck disable=SC2086
+    check "attn-train $package --device cuda:0 $args" \
+      "$here/bin/attn-train" "$here/packages/$package" --device cuda:0 \
+      --data "$here/data/docs.tok" $args </dev/null
+  done <"$here/train-cases.txt"
+fi
 # The PyTorch checks' packages stay in the first bundle (split_bundle); a
 # bundle of changed packages (scripts/gpu-changed.sh) runs the checks whose
 # packages it holds.
@@ -307,7 +325,8 @@ split_bundle() {
   rm -rf "$second"
   [ "$(du -sk "$bundle" | cut -f1)" -le "$limit" ] && return
   mkdir -p "$second/packages"
-  cp -r "$bundle/bin" "$bundle/lib" "$bundle/run-integration.sh" "$second/"
+  cp -r "$bundle/bin" "$bundle/lib" "$bundle/data" "$bundle/train-cases.txt" \
+    "$bundle/run-integration.sh" "$second/"
   : >"$second/cases.txt"
   for package in $(ls -S "$bundle/packages"); do
     [ "$(du -sk "$bundle" | cut -f1)" -le "$limit" ] && break
