@@ -27,6 +27,7 @@
 
 #include "lib/semantics/RegionOps.h"
 #include "lib/support/Text.h"
+#include "lib/support/WriteAll.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1867,21 +1868,6 @@ StatusOr<Package> parseBytes(const uint8_t *data, size_t size) {
 
 /// Writes `bytes` to a fresh file next to `path`, then renames it over
 /// `path`; the temporary file is removed on any failure.
-/// Writes every byte to `fd`; false with errno set on failure.
-bool writeAll(int fd, const std::vector<uint8_t> &bytes) {
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (n == 0)
-        errno = EIO;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 /// Writes through to an existing destination that is not a plain file (a
 /// FIFO, a device, a dangling symlink): replacing it by rename would
@@ -1891,7 +1877,7 @@ Status writeInPlace(const std::vector<uint8_t> &bytes,
   int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     return Status::error("cannot open for writing: " + errnoMessage(errno));
-  bool written = writeAll(fd, bytes);
+  bool written = writeAll(fd, bytes.data(), bytes.size());
   int error = errno;
   if (::close(fd) != 0 && written) {
     written = false;
@@ -1932,7 +1918,7 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
     ::unlink(temp.c_str());
     return Status::error(what + ": " + errnoMessage(error));
   };
-  if (!writeAll(fd, bytes))
+  if (!writeAll(fd, bytes.data(), bytes.size()))
     return fail("cannot write " + temp);
   if (::fsync(fd) != 0)
     return fail("cannot flush " + temp);

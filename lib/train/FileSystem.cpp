@@ -6,6 +6,8 @@
 
 #include "lib/train/FileSystem.h"
 
+#include "lib/support/WriteAll.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -20,22 +22,6 @@ using namespace attnc::train;
 namespace {
 
 std::string errnoText(int error) { return std::strerror(error); }
-
-/// Writes every byte of `span` to `fd`; false with errno set on failure.
-bool writeAll(int fd, ByteSpan span) {
-  for (size_t done = 0; done < span.size;) {
-    ssize_t n = ::write(fd, span.data + done, span.size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (n == 0)
-        errno = EIO;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 /// Flushes a directory's entries, so that a rename or create in it
 /// survives a power cut.
@@ -90,7 +76,7 @@ Status train::writeFileDurably(const std::string &dir, const std::string &name,
     return Status::error(what + ": " + errnoText(error));
   };
   for (ByteSpan span : spans)
-    if (!writeAll(fd, span))
+    if (!writeAll(fd, span.data, span.size))
       return fail("cannot write " + temp);
   if (::fsync(fd) != 0)
     return fail("cannot flush " + temp);
