@@ -110,8 +110,12 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     `attn.train` is a unit attribute or a dictionary of floats: `beta1`
     (0.9), `beta2` (0.999), `epsilon` (1e-8), `weight_decay` (0.01),
     `max_grad_norm` (0: no clipping), torch.optim.AdamW's and
-    clip_grad_norm_'s meanings. Errors, located at the function: an
-    unknown or out-of-range entry, no backward function, a loss that is
+    clip_grad_norm_'s meanings, and `compute = f16` (or `bf16`): the step
+    and accumulate functions compute in that type where the model has the
+    other 16-bit float type (values, tensors, constants, roundings in
+    element bodies), so one model trains in bf16 or f16. Errors, located at the function: an
+    unknown or out-of-range entry, a compute type other than f16 or bf16,
+    no backward function, a loss that is
     not the one differentiable `tensor<f32>` result, no parameter, one of
     the three functions already defined.
   }];

@@ -15,8 +15,7 @@ output; bench/train_gpt.py is the same model in PyTorch.
 
 import argparse
 
-TRAIN = ("{beta1 = 0.9, beta2 = 0.95, weight_decay = 0.1, "
-         "max_grad_norm = 1.0}")
+TRAIN = "beta1 = 0.9, beta2 = 0.95, weight_decay = 0.1, max_grad_norm = 1.0"
 
 
 def arguments(a, t):
@@ -80,10 +79,11 @@ def block(a, t, layer, x):
 
 def model(a):
     t, d, v = a.dtype, a.d_model, a.vocab
+    train = TRAIN + (f", compute = {a.compute}" if a.compute else "")
     act = f"tensor<?x?x{d}x{t}>"
     lines = [f"func.func @{a.name}(" + ",\n    ".join(arguments(a, t)) +
              ") -> tensor<f32>",
-             f"    attributes {{attn.backward, attn.train = {TRAIN}}} {{",
+             f"    attributes {{attn.backward, attn.train = {{{train}}}}} {{",
              f"  %x0 = attn.embedding %wte, %ids : tensor<{v}x{d}x{t}>,"
              f" tensor<?x?xi32> -> {act}"]
     x = "%x0"
@@ -115,6 +115,9 @@ def main():
     parser.add_argument("--vocab", type=int, required=True)
     parser.add_argument("--dtype", choices=["f32", "f16", "bf16"],
                         default="bf16")
+    parser.add_argument("--compute", choices=["f16", "bf16"],
+                        help="the training step's 16-bit type (attn.train's "
+                             "compute): a bf16 model trained in f16")
     a = parser.parse_args()
     if a.d_model % a.heads:
         parser.error("--d-model must be a multiple of --heads")

@@ -45,13 +45,49 @@ namespace {
 
 constexpr StringLiteral kTrainAttrName = "attn.train";
 
-/// AdamW's constants and gradient clipping, from the `attn.train`
-/// dictionary; the defaults are torch.optim.AdamW's, with no clipping.
+/// AdamW's constants, gradient clipping and the compute type, from the
+/// `attn.train` dictionary; the defaults are torch.optim.AdamW's, with no
+/// clipping, computing in the model's own types.
 struct TrainOptions {
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, weightDecay = 0.01;
   /// The largest global gradient norm; 0: no clipping.
   double maxGradNorm = 0;
+  /// f16 or bf16: the model's other 16-bit float type becomes this one in
+  /// the step (mixed precision as an option of the step); null: none.
+  Type compute;
 };
+
+/// Sets the float option `entry` names; an error for an unknown name or a
+/// value out of range.
+LogicalResult parseNumber(func::FuncOp f, NamedAttribute entry,
+                          TrainOptions &options) {
+  std::pair<StringRef, double *> fields[] = {
+      {"beta1", &options.beta1},
+      {"beta2", &options.beta2},
+      {"epsilon", &options.epsilon},
+      {"weight_decay", &options.weightDecay},
+      {"max_grad_norm", &options.maxGradNorm}};
+  auto *field = llvm::find_if(
+      fields, [&](auto &field) { return field.first == entry.getName(); });
+  auto value = dyn_cast<FloatAttr>(entry.getValue());
+  if (field == std::end(fields) || !value)
+    return f.emitError() << "attn.train: unknown entry or not a float: "
+                         << entry.getName().getValue() << " = "
+                         << entry.getValue()
+                         << " (expected beta1, beta2, epsilon, weight_decay, "
+                            "max_grad_norm, or compute = f16 or bf16)";
+  double v = value.getValueAsDouble();
+  bool beta = field->first.starts_with("beta");
+  bool inRange =
+      beta ? v >= 0 && v < 1
+           : (field->first == "epsilon" ? v > 0 : v >= 0) && std::isfinite(v);
+  if (!inRange)
+    return f.emitError() << "attn.train: " << field->first << " = " << v
+                         << " is out of range (betas in [0, 1), epsilon > 0, "
+                            "weight_decay and max_grad_norm >= 0)";
+  *field->second = v;
+  return success();
+}
 
 FailureOr<TrainOptions> parseTrainOptions(func::FuncOp f) {
   TrainOptions options;
@@ -63,39 +99,63 @@ FailureOr<TrainOptions> parseTrainOptions(func::FuncOp f) {
     return f.emitError() << "expected attn.train to be a unit attribute or a "
                             "dictionary, got "
                          << attr;
-  struct Field {
-    StringRef name;
-    double *value;
-    double low, high;
-  };
-  Field fields[] = {{"beta1", &options.beta1, 0, 1},
-                    {"beta2", &options.beta2, 0, 1},
-                    {"epsilon", &options.epsilon, 0, INFINITY},
-                    {"weight_decay", &options.weightDecay, 0, INFINITY},
-                    {"max_grad_norm", &options.maxGradNorm, 0, INFINITY}};
   for (NamedAttribute entry : dict) {
-    auto *field = llvm::find_if(
-        fields, [&](const Field &f) { return f.name == entry.getName(); });
-    auto value = dyn_cast<FloatAttr>(entry.getValue());
-    if (field == std::end(fields) || !value)
-      return f.emitError() << "attn.train: unknown entry or not a float: "
-                           << entry.getName().getValue() << " = "
-                           << entry.getValue()
-                           << " (expected beta1, beta2, epsilon, "
-                              "weight_decay, max_grad_norm)";
-    double v = value.getValueAsDouble();
-    // Betas in [0, 1); epsilon > 0; decay and clipping >= 0.
-    bool inRange =
-        field->high == 1
-            ? v >= 0 && v < 1
-            : (field->name == "epsilon" ? v > 0 : v >= 0) && std::isfinite(v);
-    if (!inRange)
-      return f.emitError() << "attn.train: " << field->name << " = " << v
-                           << " is out of range (betas in [0, 1), epsilon > "
-                              "0, weight_decay and max_grad_norm >= 0)";
-    *field->value = v;
+    if (entry.getName() != "compute") {
+      if (failed(parseNumber(f, entry, options)))
+        return failure();
+      continue;
+    }
+    auto type = dyn_cast<TypeAttr>(entry.getValue());
+    if (!type || !(type.getValue().isF16() || type.getValue().isBF16()))
+      return f.emitError() << "attn.train: compute = " << entry.getValue()
+                           << " is not f16 or bf16";
+    options.compute = type.getValue();
   }
   return options;
+}
+
+/// `attr`, a float constant of `from` elements, as one of `to` (each value
+/// rounded to nearest even); other attributes as they are.
+Attribute retypeConstant(Attribute attr, Type from, Type to) {
+  auto round = [&](APFloat value) {
+    bool lost;
+    value.convert(cast<FloatType>(to).getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &lost);
+    return value;
+  };
+  if (auto value = dyn_cast<FloatAttr>(attr); value && value.getType() == from)
+    return FloatAttr::get(to, round(value.getValue()));
+  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+  if (!dense || dense.getElementType() != from)
+    return attr;
+  return dense.mapValues(
+      to, [&](const APFloat &value) { return round(value).bitcastToAPInt(); });
+}
+
+/// Every `from` in `fn` (values, tensors of them, constants, element
+/// bodies' roundings) becomes `to`: the step of a bf16 model computing in
+/// f16, or back.
+void retypeFloats(func::FuncOp fn, Type from, Type to) {
+  auto convert = [&](Type type) -> Type {
+    if (type == from)
+      return to;
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getElementType() == from ? tensor.clone(to) : type;
+  };
+  fn.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(convert(arg.getType()));
+    for (OpResult result : op->getResults())
+      result.setType(convert(result.getType()));
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      constant.setValueAttr(
+          cast<TypedAttr>(retypeConstant(constant.getValue(), from, to)));
+  });
+  Block &entry = fn.getBody().front();
+  fn.setType(FunctionType::get(fn.getContext(), entry.getArgumentTypes(),
+                               entry.getTerminator()->getOperandTypes()));
 }
 
 /// Builds an attn.elementwise of `types` over `inputs` whose body `fn`
@@ -175,6 +235,7 @@ private:
   SmallVector<Value> update(ArrayRef<Value> grads, Value lossScale);
   Value squaredNorm(ArrayRef<Value> grads, Value inverseScale);
   SmallVector<Value> adamw(unsigned param, Value grad, ValueRange scalars);
+  void retypeCompute();
   func::FuncOp buildStep();
   func::FuncOp buildAccumulate();
   func::FuncOp buildApply();
@@ -387,6 +448,7 @@ func::FuncOp TrainFunctionsBuilder::buildStep() {
   llvm::append_range(results, update(ArrayRef(lossAndGrads).drop_front(),
                                      argument("loss_scale")));
   func::ReturnOp::create(b, forward.getLoc(), results);
+  retypeCompute();
   return fn;
 }
 
@@ -414,6 +476,7 @@ func::FuncOp TrainFunctionsBuilder::buildAccumulate() {
         })[0]);
   }
   func::ReturnOp::create(b, forward.getLoc(), results);
+  retypeCompute();
   return fn;
 }
 
@@ -434,6 +497,16 @@ func::FuncOp TrainFunctionsBuilder::buildApply() {
   func::ReturnOp::create(b, forward.getLoc(),
                          update(grads, argument("loss_scale")));
   return fn;
+}
+
+/// With a compute type, the function's other 16-bit floats become it.
+void TrainFunctionsBuilder::retypeCompute() {
+  if (!options.compute)
+    return;
+  MLIRContext *context = fn.getContext();
+  Type other = options.compute.isF16() ? Type(BFloat16Type::get(context))
+                                       : Type(Float16Type::get(context));
+  retypeFloats(fn, other, options.compute);
 }
 
 FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
