@@ -13,8 +13,8 @@
 #   bash gpu-bundle/run.sh && bash gpu-bundle/run-integration.sh
 # The GPU machine takes 64 MiB per call: where the bundle is larger, its
 # largest packages that only cases.txt names move with their cases to
-# gpu-bundle-2, whose run-integration.sh runs just those cases, in a call
-# of its own.
+# gpu-bundle-2 (then -3, ... each at most 56 MiB), whose
+# run-integration.sh runs just those cases, in a call of its own.
 # With ATTNC_BASELINE set to an earlier build (a folder with bin/attnc,
 # lib/libattnrt.so and python/attnc), the bundle also holds that build's
 # benchmark packages (attention, variants, documents) and binding under
@@ -318,28 +318,37 @@ SCRIPT
 chmod +x "$bundle/run-integration.sh"
 
 # Moves the largest packages that only cases.txt names, with their cases,
-# to gpu-bundle-2 (its own bin, lib and run-integration.sh) until the
-# bundle holds at most 56 MiB, under the 64 MiB a call carries.
+# to gpu-bundle-2, -3, ... (each with its own bin, lib, data and
+# run-integration.sh, and at most 56 MiB) until the bundle holds at most
+# 56 MiB, under the 64 MiB a call carries.
 split_bundle() {
-  local second="$root/gpu-bundle-2" limit=$((56 * 1024)) package
-  rm -rf "$second"
-  [ "$(du -sk "$bundle" | cut -f1)" -le "$limit" ] && return
-  mkdir -p "$second/packages"
-  cp -r "$bundle/bin" "$bundle/lib" "$bundle/data" "$bundle/train-cases.txt" \
-    "$bundle/run-integration.sh" "$second/"
-  : >"$second/cases.txt"
+  local limit=$((56 * 1024)) package n=1 next=""
+  rm -rf "$root"/gpu-bundle-[0-9]*
   for package in $(ls -S "$bundle/packages"); do
     [ "$(du -sk "$bundle" | cut -f1)" -le "$limit" ] && break
     case "$package" in
       bench* | masked_keys* | schedules.* | autograd_model.*) continue ;;
     esac
-    mv "$bundle/packages/$package" "$second/packages/"
-    awk -v p="$package" '$1 == p' "$cases" >>"$second/cases.txt"
+    local size
+    size=$(du -sk "$bundle/packages/$package" | cut -f1)
+    if [ -z "$next" ] || [ $(($(du -sk "$next" | cut -f1) + size)) -gt "$limit" ]; then
+      n=$((n + 1))
+      next="$root/gpu-bundle-$n"
+      mkdir -p "$next/packages"
+      cp -r "$bundle/bin" "$bundle/lib" "$bundle/data" \
+        "$bundle/train-cases.txt" "$bundle/run-integration.sh" "$next/"
+      : >"$next/cases.txt"
+    fi
+    mv "$bundle/packages/$package" "$next/packages/"
+    awk -v p="$package" '$1 == p' "$cases" >>"$next/cases.txt"
     awk -v p="$package" '$1 != p' "$cases" >"$cases.rest"
     mv "$cases.rest" "$cases"
   done
-  echo "gpu-bundle-2: $(wc -l <"$second/cases.txt") integration cases," \
-    "$(du -sh "$second" | cut -f1)"
+  for next in "$root"/gpu-bundle-[0-9]*; do
+    [ -d "$next" ] || continue
+    echo "$(basename "$next"): $(wc -l <"$next/cases.txt") integration" \
+      "cases, $(du -sh "$next" | cut -f1)"
+  done
 }
 # The checksums of the packages and of the flex cache's files (before the
 # split, so of both bundles), for scripts/gpu-changed.sh.
