@@ -15,6 +15,9 @@
       checkpoints, agree to a relative 1e-5 (f32 rounding)
   train_check.py zero-moments FILE
       every optimizer moment (m_*, v_*) in the checkpoint is 0
+  train_check.py png FILE WIDTH HEIGHT
+      FILE is a PNG of that size whose pixels decode and are not all of
+      one color (bench/plot_loss.py's output)
   train_check.py scalars FILE LR STEP LOSS_SCALE
       writes a step's three scalar inputs to a safetensors file, for
       attn-run --inputs
@@ -105,6 +108,29 @@ def zero_moments(path):
     print(f"{len(moments)} moments are zero")
 
 
+def png(path, width, height):
+    import zlib
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        sys.exit("not a PNG")
+    pos, idat, size = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            size = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    if size != (int(width), int(height)):
+        sys.exit(f"size {size}")
+    rows = zlib.decompress(idat)
+    colors = {rows[i:i + 3] for i in range(1, len(rows), 3)}
+    print(f"{path}: {size[0]} x {size[1]}, {len(colors)} colors")
+    if len(colors) < 3:
+        sys.exit("a blank image")
+
+
 def scalars(path, lr, step, loss_scale):
     values = {"lr": lr, "step": step, "loss_scale": loss_scale}
     header, data = {}, b""
@@ -122,4 +148,4 @@ if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"falls": falls, "same-losses": same_losses, "same-tensors": same_tensors,
      "zero-moments": zero_moments, "scalars": scalars,
-     "close": close}[command](*args)
+     "close": close, "png": png}[command](*args)
