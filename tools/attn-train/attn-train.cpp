@@ -846,12 +846,28 @@ Status Trainer::openMetrics() {
   return Status::ok();
 }
 
+/// The file's tokens must be ids the model has rows for: a token past the
+/// embedding table would be read out of its bounds.
+Status checkVocabulary(const rt::TokenFile &file, const pkg::Function &step) {
+  for (const pkg::TensorSig &sig : step.inputs)
+    if ((sig.name == "ids" || sig.name == "labels") && sig.indexBound &&
+        file.vocabSize() > *sig.indexBound)
+      return Status::error(file.path() + ": its vocabulary of " +
+                           std::to_string(file.vocabSize()) +
+                           " tokens is larger than the model's " +
+                           std::to_string(*sig.indexBound) + " (input '" +
+                           sig.name + "' of " + step.name + ")");
+  return Status::ok();
+}
+
 Status Trainer::run() {
   if (Status s = setUp(); !s)
     return s;
   auto file = rt::TokenFile::open(o.data);
   if (!file)
     return file.status();
+  if (Status s = checkVocabulary(*file, functions.step.signature()); !s)
+    return s;
   rt::LoaderOptions loading;
   loading.batch = o.batch;
   loading.sequence = o.seq;
