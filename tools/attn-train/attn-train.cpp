@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -78,6 +79,9 @@ const char *const kUsage =
                        none on the host)
   --exit-after N       stop at once after step N without a checkpoint, as
                        a kill would (for testing resume)
+
+SIGINT or SIGTERM stops the run after the step in flight, with a checkpoint
+when --checkpoint-dir is given; the exit status is then 2.
   --help               print this help
 )";
 
@@ -846,6 +850,24 @@ Status Trainer::openMetrics() {
   return Status::ok();
 }
 
+/// The signal that asked the run to stop (SIGINT, SIGTERM), 0 while none
+/// has: the step in flight finishes and is checkpointed first.
+volatile std::sig_atomic_t gStopSignal = 0;
+
+/// A second signal of the kind kills at once.
+void requestStop(int signal) {
+  gStopSignal = signal;
+  std::signal(signal, SIG_DFL);
+}
+
+/// The error a run stopped by `signal` after `steps` steps ends with.
+Status stoppedBy(int signal, int64_t steps) {
+  return Status::error(std::string("by ") + strsignal(signal) + " after step " +
+                       std::to_string(steps) +
+                       " (checkpointed if --checkpoint-dir was given; "
+                       "--resume continues)");
+}
+
 /// The file's tokens must be ids the model has rows for: a token past the
 /// embedding table would be read out of its bounds.
 Status checkVocabulary(const rt::TokenFile &file, const pkg::Function &step) {
@@ -887,6 +909,9 @@ Status Trainer::run() {
       static_cast<long long>(o.steps), static_cast<long long>(o.microBatches),
       static_cast<long long>(o.batch), static_cast<long long>(o.seq),
       rt.device().c_str());
+  std::fflush(stdout);
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
   auto start = std::chrono::steady_clock::now();
   for (int64_t i = firstStep; i < o.steps; ++i) {
     auto r = runStep(i);
@@ -900,10 +925,13 @@ Status Trainer::run() {
       std::fflush(stdout);
       std::_Exit(3);
     }
+    int signal = gStopSignal;
     bool due = o.checkpointEvery && (i + 1) % o.checkpointEvery == 0;
-    if (!o.checkpointDir.empty() && (due || i + 1 == o.steps))
+    if (!o.checkpointDir.empty() && (due || i + 1 == o.steps || signal))
       if (Status s = checkpoint(i + 1); !s)
         return s;
+    if (signal)
+      return stoppedBy(signal, i + 1);
   }
   return Status::ok();
 }
@@ -936,8 +964,9 @@ int main(int argc, char **argv) {
   if (!*options)
     return 0;
   if (Status s = trainModel(**options); !s) {
-    std::fprintf(stderr, "attn-train: error: %s\n", s.message().c_str());
-    return 1;
+    std::fprintf(stderr, "attn-train: %s %s\n",
+                 gStopSignal ? "stopped" : "error:", s.message().c_str());
+    return gStopSignal ? 2 : 1;
   }
   return 0;
 }
