@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds gpu-train/, the H200 training comparison of examples/gpt_125m
+# against the same model in PyTorch (bench/train_gpt.py), for a GPU machine
+# that has no toolchain (64 MiB per call: a bundle of its own):
+#   gpu-train/bin, lib      attn-train and libattnrt (from gpu-bundle/)
+#   gpu-train/packages/     gpt_125m for sm_90a
+#   gpu-train/data/         a byte-level token file of this repository's
+#                           text (3.9M tokens)
+#   gpu-train/run.sh        trains attnc and torch.compile on the same
+#                           initial weights and batches, then compares
+# Needs the built attnc and gpu-bundle/ (scripts/gpu-integration.sh).
+# Usage: scripts/gpu-train.sh, then on the GPU machine:
+#   OUT=out STEPS=200 bash gpu-train/run.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+out="$root/gpu-train"
+[ -x "$root/gpu-bundle/bin/attn-train" ] || {
+  echo "gpu-train: run scripts/gpu-integration.sh first (gpu-bundle/)" >&2
+  exit 1
+}
+rm -rf "$out"
+mkdir -p "$out/packages" "$out/data"
+cp -r "$root/gpu-bundle/bin" "$root/gpu-bundle/lib" "$out/"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
+  "$root/examples/gpt_125m.mlir" --target=sm_90a \
+  -o "$out/packages/gpt_125m.attnpkg"
+python3 "$root/scripts/make-tokens.py" "$root/docs" "$root/README.md" \
+  "$root/compiler" "$root/dialects" "$root/lib" "$root/runtime" \
+  "$root/tools" "$root/bench" -o "$out/data/corpus.tok"
+cat >"$out/run.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# gpt_125m with attn-train against bench/train_gpt.py under torch.compile:
+# the same initial weights (one safetensors file) and batches (windows in
+# file order), B16 x N1024, lr 6e-4 with 20 warmup steps, STEPS steps
+# (default 200). Logs, metrics and loss.png under ${OUT:-./out}.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/.."
+out="${OUT:-$PWD/out}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib"
+args=(--steps "${STEPS:-200}" --batch 16 --seq 1024 --lr 6e-4 --warmup 20)
+cd "$out"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
+  --ffn 2048 --layers 12 --vocab 50304
+"$here/bin/attn-train" "$here/packages/gpt_125m.attnpkg" --device cuda:0 \
+  --init init.safetensors --data "$here/data/corpus.tok" --sequential \
+  "${args[@]}" --log-every 20 --metrics attnc.jsonl 2>&1 | tee attnc.log
+python3 "$root/bench/train_gpt.py" train --init init.safetensors \
+  --data "$here/data/corpus.tok" --heads 12 "${args[@]}" --log-every 20 \
+  --compile --metrics compile.jsonl 2>&1 | tee compile.log
+python3 "$root/bench/train_gpt.py" compare attnc.jsonl compile.jsonl --every 20
+python3 "$root/bench/plot_loss.py" loss.png attnc.jsonl compile.jsonl \
+  --label attnc --label torch.compile
+rm -f init.safetensors
+SCRIPT
+chmod +x "$out/run.sh"
+echo "gpu-train: $(du -sh "$out" | cut -f1); run: OUT=out bash gpu-train/run.sh"
