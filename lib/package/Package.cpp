@@ -1866,18 +1866,24 @@ StatusOr<Package> parseBytes(const uint8_t *data, size_t size) {
                         sectionSize);
 }
 
-/// Writes `bytes` to a fresh file next to `path`, then renames it over
-/// `path`; the temporary file is removed on any failure.
+/// Writes the spans one after another to `fd`; false with errno set on
+/// failure.
+bool writeSpans(int fd, const std::vector<ByteSpan> &spans) {
+  for (const ByteSpan &span : spans)
+    if (!writeAll(fd, span.data, span.size))
+      return false;
+  return true;
+}
 
 /// Writes through to an existing destination that is not a plain file (a
 /// FIFO, a device, a dangling symlink): replacing it by rename would
 /// destroy it.
-Status writeInPlace(const std::vector<uint8_t> &bytes,
+Status writeInPlace(const std::vector<ByteSpan> &spans,
                     const std::string &path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     return Status::error("cannot open for writing: " + errnoMessage(errno));
-  bool written = writeAll(fd, bytes.data(), bytes.size());
+  bool written = writeSpans(fd, spans);
   int error = errno;
   if (::close(fd) != 0 && written) {
     written = false;
@@ -1888,9 +1894,34 @@ Status writeInPlace(const std::vector<uint8_t> &bytes,
   return Status::ok();
 }
 
+/// Flushes the entries of the directory holding `path`, so that a rename
+/// into it survives a power cut.
+Status syncParentDirectory(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open directory " + dir + ": " +
+                         errnoMessage(errno));
+  int synced = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (synced != 0)
+    return Status::error("cannot flush directory " + dir + ": " +
+                         errnoMessage(error));
+  return Status::ok();
+}
+
 } // namespace
 
 Status writeFileAtomically(const std::vector<uint8_t> &bytes,
+                           const std::string &path) {
+  return writeFileAtomically({{bytes.data(), bytes.size()}}, path);
+}
+
+Status writeFileAtomically(const std::vector<ByteSpan> &spans,
                            const std::string &path) {
   struct stat info;
   if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
@@ -1898,12 +1929,12 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
     if (char *resolved = ::realpath(path.c_str(), nullptr)) {
       std::string target = resolved;
       ::free(resolved);
-      return writeFileAtomically(bytes, target);
+      return writeFileAtomically(spans, target);
     }
-    return writeInPlace(bytes, path);
+    return writeInPlace(spans, path);
   }
   if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
-    return writeInPlace(bytes, path);
+    return writeInPlace(spans, path);
   static std::atomic<uint64_t> counter{0};
   std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
                      std::to_string(counter.fetch_add(1));
@@ -1918,7 +1949,7 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
     ::unlink(temp.c_str());
     return Status::error(what + ": " + errnoMessage(error));
   };
-  if (!writeAll(fd, bytes.data(), bytes.size()))
+  if (!writeSpans(fd, spans))
     return fail("cannot write " + temp);
   if (::fsync(fd) != 0)
     return fail("cannot flush " + temp);
@@ -1928,7 +1959,7 @@ Status writeFileAtomically(const std::vector<uint8_t> &bytes,
     return fail("cannot close " + temp);
   if (::rename(temp.c_str(), path.c_str()) != 0)
     return fail("cannot rename " + temp + " to " + path);
-  return Status::ok();
+  return syncParentDirectory(path);
 }
 
 //===----------------------------------------------------------------------===//

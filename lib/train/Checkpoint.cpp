@@ -223,16 +223,17 @@ Status train::saveCheckpoint(const std::string &dir, const TrainState &state,
     return header.status().withContext(joinPath(dir, name));
   if (Status status = makeDirectories(dir); !status)
     return status;
-  std::vector<ByteSpan> spans = {
+  std::vector<pkg::ByteSpan> spans = {
       {reinterpret_cast<const uint8_t *>(header->data()), header->size()}};
   for (const safetensors::Tensor &tensor : tensors)
     spans.push_back({tensor.data.data(), tensor.data.size()});
-  if (Status status = writeFileDurably(dir, name, spans); !status)
+  if (Status status = pkg::writeFileAtomically(spans, joinPath(dir, name));
+      !status)
     return status;
   std::string latest = name + "\n";
-  if (Status status = writeFileDurably(
-          dir, kLatestName,
-          {{reinterpret_cast<const uint8_t *>(latest.data()), latest.size()}});
+  if (Status status = pkg::writeFileAtomically(
+          std::vector<uint8_t>(latest.begin(), latest.end()),
+          joinPath(dir, kLatestName));
       !status)
     return status;
   return prune(dir, state.step, keepLast);

@@ -1,4 +1,4 @@
-//===- FileSystem.cpp - Durable files for checkpoints ---------------------===//
+//===- FileSystem.cpp - The directories of checkpoints --------------------===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
@@ -6,9 +6,6 @@
 
 #include "lib/train/FileSystem.h"
 
-#include "lib/support/WriteAll.h"
-
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -57,36 +54,6 @@ std::string train::joinPath(const std::string &dir, const std::string &name) {
   if (dir.empty() || dir.back() == '/')
     return dir + name;
   return dir + "/" + name;
-}
-
-Status train::writeFileDurably(const std::string &dir, const std::string &name,
-                               const std::vector<ByteSpan> &spans) {
-  static std::atomic<uint64_t> counter{0};
-  std::string path = joinPath(dir, name);
-  std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                     std::to_string(counter.fetch_add(1));
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return Status::error("cannot create " + temp + ": " + errnoText(errno));
-  auto fail = [&](const std::string &what) {
-    int error = errno;
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(temp.c_str());
-    return Status::error(what + ": " + errnoText(error));
-  };
-  for (ByteSpan span : spans)
-    if (!writeAll(fd, span.data, span.size))
-      return fail("cannot write " + temp);
-  if (::fsync(fd) != 0)
-    return fail("cannot flush " + temp);
-  int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0)
-    return fail("cannot close " + temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0)
-    return fail("cannot rename " + temp + " to " + path);
-  return syncDirectory(dir.empty() ? "." : dir);
 }
 
 Status train::makeDirectories(const std::string &dir) {

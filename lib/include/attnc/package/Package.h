@@ -568,11 +568,22 @@ StatusOr<std::vector<uint8_t>> serialize(const Package &package);
 /// a partial package behind.
 Status writeFile(const Package &package, const std::string &path);
 /// Writes `bytes` to `path` through a temporary file next to the
-/// destination and a rename, so that a failure or a kill leaves either the
-/// previous file or the new one, never a partial one. A symlink stays a
-/// symlink: the file it leads to is replaced. Destinations that are not
-/// plain files (devices, FIFOs) are written in place.
+/// destination (written, fsynced, renamed, its directory fsynced), so that
+/// a failure, a kill or a power cut leaves either the previous file or the
+/// new one, never a partial one. A symlink stays a symlink: the file it
+/// leads to is replaced. Destinations that are not plain files (devices,
+/// FIFOs) are written in place.
 Status writeFileAtomically(const std::vector<uint8_t> &bytes,
+                           const std::string &path);
+
+/// A run of bytes to write, borrowed from the caller.
+struct ByteSpan {
+  const uint8_t *data;
+  size_t size;
+};
+/// The same for the spans one after another, without copying them into one
+/// buffer (a checkpoint's tensors).
+Status writeFileAtomically(const std::vector<ByteSpan> &spans,
                            const std::string &path);
 
 /// Decodes and verifies. `origin` (a path or "<memory>") starts every message.
