@@ -910,8 +910,6 @@ Status Trainer::run() {
       static_cast<long long>(o.batch), static_cast<long long>(o.seq),
       rt.device().c_str());
   std::fflush(stdout);
-  std::signal(SIGINT, requestStop);
-  std::signal(SIGTERM, requestStop);
   auto start = std::chrono::steady_clock::now();
   for (int64_t i = firstStep; i < o.steps; ++i) {
     auto r = runStep(i);
@@ -963,6 +961,10 @@ int main(int argc, char **argv) {
   }
   if (!*options)
     return 0;
+  // From the start: a signal during set-up stops the run after its first
+  // step, which is then checkpointed, rather than killing it.
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
   if (Status s = trainModel(**options); !s) {
     std::fprintf(stderr, "attn-train: %s %s\n",
                  gStopSignal ? "stopped" : "error:", s.message().c_str());
