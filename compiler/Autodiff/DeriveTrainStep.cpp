@@ -6,22 +6,28 @@
 //
 // For a loss function @f marked `attn.train` and its backward @f_bwd, emits
 //
-//   func.func @f_step(<f's arguments, each parameter as its f32 master>,
-//                     m_<p>..., v_<p>..., %lr, %step, %loss_scale)
-//       -> (loss, grad_norm, new_<p>..., new_m_<p>..., new_v_<p>...)
+//   func.func @f_step(<f's data arguments>, %params, %m, %v, %lr, %step,
+//                     %loss_scale)
+//       -> (loss, grad_norm, new_params, new_m, new_v)
 //
 // whose body is @f's and @f_bwd's (the loss's cotangent is the loss scale),
 // the gradients' global norm, and AdamW on every parameter; and the same
 // step split for gradient accumulation over micro-batches:
 //
-//   func.func @f_accumulate(<f's arguments>, grad_<p>..., %loss_scale)
-//       -> (loss, new_grad_<p>...)
-//   func.func @f_apply(<p>..., m_<p>..., v_<p>..., grad_<p>..., %lr, %step,
-//                      %loss_scale)
-//       -> (grad_norm, new_<p>..., new_m_<p>..., new_v_<p>...)
+//   func.func @f_accumulate(<f's data arguments>, %params, %grad,
+//                           %loss_scale) -> (loss, new_grad)
+//   func.func @f_apply(%params, %m, %v, %grad, %lr, %step, %loss_scale)
+//       -> (grad_norm, new_params, new_m, new_v)
 //
-// The scalars are rank-0 inputs broadcast into element kernels, so one
-// package runs every step of a schedule.
+// The training state is flat: params (the f32 masters), m, v and grad are
+// each one rank-1 f32 tensor holding every parameter in turn (matrices,
+// which take weight decay, first), as the functions' `attn.segments` say.
+// The forward reads each parameter as a view of params (cast once to the
+// model's type), the backward writes each gradient into its place in one
+// flat gradient, and the norm and AdamW are a few kernels over all
+// parameters at once rather than some per parameter. The scalars are
+// rank-0 inputs broadcast into element kernels, so one package runs every
+// step of a schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +39,7 @@
 
 #include <functional>
 #include <limits>
+#include <numeric>
 
 namespace attnc {
 #define GEN_PASS_DEF_ATTNDERIVETRAINSTEP
@@ -221,20 +228,31 @@ public:
   FailureOr<SmallVector<func::FuncOp>> build();
 
 private:
+  /// Where a parameter's elements lie in the flat state.
+  struct Segment {
+    unsigned param;
+    int64_t offset, count;
+  };
+
   LogicalResult findParameters();
-  RankedTensorType masterType(unsigned param);
+  LogicalResult checkNames();
+  void layOut();
+  RankedTensorType flatType(Type element);
   std::string paramName(unsigned param);
-  void addForwardInputs(Signature &inputs);
+  void addDataInputs(Signature &inputs);
   void addState(Signature &signature, StringRef prefix,
                 ArrayRef<StringRef> kinds);
   func::FuncOp createFunction(StringRef suffix, const Signature &inputs,
                               const Signature &outputs);
   Value argument(StringRef name);
   SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
+  Value parameter(unsigned param, llvm::DenseMap<Type, Value> &casts);
   SmallVector<Value> lossAndGradients(Value cotangent);
-  SmallVector<Value> update(ArrayRef<Value> grads, Value lossScale);
-  Value squaredNorm(ArrayRef<Value> grads, Value inverseScale);
-  SmallVector<Value> adamw(unsigned param, Value grad, ValueRange scalars);
+  Value flatten(ArrayRef<Value> grads);
+  SmallVector<Value> update(Value grad, Value lossScale);
+  Value squaredNorm(Value grad, Value inverseScale);
+  SmallVector<Value> adamw(Value grad, int64_t begin, int64_t count,
+                           double decay, ValueRange scalars);
   void retypeCompute();
   func::FuncOp buildStep();
   func::FuncOp buildAccumulate();
@@ -245,6 +263,10 @@ private:
   OpBuilder b;
   /// The forward arguments that take gradients, in order.
   SmallVector<unsigned> params;
+  /// The parameters in the flat state's order: those of rank >= 2 (weight
+  /// decay applies) first, then the others; `decayed` elements of the first.
+  SmallVector<Segment> segments;
+  int64_t decayed = 0, total = 0;
   /// The names of the arguments of the function being built.
   SmallVector<std::string> argNames;
 };
@@ -288,31 +310,56 @@ LogicalResult TrainFunctionsBuilder::findParameters() {
   return success();
 }
 
-RankedTensorType TrainFunctionsBuilder::masterType(unsigned param) {
-  return RankedTensorType::get(
-      cast<RankedTensorType>(forward.getArgumentTypes()[param]).getShape(),
-      Float32Type::get(forward.getContext()));
+/// The names the training functions give their own inputs.
+constexpr StringLiteral kStateNames[] = {"params", "m",    "v",         "grad",
+                                         "lr",     "step", "loss_scale"};
+
+/// A data input named as a state input would make two inputs of one name.
+LogicalResult TrainFunctionsBuilder::checkNames() {
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    if (!llvm::is_contained(params, i) &&
+        llvm::is_contained(kStateNames, argumentName(forward, i)))
+      return forward.emitError()
+             << "attn.train: input '" << argumentName(forward, i)
+             << "' has the name of an input of the training step (params, "
+                "m, v, grad, lr, step, loss_scale); rename it";
+  return success();
+}
+
+/// Orders the parameters in the flat state: matrices (decayed) first.
+void TrainFunctionsBuilder::layOut() {
+  for (bool matrices : {true, false})
+    for (unsigned i : params) {
+      auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
+      if ((type.getRank() >= 2) != matrices)
+        continue;
+      segments.push_back({i, total, type.getNumElements()});
+      total += type.getNumElements();
+      if (matrices)
+        decayed = total;
+    }
+}
+
+RankedTensorType TrainFunctionsBuilder::flatType(Type element) {
+  return RankedTensorType::get({total}, element);
 }
 
 std::string TrainFunctionsBuilder::paramName(unsigned param) {
   return argumentName(forward, param);
 }
 
-/// The forward's arguments, each parameter as its f32 master.
-void TrainFunctionsBuilder::addForwardInputs(Signature &inputs) {
+/// The forward's arguments that are not parameters.
+void TrainFunctionsBuilder::addDataInputs(Signature &inputs) {
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
-    inputs.add(argumentName(forward, i), llvm::is_contained(params, i)
-                                             ? masterType(i)
-                                             : forward.getArgumentTypes()[i]);
+    if (!llvm::is_contained(params, i))
+      inputs.add(argumentName(forward, i), forward.getArgumentTypes()[i]);
 }
 
-/// An f32 tensor per parameter and kind: "<prefix><kind><p>", kinds in
-/// order, parameters within each.
+/// A flat f32 tensor per kind, "<prefix><kind>".
 void TrainFunctionsBuilder::addState(Signature &signature, StringRef prefix,
                                      ArrayRef<StringRef> kinds) {
   for (StringRef kind : kinds)
-    for (unsigned i : params)
-      signature.add((prefix + kind + paramName(i)).str(), masterType(i));
+    signature.add((prefix + kind).str(), flatType(b.getF32Type()));
 }
 
 func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
@@ -323,10 +370,31 @@ func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
   fn = func::FuncOp::create(
       b, forward.getLoc(), (forward.getName() + suffix).str(),
       FunctionType::get(context, inputs.types, outputs.types));
-  for (auto [i, name] : llvm::enumerate(inputs.names))
+  auto isFlat = [](StringRef name) {
+    name.consume_front("new_");
+    return llvm::is_contained(ArrayRef(kStateNames).take_front(4), name);
+  };
+  for (auto [i, name] : llvm::enumerate(inputs.names)) {
     fn.setArgAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-  for (auto [i, name] : llvm::enumerate(outputs.names))
+    if (isFlat(name))
+      fn.setArgAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+  }
+  for (auto [i, name] : llvm::enumerate(outputs.names)) {
     fn.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
+    if (isFlat(name))
+      fn.setResultAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+  }
+  SmallVector<Attribute> parts;
+  for (const Segment &segment : segments)
+    parts.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", b.getStringAttr(paramName(segment.param))),
+         b.getNamedAttr(
+             "shape", b.getDenseI64ArrayAttr(
+                          cast<RankedTensorType>(
+                              forward.getArgumentTypes()[segment.param])
+                              .getShape())),
+         b.getNamedAttr("offset", b.getI64IntegerAttr(segment.offset))}));
+  fn->setAttr(attn::kSegmentsAttrName, b.getArrayAttr(parts));
   argNames = inputs.names;
   b.setInsertionPointToStart(fn.addEntryBlock());
   return fn;
@@ -346,20 +414,44 @@ SmallVector<Value> TrainFunctionsBuilder::cloneBody(func::FuncOp from,
       [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
-/// The forward's and backward's bodies on the function's first arguments
-/// (masters cast to the parameters' types), with `cotangent` as the loss's:
-/// the loss, then each parameter's gradient.
-SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
+/// Parameter `param` as the forward reads it: its elements of params, cast
+/// to its type (one cast of all of params per type, kept in `casts`).
+Value TrainFunctionsBuilder::parameter(unsigned param,
+                                       llvm::DenseMap<Type, Value> &casts) {
   Location loc = forward.getLoc();
+  auto type = cast<RankedTensorType>(forward.getArgumentTypes()[param]);
+  Value &flat = casts[type.getElementType()];
+  if (!flat)
+    flat = attn::CastOp::create(b, loc, flatType(type.getElementType()),
+                                argument("params"), FloatAttr(), IntegerAttr(),
+                                IntegerAttr());
+  const Segment &segment = *llvm::find_if(
+      segments, [&](const Segment &s) { return s.param == param; });
+  Value elements = tensor::ExtractSliceOp::create(
+      b, loc, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(segment.offset)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(segment.count)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  if (type.getRank() == 1)
+    return elements;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  return tensor::ExpandShapeOp::create(b, loc, type, elements, all);
+}
+
+/// The forward's and backward's bodies on the function's data arguments and
+/// the parameters, with `cotangent` as the loss's: the loss, then each
+/// parameter's gradient.
+SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
   IRMapping mapping;
-  for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
-    Value arg = fn.getArgument(i);
-    Type type = forward.getArgumentTypes()[i];
-    if (arg.getType() != type)
-      arg = attn::CastOp::create(b, loc, type, arg, FloatAttr(), IntegerAttr(),
-                                 IntegerAttr());
-    mapping.map(forward.getArgument(i), arg);
-  }
+  llvm::DenseMap<Type, Value> casts;
+  // f32 parameters are views of params itself.
+  casts[b.getF32Type()] = argument("params");
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    mapping.map(forward.getArgument(i),
+                llvm::is_contained(params, i)
+                    ? parameter(i, casts)
+                    : argument(argumentName(forward, i)));
   SmallVector<Value> results = cloneBody(forward, mapping);
   unsigned numArgs = forward.getNumArguments();
   for (unsigned i = 0; i < backward.getNumArguments(); ++i)
@@ -380,11 +472,41 @@ SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
   return lossAndGrads;
 }
 
-/// The gradient norm and AdamW's update of every parameter from `grads`
-/// (scaled by `lossScale`): the norm, then the new masters, first moments
-/// and second moments.
-SmallVector<Value> TrainFunctionsBuilder::update(ArrayRef<Value> grads,
-                                                 Value lossScale) {
+/// The gradients (in the order of `params`) as one flat tensor in the
+/// state's order, each written in its place: of their element type, or f32
+/// where they differ.
+Value TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
+  Location loc = forward.getLoc();
+  Type element = cast<RankedTensorType>(grads[0].getType()).getElementType();
+  if (llvm::any_of(grads, [&](Value grad) {
+        return cast<RankedTensorType>(grad.getType()).getElementType() !=
+               element;
+      }))
+    element = b.getF32Type();
+  SmallVector<Value> parts;
+  for (const Segment &segment : segments) {
+    Value grad = grads[llvm::find(params, segment.param) - params.begin()];
+    auto type = cast<RankedTensorType>(grad.getType());
+    if (type.getElementType() != element)
+      grad = attn::CastOp::create(b, loc, type.clone(element), grad,
+                                  FloatAttr(), IntegerAttr(), IntegerAttr());
+    if (type.getRank() > 1) {
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      grad = tensor::CollapseShapeOp::create(b, loc, grad, all);
+    }
+    parts.push_back(grad);
+  }
+  if (parts.size() == 1)
+    return parts[0];
+  return tensor::ConcatOp::create(b, loc, 0, parts);
+}
+
+/// The gradient norm and AdamW's update of every parameter from the flat
+/// gradient `grad` (scaled by `lossScale`): the norm, then the new masters,
+/// first moments and second moments.
+SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
   Location loc = forward.getLoc();
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   Value inverseScale =
@@ -396,7 +518,7 @@ SmallVector<Value> TrainFunctionsBuilder::update(ArrayRef<Value> grads,
   TrainOptions o = options;
   SmallVector<Value> norm = elementwise(
       b, loc, SmallVector<Type>(5, scalar),
-      {squaredNorm(grads, inverseScale), inverseScale, argument("step")},
+      {squaredNorm(grad, inverseScale), inverseScale, argument("step")},
       [o](OpBuilder &b, Location loc, ValueRange args) {
         F32 x{b, loc};
         Value norm = x.sqrt(args[0]);
@@ -420,82 +542,89 @@ SmallVector<Value> TrainFunctionsBuilder::update(ArrayRef<Value> grads,
       });
   SmallVector<Value> scalars = {argument("lr"), norm[1], norm[2], norm[3],
                                 norm[4]};
+  // Decay on the matrices' elements, none on the rest: one kernel each.
   SmallVector<SmallVector<Value>> updates;
-  for (auto [param, grad] : llvm::zip(params, grads))
-    updates.push_back(adamw(param, grad, scalars));
+  if (decayed > 0)
+    updates.push_back(
+        adamw(grad, 0, decayed, options.weightDecay, scalars));
+  if (decayed < total)
+    updates.push_back(adamw(grad, decayed, total - decayed, 0, scalars));
   SmallVector<Value> outputs = {norm[0]};
-  for (unsigned k = 0; k < 3; ++k)
-    for (const SmallVector<Value> &update : updates)
-      outputs.push_back(update[k]);
+  for (unsigned k = 0; k < 3; ++k) {
+    SmallVector<Value> parts = llvm::map_to_vector(
+        updates, [&](ArrayRef<Value> update) { return update[k]; });
+    outputs.push_back(parts.size() == 1 ? parts[0]
+                                        : tensor::ConcatOp::create(
+                                              b, forward.getLoc(), 0, parts)
+                                              .getResult());
+  }
   return outputs;
 }
 
-/// @f_step(f's inputs, m_, v_, lr, step, loss_scale)
-///     -> (loss, grad_norm, new_, new_m_, new_v_)
+/// @f_step(f's data inputs, params, m, v, lr, step, loss_scale)
+///     -> (loss, grad_norm, new_params, new_m, new_v)
 func::FuncOp TrainFunctionsBuilder::buildStep() {
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   Signature inputs, outputs;
-  addForwardInputs(inputs);
-  addState(inputs, "", {"m_", "v_"});
+  addDataInputs(inputs);
+  addState(inputs, "", {"params", "m", "v"});
   for (StringRef name : {"lr", "step", "loss_scale"})
     inputs.add(name.str(), scalar);
   outputs.add("loss", scalar);
   outputs.add("grad_norm", scalar);
-  addState(outputs, "new_", {"", "m_", "v_"});
+  addState(outputs, "new_", {"params", "m", "v"});
   createFunction("_step", inputs, outputs);
   SmallVector<Value> lossAndGrads = lossAndGradients(argument("loss_scale"));
   SmallVector<Value> results = {lossAndGrads[0]};
-  llvm::append_range(results, update(ArrayRef(lossAndGrads).drop_front(),
-                                     argument("loss_scale")));
+  llvm::append_range(results,
+                     update(flatten(ArrayRef(lossAndGrads).drop_front()),
+                            argument("loss_scale")));
   func::ReturnOp::create(b, forward.getLoc(), results);
   retypeCompute();
   return fn;
 }
 
-/// @f_accumulate(f's inputs, grad_, loss_scale) -> (loss, new_grad_): the
-/// gradients of one micro-batch, its loss's cotangent `loss_scale` (the
-/// scale over the micro-batch count), added to the f32 sums grad_<p>.
+/// @f_accumulate(f's data inputs, params, grad, loss_scale)
+///     -> (loss, new_grad): the gradients of one micro-batch, its loss's
+/// cotangent `loss_scale` (the scale over the micro-batch count), added to
+/// the f32 sums in grad.
 func::FuncOp TrainFunctionsBuilder::buildAccumulate() {
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   Signature inputs, outputs;
-  addForwardInputs(inputs);
-  addState(inputs, "", {"grad_"});
+  addDataInputs(inputs);
+  addState(inputs, "", {"params", "grad"});
   inputs.add("loss_scale", scalar);
   outputs.add("loss", scalar);
-  addState(outputs, "new_", {"grad_"});
+  addState(outputs, "new_", {"grad"});
   createFunction("_accumulate", inputs, outputs);
   SmallVector<Value> lossAndGrads = lossAndGradients(argument("loss_scale"));
-  SmallVector<Value> results = {lossAndGrads[0]};
-  for (auto [param, grad] :
-       llvm::zip(params, ArrayRef(lossAndGrads).drop_front())) {
-    Value sum = argument("grad_" + paramName(param));
-    results.push_back(elementwise(
-        b, forward.getLoc(), sum.getType(), {sum, grad},
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
-        })[0]);
-  }
-  func::ReturnOp::create(b, forward.getLoc(), results);
+  Value sum = argument("grad");
+  Value added = elementwise(
+      b, forward.getLoc(), sum.getType(),
+      {sum, flatten(ArrayRef(lossAndGrads).drop_front())},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
+      })[0];
+  func::ReturnOp::create(b, forward.getLoc(),
+                         ValueRange{lossAndGrads[0], added});
   retypeCompute();
   return fn;
 }
 
-/// @f_apply(masters, m_, v_, grad_, lr, step, loss_scale)
-///     -> (grad_norm, new_, new_m_, new_v_): @f_step's update from summed
-/// gradients.
+/// @f_apply(params, m, v, grad, lr, step, loss_scale)
+///     -> (grad_norm, new_params, new_m, new_v): @f_step's update from
+/// summed gradients.
 func::FuncOp TrainFunctionsBuilder::buildApply() {
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   Signature inputs, outputs;
-  addState(inputs, "", {"", "m_", "v_", "grad_"});
+  addState(inputs, "", {"params", "m", "v", "grad"});
   for (StringRef name : {"lr", "step", "loss_scale"})
     inputs.add(name.str(), scalar);
   outputs.add("grad_norm", scalar);
-  addState(outputs, "new_", {"", "m_", "v_"});
+  addState(outputs, "new_", {"params", "m", "v"});
   createFunction("_apply", inputs, outputs);
-  SmallVector<Value> grads = llvm::map_to_vector(
-      params, [&](unsigned i) { return argument("grad_" + paramName(i)); });
   func::ReturnOp::create(b, forward.getLoc(),
-                         update(grads, argument("loss_scale")));
+                         update(argument("grad"), argument("loss_scale")));
   return fn;
 }
 
@@ -510,65 +639,75 @@ void TrainFunctionsBuilder::retypeCompute() {
 }
 
 FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
-  if (failed(findParameters()))
+  if (failed(findParameters()) || failed(checkNames()))
     return failure();
+  layOut();
   return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(),
                                    buildApply()};
 }
 
-/// sum over all gradients g of (g * inverseScale)^2, in f32: each
-/// gradient's squares summed over rows, the column sums of all of them
-/// concatenated, then summed whole (sums in a fixed order, so the norm is
-/// the same bits on every run).
-Value TrainFunctionsBuilder::squaredNorm(ArrayRef<Value> grads,
-                                         Value inverseScale) {
+/// The largest divisor of `n` up to 8192: the columns of a flat value's
+/// row sums (each block of sum_rows takes 32 columns, so wide rows keep
+/// many blocks busy).
+static int64_t sumColumns(int64_t n) {
+  for (int64_t columns = std::min<int64_t>(n, 8192); columns > 1; --columns)
+    if (n % columns == 0)
+      return columns;
+  return 1;
+}
+
+/// sum over the flat gradient's elements g of (g * inverseScale)^2, in
+/// f32: the squares as rows of many columns, summed over the rows, then
+/// the column sums summed (sums in a fixed order, so the norm is the same
+/// bits on every run).
+Value TrainFunctionsBuilder::squaredNorm(Value grad, Value inverseScale) {
   Location loc = forward.getLoc();
   auto f32 = b.getF32Type();
-  SmallVector<Value> columnSums;
-  for (Value grad : grads) {
-    auto type = cast<RankedTensorType>(grad.getType());
-    Value squares = elementwise(
-        b, loc, RankedTensorType::get(type.getShape(), f32),
-        {grad, inverseScale}, [](OpBuilder &b, Location loc, ValueRange args) {
-          F32 x{b, loc};
-          Value g = x.mul(args[0], args[1]);
-          return SmallVector<Value>{x.mul(g, g)};
-        })[0];
-    if (type.getRank() == 1) {
-      columnSums.push_back(squares);
-      continue;
-    }
-    columnSums.push_back(attn::SumRowsOp::create(
-        b, loc, RankedTensorType::get({type.getShape().back()}, f32), squares,
-        /*block_size=*/IntegerAttr()));
+  Value squares = elementwise(
+      b, loc, flatType(f32), {grad, inverseScale},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        F32 x{b, loc};
+        Value g = x.mul(args[0], args[1]);
+        return SmallVector<Value>{x.mul(g, g)};
+      })[0];
+  int64_t columns = sumColumns(total);
+  Value sums = squares;
+  if (columns > 1 && columns < total) {
+    auto rows = RankedTensorType::get({total / columns, columns}, f32);
+    Value matrix = tensor::ExpandShapeOp::create(
+        b, loc, rows, squares, SmallVector<ReassociationIndices>{{0, 1}});
+    sums = attn::SumRowsOp::create(b, loc,
+                                   RankedTensorType::get({columns}, f32),
+                                   matrix, /*block_size=*/IntegerAttr());
   }
-  Value all = columnSums.size() == 1
-                  ? columnSums[0]
-                  : tensor::ConcatOp::create(b, loc, 0, columnSums).getResult();
-  return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), all,
+  return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), sums,
                                  /*block_size=*/IntegerAttr());
 }
 
-/// AdamW on parameter `param` (torch.optim.AdamW's update, in f32):
-/// scalars are lr, the gradient's factor (the inverse loss scale times the
-/// clipping factor), whether to apply the step (1) or keep everything (0,
-/// a gradient that is not finite) and the two bias corrections.
-SmallVector<Value> TrainFunctionsBuilder::adamw(unsigned param, Value grad,
+/// AdamW (torch.optim.AdamW's update, in f32) on the `count` elements of
+/// the flat state from `begin`, with weight decay `decay`: scalars are lr,
+/// the gradient's factor (the inverse loss scale times the clipping
+/// factor), whether to apply the step (1) or keep everything (0, a
+/// gradient that is not finite) and the two bias corrections.
+SmallVector<Value> TrainFunctionsBuilder::adamw(Value grad, int64_t begin,
+                                                int64_t count, double decay,
                                                 ValueRange scalars) {
-  std::string name = paramName(param);
-  Value master = argument(name);
-  SmallVector<Value> inputs = {grad, master, argument("m_" + name),
-                               argument("v_" + name)};
+  Location loc = forward.getLoc();
+  auto part = [&](Value flat) -> Value {
+    if (count == total)
+      return flat;
+    return tensor::ExtractSliceOp::create(
+        b, loc, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(begin)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  };
+  SmallVector<Value> inputs = {part(grad), part(argument("params")),
+                               part(argument("m")), part(argument("v"))};
   llvm::append_range(inputs, scalars);
-  // Decay only matrices, as nanoGPT and Megatron do: norms' gains and
-  // biases keep their scale.
-  double decay = cast<RankedTensorType>(master.getType()).getRank() >= 2
-                     ? options.weightDecay
-                     : 0;
   TrainOptions o = options;
-  Type type = master.getType();
+  Type type = inputs[1].getType();
   return elementwise(
-      b, forward.getLoc(), {type, type, type}, inputs,
+      b, loc, {type, type, type}, inputs,
       [o, decay](OpBuilder &b, Location loc, ValueRange args) {
         F32 x{b, loc};
         Value g = args[0], p = args[1], m = args[2], v = args[3], lr = args[4],

@@ -75,8 +75,38 @@ std::optional<int64_t> sliceBegin(tensor::ExtractSliceOp slice) {
   return offsets[0];
 }
 
-/// Checks a non-kernel op of a graph: row slices and row concatenations,
-/// which programs do in place.
+/// The row concatenation a collapse to rank 1 feeds, its only reader;
+/// null otherwise.
+tensor::ConcatOp concatOfCollapse(tensor::CollapseShapeOp collapse) {
+  Value flat = collapse.getResult();
+  if (cast<RankedTensorType>(flat.getType()).getRank() != 1 ||
+      !flat.hasOneUse())
+    return {};
+  return dyn_cast<tensor::ConcatOp>(*flat.getUsers().begin());
+}
+
+/// Checks the reshapes a program does in place: a rank-1 value expanded to
+/// a static shape (a view of its elements), and a value of static shape
+/// collapsed to rank 1 into a row concatenation (written there).
+LogicalResult checkReshape(Operation &op) {
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    if (expand.getSrcType().getRank() != 1 ||
+        !expand.getResultType().hasStaticShape())
+      return op.emitError() << "a compiled function expands only a rank-1 "
+                               "value, to a static shape";
+    return success();
+  }
+  auto collapse = cast<tensor::CollapseShapeOp>(op);
+  if (!collapse.getSrcType().hasStaticShape() || !concatOfCollapse(collapse))
+    return op.emitError() << "a compiled function collapses only a value of "
+                             "static shape to rank 1, read by nothing but a "
+                             "row concatenation";
+  return success();
+}
+
+/// Checks a non-kernel op of a graph: row slices, row concatenations and
+/// the reshapes between rank 1 and a static shape, which programs do in
+/// place.
 LogicalResult checkRowOp(Operation &op) {
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     if (!sliceBegin(slice))
@@ -85,13 +115,16 @@ LogicalResult checkRowOp(Operation &op) {
                                "and static other dims, taken whole";
     return success();
   }
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+    return checkReshape(op);
   auto concat = dyn_cast<tensor::ConcatOp>(op);
   if (!concat)
     return op.emitError()
            << "code generation does not support " << op.getName()
            << " in a function; functions hold attn ops (and float arith "
               "and math ops on tensors, which attn-fuse-elementwise turns "
-              "into attn.elementwise), row slices and row concatenations";
+              "into attn.elementwise), row slices, row concatenations and "
+              "reshapes of rank-1 values";
   bool staticRows = llvm::all_of(concat.getInputs(), [](Value input) {
     return !cast<ShapedType>(input.getType()).isDynamicDim(0);
   });
@@ -209,7 +242,8 @@ private:
   void nameValues();
   std::string freshName(StringRef prefix, int64_t &counter);
   Value createView(Value value, Value storage, int64_t begin);
-  void sliceInPlace(tensor::ExtractSliceOp slice);
+  void viewInPlace(Value value, Value source, int64_t begin);
+  LogicalResult collapseIntoConcat(tensor::CollapseShapeOp collapse);
   FailureOr<Value> concatView(OpResult result);
   LogicalResult finishConcat(tensor::ConcatOp concat);
   void copyInto(Value value, Value buffer);
@@ -321,7 +355,16 @@ LogicalResult ProgramBuilder::build() {
   b.setInsertionPointToStart(&program.getBody().front());
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      sliceInPlace(slice);
+      viewInPlace(slice.getResult(), slice.getSource(), *sliceBegin(slice));
+      continue;
+    }
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      viewInPlace(expand.getResult(), expand.getSrc(), 0);
+      continue;
+    }
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      if (failed(collapseIntoConcat(collapse)))
+        return failure();
       continue;
     }
     if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
@@ -378,8 +421,9 @@ void ProgramBuilder::createProgram() {
                                  FunctionType::get(b.getContext(), types, {}));
   program->setAttr(attnrt::kNumInputsAttr,
                    b.getI64IntegerAttr(func.getNumArguments()));
-  if (Attribute forward = func->getAttr(attn::kGradientOfAttrName))
-    program->setAttr(attn::kGradientOfAttrName, forward);
+  for (StringRef kept : {attn::kGradientOfAttrName, attn::kSegmentsAttrName})
+    if (Attribute attr = func->getAttr(kept))
+      program->setAttr(kept, attr);
   Block *entry = program.addEntryBlock();
   for (auto [i, value] : llvm::enumerate(values)) {
     unsigned numInputs = func.getNumArguments();
@@ -397,9 +441,10 @@ void ProgramBuilder::createProgram() {
                          i < numInputs ? attn::kCotangentOfResultAttrName
                                        : attn::kGradientOfArgumentAttrName,
                          of);
-    if (i >= numInputs &&
-        func.getResultAttr(i - numInputs, attn::kSavedAttrName))
-      program.setArgAttr(i, attn::kSavedAttrName, b.getUnitAttr());
+    for (StringRef flag : {attn::kSavedAttrName, attn::kFlatAttrName})
+      if (i < numInputs ? func.getArgAttr(i, flag) != nullptr
+                        : func.getResultAttr(i - numInputs, flag) != nullptr)
+        program.setArgAttr(i, flag, b.getUnitAttr());
   }
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = entry->getArgument(arg.getArgNumber());
@@ -430,7 +475,14 @@ void ProgramBuilder::copyInto(Value value, Value buffer) {
 Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
   Value base = buffers.lookup(storage);
   if (auto outer = base.getDefiningOp<attnrt::ViewOp>()) {
-    begin += outer.getBeginAttr().getInt();
+    // A row of a view of a rank-1 source is a row of its elements (a
+    // reshaped view has a static shape).
+    int64_t rowElements = 1;
+    if (cast<MemRefType>(outer.getSource().getType()).getRank() == 1)
+      for (int64_t extent :
+           cast<MemRefType>(outer.getView().getType()).getShape().drop_front())
+        rowElements *= extent;
+    begin = outer.getBeginAttr().getInt() + begin * rowElements;
     base = outer.getSource();
   }
   return attnrt::ViewOp::create(b, value.getLoc(), bufferType(value.getType()),
@@ -438,17 +490,16 @@ Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
                                 symbols.shapeOf(value));
 }
 
-/// A row slice is a view of its source's buffer; a returned one is copied
-/// out of it.
-void ProgramBuilder::sliceInPlace(tensor::ExtractSliceOp slice) {
-  Value view =
-      createView(slice.getResult(), slice.getSource(), *sliceBegin(slice));
-  if (Value output = buffers.lookup(slice.getResult())) {
-    buffers[slice.getResult()] = view;
-    copyInto(slice.getResult(), output);
-    buffers[slice.getResult()] = output;
+/// A row slice, or a rank-1 value expanded, is a view of its source's
+/// buffer from row `begin`; a returned one is copied out of it.
+void ProgramBuilder::viewInPlace(Value value, Value source, int64_t begin) {
+  Value view = createView(value, source, begin);
+  if (Value output = buffers.lookup(value)) {
+    buffers[value] = view;
+    copyInto(value, output);
+    buffers[value] = output;
   } else {
-    buffers[slice.getResult()] = view;
+    buffers[value] = view;
   }
 }
 
@@ -460,22 +511,43 @@ static int64_t rowsBefore(tensor::ConcatOp concat, unsigned index) {
   return rows;
 }
 
-/// When `result` is read only by a row concatenation, the view of the
-/// concatenation's buffer it is written into, in place; null otherwise.
+/// When `result` is read only by a row concatenation, or by a collapse to
+/// rank 1 into one, the view of the concatenation's buffer it is written
+/// into, in place (in its own shape); null otherwise.
 FailureOr<Value> ProgramBuilder::concatView(OpResult result) {
   if (!result.hasOneUse() || buffers.count(result))
     return Value();
-  OpOperand &use = *result.getUses().begin();
-  auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner());
+  OpOperand *use = &*result.getUses().begin();
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use->getOwner()))
+    use = &*collapse.getResult().getUses().begin(); // checkReshape: one
+  auto concat = dyn_cast<tensor::ConcatOp>(use->getOwner());
   if (!concat)
     return Value();
   if (failed(bufferFor(concat.getResult())))
     return failure();
   Value view = createView(result, concat.getResult(),
-                          rowsBefore(concat, use.getOperandNumber()));
+                          rowsBefore(concat, use->getOperandNumber()));
   buffers[result] = view;
   writtenInPlace.insert(result);
   return view;
+}
+
+/// A collapse into a concatenation: its rows of the concatenation's
+/// buffer, where its source was written in place, or is copied now.
+LogicalResult
+ProgramBuilder::collapseIntoConcat(tensor::CollapseShapeOp collapse) {
+  Value source = collapse.getSrc(), flat = collapse.getResult();
+  OpOperand &use = *flat.getUses().begin();
+  auto concat = cast<tensor::ConcatOp>(use.getOwner());
+  if (failed(bufferFor(concat.getResult())))
+    return failure();
+  int64_t begin = rowsBefore(concat, use.getOperandNumber());
+  if (!writtenInPlace.contains(source))
+    copyInto(source, createView(source, concat.getResult(), begin));
+  buffers[flat] = createView(flat, concat.getResult(), begin);
+  writtenInPlace.insert(flat);
+  freeAfterLastUse(collapse);
+  return success();
 }
 
 /// Copies into the concatenation's buffer the inputs not written there in
@@ -606,20 +678,25 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   return kernel;
 }
 
-/// Whether an op after `op` reads `value`, itself or through a row slice.
+/// Whether `op` is a view of its first operand's buffer: a row slice, or
+/// a rank-1 value expanded.
+static bool isView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp>(op);
+}
+
+/// Whether an op after `op` reads `value`, itself or through a view.
 static bool isReadAfter(Value value, Operation *op) {
   return llvm::any_of(value.getUsers(), [&](Operation *user) {
-    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
-      if (isReadAfter(slice.getResult(), op))
-        return true;
+    if (isView(user) && isReadAfter(user->getResult(0), op))
+      return true;
     return user != op && op->isBeforeInBlock(user);
   });
 }
 
-/// The value whose buffer `value` lives in: the source of a row slice.
+/// The value whose buffer `value` lives in: the source of a view.
 static Value storageOf(Value value) {
-  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
-    value = slice.getSource();
+  while (value.getDefiningOp() && isView(value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
   return value;
 }
 

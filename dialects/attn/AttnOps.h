@@ -51,6 +51,12 @@ inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";
 /// (`%wq` -> "wq"): attnc keeps the parsed names, and a package names its
 /// inputs (and their gradients, "dwq") after them.
 inline constexpr llvm::StringLiteral kArgumentNameAttrName = "attn.name";
+/// A training step's arguments and results marked `attn.flat` hold every
+/// parameter in turn (a rank-1 tensor); its function attribute
+/// `attn.segments` says where: an array of {name, shape, offset}
+/// dictionaries in order, as the package's pkg::Segment.
+inline constexpr llvm::StringLiteral kFlatAttrName = "attn.flat";
+inline constexpr llvm::StringLiteral kSegmentsAttrName = "attn.segments";
 
 /// Largest static extent of any dim of an attn op: indices stay far from
 /// int64 overflow and fit the 32-bit grid dimensions of the GPU backend.

@@ -161,13 +161,20 @@ LogicalResult AllocOp::verify() {
 LogicalResult ViewOp::verify() {
   auto source = cast<MemRefType>(getSource().getType());
   auto view = cast<MemRefType>(getView().getType());
-  if (source.getRank() == 0 || view.getRank() != source.getRank() ||
-      view.getElementType() != source.getElementType() ||
-      view.getShape().drop_front() != source.getShape().drop_front())
+  // Of a rank-1 source, elements in any static shape; else rows.
+  bool reshaped = source.getRank() == 1;
+  bool fits = reshaped ? view.getRank() >= 1 && view.hasStaticShape()
+                       : view.getRank() == source.getRank() &&
+                             view.getShape().drop_front() ==
+                                 source.getShape().drop_front();
+  if (source.getRank() == 0 || !fits ||
+      view.getElementType() != source.getElementType())
     return emitOpError() << "expected rows of " << source
-                         << ": its element type and dims but the first, got "
+                         << ": its element type and dims but the first (or, "
+                            "of a rank-1 source, static dims), got "
                          << view;
-  int64_t rows = view.getDimSize(0);
+  int64_t rows = reshaped && view.hasStaticShape() ? view.getNumElements()
+                                                   : view.getDimSize(0);
   if (ShapedType::isDynamic(rows) || rows < 1)
     return emitOpError() << "expected a static row count >= 1, got " << view;
   // The attribute's signed value: I64Attr's accessor is unsigned.

@@ -71,7 +71,9 @@ def AttnRT_ViewOp : AttnRT_Op<"view", [Pure]> {
     first extent; its other dims are `source`'s. A launch that reads the
     view reads those rows; one that writes it writes them. `shape` is the
     view's symbolic shape and `name` its name in the package, where it is a
-    `pkg::View`.
+    `pkg::View`. A view of a rank-1 source may have any static shape: the
+    elements [`begin`, `begin` + its element count) of `source`, row-major
+    (a flat parameter buffer seen as each parameter's tensor).
 
     ```mlir
     %v0 = attnrt.view %e[8192] {name = "v0", shape = [8192, 768]}

@@ -26,6 +26,7 @@
 #include "attnc/package/Workspace.h"
 
 #include "lib/semantics/RegionOps.h"
+#include "lib/support/Extents.h"
 #include "lib/support/Text.h"
 #include "lib/support/WriteAll.h"
 
@@ -245,18 +246,33 @@ Status verifyBuffer(const Buffer &buffer, const std::string &path,
   return Status::ok();
 }
 
-/// The end of a view's rows, begin + its row count (a static extent >= 1
-/// once verified), or INT64_MAX where that overflows.
-int64_t rowsEnd(const View &view) {
+/// The end of a view's rows, begin + its row count (static once verified),
+/// or INT64_MAX where that overflows.
+int64_t rowsEnd(const View &view, size_t ofRank) {
   int64_t end;
-  if (__builtin_add_overflow(view.begin, view.tensor.shape[0].extent, &end))
+  if (__builtin_add_overflow(view.begin, view.rowsOf(ofRank), &end))
     return std::numeric_limits<int64_t>::max();
   return end;
 }
 
+/// Whether a view's dtype and dims fit `of`: its dims after the first are
+/// `of`'s, or `of` has rank 1 and every dim of the view is static.
+bool viewFits(const std::vector<Dim> &shape, const TensorSig &of) {
+  if (of.shape.size() == 1)
+    return !shape.empty() &&
+           std::all_of(shape.begin(), shape.end(),
+                       [](const Dim &dim) { return dim.isStatic(); });
+  return shape.size() == of.shape.size() && !shape.empty() &&
+         std::equal(shape.begin() + 1, shape.end(), of.shape.begin() + 1,
+                    [](const Dim &a, const Dim &b) {
+                      return a.extent == b.extent && a.symbol == b.symbol;
+                    });
+}
+
 /// A view's signature (defining no symbols), then its rows against `of`:
-/// an input, output or buffer of the same dtype and rank, the same dims
-/// after the first, and rows inside its first dim when that is static.
+/// an input, output or buffer of the same dtype, the same rank and dims
+/// after the first (or rank 1 and a view of static dims), and rows inside
+/// its first dim when that is static.
 Status verifyView(const Function &function, const View &view,
                   const std::string &path, Scope &scope) {
   if (Status s = verifyTensor(view.tensor, path, scope,
@@ -268,28 +284,23 @@ Status verifyView(const Function &function, const View &view,
     return fieldError(fieldPath(path, "of"),
                       "no input, output or buffer named " + inQuotes(view.of));
   const std::vector<Dim> &shape = view.tensor.shape;
-  bool sameDims =
-      shape.size() == of->shape.size() &&
-      std::equal(shape.begin() + (shape.empty() ? 0 : 1), shape.end(),
-                 of->shape.begin() + (shape.empty() ? 0 : 1),
-                 [](const Dim &a, const Dim &b) {
-                   return a.extent == b.extent && a.symbol == b.symbol;
-                 });
-  if (view.tensor.dtype != of->dtype || shape.empty() || !sameDims)
+  if (view.tensor.dtype != of->dtype || !viewFits(shape, *of))
     return fieldError(fieldPath(path, "shape"),
                       "a view has the dtype and dims of " + inQuotes(view.of) +
-                          " but for its first");
+                          " but for its first (or, of a rank-1 value, "
+                          "static dims)");
   if (!shape[0].isStatic() || shape[0].extent < 1)
     return fieldError(indexPath(fieldPath(path, "shape"), 0),
                       "a view's row count is a static extent >= 1");
   // The end must be an int64 for every reader of the view, even where
   // `of`'s rows are only known at a call.
   const Dim &rows = of->shape[0];
-  if (view.begin < 0 || rowsEnd(view) == std::numeric_limits<int64_t>::max() ||
-      (rows.isStatic() && view.begin > rows.extent - shape[0].extent))
+  int64_t end = rowsEnd(view, of->shape.size());
+  if (view.begin < 0 || end == std::numeric_limits<int64_t>::max() ||
+      (rows.isStatic() && end > rows.extent))
     return fieldError(fieldPath(path, "begin"),
                       "rows [" + std::to_string(view.begin) + ", " +
-                          std::to_string(rowsEnd(view)) + ") are not rows of " +
+                          std::to_string(end) + ") are not rows of " +
                           inQuotes(view.of));
   return Status::ok();
 }
@@ -589,7 +600,8 @@ struct StorageRows {
     if (!view)
       return {name};
     // verifyView checked the view's static row count.
-    return {view->of, view->begin, rowsEnd(*view)};
+    return {view->of, view->begin,
+            rowsEnd(*view, function.findValue(view->of)->shape.size())};
   }
 
   bool overlaps(const StorageRows &other) const {
@@ -1073,6 +1085,48 @@ Status verifySavedOutputs(const Function &function, const std::string &path) {
   return Status::ok();
 }
 
+/// Flat values name distinct rank-1 inputs and outputs of one static
+/// extent, which the segments fill in order.
+Status verifyFlatValues(const Function &function, const std::string &path) {
+  if (function.flatValues.empty() != function.segments.empty())
+    return fieldError(fieldPath(path, function.flatValues.empty()
+                                          ? "flat_values"
+                                          : "segments"),
+                      "flat_values and segments come together");
+  int64_t end = 0;
+  std::set<std::string> names;
+  for (size_t k = 0; k < function.segments.size(); ++k) {
+    const Segment &segment = function.segments[k];
+    std::string at = indexPath(fieldPath(path, "segments"), k);
+    std::optional<int64_t> count = elementCount(segment.shape);
+    if (segment.name.empty() || !names.insert(segment.name).second)
+      return fieldError(fieldPath(at, "name"),
+                        "expected a distinct, non-empty name");
+    if (!count || *count < 1 || segment.offset != end ||
+        __builtin_add_overflow(end, *count, &end))
+      return fieldError(at, "expected a shape of positive extents starting "
+                            "at element " +
+                                std::to_string(end) +
+                                ", where the segment before ends");
+  }
+  std::set<std::string> seen;
+  for (size_t k = 0; k < function.flatValues.size(); ++k) {
+    const std::string &name = function.flatValues[k];
+    const TensorSig *tensor = function.findValue(name);
+    bool inOrOut = tensor && !function.findView(name) &&
+                   !std::any_of(function.buffers.begin(),
+                                function.buffers.end(), [&](const Buffer &b) {
+                                  return b.tensor.name == name;
+                                });
+    if (!inOrOut || !seen.insert(name).second || tensor->shape.size() != 1 ||
+        !tensor->shape[0].isStatic() || tensor->shape[0].extent != end)
+      return fieldError(indexPath(fieldPath(path, "flat_values"), k),
+                        "expected a distinct input or output of shape [" +
+                            std::to_string(end) + "], got " + inQuotes(name));
+  }
+  return Status::ok();
+}
+
 Status verifyFunction(const Function &function, const std::string &path,
                       const Package &package) {
   Scope scope;
@@ -1087,6 +1141,7 @@ Status verifyFunction(const Function &function, const std::string &path,
       [&] { return verifyEach(function.outputs, path, "outputs", signature); },
       [&] { return verifyGradientOf(function, path, package); },
       [&] { return verifySavedOutputs(function, path); },
+      [&] { return verifyFlatValues(function, path); },
       [&] {
         return verifyEach(function.buffers, path, "buffers",
                           [&](const Buffer &buffer, const std::string &at) {
@@ -1175,6 +1230,12 @@ Json encode(const View &view) {
   json["of"] = view.of;
   json["begin"] = view.begin;
   return json;
+}
+
+Json encode(const Segment &segment) {
+  return {{"name", segment.name},
+          {"shape", segment.shape},
+          {"offset", segment.offset}};
 }
 
 Json encode(const Step &step) {
@@ -1306,6 +1367,10 @@ Json encode(const Function &function) {
     json["gradient_of_inputs"] = function.gradientOfInputs;
   if (!function.savedOutputs.empty())
     json["saved_outputs"] = function.savedOutputs;
+  if (!function.flatValues.empty())
+    json["flat_values"] = function.flatValues;
+  if (!function.segments.empty())
+    json["segments"] = encodeAll(function.segments);
   json["inputs"] = encodeAll(function.inputs);
   json["outputs"] = encodeAll(function.outputs);
   json["buffers"] = encodeAll(function.buffers);
@@ -1372,6 +1437,7 @@ Status decode(const Json &json, const std::string &path, RegionOp &out);
 Status decode(const Json &json, const std::string &path, Region &out);
 Status decode(const Json &json, const std::string &path, Buffer &out);
 Status decode(const Json &json, const std::string &path, View &out);
+Status decode(const Json &json, const std::string &path, Segment &out);
 Status decode(const Json &json, const std::string &path, Step &out);
 Status decode(const Json &json, const std::string &path, OpSpec &out);
 Status decode(const Json &json, const std::string &path, Function &out);
@@ -1558,6 +1624,14 @@ Status decode(const Json &json, const std::string &path, View &out) {
   });
 }
 
+Status decode(const Json &json, const std::string &path, Segment &out) {
+  return decodeObject(json, path, [&](ObjectReader &r) {
+    return all([&] { return r.required("name", out.name); },
+               [&] { return r.required("shape", out.shape); },
+               [&] { return r.required("offset", out.offset); });
+  });
+}
+
 Status decode(const Json &json, const std::string &path, Step &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("kernel", out.kernel); },
@@ -1714,6 +1788,8 @@ Status decode(const Json &json, const std::string &path, Function &out) {
         [&] { return r.optional("cotangent_of", out.cotangentOf); },
         [&] { return r.optional("gradient_of_inputs", out.gradientOfInputs); },
         [&] { return r.optional("saved_outputs", out.savedOutputs); },
+        [&] { return r.optional("flat_values", out.flatValues); },
+        [&] { return r.optional("segments", out.segments); },
         [&] { return r.required("inputs", out.inputs); },
         [&] { return r.required("outputs", out.outputs); },
         [&] { return r.required("buffers", out.buffers); },
@@ -1998,6 +2074,16 @@ const TensorSig *Function::findValue(std::string_view name) const {
       return &buffer.tensor;
   const View *view = findView(name);
   return view ? &view->tensor : nullptr;
+}
+
+int64_t View::rowsOf(size_t ofRank) const {
+  if (ofRank != 1)
+    return tensor.shape.empty() ? 0 : tensor.shape[0].extent;
+  int64_t count = 1;
+  for (const Dim &dim : tensor.shape)
+    if (dim.extent < 0 || __builtin_mul_overflow(count, dim.extent, &count))
+      return std::numeric_limits<int64_t>::max();
+  return count;
 }
 
 const View *Function::findView(std::string_view name) const {

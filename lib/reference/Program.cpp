@@ -192,7 +192,7 @@ Evaluator::viewSpan(const pkg::View &view) const {
   if (!shape)
     return shape.status();
   std::optional<int64_t> count = elementCount(*shape);
-  int64_t rows = view.tensor.shape[0].extent;
+  int64_t rows = view.rowsOf(shape->size());
   if (!count || shape->empty() || (*shape)[0] < view.begin + rows)
     return Status::error("view " + inQuotes(view.tensor.name) +
                          " takes rows past the end of " + inQuotes(view.of));

@@ -126,14 +126,15 @@ StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
 }
 
 /// Each view of the function as its rows of the value it views, which
-/// `values` holds (inputs, outputs, buffers, then the views to fill).
+/// `values` holds (inputs, outputs, buffers, then the views to fill); a view
+/// of a rank-1 value in its own shape.
 Status resolveViews(const FunctionPlan &plan, std::vector<KernelArg> &values) {
   const pkg::Function &function = *plan.function;
   size_t first = values.size() - function.views.size();
   for (size_t v = 0; v < function.views.size(); ++v) {
     const pkg::View &view = function.views[v];
     const KernelArg &of = values[plan.viewSources[v]];
-    int64_t rows = view.tensor.shape[0].extent;
+    int64_t rows = view.rowsOf(of.shape.size());
     if (of.shape.empty() || of.shape[0] < view.begin + rows)
       return Status::error("view '" + view.tensor.name + "' takes rows [" +
                            std::to_string(view.begin) + ", " +
@@ -143,6 +144,16 @@ Status resolveViews(const FunctionPlan &plan, std::vector<KernelArg> &values) {
                            " rows");
     KernelArg arg = of;
     arg.shape[0] = rows;
+    if (of.shape.size() == 1) {
+      // verifyView checked that every dim is static, and the element count
+      // fits within `of`, so the strides do not overflow.
+      arg.shape.clear();
+      for (const pkg::Dim &dim : view.tensor.shape)
+        arg.shape.push_back(dim.extent);
+      arg.strides = *denseStrides(arg.shape);
+      for (int64_t &stride : arg.strides)
+        stride *= of.strides[0];
+    }
     if (of.data)
       arg.data = static_cast<uint8_t *>(of.data) +
                  view.begin * of.strides[0] * pkg::dtypeSize(of.dtype);

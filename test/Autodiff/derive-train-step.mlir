@@ -1,11 +1,13 @@
 // RUN: attn-opt %s --attn-derive-backward --attn-derive-train-step | FileCheck %s
 
 // A linear classifier on a pre-norm: w and g are trained; x, of dynamic
-// shape, is data. The step takes the f32 masters, the moments and the
-// three scalars, casts each master to its parameter's type, runs the
-// forward and backward bodies with loss_scale as the loss's cotangent,
-// sums the squares of the gradients (w's over its rows first, the column
-// sums of both concatenated) and updates each parameter with AdamW.
+// shape, is data. The step takes the f32 masters flat (w, a matrix, first,
+// then g), the moments alike and the three scalars; casts the masters to
+// bf16 once and reads each parameter as its slice, reshaped; runs the
+// forward and backward bodies with loss_scale as the loss's cotangent;
+// writes the gradients into one flat gradient; sums its squares; and
+// updates w (with weight decay) and g (without) with one AdamW kernel
+// each, whose results make up the new flat state.
 
 // The forward and backward functions stay; the attribute is consumed.
 // CHECK-LABEL: func.func @classify(
@@ -14,59 +16,69 @@
 
 // CHECK-LABEL: func.func @classify_step(
 // CHECK-SAME: %[[X:.*]]: tensor<?x16xbf16> {attn.name = "x"}, %[[LABELS:.*]]: tensor<?xi32> {attn.name = "labels"},
-// CHECK-SAME: %[[W:.*]]: tensor<8x16xf32> {attn.name = "w"}, %[[G:.*]]: tensor<16xf32> {attn.name = "g"},
-// CHECK-SAME: %[[MW:.*]]: tensor<8x16xf32> {attn.name = "m_w"}, %[[MG:.*]]: tensor<16xf32> {attn.name = "m_g"},
-// CHECK-SAME: %[[VW:.*]]: tensor<8x16xf32> {attn.name = "v_w"}, %[[VG:.*]]: tensor<16xf32> {attn.name = "v_g"},
+// CHECK-SAME: %[[P:.*]]: tensor<144xf32> {attn.flat, attn.name = "params"}, %[[M:.*]]: tensor<144xf32> {attn.flat, attn.name = "m"}, %[[V:.*]]: tensor<144xf32> {attn.flat, attn.name = "v"},
 // CHECK-SAME: %[[LR:.*]]: tensor<f32> {attn.name = "lr"}, %[[STEP:.*]]: tensor<f32> {attn.name = "step"}, %[[SCALE:.*]]: tensor<f32> {attn.name = "loss_scale"})
 // CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<f32> {attn.name = "grad_norm"},
-// CHECK-SAME: tensor<8x16xf32> {attn.name = "new_w"}, tensor<16xf32> {attn.name = "new_g"},
-// CHECK-SAME: tensor<8x16xf32> {attn.name = "new_m_w"}, tensor<16xf32> {attn.name = "new_m_g"},
-// CHECK-SAME: tensor<8x16xf32> {attn.name = "new_v_w"}, tensor<16xf32> {attn.name = "new_v_g"})
-// CHECK-DAG: %[[WB:.*]] = attn.cast %[[W]] : tensor<8x16xf32> to tensor<8x16xbf16>
-// CHECK-DAG: %[[GB:.*]] = attn.cast %[[G]] : tensor<16xf32> to tensor<16xbf16>
+// CHECK-SAME: tensor<144xf32> {attn.flat, attn.name = "new_params"}, tensor<144xf32> {attn.flat, attn.name = "new_m"}, tensor<144xf32> {attn.flat, attn.name = "new_v"})
+// CHECK-SAME: attributes {attn.segments = [{name = "w", offset = 0 : i64, shape = array<i64: 8, 16>}, {name = "g", offset = 128 : i64, shape = array<i64: 16>}]}
+// CHECK: %[[PB:.*]] = attn.cast %[[P]] : tensor<144xf32> to tensor<144xbf16>
+// CHECK: %[[WS:.*]] = tensor.extract_slice %[[PB]][0] [128] [1]
+// CHECK: %[[WB:.*]] = tensor.expand_shape %[[WS]] {{\[}}[0, 1]] output_shape [8, 16] : tensor<128xbf16> into tensor<8x16xbf16>
+// CHECK: %[[GB:.*]] = tensor.extract_slice %[[PB]][128] [16] [1] : tensor<144xbf16> to tensor<16xbf16>
 // CHECK: attn.rms_norm %[[X]], %[[GB]]
+// CHECK: attn.matmul %{{.*}}, %[[WB]] {transpose_b}
 // CHECK: %[[LOSS:.*]] = attn.token_mean
 // CHECK: attn.token_mean_grad %{{.*}}, %[[SCALE]]
+// CHECK: %[[DW:.*]] = attn.matmul %{{.*}}, %{{.*}} {transpose_a} : {{.*}} -> tensor<8x16xbf16>
+// CHECK: %[[DG:.*]] = attn.sum_rows %{{.*}} : tensor<4096x16xf32> -> tensor<16xbf16>
+// CHECK: %[[DWF:.*]] = tensor.collapse_shape %[[DW]] {{\[}}[0, 1]] : tensor<8x16xbf16> into tensor<128xbf16>
+// CHECK: %[[GRAD:.*]] = tensor.concat dim(0) %[[DWF]], %[[DG]] : (tensor<128xbf16>, tensor<16xbf16>) -> tensor<144xbf16>
 // CHECK: %[[INV:.*]] = attn.elementwise %[[SCALE]] : tensor<f32> -> tensor<f32>
-// CHECK: %[[SQW:.*]] = attn.elementwise %{{.*}}, %[[INV]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf32>
-// CHECK: %[[COLW:.*]] = attn.sum_rows %[[SQW]] : tensor<8x16xf32> -> tensor<16xf32>
-// CHECK: %[[SQG:.*]] = attn.elementwise %{{.*}}, %[[INV]] : tensor<16xbf16>, tensor<f32> -> tensor<16xf32>
-// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %[[COLW]], %[[SQG]] : (tensor<16xf32>, tensor<16xf32>) -> tensor<32xf32>
-// CHECK: %[[SS:.*]] = attn.sum_rows %[[ALL]] : tensor<32xf32> -> tensor<f32>
+// CHECK: %[[SQ:.*]] = attn.elementwise %[[GRAD]], %[[INV]] : tensor<144xbf16>, tensor<f32> -> tensor<144xf32>
+// CHECK: %[[SS:.*]] = attn.sum_rows %[[SQ]] : tensor<144xf32> -> tensor<f32>
 // CHECK: %[[S:.*]]:5 = attn.elementwise %[[SS]], %[[INV]], %[[STEP]] : tensor<f32>, tensor<f32>, tensor<f32> -> tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 // CHECK: math.sqrt
 // CHECK: arith.minimumf
 // CHECK: arith.cmpf one
 // CHECK: math.powf
-// CHECK: %[[UW:.*]]:3 = attn.elementwise %{{.*}}, %[[W]], %[[MW]], %[[VW]], %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4 : tensor<8x16xbf16>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32> -> tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
-// CHECK: %[[UG:.*]]:3 = attn.elementwise %{{.*}}, %[[G]], %[[MG]], %[[VG]], %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4
-// CHECK: return %[[LOSS]], %[[S]]#0, %[[UW]]#0, %[[UG]]#0, %[[UW]]#1, %[[UG]]#1, %[[UW]]#2, %[[UG]]#2
+// CHECK: %[[GW:.*]] = tensor.extract_slice %[[GRAD]][0] [128] [1]
+// CHECK: %[[PW:.*]] = tensor.extract_slice %[[P]][0] [128] [1]
+// CHECK: %[[MW:.*]] = tensor.extract_slice %[[M]][0] [128] [1]
+// CHECK: %[[VW:.*]] = tensor.extract_slice %[[V]][0] [128] [1]
+// CHECK: %[[UW:.*]]:3 = attn.elementwise %[[GW]], %[[PW]], %[[MW]], %[[VW]], %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4 : tensor<128xbf16>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32> -> tensor<128xf32>, tensor<128xf32>, tensor<128xf32>
+// CHECK: arith.constant 0.00999999977 : f32
+// CHECK: %[[UG:.*]]:3 = attn.elementwise %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LR]], %[[S]]#1, %[[S]]#2, %[[S]]#3, %[[S]]#4 : tensor<16xbf16>, tensor<16xf32>
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: %[[NP:.*]] = tensor.concat dim(0) %[[UW]]#0, %[[UG]]#0
+// CHECK: %[[NM:.*]] = tensor.concat dim(0) %[[UW]]#1, %[[UG]]#1
+// CHECK: %[[NV:.*]] = tensor.concat dim(0) %[[UW]]#2, %[[UG]]#2
+// CHECK: return %[[LOSS]], %[[S]]#0, %[[NP]], %[[NM]], %[[NV]]
+
 // The step split for micro-batches: _accumulate adds one micro-batch's
-// gradients (its loss cotangent is loss_scale) to f32 sums, _apply is the
-// step's update from those sums.
+// flat gradient (its loss cotangent is loss_scale) to the f32 sums, _apply
+// is the step's update from those sums.
 // CHECK-LABEL: func.func @classify_accumulate(
-// CHECK-SAME: %[[AX:.*]]: tensor<?x16xbf16> {attn.name = "x"}, %{{.*}}: tensor<?xi32> {attn.name = "labels"},
-// CHECK-SAME: %{{.*}}: tensor<8x16xf32> {attn.name = "w"}, %{{.*}}: tensor<16xf32> {attn.name = "g"},
-// CHECK-SAME: %[[SUMW:.*]]: tensor<8x16xf32> {attn.name = "grad_w"}, %[[SUMG:.*]]: tensor<16xf32> {attn.name = "grad_g"},
+// CHECK-SAME: %{{.*}}: tensor<?x16xbf16> {attn.name = "x"}, %{{.*}}: tensor<?xi32> {attn.name = "labels"},
+// CHECK-SAME: %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "params"}, %[[SUM:.*]]: tensor<144xf32> {attn.flat, attn.name = "grad"},
 // CHECK-SAME: %[[ASCALE:.*]]: tensor<f32> {attn.name = "loss_scale"})
-// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<8x16xf32> {attn.name = "new_grad_w"}, tensor<16xf32> {attn.name = "new_grad_g"})
+// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<144xf32> {attn.flat, attn.name = "new_grad"})
 // CHECK: %[[ALOSS:.*]] = attn.token_mean
 // CHECK: attn.token_mean_grad %{{.*}}, %[[ASCALE]]
-// CHECK: %[[NEWW:.*]] = attn.elementwise %[[SUMW]], %{{.*}} : tensor<8x16xf32>, tensor<8x16xbf16> -> tensor<8x16xf32>
+// CHECK: %[[AGRAD:.*]] = tensor.concat
+// CHECK: %[[NEW:.*]] = attn.elementwise %[[SUM]], %[[AGRAD]] : tensor<144xf32>, tensor<144xbf16> -> tensor<144xf32>
 // CHECK: arith.addf
-// CHECK: %[[NEWG:.*]] = attn.elementwise %[[SUMG]], %{{.*}} : tensor<16xf32>, tensor<16xbf16> -> tensor<16xf32>
-// CHECK: return %[[ALOSS]], %[[NEWW]], %[[NEWG]]
+// CHECK: return %[[ALOSS]], %[[NEW]]
 
 // CHECK-LABEL: func.func @classify_apply(
-// CHECK-SAME: %{{.*}}: tensor<8x16xf32> {attn.name = "w"}, %{{.*}}: tensor<16xf32> {attn.name = "g"},
-// CHECK-SAME: {attn.name = "m_w"}, %{{.*}} {attn.name = "m_g"}, %{{.*}} {attn.name = "v_w"}, %{{.*}} {attn.name = "v_g"},
-// CHECK-SAME: %[[GW:.*]]: tensor<8x16xf32> {attn.name = "grad_w"}, %[[GG:.*]]: tensor<16xf32> {attn.name = "grad_g"},
+// CHECK-SAME: %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "params"}, %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "m"}, %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "v"},
+// CHECK-SAME: %[[SUMS:.*]]: tensor<144xf32> {attn.flat, attn.name = "grad"},
 // CHECK-SAME: {attn.name = "lr"}, %{{.*}} {attn.name = "step"}, %{{.*}} {attn.name = "loss_scale"})
-// CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<8x16xf32> {attn.name = "new_w"},
-// CHECK: attn.elementwise %[[GW]], %{{.*}} : tensor<8x16xf32>, tensor<f32> -> tensor<8x16xf32>
-// CHECK: attn.elementwise %[[GG]], %{{.*}} : tensor<16xf32>, tensor<f32> -> tensor<16xf32>
-// CHECK: attn.elementwise %[[GW]], %{{.*}} -> tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
-// CHECK: attn.elementwise %[[GG]], %{{.*}} -> tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+// CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<144xf32> {attn.flat, attn.name = "new_params"},
+// CHECK: attn.elementwise %[[SUMS]], %{{.*}} : tensor<144xf32>, tensor<f32> -> tensor<144xf32>
+// CHECK: tensor.extract_slice %[[SUMS]][0] [128] [1]
+// CHECK: attn.elementwise {{.*}} -> tensor<128xf32>, tensor<128xf32>, tensor<128xf32>
+// CHECK: tensor.extract_slice %[[SUMS]][128] [16] [1]
+// CHECK: attn.elementwise {{.*}} -> tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 
 func.func @classify(%x: tensor<?x16xbf16> {attn.name = "x"},
                     %labels: tensor<?xi32> {attn.name = "labels"},

@@ -1,9 +1,10 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(attn-form-programs)'
 
-// Functions hold kernel ops, row slices and row concatenations only:
+// Functions hold kernel ops, row slices, row concatenations and reshapes
+// between rank 1 and static shapes only:
 // linear attention has no kernel yet.
 func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
-  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
+  // expected-error @below {{code generation does not support attn.linear_attention in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices, row concatenations and reshapes of rank-1 values}}
   %o = attn.linear_attention elu1 %q, %q, %q
       : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x8x16xf32>
   return %o : tensor<1x1x8x16xf32>
@@ -13,7 +14,7 @@ func.func @linear(%q: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
 
 // Nor ops of other dialects, even on tensors.
 func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices, row concatenations and reshapes of rank-1 values}}
   %c = arith.constant dense<1.0> : tensor<4xf32>
   return %c : tensor<4xf32>
 }
@@ -58,7 +59,7 @@ func.func @unranked_argument(%u: tensor<*xf32>, %x: tensor<4xf32>) -> tensor<4xb
 
 // A scalar op in the body is not a kernel op.
 func.func @scalar_result(%x: tensor<4xf32>) -> tensor<4xbf16> {
-  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices and row concatenations}}
+  // expected-error @below {{code generation does not support arith.constant in a function; functions hold attn ops (and float arith and math ops on tensors, which attn-fuse-elementwise turns into attn.elementwise), row slices, row concatenations and reshapes of rank-1 values}}
   %s = arith.constant 1.0 : f32
   %c = attn.cast %x : tensor<4xf32> to tensor<4xbf16>
   return %c : tensor<4xbf16>
@@ -155,4 +156,25 @@ func.func @dynamic_concat(%a: tensor<?x8xf32>, %b: tensor<4x8xf32>) -> tensor<?x
   // expected-error @below {{a compiled function concatenates along the first dim, of static extents}}
   %c = tensor.concat dim(0) %a, %b : (tensor<?x8xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
   return %c : tensor<?x8xf32>
+}
+
+// -----
+
+// A program expands only a rank-1 value: that is a view of its elements.
+func.func @expand_matrix(%x: tensor<4x6xf32>) -> tensor<4x2x3xf32> {
+  // expected-error @below {{a compiled function expands only a rank-1 value, to a static shape}}
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [4, 2, 3] : tensor<4x6xf32> into tensor<4x2x3xf32>
+  %c = attn.cast %e : tensor<4x2x3xf32> to tensor<4x2x3xf32>
+  return %c : tensor<4x2x3xf32>
+}
+
+// -----
+
+// A value collapses to rank 1 only into a concatenation, where it is
+// written in its own shape.
+func.func @collapse_returned(%x: tensor<4x6xf32>) -> tensor<24xf32> {
+  %c = attn.cast %x : tensor<4x6xf32> to tensor<4x6xf32>
+  // expected-error @below {{a compiled function collapses only a value of static shape to rank 1, read by nothing but a row concatenation}}
+  %f = tensor.collapse_shape %c [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+  return %f : tensor<24xf32>
 }

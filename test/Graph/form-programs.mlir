@@ -396,3 +396,34 @@ func.func @slices_of_a_buffer(%w: tensor<48x64xf32>) -> (tensor<16x64xf32>, tens
   %b = attn.cast %rest {scale = 4.0 : f32} : tensor<32x64xf32> to tensor<32x64xf32>
   return %a, %b : tensor<16x64xf32>, tensor<32x64xf32>
 }
+
+// -----
+
+// A flat parameter buffer: a rank-1 value's slice expanded is a view of
+// its elements in the parameter's shape, and rows of that view are
+// elements of the same buffer. A value collapsed into a concatenation is
+// written there in its own shape, in place, or copied where it is an
+// argument.
+// CHECK-LABEL: func.func @flat(
+// CHECK-SAME:    %[[P:[a-z0-9]+]]: memref<20xf32, {{.*}}> {attnrt.name = "arg0", attnrt.shape = [20]},
+// CHECK-SAME:    %[[B:[a-z0-9]+]]: memref<8xf32, {{.*}}> {attnrt.name = "arg1", attnrt.shape = [8]},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<20xf32, {{.*}}> {attnrt.name = "result0", attnrt.shape = [20]})
+// CHECK:         %[[W:.*]] = attnrt.view %[[P]][8] {name = "v1", shape = [3, 4]} : memref<20xf32, {{.*}}> to memref<3x4xf32, {{.*}}>
+// CHECK:         %[[ROWS:.*]] = attnrt.view %[[P]][12] {name = "v2", shape = [2, 4]} : memref<20xf32, {{.*}}> to memref<2x4xf32, {{.*}}>
+// CHECK:         %[[AT:.*]] = attnrt.view %[[OUT]][0] {name = "v3", shape = [2, 4]}
+// CHECK:         attnrt.launch @attnc_kernels::@flat_cast0 (%[[ROWS]], %[[AT]])
+// CHECK:         %[[SUM_AT:.*]] = attnrt.view %[[OUT]][16] {name = "v5", shape = [4]}
+// CHECK:         attnrt.launch @attnc_kernels::@flat_sum_rows1 (%[[W]], %[[SUM_AT]])
+// CHECK:         %[[B_AT:.*]] = attnrt.view %[[OUT]][8] {name = "v6", shape = [8]}
+// CHECK:         attnrt.launch @attnc_kernels::@flat_cast2 (%[[B]], %[[B_AT]])
+// CHECK-NEXT:    return
+func.func @flat(%p: tensor<20xf32>, %b: tensor<8xf32>) -> tensor<20xf32> {
+  %s = tensor.extract_slice %p[8] [12] [1] : tensor<20xf32> to tensor<12xf32>
+  %w = tensor.expand_shape %s [[0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+  %rows = tensor.extract_slice %w[1, 0] [2, 4] [1, 1] : tensor<3x4xf32> to tensor<2x4xf32>
+  %a = attn.cast %rows {scale = 2.0 : f32} : tensor<2x4xf32> to tensor<2x4xf32>
+  %fa = tensor.collapse_shape %a [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  %sum = attn.sum_rows %w : tensor<3x4xf32> -> tensor<4xf32>
+  %c = tensor.concat dim(0) %fa, %b, %sum : (tensor<8xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<20xf32>
+  return %c : tensor<20xf32>
+}

@@ -304,30 +304,18 @@ StatusOr<TrainFunctions> findFunctions(const rt::Package &package,
   return functions;
 }
 
-/// The parameters: the step's inputs X with inputs m_X and v_X, with their
-/// static shapes.
-StatusOr<std::vector<std::pair<std::string, std::vector<int64_t>>>>
-parametersOf(const pkg::Function &step) {
-  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
-  auto has = [&](const std::string &name) {
-    for (const pkg::TensorSig &sig : step.inputs)
-      if (sig.name == name)
-        return true;
-    return false;
+/// The parameters a training step holds in its flat inputs params, m and
+/// v (attn-derive-train-step).
+StatusOr<std::vector<pkg::Segment>> parametersOf(const pkg::Function &step) {
+  auto flat = [&](const char *name) {
+    return std::find(step.flatValues.begin(), step.flatValues.end(), name) !=
+           step.flatValues.end();
   };
-  for (const pkg::TensorSig &sig : step.inputs) {
-    if (!has("m_" + sig.name) || !has("v_" + sig.name))
-      continue;
-    std::vector<int64_t> shape;
-    for (const pkg::Dim &d : sig.shape)
-      shape.push_back(d.extent);
-    params.emplace_back(sig.name, shape);
-  }
-  if (params.empty())
+  if (!flat("params") || !flat("m") || !flat("v"))
     return Status::error("function '" + step.name +
-                         "' is not a training step: no input X has inputs "
-                         "m_X and v_X (attn-derive-train-step)");
-  return params;
+                         "' is not a training step: it has no flat inputs "
+                         "params, m and v (attn-derive-train-step)");
+  return step.segments;
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,46 +378,50 @@ uint64_t splitmix(uint64_t &state) {
 
 /// N(0, std^2) by Box-Muller for a weight of rank >= 2, ones otherwise; the
 /// stream of parameter `index` depends only on the seed and the index.
-std::vector<float> initialValues(const DeviceTensor &t, uint64_t seed,
+std::vector<float> initialValues(const std::vector<int64_t> &shape,
+                                 int64_t elements, uint64_t seed,
                                  uint64_t index, double std) {
-  std::vector<float> values(t.elements, 1.0f);
-  if (t.shape.size() < 2)
+  std::vector<float> values(elements, 1.0f);
+  if (shape.size() < 2)
     return values;
   uint64_t state = seed ^ (0x5851f42d4c957f2dULL * (index + 1));
-  for (int64_t i = 0; i < t.elements; i += 2) {
+  for (int64_t i = 0; i < elements; i += 2) {
     double u1 = (double(splitmix(state) >> 11) + 1) * 0x1.0p-53;
     double u2 = double(splitmix(state) >> 11) * 0x1.0p-53;
     double r = std::sqrt(-2 * std::log(u1)) * std;
     values[i] = float(r * std::cos(2 * M_PI * u2));
-    if (i + 1 < t.elements)
+    if (i + 1 < elements)
       values[i + 1] = float(r * std::sin(2 * M_PI * u2));
   }
   return values;
 }
 
-/// Weights from a safetensors file, as f32 of the parameter's shape.
-StatusOr<std::vector<float>> valuesFromFile(const safetensors::File &file,
-                                            const std::string &name,
-                                            const DeviceTensor &t) {
+/// Copies parameter `segment`'s weights from `file` (tensor `name`, f32 of
+/// its shape) into `flat`.
+Status copyFromFile(const safetensors::File &file, const std::string &name,
+                    const pkg::Segment &segment, std::vector<float> &flat) {
   const safetensors::Tensor *given = file.find(name);
   if (!given)
     return Status::error("no tensor '" + name + "'");
-  if (given->shape != t.shape || given->dtype != pkg::DType::F32)
+  if (given->shape != segment.shape || given->dtype != pkg::DType::F32)
     return Status::error("tensor '" + name +
                          "' must be f32 of the parameter's shape");
-  std::vector<float> values(t.elements);
-  std::memcpy(values.data(), given->data.data(), values.size() * 4);
-  return values;
+  std::memcpy(flat.data() + segment.offset, given->data.data(),
+              given->data.size());
+  return Status::ok();
 }
 
-/// The training state on the device: per parameter its master and moments
-/// in two sets, read from one and written to the other, which then swap;
-/// and, with micro-batches, two sets of f32 gradient sums.
+/// The training state on the device, flat (each parameter's elements at
+/// its segment): masters and moments in two sets, read from one and
+/// written to the other, which then swap; and, with micro-batches, two f32
+/// gradient sums. Checkpoints hold a tensor per parameter and kind.
 class DeviceState {
 public:
-  using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
-  DeviceState(rt::Runtime rt, Shapes params)
-      : rt(std::move(rt)), params(std::move(params)) {}
+  DeviceState(rt::Runtime rt, std::vector<pkg::Segment> params)
+      : rt(std::move(rt)), params(std::move(params)) {
+    const pkg::Segment &last = this->params.back();
+    total = last.offset + elementsOf(last);
+  }
 
   Status allocate(bool gradientSums);
   Status initialize(const Options &o);
@@ -437,45 +429,48 @@ public:
   StatusOr<std::vector<safetensors::Tensor>> snapshot() const;
   Status zeroSums();
   /// Adds the state a function reads to `in` and what it writes to `out`:
-  /// masters and moments (`"m_"`, `"v_"`) or gradient sums (`"grad_"`).
+  /// the masters (params), the moments (m, v, new_*) and the gradient sums
+  /// (grad, new_grad).
   void bind(NamedRefs &in, NamedRefs &out, bool moments, bool sums) const;
   void swapMoments() { current ^= 1; }
   void swapSums() { currentSums ^= 1; }
-  int64_t parameters() const;
+  int64_t parameters() const { return total; }
   int64_t bytes() const;
 
 private:
+  /// Checkpoint names: masters "X", moments "m_X" and "v_X".
   static constexpr const char *kPrefixes[3] = {"", "m_", "v_"};
-  Status allocateSet(std::vector<DeviceTensor> &set, int copies);
+  static int64_t elementsOf(const pkg::Segment &segment) {
+    int64_t count = 1;
+    for (int64_t extent : segment.shape)
+      count *= extent;
+    return count;
+  }
+  Status uploadSet(const std::vector<float> (&values)[3]);
 
   rt::Runtime rt;
-  Shapes params;
-  /// sets[s][3 * p + k]: parameter p, k = master, m, v.
+  std::vector<pkg::Segment> params;
+  int64_t total = 0;
+  /// sets[s][k]: k = masters, m, v.
   std::vector<DeviceTensor> sets[2], sums[2];
   int current = 0, currentSums = 0;
 };
 
-/// Appends `copies` tensors of each parameter's shape to `set`, parameter
-/// by parameter.
-Status DeviceState::allocateSet(std::vector<DeviceTensor> &set, int copies) {
-  for (const auto &[name, shape] : params)
-    for (int k = 0; k < copies; ++k) {
-      auto t = allocateF32(rt, shape);
+Status DeviceState::allocate(bool gradientSums) {
+  for (int s = 0; s < 2; ++s)
+    for (int k = 0; k < (gradientSums ? 4 : 3); ++k) {
+      auto t = allocateF32(rt, {total});
       if (!t)
         return t.status();
-      set.push_back(*t);
+      (k < 3 ? sets[s] : sums[s]).push_back(*t);
     }
   return Status::ok();
 }
 
-Status DeviceState::allocate(bool gradientSums) {
-  for (int s = 0; s < 2; ++s) {
-    if (Status status = allocateSet(sets[s], 3); !status)
-      return status;
-    if (Status status = gradientSums ? allocateSet(sums[s], 1) : Status::ok();
-        !status)
-      return status;
-  }
+Status DeviceState::uploadSet(const std::vector<float> (&values)[3]) {
+  for (int k = 0; k < 3; ++k)
+    if (Status s = upload(rt, sets[current][k], values[k]); !s)
+      return s;
   return Status::ok();
 }
 
@@ -487,95 +482,81 @@ Status DeviceState::initialize(const Options &o) {
       return read.status();
     file = std::move(*read);
   }
+  std::vector<float> values[3] = {std::vector<float>(total),
+                                  std::vector<float>(total, 0.0f),
+                                  std::vector<float>(total, 0.0f)};
   for (size_t p = 0; p < params.size(); ++p) {
-    DeviceTensor &master = sets[current][3 * p];
-    auto values = file ? valuesFromFile(*file, params[p].first, master)
-                       : initialValues(master, o.seed, p, o.initStd);
-    if (!values)
-      return values.status().withContext("--init " + o.init);
-    std::vector<float> zeros(master.elements, 0.0f);
-    if (Status s = upload(rt, master, *values); !s)
-      return s;
-    for (int k = 1; k < 3; ++k)
-      if (Status s = upload(rt, sets[current][3 * p + k], zeros); !s)
-        return s;
+    const pkg::Segment &segment = params[p];
+    if (file) {
+      if (Status s = copyFromFile(*file, segment.name, segment, values[0]); !s)
+        return s.withContext("--init " + o.init);
+      continue;
+    }
+    std::vector<float> init = initialValues(
+        segment.shape, elementsOf(segment), o.seed, p, o.initStd);
+    std::copy(init.begin(), init.end(), values[0].begin() + segment.offset);
   }
-  return Status::ok();
+  return uploadSet(values);
 }
 
 Status DeviceState::restore(const std::vector<safetensors::Tensor> &tensors) {
   safetensors::File file;
   file.tensors = tensors;
-  for (size_t p = 0; p < params.size(); ++p)
-    for (int k = 0; k < 3; ++k) {
-      DeviceTensor &t = sets[current][3 * p + k];
-      auto values = valuesFromFile(file, kPrefixes[k] + params[p].first, t);
-      if (!values)
-        return values.status().withContext("checkpoint");
-      if (Status s = upload(rt, t, *values); !s)
-        return s;
-    }
-  return Status::ok();
+  std::vector<float> values[3];
+  for (int k = 0; k < 3; ++k) {
+    values[k].resize(total);
+    for (const pkg::Segment &segment : params)
+      if (Status s = copyFromFile(file, kPrefixes[k] + segment.name, segment,
+                                  values[k]);
+          !s)
+        return s.withContext("checkpoint");
+  }
+  return uploadSet(values);
 }
 
 StatusOr<std::vector<safetensors::Tensor>> DeviceState::snapshot() const {
   std::vector<safetensors::Tensor> tensors;
-  for (int k = 0; k < 3; ++k)
-    for (size_t p = 0; p < params.size(); ++p) {
-      const DeviceTensor &t = sets[current][3 * p + k];
-      auto values = download(rt, t);
-      if (!values)
-        return values.status();
+  for (int k = 0; k < 3; ++k) {
+    auto values = download(rt, sets[current][k]);
+    if (!values)
+      return values.status();
+    for (const pkg::Segment &segment : params) {
       safetensors::Tensor out{
-          kPrefixes[k] + params[p].first, pkg::DType::F32, t.shape, {}};
-      out.data.resize(values->size() * 4);
-      std::memcpy(out.data.data(), values->data(), out.data.size());
+          kPrefixes[k] + segment.name, pkg::DType::F32, segment.shape, {}};
+      out.data.resize(elementsOf(segment) * 4);
+      std::memcpy(out.data.data(), values->data() + segment.offset,
+                  out.data.size());
       tensors.push_back(std::move(out));
     }
+  }
   return tensors;
 }
 
 Status DeviceState::zeroSums() {
-  for (const DeviceTensor &t : sums[currentSums])
-    if (Status s = rt.fill(t.data.get(), 0, t.elements * 4); !s)
-      return s;
-  return Status::ok();
+  const DeviceTensor &t = sums[currentSums][0];
+  return rt.fill(t.data.get(), 0, t.elements * 4);
 }
 
 void DeviceState::bind(NamedRefs &in, NamedRefs &out, bool moments,
                        bool sums) const {
-  for (size_t p = 0; p < params.size(); ++p) {
-    const std::string &name = params[p].first;
-    in[name] = sets[current][3 * p].ref();
-    for (int k = 0; moments && k < 3; ++k) {
-      in[kPrefixes[k] + name] = sets[current][3 * p + k].ref();
-      out[std::string("new_") + kPrefixes[k] + name] =
-          sets[current ^ 1][3 * p + k].ref();
-    }
-    if (sums) {
-      in["grad_" + name] = this->sums[currentSums][p].ref();
-      out["new_grad_" + name] = this->sums[currentSums ^ 1][p].ref();
-    }
+  in["params"] = sets[current][0].ref();
+  for (int k = 0; moments && k < 3; ++k) {
+    const char *name = k == 0 ? "params" : k == 1 ? "m" : "v";
+    in[name] = sets[current][k].ref();
+    out[std::string("new_") + name] = sets[current ^ 1][k].ref();
   }
-}
-
-int64_t DeviceState::parameters() const {
-  int64_t total = 0;
-  for (const auto &[name, shape] : params) {
-    int64_t count = 1;
-    for (int64_t d : shape)
-      count *= d;
-    total += count;
+  if (sums) {
+    in["grad"] = this->sums[currentSums][0].ref();
+    out["new_grad"] = this->sums[currentSums ^ 1][0].ref();
   }
-  return total;
 }
 
 int64_t DeviceState::bytes() const {
-  int64_t total = 0;
+  int64_t bytes = 0;
   for (const auto *group : {&sets[0], &sets[1], &sums[0], &sums[1]})
     for (const DeviceTensor &t : *group)
-      total += t.elements * 4;
-  return total;
+      bytes += t.elements * 4;
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//
@@ -592,7 +573,7 @@ struct StepReport {
 class Trainer {
 public:
   Trainer(const Options &o, rt::Runtime rt, TrainFunctions functions,
-          DeviceState::Shapes params)
+          std::vector<pkg::Segment> params)
       : o(o), rt(rt), functions(std::move(functions)),
         state(rt, std::move(params)) {}
 

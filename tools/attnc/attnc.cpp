@@ -449,8 +449,18 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
     for (const pkg::View &view : fn.views)
       llvm::errs() << fn.name << ": view " << view.tensor.name << " rows ["
                    << view.begin << ", "
-                   << view.begin + view.tensor.shape[0].extent << ") of "
+                   << view.begin +
+                          view.rowsOf(fn.findValue(view.of)->shape.size())
+                   << ") of "
                    << view.of << "\n";
+    for (const pkg::Segment &segment : fn.segments) {
+      llvm::errs() << fn.name << ": segment " << segment.name << " [";
+      llvm::interleaveComma(segment.shape, llvm::errs());
+      llvm::errs() << "] at " << segment.offset << " of";
+      for (const std::string &flat : fn.flatValues)
+        llvm::errs() << " " << flat;
+      llvm::errs() << "\n";
+    }
     for (const pkg::Kernel &kernel : fn.kernels) {
       llvm::errs() << fn.name << ": kernel " << kernel.name;
       if (kernel.library)

@@ -317,6 +317,28 @@ void boundIndexInputs(pkg::Function &fn) {
   }
 }
 
+/// The flat values and segments of a training step (attn.flat,
+/// attn.segments).
+void describeSegments(func::FuncOp program, pkg::Function &fn) {
+  auto segments = program->getAttrOfType<ArrayAttr>(attn::kSegmentsAttrName);
+  if (!segments)
+    return;
+  for (BlockArgument arg : program.getArguments())
+    if (program.getArgAttr(arg.getArgNumber(), attn::kFlatAttrName))
+      fn.flatValues.push_back(
+          program.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                               attnrt::kNameAttr)
+              .str());
+  for (auto segment : segments.getAsRange<DictionaryAttr>()) {
+    pkg::Segment part{segment.getAs<StringAttr>("name").str(), {},
+                      segment.getAs<IntegerAttr>("offset").getInt()};
+    for (int64_t extent :
+         segment.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
+      part.shape.push_back(extent);
+    fn.segments.push_back(std::move(part));
+  }
+}
+
 FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
   pkg::Function fn;
   fn.name = program.getName().str();
@@ -333,6 +355,7 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
        program.getArguments().drop_front(numInputs.getInt()))
     if (program.getArgAttr(arg.getArgNumber(), attn::kSavedAttrName))
       fn.savedOutputs.push_back(arg.getArgNumber() - numInputs.getInt());
+  describeSegments(program, fn);
   WalkResult result = program.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<attnrt::AllocOp>(op)) {
       std::optional<int64_t> slot = alloc.getSlot();

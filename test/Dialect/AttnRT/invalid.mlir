@@ -161,8 +161,26 @@ func.func @dealloc_tensor(%t: tensor<8xf32>) {
 
 // A view keeps every dim but the first.
 func.func @view_other_columns(%t: memref<6x3xf32>) {
-  // expected-error @below {{'attnrt.view' op expected rows of 'memref<6x3xf32>': its element type and dims but the first, got 'memref<2x4xf32, strided<[4, 1], offset: ?>>'}}
+  // expected-error @below {{'attnrt.view' op expected rows of 'memref<6x3xf32>': its element type and dims but the first (or, of a rank-1 source, static dims), got 'memref<2x4xf32, strided<[4, 1], offset: ?>>'}}
   %v = attnrt.view %t[0] {name = "v0", shape = [2, 4]} : memref<6x3xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// A view of a rank-1 source reshapes its elements, in a static shape.
+func.func @view_reshaped_dynamic(%t: memref<12xf32>) {
+  // expected-error @below {{'attnrt.view' op expected rows of 'memref<12xf32>': its element type and dims but the first (or, of a rank-1 source, static dims), got 'memref<2x?xf32, strided<[?, 1], offset: ?>>'}}
+  %v = attnrt.view %t[0] {name = "v0", shape = [2, "C"]} : memref<12xf32> to memref<2x?xf32, strided<[?, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// ... whose elements lie inside the source.
+func.func @view_reshaped_past_the_end(%t: memref<12xf32>) {
+  // expected-error @below {{'attnrt.view' op rows [6, 14) are not rows of 'memref<12xf32>'}}
+  %v = attnrt.view %t[6] {name = "v0", shape = [2, 4]} : memref<12xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
   return
 }
 

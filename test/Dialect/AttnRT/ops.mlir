@@ -125,3 +125,11 @@ func.func @views(%e: memref<?x?xbf16> {attnrt.name = "e", attnrt.shape = ["V", "
   attnrt.dealloc %t : memref<6x3xf32>
   return
 }
+
+// A view of a rank-1 value reshapes elements [begin, begin + count).
+// CHECK-LABEL: func.func @reshaped_view(
+func.func @reshaped_view(%p: memref<20xf32> {attnrt.name = "params", attnrt.shape = [20]}) attributes {attnrt.num_inputs = 1 : i64} {
+  // CHECK: attnrt.view %{{.*}}[8] {name = "w", shape = [3, 4]} : memref<20xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  %w = attnrt.view %p[8] {name = "w", shape = [3, 4]} : memref<20xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  return
+}

@@ -21,6 +21,10 @@
   train_check.py scalars FILE LR STEP LOSS_SCALE
       writes a step's three scalar inputs to a safetensors file, for
       attn-run --inputs
+  train_check.py flat PACKAGE FUNCTION CHECKPOINT FILE
+      writes the checkpoint's masters and moments as the flat inputs
+      params, m and v of the package's training step FUNCTION (laid out
+      as its segments say) to a safetensors file, for attn-run --inputs
 """
 
 import json
@@ -131,21 +135,43 @@ def png(path, width, height):
         sys.exit("a blank image")
 
 
-def scalars(path, lr, step, loss_scale):
-    values = {"lr": lr, "step": step, "loss_scale": loss_scale}
+def write_f32(path, named):
+    """Writes f32 tensors, {name: (shape, bytes)}, as a safetensors file."""
     header, data = {}, b""
-    for name, value in values.items():
-        header[name] = {"dtype": "F32", "shape": [],
-                        "data_offsets": [len(data), len(data) + 4]}
-        data += struct.pack("<f", float(value))
+    for name, (shape, raw) in named.items():
+        header[name] = {"dtype": "F32", "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
     text = json.dumps(header).encode()
     text += b" " * (-len(text) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + data)
 
 
+def scalars(path, lr, step, loss_scale):
+    values = {"lr": lr, "step": step, "loss_scale": loss_scale}
+    write_f32(path, {name: ([], struct.pack("<f", float(value)))
+                     for name, value in values.items()})
+
+
+def flat(package, function, checkpoint, path):
+    with open(package, "rb") as f:
+        head = f.read(24)
+        header_size = struct.unpack_from("<I", head, 12)[0]
+        manifest_size = struct.unpack_from("<Q", head, 16)[0]
+        f.seek(header_size)
+        manifest = json.loads(f.read(manifest_size))
+    step = next(fn for fn in manifest["functions"] if fn["name"] == function)
+    saved = tensors(checkpoint)
+    total = sum(len(saved[s["name"]]) for s in step["segments"]) // 4
+    write_f32(path, {
+        name: ([total], b"".join(saved[prefix + s["name"]]
+                                 for s in step["segments"]))
+        for name, prefix in (("params", ""), ("m", "m_"), ("v", "v_"))})
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"falls": falls, "same-losses": same_losses, "same-tensors": same_tensors,
      "zero-moments": zero_moments, "scalars": scalars,
-     "close": close, "png": png}[command](*args)
+     "close": close, "png": png, "flat": flat}[command](*args)

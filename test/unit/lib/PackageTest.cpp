@@ -108,8 +108,12 @@ static bool operator==(const OpSpec &a, const OpSpec &b) {
          a.cast == b.cast && a.matmul == b.matmul && a.norm == b.norm &&
          a.loss == b.loss;
 }
+static bool operator==(const Segment &a, const Segment &b) {
+  return a.name == b.name && a.shape == b.shape && a.offset == b.offset;
+}
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
+         a.flatValues == b.flatValues && a.segments == b.segments &&
          a.inputs == b.inputs && a.outputs == b.outputs &&
          a.buffers == b.buffers && a.views == b.views && a.steps == b.steps &&
          a.kernels == b.kernels && a.ops == b.ops;
@@ -409,6 +413,32 @@ Function chunkedProgram() {
   return fn;
 }
 
+/// new_params = params * 2 on a flat parameter buffer of a vector and a
+/// matrix: views of rank-1 values in each parameter's shape.
+Function flatProgram() {
+  Function fn;
+  fn.name = "flat";
+  auto sig = [](std::string name, std::vector<int64_t> shape) {
+    TensorSig tensor{std::move(name), DType::F32, {}};
+    for (int64_t extent : shape)
+      tensor.shape.push_back(Dim::fixed(extent));
+    return tensor;
+  };
+  fn.inputs = {sig("params", {20})};
+  fn.outputs = {sig("new_params", {20})};
+  fn.views = {View{sig("b", {8}), "params", 0},
+              View{sig("w", {3, 4}), "params", 8},
+              View{sig("new_b", {8}), "new_params", 0},
+              View{sig("new_w", {3, 4}), "new_params", 8}};
+  fn.flatValues = {"params", "new_params"};
+  fn.segments = {Segment{"b", {8}, 0}, Segment{"w", {3, 4}, 8}};
+  fn.steps = {Step{"scale", {"b", "new_b"}}, Step{"scale", {"w", "new_w"}}};
+  fn.kernels = {kernel("scale", "host", "host", "scale_host")};
+  fn.ops = {OpSpec{"cast", {"b"}, {"new_b"}, {}, CastSpec{2}},
+            OpSpec{"cast", {"w"}, {"new_w"}, {}, CastSpec{2}}};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -428,7 +458,8 @@ Package makePackage() {
                        normProgram(),
                        lossProgram(),
                        residualProgram(),
-                       chunkedProgram()};
+                       chunkedProgram(),
+                       flatProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -877,7 +908,14 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                 // Without its views, a function's steps name values it has
                 // not got.
                 if (key == "views") {
-                  EXPECT_CONTAINS(parseError(bytes), "no value named \"w0\"");
+                  EXPECT_CONTAINS(parseError(bytes), "no value named \"");
+                  return;
+                }
+                // Each of a function's flat values and segments needs the
+                // other.
+                if (key == "flat_values" || key == "segments") {
+                  EXPECT_CONTAINS(parseError(bytes),
+                                  "flat_values and segments come together");
                   return;
                 }
                 if (key == "activation") {
@@ -1025,6 +1063,32 @@ TEST(LibPackage, RejectsSemanticErrors) {
        },
        "functions[8].views[0].begin: rows [9223372036854775807, "
        "9223372036854775807) are not rows of \"w\""},
+      {"reshaped view of another dtype",
+       [](Json &m) { m["functions"][9]["views"][1]["dtype"] = "bf16"; },
+       "functions[9].views[1].shape: a view has the dtype and dims of "
+       "\"params\" but for its first (or, of a rank-1 value, static dims)"},
+      {"reshaped view past the elements",
+       [](Json &m) { m["functions"][9]["views"][1]["begin"] = 9; },
+       "functions[9].views[1].begin: rows [9, 21) are not rows of "
+       "\"params\""},
+      {"segments without flat values",
+       [](Json &m) { m["functions"][9].erase("flat_values"); },
+       "functions[9].flat_values: flat_values and segments come together"},
+      {"segment after a gap",
+       [](Json &m) { m["functions"][9]["segments"][1]["offset"] = 9; },
+       "functions[9].segments[1]: expected a shape of positive extents "
+       "starting at element 8, where the segment before ends"},
+      {"segments named twice",
+       [](Json &m) { m["functions"][9]["segments"][1]["name"] = "b"; },
+       "functions[9].segments[1].name: expected a distinct, non-empty name"},
+      {"flat value of another extent",
+       [](Json &m) { m["functions"][9]["segments"][1]["shape"][0] = 2; },
+       "functions[9].flat_values[0]: expected a distinct input or output of "
+       "shape [16], got \"params\""},
+      {"flat value that is a view",
+       [](Json &m) { m["functions"][9]["flat_values"][1] = "w"; },
+       "functions[9].flat_values[1]: expected a distinct input or output of "
+       "shape [20], got \"w\""},
       {"negative view begin",
        [](Json &m) { m["functions"][8]["views"][0]["begin"] = -1; },
        "functions[8].views[0].begin: rows [-1, 31) are not rows of \"w\""},

@@ -436,12 +436,30 @@ struct Buffer {
 /// view as any value, and a kernel writing one writes those rows of `of`:
 /// the compiler splits a value this way (a vocabulary in chunks) without
 /// copies. A call whose `of` has fewer rows than begin + rows fails.
+/// A view of a rank-1 `of` may have any static shape: it is the elements
+/// [begin, begin + its element count) of `of`, row-major in that shape (a
+/// flat parameter buffer seen as each parameter's tensor).
 /// JSON: {"name": "v0", "dtype": "bf16", "shape": [8192, 768], "of": "e",
 ///        "begin": 8192}.
 struct View {
   TensorSig tensor;
   std::string of;
   int64_t begin = 0;
+
+  /// The rows of `of` (of rank `ofRank`) the view takes: its first extent,
+  /// or its element count when `of` has rank 1 (INT64_MAX where that
+  /// overflows). Static once verified.
+  int64_t rowsOf(size_t ofRank) const;
+};
+
+/// One parameter of the flat values of a function (a training step's
+/// masters, moments and gradients, each every parameter's elements one
+/// after another): its name, its shape, and the element where it starts.
+/// JSON: {"name": "wte", "shape": [50304, 768], "offset": 0}.
+struct Segment {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t offset = 0;
 };
 
 /// One step of a program: launch kernel `kernel` (by name, for the device's
@@ -463,8 +481,9 @@ struct Step {
 /// A callable function: inputs, outputs, the buffers between its kernels,
 /// the steps of its program, its kernels (each step's kernel once per
 /// target it was compiled for) and the ops it computes.
-/// JSON: {"name", "gradient_of" (optional), "inputs", "outputs", "buffers",
-///        "views" (optional, none when absent), "steps", "kernels", "ops"}.
+/// JSON: {"name", "gradient_of" (optional), "flat_values" and "segments"
+///        (optional), "inputs", "outputs", "buffers", "views" (optional,
+///        none when absent), "steps", "kernels", "ops"}.
 struct Function {
   std::string name;
   /// The function of this package whose gradient this one computes, when it
@@ -484,6 +503,13 @@ struct Function {
   /// read (saved activations): a caller that wants only the function's own
   /// results ignores them (JSON: "saved_outputs": [1, 2]; optional).
   std::vector<int64_t> savedOutputs;
+  /// The inputs and outputs that hold parameters flat (rank 1, static),
+  /// and the parameters they hold: `segments` in order, each starting
+  /// where the one before ends, the last ending at the values' extent
+  /// (JSON: "flat_values": ["params", "new_params"], "segments": [...];
+  /// both optional, neither without the other).
+  std::vector<std::string> flatValues;
+  std::vector<Segment> segments;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;
