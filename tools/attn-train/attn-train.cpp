@@ -329,6 +329,10 @@ struct DeviceTensor {
   int64_t elements = 0;
 
   rt::TensorRef ref() const { return {data.get(), pkg::DType::F32, shape, {}}; }
+  /// Element `k` as a tensor<f32>.
+  rt::TensorRef scalar(int64_t k) const {
+    return {static_cast<float *>(data.get()) + k, pkg::DType::F32, {}, {}};
+  }
 };
 
 StatusOr<DeviceTensor> allocateF32(const rt::Runtime &rt,
@@ -359,13 +363,6 @@ StatusOr<std::vector<float>> download(const rt::Runtime &rt,
       !s)
     return s;
   return values;
-}
-
-StatusOr<float> downloadScalar(const rt::Runtime &rt, const DeviceTensor &t) {
-  auto values = download(rt, t);
-  if (!values)
-    return values.status();
-  return (*values)[0];
 }
 
 /// splitmix64: the initial weights are the same on every platform.
@@ -584,8 +581,8 @@ private:
   Status resume();
   Status openMetrics();
   StatusOr<StepReport> runStep(int64_t index);
-  StatusOr<double> fusedStep(NamedRefs &in, NamedRefs &out);
-  StatusOr<double> accumulatedStep(NamedRefs &in, NamedRefs &out);
+  Status fusedStep(NamedRefs &in, NamedRefs &out);
+  Status accumulatedStep(NamedRefs &in, NamedRefs &out);
   Status setScalars(double lr, int64_t step, double lossScale);
   Status checkpoint(int64_t stepsDone);
   void report(const StepReport &r, double elapsed);
@@ -598,8 +595,10 @@ private:
   train::LrSchedule schedule;
   train::LossScaler scaler = train::LossScaler::disabled();
   std::unique_ptr<rt::TokenLoader> loader;
-  /// lr, step, loss_scale, and the micro-batches' loss scale.
-  DeviceTensor scalars[4], loss, gradNorm;
+  /// lr, step, loss_scale and the micro-batches' loss scale, uploaded
+  /// together; each micro-batch's loss, then the gradient norm, downloaded
+  /// together: two copies a step.
+  DeviceTensor scalars, results;
   int64_t firstStep = 0, startPosition = 0;
   std::ofstream metrics;
 };
@@ -630,13 +629,12 @@ Status Trainer::setUp() {
   }
   if (Status s = state.allocate(o.microBatches > 1); !s)
     return s;
-  for (DeviceTensor *t :
-       {&scalars[0], &scalars[1], &scalars[2], &scalars[3], &loss, &gradNorm}) {
-    auto allocated = allocateF32(rt, {});
-    if (!allocated)
-      return allocated.status();
-    *t = *allocated;
-  }
+  auto allocatedScalars = allocateF32(rt, {4});
+  auto allocatedResults = allocateF32(rt, {o.microBatches + 1});
+  if (!allocatedScalars || !allocatedResults)
+    return (!allocatedScalars ? allocatedScalars : allocatedResults).status();
+  scalars = *allocatedScalars;
+  results = *allocatedResults;
   return o.resume ? resume() : state.initialize(o);
 }
 
@@ -667,56 +665,40 @@ Status Trainer::resume() {
 Status Trainer::setScalars(double lr, int64_t step, double lossScale) {
   std::vector<float> values = {float(lr), float(step), float(lossScale),
                                float(lossScale / o.microBatches)};
-  for (int k = 0; k < 4; ++k)
-    if (Status s = upload(rt, scalars[k], {values[k]}); !s)
-      return s;
-  return Status::ok();
+  return upload(rt, scalars, values);
 }
 
-/// One batch through <f>_step; returns its loss.
-StatusOr<double> Trainer::fusedStep(NamedRefs &in, NamedRefs &out) {
+/// One batch through <f>_step.
+Status Trainer::fusedStep(NamedRefs &in, NamedRefs &out) {
   auto batch = loader->next(nullptr);
   if (!batch)
     return batch.status();
   in["ids"] = batch->ids;
   in["labels"] = batch->labels;
   state.bind(in, out, /*moments=*/true, /*sums=*/false);
-  out["loss"] = loss.ref();
-  if (Status s = callByName(functions.step, in, out); !s)
-    return s;
-  auto value = downloadScalar(rt, loss);
-  if (!value)
-    return value.status();
-  return double(*value);
+  out["loss"] = results.scalar(0);
+  return callByName(functions.step, in, out);
 }
 
-/// --micro-batches batches through <f>_accumulate, then <f>_apply; returns
-/// the mean of their losses.
-StatusOr<double> Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
+/// --micro-batches batches through <f>_accumulate, then <f>_apply.
+Status Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
   if (Status s = state.zeroSums(); !s)
     return s;
-  double total = 0;
   for (int64_t m = 0; m < o.microBatches; ++m) {
     auto batch = loader->next(nullptr);
     if (!batch)
       return batch.status();
     NamedRefs microIn = {{"ids", batch->ids},
                          {"labels", batch->labels},
-                         {"loss_scale", scalars[3].ref()}};
-    NamedRefs microOut = {{"loss", loss.ref()}};
+                         {"loss_scale", scalars.scalar(3)}};
+    NamedRefs microOut = {{"loss", results.scalar(m)}};
     state.bind(microIn, microOut, /*moments=*/false, /*sums=*/true);
     if (Status s = callByName(*functions.accumulate, microIn, microOut); !s)
       return s.withContext("micro-batch " + std::to_string(m + 1));
     state.swapSums();
-    auto value = downloadScalar(rt, loss);
-    if (!value)
-      return value.status();
-    total += *value;
   }
   state.bind(in, out, /*moments=*/true, /*sums=*/true);
-  if (Status s = callByName(*functions.apply, in, out); !s)
-    return s;
-  return total / double(o.microBatches);
+  return callByName(*functions.apply, in, out);
 }
 
 StatusOr<StepReport> Trainer::runStep(int64_t index) {
@@ -724,19 +706,22 @@ StatusOr<StepReport> Trainer::runStep(int64_t index) {
   StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
   if (Status s = setScalars(r.lr, index + 1, r.lossScale); !s)
     return s;
-  NamedRefs in = {{"lr", scalars[0].ref()},
-                  {"step", scalars[1].ref()},
-                  {"loss_scale", scalars[2].ref()}};
-  NamedRefs out = {{"grad_norm", gradNorm.ref()}};
-  auto lossValue =
-      o.microBatches > 1 ? accumulatedStep(in, out) : fusedStep(in, out);
-  if (!lossValue)
-    return lossValue.status();
-  auto norm = downloadScalar(rt, gradNorm);
-  if (!norm)
-    return norm.status();
-  r.loss = *lossValue;
-  r.gradNorm = *norm;
+  NamedRefs in = {{"lr", scalars.scalar(0)},
+                  {"step", scalars.scalar(1)},
+                  {"loss_scale", scalars.scalar(2)}};
+  NamedRefs out = {{"grad_norm", results.scalar(o.microBatches)}};
+  if (Status s =
+          o.microBatches > 1 ? accumulatedStep(in, out) : fusedStep(in, out);
+      !s)
+    return s;
+  auto values = download(rt, results);
+  if (!values)
+    return values.status();
+  // The mean of the micro-batches' losses (one for a fused step).
+  for (int64_t m = 0; m < o.microBatches; ++m)
+    r.loss += (*values)[m];
+  r.loss /= double(o.microBatches);
+  r.gradNorm = (*values)[o.microBatches];
   // The step's kernels kept the old state when the norm is not finite.
   r.skipped = !std::isfinite(r.gradNorm);
   scaler.update(!r.skipped);
