@@ -416,6 +416,20 @@ def AttnKernelConfig : Pass<"attn-kernel-config", "::mlir::func::FuncOp"> {
   ];
 }
 
+def AttnMergeIdenticalKernels
+    : Pass<"attn-merge-identical-kernels", "::mlir::ModuleOp"> {
+  let summary = "Launch one kernel function where several are the same";
+  let description = [{
+    Kernel functions of the kernel module that are identical but for their
+    names (the same op, types and configuration: the layers of a model,
+    and a step that repeats its forward and backward functions) become the
+    first of them: every launch of another points at it, keeping its own
+    step name (`step`), and the others go. The target lowerings then
+    compile each distinct kernel once. Runs after `attn-kernel-config`, whose
+    choices make kernels differ.
+  }];
+}
+
 def ConvertAttnToHost : Pass<"convert-attn-to-host", "::mlir::ModuleOp"> {
   let summary = "Lower the kernel ops of kernel functions into host loops";
   let description = [{

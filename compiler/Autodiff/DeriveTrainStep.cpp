@@ -388,11 +388,11 @@ func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
   for (const Segment &segment : segments)
     parts.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("name", b.getStringAttr(paramName(segment.param))),
-         b.getNamedAttr(
-             "shape", b.getDenseI64ArrayAttr(
-                          cast<RankedTensorType>(
-                              forward.getArgumentTypes()[segment.param])
-                              .getShape())),
+         b.getNamedAttr("shape",
+                        b.getDenseI64ArrayAttr(
+                            cast<RankedTensorType>(
+                                forward.getArgumentTypes()[segment.param])
+                                .getShape())),
          b.getNamedAttr("offset", b.getI64IntegerAttr(segment.offset))}));
   fn->setAttr(attn::kSegmentsAttrName, b.getArrayAttr(parts));
   argNames = inputs.names;
@@ -545,8 +545,7 @@ SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
   // Decay on the matrices' elements, none on the rest: one kernel each.
   SmallVector<SmallVector<Value>> updates;
   if (decayed > 0)
-    updates.push_back(
-        adamw(grad, 0, decayed, options.weightDecay, scalars));
+    updates.push_back(adamw(grad, 0, decayed, options.weightDecay, scalars));
   if (decayed < total)
     updates.push_back(adamw(grad, decayed, total - decayed, 0, scalars));
   SmallVector<Value> outputs = {norm[0]};
@@ -663,22 +662,21 @@ static int64_t sumColumns(int64_t n) {
 Value TrainFunctionsBuilder::squaredNorm(Value grad, Value inverseScale) {
   Location loc = forward.getLoc();
   auto f32 = b.getF32Type();
-  Value squares = elementwise(
-      b, loc, flatType(f32), {grad, inverseScale},
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        F32 x{b, loc};
-        Value g = x.mul(args[0], args[1]);
-        return SmallVector<Value>{x.mul(g, g)};
-      })[0];
+  Value squares = elementwise(b, loc, flatType(f32), {grad, inverseScale},
+                              [](OpBuilder &b, Location loc, ValueRange args) {
+                                F32 x{b, loc};
+                                Value g = x.mul(args[0], args[1]);
+                                return SmallVector<Value>{x.mul(g, g)};
+                              })[0];
   int64_t columns = sumColumns(total);
   Value sums = squares;
   if (columns > 1 && columns < total) {
     auto rows = RankedTensorType::get({total / columns, columns}, f32);
     Value matrix = tensor::ExpandShapeOp::create(
         b, loc, rows, squares, SmallVector<ReassociationIndices>{{0, 1}});
-    sums = attn::SumRowsOp::create(b, loc,
-                                   RankedTensorType::get({columns}, f32),
-                                   matrix, /*block_size=*/IntegerAttr());
+    sums =
+        attn::SumRowsOp::create(b, loc, RankedTensorType::get({columns}, f32),
+                                matrix, /*block_size=*/IntegerAttr());
   }
   return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), sums,
                                  /*block_size=*/IntegerAttr());

@@ -618,7 +618,8 @@ void ProgramBuilder::launch(Operation *op, ArrayRef<Value> operandBuffers,
       kernels.getSymNameAttr(),
       {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
   attnrt::LaunchOp::create(b, op->getLoc(), symbol, ValueRange{}, args,
-                           /*library=*/StringAttr(), /*concurrent=*/false);
+                           /*library=*/StringAttr(), /*concurrent=*/false,
+                           /*step=*/StringAttr());
 }
 
 /// The kernel function of `op`: its operands read from argument buffers,

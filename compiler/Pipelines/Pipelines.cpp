@@ -137,6 +137,7 @@ void attnc::buildProgramPipeline(OpPassManager &pm, const std::string &target,
   config.kernelSchedule.assign(kernelSchedule.begin(), kernelSchedule.end());
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(
       createAttnKernelConfig(config));
+  pm.addPass(createAttnMergeIdenticalKernels());
 }
 
 void attnc::buildHostKernelPipeline(OpPassManager &pm) {

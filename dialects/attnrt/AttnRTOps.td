@@ -114,11 +114,17 @@ def AttnRT_LaunchOp : AttnRT_Op<"launch",
     before the next step): `attn-overlap-steps` sets it where neither
     writes what the other reads or writes, and buffers the two use are
     live at the same time. A launch runs beside one other at most.
+
+    `step` names the step in the package where that is not `kernel`'s
+    name: `attn-merge-identical-kernels` points launches of identical
+    kernels at one of them, and each keeps the name of the kernel it had,
+    so that every target's package names the same steps.
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<Index>:$grid,
                        Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$args,
                        OptionalAttr<StrAttr>:$library,
-                       UnitAttr:$concurrent);
+                       UnitAttr:$concurrent,
+                       OptionalAttr<StrAttr>:$step);
   let assemblyFormat = [{
     $kernel (`grid` `(` $grid^ `)`)? `(` $args `)` attr-dict
     (`:` type($args)^)?

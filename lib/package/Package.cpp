@@ -1113,11 +1113,10 @@ Status verifyFlatValues(const Function &function, const std::string &path) {
   for (size_t k = 0; k < function.flatValues.size(); ++k) {
     const std::string &name = function.flatValues[k];
     const TensorSig *tensor = function.findValue(name);
-    bool inOrOut = tensor && !function.findView(name) &&
-                   !std::any_of(function.buffers.begin(),
-                                function.buffers.end(), [&](const Buffer &b) {
-                                  return b.tensor.name == name;
-                                });
+    bool inOrOut =
+        tensor && !function.findView(name) &&
+        !std::any_of(function.buffers.begin(), function.buffers.end(),
+                     [&](const Buffer &b) { return b.tensor.name == name; });
     if (!inOrOut || !seen.insert(name).second || tensor->shape.size() != 1 ||
         !tensor->shape[0].isStatic() || tensor->shape[0].extent != end)
       return fieldError(indexPath(fieldPath(path, "flat_values"), k),

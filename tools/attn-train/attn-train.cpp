@@ -489,8 +489,8 @@ Status DeviceState::initialize(const Options &o) {
         return s.withContext("--init " + o.init);
       continue;
     }
-    std::vector<float> init = initialValues(
-        segment.shape, elementsOf(segment), o.seed, p, o.initStd);
+    std::vector<float> init =
+        initialValues(segment.shape, elementsOf(segment), o.seed, p, o.initStd);
     std::copy(init.begin(), init.end(), values[0].begin() + segment.offset);
   }
   return uploadSet(values);

@@ -451,8 +451,7 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
                    << view.begin << ", "
                    << view.begin +
                           view.rowsOf(fn.findValue(view.of)->shape.size())
-                   << ") of "
-                   << view.of << "\n";
+                   << ") of " << view.of << "\n";
     for (const pkg::Segment &segment : fn.segments) {
       llvm::errs() << fn.name << ": segment " << segment.name << " [";
       llvm::interleaveComma(segment.shape, llvm::errs());

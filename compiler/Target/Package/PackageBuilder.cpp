@@ -210,7 +210,9 @@ LogicalResult describeLaunch(attnrt::LaunchOp launch, pkg::Function &fn) {
   if (!op)
     return launch.emitError() << "launches " << launch.getKernel()
                               << ", which is not a kernel of an attn op";
-  pkg::Step step{kernel.getName().str(), {}, launch.getConcurrent()};
+  // Launches of one kernel merged from identical ones keep their names.
+  std::string name = launch.getStep().value_or(kernel.getName()).str();
+  pkg::Step step{name, {}, launch.getConcurrent()};
   for (Value arg : launch.getArgs())
     step.args.push_back(attnrt::nameOf(arg).str());
   pkg::OpSpec spec = describeOp(op);
@@ -231,7 +233,7 @@ LogicalResult describeLaunch(attnrt::LaunchOp launch, pkg::Function &fn) {
   fn.steps.push_back(std::move(step));
   fn.ops.push_back(std::move(spec));
   pkg::Kernel k;
-  k.name = kernel.getName().str();
+  k.name = name;
   k.config = describeConfig(op);
   fn.kernels.push_back(std::move(k));
   return success();
@@ -325,12 +327,13 @@ void describeSegments(func::FuncOp program, pkg::Function &fn) {
     return;
   for (BlockArgument arg : program.getArguments())
     if (program.getArgAttr(arg.getArgNumber(), attn::kFlatAttrName))
-      fn.flatValues.push_back(
-          program.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                               attnrt::kNameAttr)
-              .str());
+      fn.flatValues.push_back(program
+                                  .getArgAttrOfType<StringAttr>(
+                                      arg.getArgNumber(), attnrt::kNameAttr)
+                                  .str());
   for (auto segment : segments.getAsRange<DictionaryAttr>()) {
-    pkg::Segment part{segment.getAs<StringAttr>("name").str(), {},
+    pkg::Segment part{segment.getAs<StringAttr>("name").str(),
+                      {},
                       segment.getAs<IntegerAttr>("offset").getInt()};
     for (int64_t extent :
          segment.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
@@ -441,8 +444,9 @@ LogicalResult describeTensorMaps(gpu::GPUFuncOp function, pkg::Kernel &k) {
 /// The kernel's entry, block, shared memory and tensor maps for `target`.
 LogicalResult describeEntry(Operation *kernel, StringRef target,
                             pkg::Kernel &k) {
+  StringRef symbol = cast<SymbolOpInterface>(kernel).getName();
   if (target == "host") {
-    k.entry = attnrt::hostEntryName(k.name);
+    k.entry = attnrt::hostEntryName(symbol);
     return success();
   }
   auto function = dyn_cast<gpu::GPUFuncOp>(kernel);
@@ -455,7 +459,7 @@ LogicalResult describeEntry(Operation *kernel, StringRef target,
     return kernel->emitError() << "GPU kernel " << k.name
                                << " has no known block size or dynamic "
                                   "shared memory";
-  k.entry = k.name;
+  k.entry = symbol.str();
   for (int i = 0; i < 3; ++i)
     k.block[i] = (*block)[i];
   k.dynamicSharedMemoryBytes = shared.getInt();
