@@ -236,7 +236,7 @@ private:
 
   LogicalResult findParameters();
   LogicalResult checkNames();
-  void layOut();
+  LogicalResult layOut();
   RankedTensorType flatType(Type element);
   std::string paramName(unsigned param);
   void addDataInputs(Signature &inputs);
@@ -326,8 +326,9 @@ LogicalResult TrainFunctionsBuilder::checkNames() {
   return success();
 }
 
-/// Orders the parameters in the flat state: matrices (decayed) first.
-void TrainFunctionsBuilder::layOut() {
+/// Orders the parameters in the flat state: matrices (decayed) first; an
+/// error when they do not fit one dim.
+LogicalResult TrainFunctionsBuilder::layOut() {
   for (bool matrices : {true, false})
     for (unsigned i : params) {
       auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
@@ -338,6 +339,13 @@ void TrainFunctionsBuilder::layOut() {
       if (matrices)
         decayed = total;
     }
+  // The state is one rank-1 tensor, so its extent is one dim's.
+  if (total > attn::kMaxExtent)
+    return forward.emitError()
+           << "attn.train: the parameters have " << total
+           << " elements, more than a flat state of one dim holds ("
+           << attn::kMaxExtent << ")";
+  return success();
 }
 
 RankedTensorType TrainFunctionsBuilder::flatType(Type element) {
@@ -381,8 +389,14 @@ func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
   }
   for (auto [i, name] : llvm::enumerate(outputs.names)) {
     fn.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-    if (isFlat(name))
-      fn.setResultAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+    if (!isFlat(name))
+      continue;
+    fn.setResultAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+    // The new state may overwrite the state it is computed from: the update
+    // kernels read each element before writing it, after every other read.
+    StringRef updated = StringRef(name).drop_front(strlen("new_"));
+    if (llvm::is_contained(inputs.names, updated))
+      fn.setResultAttr(i, attn::kUpdatesAttrName, b.getStringAttr(updated));
   }
   SmallVector<Attribute> parts;
   for (const Segment &segment : segments)
@@ -638,9 +652,8 @@ void TrainFunctionsBuilder::retypeCompute() {
 }
 
 FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
-  if (failed(findParameters()) || failed(checkNames()))
+  if (failed(findParameters()) || failed(checkNames()) || failed(layOut()))
     return failure();
-  layOut();
   return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(),
                                    buildApply()};
 }

@@ -441,10 +441,12 @@ void ProgramBuilder::createProgram() {
                          i < numInputs ? attn::kCotangentOfResultAttrName
                                        : attn::kGradientOfArgumentAttrName,
                          of);
-    for (StringRef flag : {attn::kSavedAttrName, attn::kFlatAttrName})
-      if (i < numInputs ? func.getArgAttr(i, flag) != nullptr
-                        : func.getResultAttr(i - numInputs, flag) != nullptr)
-        program.setArgAttr(i, flag, b.getUnitAttr());
+    for (StringRef kept :
+         {attn::kSavedAttrName, attn::kFlatAttrName, attn::kUpdatesAttrName})
+      if (Attribute attr = i < numInputs
+                               ? func.getArgAttr(i, kept)
+                               : func.getResultAttr(i - numInputs, kept))
+        program.setArgAttr(i, kept, attr);
   }
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = entry->getArgument(arg.getArgNumber());

@@ -57,6 +57,10 @@ inline constexpr llvm::StringLiteral kArgumentNameAttrName = "attn.name";
 /// dictionaries in order, as the package's pkg::Segment.
 inline constexpr llvm::StringLiteral kFlatAttrName = "attn.flat";
 inline constexpr llvm::StringLiteral kSegmentsAttrName = "attn.segments";
+/// The result attribute naming the argument a result may overwrite in place
+/// (a training step's new state, `"params"` on `new_params`): the package's
+/// pkg::Function::updates.
+inline constexpr llvm::StringLiteral kUpdatesAttrName = "attn.updates";
 
 /// Largest static extent of any dim of an attn op: indices stay far from
 /// int64 overflow and fit the 32-bit grid dimensions of the GPU backend.

@@ -653,6 +653,107 @@ Status verifyConcurrentStep(const Function &function, const StepOps &stepOps,
   return Status::ok();
 }
 
+/// The rows of `input` that `rows` of output `output` share memory with
+/// when the output updates it in place; nothing otherwise.
+std::optional<StorageRows> asInputRows(StorageRows rows,
+                                       const std::string &output,
+                                       const std::string &input) {
+  if (rows.storage != output)
+    return std::nullopt;
+  rows.storage = input;
+  return rows;
+}
+
+/// Checks that no step reads rows of `input` that a step before it, or the
+/// step it runs beside, wrote through `output`. A step may read the rows it
+/// writes only as an element kernel (elementwise, cast: each element read
+/// before the thread that reads it writes it), the same rows read and
+/// written.
+Status verifyUpdate(const Function &function, const StepOps &stepOps,
+                    const std::string &output, const std::string &input,
+                    const std::string &at) {
+  std::vector<StorageRows> written, readBefore;
+  for (size_t s = 0; s < function.steps.size(); ++s) {
+    const Step &step = function.steps[s];
+    std::string stepName = "step " + std::to_string(s);
+    const OpSpec *op = stepOps.of(step);
+    if (!op) {
+      for (const std::string &arg : step.args)
+        if (function.storageOf(arg) == input ||
+            function.storageOf(arg) == output)
+          return fieldError(at, stepName + " computes no op of the function, "
+                                           "so what it writes is unknown");
+      continue;
+    }
+    if (!step.concurrent)
+      readBefore.clear();
+    std::vector<StorageRows> reads;
+    for (const std::string &operand : op->operands) {
+      StorageRows rows = StorageRows::of(function, operand);
+      if (rows.storage != input)
+        continue;
+      for (const StorageRows &w : written)
+        if (w.overlaps(rows))
+          return fieldError(at, stepName + " reads rows of " + inQuotes(input) +
+                                    " that an earlier step wrote through " +
+                                    inQuotes(output));
+      reads.push_back(rows);
+    }
+    bool elementwise = op->kind == "elementwise" || op->kind == "cast";
+    for (const std::string &result : op->results) {
+      std::optional<StorageRows> rows =
+          result.empty()
+              ? std::nullopt
+              : asInputRows(StorageRows::of(function, result), output, input);
+      if (!rows)
+        continue;
+      for (const StorageRows &r : reads)
+        if (r.overlaps(*rows) &&
+            !(elementwise && r.begin == rows->begin && r.end == rows->end))
+          return fieldError(at, stepName + " writes rows of " +
+                                    inQuotes(output) + " that it reads of " +
+                                    inQuotes(input) +
+                                    " other than element by element");
+      for (const StorageRows &r : readBefore)
+        if (r.overlaps(*rows))
+          return fieldError(at, stepName + " writes rows of " +
+                                    inQuotes(output) +
+                                    " that the step it runs beside reads of " +
+                                    inQuotes(input));
+      written.push_back(*rows);
+    }
+    readBefore = std::move(reads);
+  }
+  return Status::ok();
+}
+
+bool sameSignature(const TensorSig &a, const TensorSig &b);
+
+/// Each update pairs an output with an input of the same signature, and
+/// the steps never read what the output overwrote (verifyUpdate).
+Status verifyUpdates(const Function &function, const StepOps &stepOps,
+                     const std::string &path) {
+  for (const auto &[output, input] : function.updates) {
+    std::string at = fieldPath(fieldPath(path, "updates"), output);
+    auto named = [](const std::vector<TensorSig> &list,
+                    const std::string &name) -> const TensorSig * {
+      for (const TensorSig &tensor : list)
+        if (tensor.name == name)
+          return &tensor;
+      return nullptr;
+    };
+    const TensorSig *out = named(function.outputs, output);
+    const TensorSig *in = named(function.inputs, input);
+    if (!out || !in || !sameSignature(*out, *in))
+      return fieldError(at, "expected an output updating an input of its "
+                            "dtype and shape, got " +
+                                inQuotes(output) + " and " + inQuotes(input));
+    if (Status s = verifyUpdate(function, stepOps, output, input, at); !s)
+      return s;
+  }
+  return Status::ok();
+}
+
 Status verifyConcurrentSteps(const Function &function, const StepOps &stepOps,
                              const std::string &path) {
   std::string steps = fieldPath(path, "steps");
@@ -1175,6 +1276,7 @@ Status verifyFunction(const Function &function, const std::string &path,
       },
       [&] { return verifyLibrarySteps(function, stepOps, path); },
       [&] { return verifyConcurrentSteps(function, stepOps, path); },
+      [&] { return verifyUpdates(function, stepOps, path); },
       [&] { return verifyBufferSlots(function, path); });
 }
 
@@ -1370,6 +1472,8 @@ Json encode(const Function &function) {
     json["flat_values"] = function.flatValues;
   if (!function.segments.empty())
     json["segments"] = encodeAll(function.segments);
+  if (!function.updates.empty())
+    json["updates"] = function.updates;
   json["inputs"] = encodeAll(function.inputs);
   json["outputs"] = encodeAll(function.outputs);
   json["buffers"] = encodeAll(function.buffers);
@@ -1789,6 +1893,7 @@ Status decode(const Json &json, const std::string &path, Function &out) {
         [&] { return r.optional("saved_outputs", out.savedOutputs); },
         [&] { return r.optional("flat_values", out.flatValues); },
         [&] { return r.optional("segments", out.segments); },
+        [&] { return r.optional("updates", out.updates); },
         [&] { return r.required("inputs", out.inputs); },
         [&] { return r.required("outputs", out.outputs); },
         [&] { return r.required("buffers", out.buffers); },

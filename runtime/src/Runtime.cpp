@@ -210,9 +210,25 @@ static bool selfOverlapping(const KernelArg &arg) {
   return false;
 }
 
+/// Whether output `o` is exactly input `i` (the same data, shape and
+/// strides) where the function says that output updates that input.
+static bool updatesInPlace(const pkg::Function &fn,
+                           const std::vector<KernelArg> &values, size_t o,
+                           size_t i) {
+  size_t first = fn.inputs.size();
+  auto found = fn.updates.find(fn.outputs[o - first].name);
+  return i < first && found != fn.updates.end() &&
+         found->second == fn.inputs[i].name &&
+         values[o].data == values[i].data &&
+         values[o].shape == values[i].shape &&
+         values[o].strides == values[i].strides;
+}
+
 /// Outputs are written, so each must address every element once and none
 /// may share memory with another output or an input (kernels read inputs
-/// while writing outputs). `values` holds the checked inputs, then outputs.
+/// while writing outputs), unless it is the very input it updates in place
+/// (pkg::Function::updates). `values` holds the checked inputs, then
+/// outputs.
 static Status checkOutputsDisjoint(const pkg::Function &fn,
                                    const std::vector<KernelArg> &values) {
   size_t first = fn.inputs.size(), end = first + fn.outputs.size();
@@ -241,7 +257,8 @@ static Status checkOutputsDisjoint(const pkg::Function &fn,
                            " has strides that address an element more than "
                            "once (a stride of 0, or overlapping dims)");
     for (size_t other = 0; other < o; ++other) // inputs, earlier outputs
-      if (begin < bytes[other].second && bytes[other].first < finish)
+      if (begin < bytes[other].second && bytes[other].first < finish &&
+          !updatesInPlace(fn, values, o, other))
         return Status::error(nameOf(o) + " overlaps " + nameOf(other) +
                              " in memory");
   }

@@ -121,3 +121,17 @@ func.func @data_named_like_state(%x: tensor<?x8xf32> {attn.name = "m"}, %labels:
       : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
   return %t : tensor<f32>
 }
+
+// -----
+
+// The flat state is one dim: at most 2^31 - 1 elements.
+// expected-error @below {{attn.train: the parameters have 2415919104 elements, more than a flat state of one dim holds (2147483647)}}
+func.func @too_many_parameters(%x: tensor<?x49152xf32>, %labels: tensor<?xi32>, %w: tensor<49152x49152xf32>) -> tensor<f32>
+    attributes {attn.backward, attn.train} {
+  %y = attn.matmul %x, %w : tensor<?x49152xf32>, tensor<49152x49152xf32> -> tensor<?x49152xf32>
+  %l, %lse = attn.cross_entropy %y, %labels {ignore_index = -100 : i64}
+      : tensor<?x49152xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %t = attn.token_mean %l, %labels {ignore_index = -100 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %t : tensor<f32>
+}

@@ -19,7 +19,7 @@
 // CHECK-SAME: %[[P:.*]]: tensor<144xf32> {attn.flat, attn.name = "params"}, %[[M:.*]]: tensor<144xf32> {attn.flat, attn.name = "m"}, %[[V:.*]]: tensor<144xf32> {attn.flat, attn.name = "v"},
 // CHECK-SAME: %[[LR:.*]]: tensor<f32> {attn.name = "lr"}, %[[STEP:.*]]: tensor<f32> {attn.name = "step"}, %[[SCALE:.*]]: tensor<f32> {attn.name = "loss_scale"})
 // CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<f32> {attn.name = "grad_norm"},
-// CHECK-SAME: tensor<144xf32> {attn.flat, attn.name = "new_params"}, tensor<144xf32> {attn.flat, attn.name = "new_m"}, tensor<144xf32> {attn.flat, attn.name = "new_v"})
+// CHECK-SAME: tensor<144xf32> {attn.flat, attn.name = "new_params", attn.updates = "params"}, tensor<144xf32> {attn.flat, attn.name = "new_m", attn.updates = "m"}, tensor<144xf32> {attn.flat, attn.name = "new_v", attn.updates = "v"})
 // CHECK-SAME: attributes {attn.segments = [{name = "w", offset = 0 : i64, shape = array<i64: 8, 16>}, {name = "g", offset = 128 : i64, shape = array<i64: 16>}]}
 // CHECK: %[[PB:.*]] = attn.cast %[[P]] : tensor<144xf32> to tensor<144xbf16>
 // CHECK: %[[WS:.*]] = tensor.extract_slice %[[PB]][0] [128] [1]
@@ -61,7 +61,7 @@
 // CHECK-SAME: %{{.*}}: tensor<?x16xbf16> {attn.name = "x"}, %{{.*}}: tensor<?xi32> {attn.name = "labels"},
 // CHECK-SAME: %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "params"}, %[[SUM:.*]]: tensor<144xf32> {attn.flat, attn.name = "grad"},
 // CHECK-SAME: %[[ASCALE:.*]]: tensor<f32> {attn.name = "loss_scale"})
-// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<144xf32> {attn.flat, attn.name = "new_grad"})
+// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"}, tensor<144xf32> {attn.flat, attn.name = "new_grad", attn.updates = "grad"})
 // CHECK: %[[ALOSS:.*]] = attn.token_mean
 // CHECK: attn.token_mean_grad %{{.*}}, %[[ASCALE]]
 // CHECK: %[[AGRAD:.*]] = tensor.concat
@@ -73,7 +73,7 @@
 // CHECK-SAME: %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "params"}, %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "m"}, %{{.*}}: tensor<144xf32> {attn.flat, attn.name = "v"},
 // CHECK-SAME: %[[SUMS:.*]]: tensor<144xf32> {attn.flat, attn.name = "grad"},
 // CHECK-SAME: {attn.name = "lr"}, %{{.*}} {attn.name = "step"}, %{{.*}} {attn.name = "loss_scale"})
-// CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<144xf32> {attn.flat, attn.name = "new_params"},
+// CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<144xf32> {attn.flat, attn.name = "new_params", attn.updates = "params"},
 // CHECK: attn.elementwise %[[SUMS]], %{{.*}} : tensor<144xf32>, tensor<f32> -> tensor<144xf32>
 // CHECK: tensor.extract_slice %[[SUMS]][0] [128] [1]
 // CHECK: attn.elementwise {{.*}} -> tensor<128xf32>, tensor<128xf32>, tensor<128xf32>

@@ -24,6 +24,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -34,6 +35,7 @@
 #include <iomanip>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -420,7 +422,10 @@ public:
     total = last.offset + elementsOf(last);
   }
 
-  Status allocate(bool gradientSums);
+  /// The masters and moments in two sets, or one where the functions
+  /// update them in place (pkg::Function::updates); the gradient sums
+  /// alike.
+  Status allocate(bool gradientSums, bool inPlace, bool sumsInPlace);
   Status initialize(const Options &o);
   Status restore(const std::vector<safetensors::Tensor> &tensors);
   StatusOr<std::vector<safetensors::Tensor>> snapshot() const;
@@ -453,13 +458,20 @@ private:
   int current = 0, currentSums = 0;
 };
 
-Status DeviceState::allocate(bool gradientSums) {
+Status DeviceState::allocate(bool gradientSums, bool inPlace,
+                             bool sumsInPlace) {
   for (int s = 0; s < 2; ++s)
     for (int k = 0; k < (gradientSums ? 4 : 3); ++k) {
+      std::vector<DeviceTensor> &set = k < 3 ? sets[s] : sums[s];
+      // Updated in place, the second set is the first.
+      if (s == 1 && (k < 3 ? inPlace : sumsInPlace)) {
+        set.push_back(k < 3 ? sets[0][k] : sums[0][0]);
+        continue;
+      }
       auto t = allocateF32(rt, {total});
       if (!t)
         return t.status();
-      (k < 3 ? sets[s] : sums[s]).push_back(*t);
+      set.push_back(*t);
     }
   return Status::ok();
 }
@@ -549,10 +561,12 @@ void DeviceState::bind(NamedRefs &in, NamedRefs &out, bool moments,
 }
 
 int64_t DeviceState::bytes() const {
+  std::set<const void *> counted;
   int64_t bytes = 0;
   for (const auto *group : {&sets[0], &sets[1], &sums[0], &sums[1]})
     for (const DeviceTensor &t : *group)
-      bytes += t.elements * 4;
+      if (counted.insert(t.data.get()).second)
+        bytes += t.elements * 4;
   return bytes;
 }
 
@@ -627,7 +641,20 @@ Status Trainer::setUp() {
       return created.status();
     scaler = *created;
   }
-  if (Status s = state.allocate(o.microBatches > 1); !s)
+  // Each function's new state may be its state (in place).
+  auto updates = [](const rt::Function &fn,
+                    std::initializer_list<const char *> names) {
+    const std::map<std::string, std::string> &pairs = fn.signature().updates;
+    return std::all_of(names.begin(), names.end(), [&](const char *name) {
+      auto found = pairs.find(std::string("new_") + name);
+      return found != pairs.end() && found->second == name;
+    });
+  };
+  bool accumulating = o.microBatches > 1;
+  bool inPlace = accumulating ? updates(*functions.apply, {"params", "m", "v"})
+                              : updates(functions.step, {"params", "m", "v"});
+  bool sumsInPlace = accumulating && updates(*functions.accumulate, {"grad"});
+  if (Status s = state.allocate(accumulating, inPlace, sumsInPlace); !s)
     return s;
   auto allocatedScalars = allocateF32(rt, {4});
   auto allocatedResults = allocateF32(rt, {o.microBatches + 1});

@@ -319,8 +319,8 @@ void boundIndexInputs(pkg::Function &fn) {
   }
 }
 
-/// The flat values and segments of a training step (attn.flat,
-/// attn.segments).
+/// The flat values, segments and in-place updates of a training step
+/// (attn.flat, attn.segments, attn.updates).
 void describeSegments(func::FuncOp program, pkg::Function &fn) {
   auto segments = program->getAttrOfType<ArrayAttr>(attn::kSegmentsAttrName);
   if (!segments)
@@ -331,6 +331,13 @@ void describeSegments(func::FuncOp program, pkg::Function &fn) {
                                   .getArgAttrOfType<StringAttr>(
                                       arg.getArgNumber(), attnrt::kNameAttr)
                                   .str());
+  for (BlockArgument arg : program.getArguments())
+    if (auto updated = program.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), attn::kUpdatesAttrName))
+      fn.updates[program
+                     .getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                   attnrt::kNameAttr)
+                     .str()] = updated.str();
   for (auto segment : segments.getAsRange<DictionaryAttr>()) {
     pkg::Segment part{segment.getAs<StringAttr>("name").str(),
                       {},

@@ -114,9 +114,10 @@ static bool operator==(const Segment &a, const Segment &b) {
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
          a.flatValues == b.flatValues && a.segments == b.segments &&
-         a.inputs == b.inputs && a.outputs == b.outputs &&
-         a.buffers == b.buffers && a.views == b.views && a.steps == b.steps &&
-         a.kernels == b.kernels && a.ops == b.ops;
+         a.updates == b.updates && a.inputs == b.inputs &&
+         a.outputs == b.outputs && a.buffers == b.buffers &&
+         a.views == b.views && a.steps == b.steps && a.kernels == b.kernels &&
+         a.ops == b.ops;
 }
 static bool operator==(const Blob &a, const Blob &b) {
   return a.name == b.name && a.kind == b.kind && a.data == b.data;
@@ -414,7 +415,9 @@ Function chunkedProgram() {
 }
 
 /// new_params = params * 2 on a flat parameter buffer of a vector and a
-/// matrix: views of rank-1 values in each parameter's shape.
+/// matrix: views of rank-1 values in each parameter's shape; new_params
+/// may update params in place (each step reads and writes its rows
+/// element by element).
 Function flatProgram() {
   Function fn;
   fn.name = "flat";
@@ -432,6 +435,7 @@ Function flatProgram() {
               View{sig("new_w", {3, 4}), "new_params", 8}};
   fn.flatValues = {"params", "new_params"};
   fn.segments = {Segment{"b", {8}, 0}, Segment{"w", {3, 4}, 8}};
+  fn.updates = {{"new_params", "params"}};
   fn.steps = {Step{"scale", {"b", "new_b"}}, Step{"scale", {"w", "new_w"}}};
   fn.kernels = {kernel("scale", "host", "host", "scale_host")};
   fn.ops = {OpSpec{"cast", {"b"}, {"new_b"}, {}, CastSpec{2}},
@@ -871,9 +875,9 @@ void forEachNode(
 /// its path; an optional one must still parse.
 TEST(LibPackage, EveryRequiredFieldIsChecked) {
   const std::set<std::string> optional = {
-      "window_left", "window_right", "mask",        "score",
-      "predicate",   "value",        "ceildiv",     "const",
-      "gradient_of", "tensor_maps",  "index_bound", "concurrent"};
+      "window_left", "window_right", "mask",   "score",       "predicate",
+      "value",       "ceildiv",      "const",  "gradient_of", "tensor_maps",
+      "index_bound", "concurrent",   "updates"};
   const Json manifest = manifestOf(validBytes());
   const std::vector<uint8_t> section = blobSectionOf(validBytes());
   int checked = 0;
@@ -884,9 +888,11 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                 if (!parent.is_object())
                   return;
                 std::string key = pointer.back();
-                // Map entries (config, resources) are data, not schema.
+                // Map entries (config, resources, updates) are data, not
+                // schema.
                 if (path.find(".config.") != std::string::npos ||
-                    path.find(".resources.") != std::string::npos)
+                    path.find(".resources.") != std::string::npos ||
+                    path.find(".updates.") != std::string::npos)
                   return;
                 Json edited = manifest;
                 edited[pointer.parent_pointer()].erase(key);
@@ -1089,6 +1095,26 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][9]["flat_values"][1] = "w"; },
        "functions[9].flat_values[1]: expected a distinct input or output of "
        "shape [20], got \"w\""},
+      {"update of no input",
+       [](Json &m) { m["functions"][9]["updates"]["new_params"] = "x"; },
+       "functions[9].updates.new_params: expected an output updating an "
+       "input of its dtype and shape, got \"new_params\" and \"x\""},
+      {"update read after it was written",
+       [](Json &m) {
+         m["functions"][9]["steps"][1]["args"][0] = "b";
+         m["functions"][9]["ops"][1]["operands"][0] = "b";
+         m["functions"][9]["ops"][1]["results"][0] = "new_w";
+       },
+       "functions[9].updates.new_params: step 1 reads rows of \"params\" "
+       "that an earlier step wrote through \"new_params\""},
+      {"update written other than element by element",
+       [](Json &m) {
+         m["functions"][9]["steps"][0]["args"][0] = "params";
+         m["functions"][9]["ops"][0]["operands"][0] = "params";
+       },
+       "functions[9].updates.new_params: step 0 writes rows of "
+       "\"new_params\" that it reads of \"params\" other than element by "
+       "element"},
       {"negative view begin",
        [](Json &m) { m["functions"][8]["views"][0]["begin"] = -1; },
        "functions[8].views[0].begin: rows [-1, 31) are not rows of \"w\""},

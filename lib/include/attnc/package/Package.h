@@ -510,6 +510,12 @@ struct Function {
   /// both optional, neither without the other).
   std::vector<std::string> flatValues;
   std::vector<Segment> segments;
+  /// Outputs that may share memory with an input they update (a training
+  /// step's new state with its state), by output name: a caller may pass
+  /// the input's own tensor as the output, and the function reads no
+  /// element of the input after writing it (verified from the steps).
+  /// JSON: "updates": {"new_params": "params"} (optional).
+  std::map<std::string, std::string> updates;
   std::vector<TensorSig> inputs;
   std::vector<TensorSig> outputs;
   std::vector<Buffer> buffers;
