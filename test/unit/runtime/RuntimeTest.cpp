@@ -235,6 +235,24 @@ TEST_F(RuntimeTest, RejectsArgumentsTheEntryDoesNotTake) {
             "3], the host entry takes 2 of ranks [4, 4]");
 }
 
+// An output the function says updates an input may be that input's very
+// tensor; any other overlap is still refused.
+TEST_F(RuntimeTest, AnOutputMayBeTheInputItUpdates) {
+  package_.functions.push_back(test::scaleInPlaceFunction());
+  rt::Function fn = function(package_, "scale_in_place");
+  std::vector<int64_t> shape = {1, test::kHeadsQ, 3, test::kHeadDim};
+  std::vector<float> x(2 * 1 * test::kHeadsQ * 3 * test::kHeadDim);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i);
+  rt::TensorRef whole{x.data(), pkg::DType::F32, shape, {}};
+  ASSERT_TRUE(fn.call({whole}, {whole}, nullptr));
+  EXPECT_EQ(x[5], 10.0f);
+  rt::TensorRef shifted{x.data() + test::kHeadDim, pkg::DType::F32, shape, {}};
+  auto status = fn.call({whole}, {shifted}, nullptr);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.message(), "output y overlaps input x in memory");
+}
+
 TEST_F(RuntimeTest, RejectsMissingEntry) {
   package_.functions[1].kernels[0].entry = "no_such_entry";
   auto loaded = load(package_);

@@ -104,6 +104,20 @@ Function test::pairFunction() {
   return fn;
 }
 
+Function test::scaleInPlaceFunction() {
+  Function fn;
+  fn.name = "scale_in_place";
+  std::vector<Dim> rows = {Dim::named("B"), Dim::fixed(test::kHeadsQ),
+                           Dim::named("N"), Dim::fixed(test::kHeadDim)};
+  fn.inputs = {tensor("x", DType::F32, rows)};
+  fn.outputs = {tensor("y", DType::F32, rows)};
+  fn.updates = {{"y", "x"}};
+  fn.steps = {Step{"scale", {"x", "y"}}};
+  fn.kernels = {hostKernel("scale", "test_scale", rowGrid())};
+  fn.ops = {OpSpec{"cast", {"x"}, {"y"}, {}, CastSpec{2}}};
+  return fn;
+}
+
 static Function blocksFunction() {
   Function fn;
   fn.name = "blocks";

@@ -45,6 +45,10 @@ pkg::Function chainFunction();
 /// through f32 buffers t0 (slot 0), lse0 (slot 1) and t1 (slot 2).
 pkg::Function pairFunction();
 
+/// y = 2 * x, f32 [B, kHeadsQ, N, kHeadDim], in one step of the scale kernel
+/// (a cast op); y updates x in place (pkg::Function::updates).
+pkg::Function scaleInPlaceFunction();
+
 /// A package whose blob "host" (kind host-so) is `kernelLibrary`, the built
 /// TestKernels.c, with the functions
 ///   attention          attentionFunction, entry test_attention
