@@ -96,3 +96,27 @@ func.func @classify(%x: tensor<?x16xbf16> {attn.name = "x"},
   return %loss : tensor<f32>
 }
 
+// Parameters of two element types: the flat gradient is f32, the gradient
+// of the other type cast to it before it takes its place.
+// CHECK-LABEL: func.func @mixed_step(
+// CHECK: %[[DW:.*]] = attn.cast %{{.*}} : tensor<8x16xbf16> to tensor<8x16xf32>
+// CHECK: %[[DWF:.*]] = tensor.collapse_shape %[[DW]] {{\[}}[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+// CHECK: %[[DG:.*]] = attn.cast %{{.*}} : tensor<16xbf16> to tensor<16xf32>
+// CHECK: tensor.concat dim(0) %[[DWF]], %[[DG]] : (tensor<128xf32>, tensor<16xf32>) -> tensor<144xf32>
+
+func.func @mixed(%x: tensor<?x16xbf16> {attn.name = "x"},
+                 %labels: tensor<?xi32> {attn.name = "labels"},
+                 %w: tensor<8x16xf32> {attn.name = "w"},
+                 %g: tensor<16xbf16> {attn.name = "g"}) -> tensor<f32>
+    attributes {attn.backward, attn.train} {
+  %n, %r = attn.rms_norm %x, %g {epsilon = 1.0e-05 : f32}
+      : tensor<?x16xbf16>, tensor<16xbf16> -> tensor<?x16xbf16>, tensor<?xf32>
+  %wb = attn.cast %w : tensor<8x16xf32> to tensor<8x16xbf16>
+  %logits = attn.matmul %n, %wb {transpose_b}
+      : tensor<?x16xbf16>, tensor<8x16xbf16> -> tensor<?x8xbf16>
+  %losses, %lse = attn.cross_entropy %logits, %labels {ignore_index = -100 : i64}
+      : tensor<?x8xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %loss = attn.token_mean %losses, %labels {ignore_index = -100 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
