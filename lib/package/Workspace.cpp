@@ -144,3 +144,39 @@ pkg::layoutWorkspace(const Function &function,
                          "' are too large to address");
   return packed->bytes < slots->bytes ? std::move(*packed) : std::move(*slots);
 }
+
+std::optional<size_t>
+pkg::bytesAtExtents(const TensorSig &tensor,
+                    const std::map<std::string, int64_t> &extents,
+                    std::string &missing) {
+  size_t bytes = dtypeSize(tensor.dtype);
+  for (const Dim &dim : tensor.shape) {
+    auto found = extents.find(dim.symbol);
+    if (!dim.isStatic() && found == extents.end()) {
+      missing = dim.symbol;
+      return std::nullopt;
+    }
+    bytes *= static_cast<size_t>(dim.isStatic() ? dim.extent : found->second);
+  }
+  return bytes;
+}
+
+StatusOr<size_t>
+pkg::workspaceBytesAt(const Function &function,
+                      const std::map<std::string, int64_t> &extents) {
+  std::vector<size_t> bufferBytes;
+  std::string missing;
+  for (const Buffer &buffer : function.buffers) {
+    std::optional<size_t> bytes =
+        bytesAtExtents(buffer.tensor, extents, missing);
+    if (!bytes)
+      return Status::error("function '" + function.name +
+                           "': no extent for symbol '" + missing + "'");
+    bufferBytes.push_back(*bytes);
+  }
+  auto layout =
+      layoutWorkspace(function, bufferBytes, bufferLifetimes(function));
+  if (!layout)
+    return layout.status();
+  return layout->bytes;
+}

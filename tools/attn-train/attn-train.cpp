@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/package/Workspace.h"
 #include "attnc/runtime/Runtime.h"
 #include "attnc/runtime/TokenData.h"
 #include "attnc/train/Checkpoint.h"
@@ -574,6 +575,18 @@ int64_t DeviceState::bytes() const {
 // The loop
 //===----------------------------------------------------------------------===//
 
+/// The workspace of one call of `fn` on batches of `batch` x `seq` tokens:
+/// its ids' dims at those extents.
+StatusOr<size_t> workspaceOf(const pkg::Function &fn, int64_t batch,
+                             int64_t seq) {
+  std::map<std::string, int64_t> extents;
+  for (const pkg::TensorSig &input : fn.inputs)
+    if (input.name == "ids" && input.shape.size() == 2)
+      for (size_t d = 0; d < 2; ++d)
+        extents[input.shape[d].symbol] = d == 0 ? batch : seq;
+  return pkg::workspaceBytesAt(fn, extents);
+}
+
 /// What one step reports.
 struct StepReport {
   int64_t step;
@@ -614,6 +627,8 @@ private:
   /// together: two copies a step.
   DeviceTensor scalars, results;
   int64_t firstStep = 0, startPosition = 0;
+  /// The workspace of the largest call a step makes.
+  size_t workspaceBytes = 0;
   std::ofstream metrics;
 };
 
@@ -656,6 +671,15 @@ Status Trainer::setUp() {
   bool sumsInPlace = accumulating && updates(*functions.accumulate, {"grad"});
   if (Status s = state.allocate(accumulating, inPlace, sumsInPlace); !s)
     return s;
+  std::vector<const rt::Function *> called = {&functions.step};
+  if (accumulating)
+    called = {&*functions.accumulate, &*functions.apply};
+  for (const rt::Function *fn : called) {
+    auto bytes = workspaceOf(fn->signature(), o.batch, o.seq);
+    if (!bytes)
+      return bytes.status();
+    workspaceBytes = std::max(workspaceBytes, *bytes);
+  }
   auto allocatedScalars = allocateF32(rt, {4});
   auto allocatedResults = allocateF32(rt, {o.microBatches + 1});
   if (!allocatedScalars || !allocatedResults)
@@ -812,8 +836,8 @@ void Trainer::report(const StepReport &r, double elapsed) {
     std::printf(" | mfu %.1f%%", 100 * mfu);
   if (scaler.enabled())
     std::printf(" | scale %g", double(scaler.scale()));
-  std::printf(" | state %.1f MiB | eta %.0f s\n", state.bytes() / 1048576.0,
-              eta);
+  std::printf(" | state %.1f MiB | workspace %.1f MiB | eta %.0f s\n",
+              state.bytes() / 1048576.0, workspaceBytes / 1048576.0, eta);
   std::fflush(stdout);
 }
 

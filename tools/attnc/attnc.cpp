@@ -298,27 +298,6 @@ std::string formatBytes(double bytes) {
   return llvm::formatv("{0} B", static_cast<int64_t>(bytes)).str();
 }
 
-/// The bytes of `tensor` at the --symbol extents; nothing when one of its
-/// symbols has none, which `missing` then names.
-std::optional<size_t>
-bytesAtExtents(const pkg::TensorSig &tensor,
-               const std::map<std::string, int64_t> &extents,
-               std::string &missing) {
-  size_t bytes = pkg::dtypeSize(tensor.dtype);
-  for (const pkg::Dim &dim : tensor.shape) {
-    auto extent = dim.isStatic() ? std::optional<int64_t>(dim.extent)
-                  : extents.count(dim.symbol)
-                      ? std::optional<int64_t>(extents.at(dim.symbol))
-                      : std::nullopt;
-    if (!extent) {
-      missing = dim.symbol;
-      return std::nullopt;
-    }
-    bytes *= static_cast<size_t>(*extent);
-  }
-  return bytes;
-}
-
 /// The most bytes of `fn`'s buffers that one step has live.
 size_t peakLiveBytes(const pkg::Function &fn,
                      const std::vector<size_t> &bufferBytes,
@@ -356,11 +335,11 @@ void explainMemory(const pkg::Function &fn,
   std::string missing;
   std::vector<size_t> bufferBytes;
   for (const pkg::Buffer &buffer : fn.buffers)
-    if (auto bytes = bytesAtExtents(buffer.tensor, extents, missing))
+    if (auto bytes = pkg::bytesAtExtents(buffer.tensor, extents, missing))
       bufferBytes.push_back(*bytes);
   size_t outputs = 0, saved = 0;
   for (auto [k, output] : llvm::enumerate(fn.outputs)) {
-    std::optional<size_t> bytes = bytesAtExtents(output, extents, missing);
+    std::optional<size_t> bytes = pkg::bytesAtExtents(output, extents, missing);
     outputs += bytes.value_or(0);
     if (llvm::is_contained(fn.savedOutputs, static_cast<int64_t>(k)))
       saved += bytes.value_or(0);

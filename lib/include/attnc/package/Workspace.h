@@ -15,6 +15,10 @@
 
 #include "attnc/package/Package.h"
 
+#include <map>
+#include <optional>
+#include <string>
+
 namespace attnc::pkg {
 
 /// Where the buffers of one call of a function live in its workspace.
@@ -45,6 +49,20 @@ StatusOr<WorkspaceLayout>
 layoutWorkspace(const Function &function,
                 const std::vector<size_t> &bufferBytes,
                 const std::vector<Lifetime> &lifetimes);
+
+/// The bytes of `tensor` with its symbols at `extents`; nothing when one of
+/// its symbols has none, which `missing` then names.
+std::optional<size_t>
+bytesAtExtents(const TensorSig &tensor,
+               const std::map<std::string, int64_t> &extents,
+               std::string &missing);
+
+/// The bytes of the workspace a call of `function` takes with its symbols
+/// at `extents` (layoutWorkspace of its buffers); an error naming a symbol
+/// `extents` lacks.
+StatusOr<size_t>
+workspaceBytesAt(const Function &function,
+                 const std::map<std::string, int64_t> &extents);
 
 } // namespace attnc::pkg
 
