@@ -428,6 +428,15 @@ SmallVector<Value> TrainFunctionsBuilder::cloneBody(func::FuncOp from,
       [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
+/// The reassociation of every dim of a rank-`rank` tensor into one: a
+/// parameter's shape to or from its elements in the flat state.
+static SmallVector<ReassociationIndices> allDims(int64_t rank) {
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < rank; ++d)
+    all[0].push_back(d);
+  return all;
+}
+
 /// Parameter `param` as the forward reads it: its elements of params, cast
 /// to its type (one cast of all of params per type, kept in `casts`).
 Value TrainFunctionsBuilder::parameter(unsigned param,
@@ -447,10 +456,8 @@ Value TrainFunctionsBuilder::parameter(unsigned param,
       ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
   if (type.getRank() == 1)
     return elements;
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all[0].push_back(d);
-  return tensor::ExpandShapeOp::create(b, loc, type, elements, all);
+  return tensor::ExpandShapeOp::create(b, loc, type, elements,
+                                       allDims(type.getRank()));
 }
 
 /// The forward's and backward's bodies on the function's data arguments and
@@ -505,10 +512,8 @@ Value TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
       grad = attn::CastOp::create(b, loc, type.clone(element), grad,
                                   FloatAttr(), IntegerAttr(), IntegerAttr());
     if (type.getRank() > 1) {
-      SmallVector<ReassociationIndices> all(1);
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        all[0].push_back(d);
-      grad = tensor::CollapseShapeOp::create(b, loc, grad, all);
+      grad = tensor::CollapseShapeOp::create(b, loc, grad,
+                                             allDims(type.getRank()));
     }
     parts.push_back(grad);
   }

@@ -729,21 +729,23 @@ Status verifyUpdate(const Function &function, const StepOps &stepOps,
 
 bool sameSignature(const TensorSig &a, const TensorSig &b);
 
+/// The tensor of `list` named `name`, or null.
+const TensorSig *findIn(const std::vector<TensorSig> &list,
+                        const std::string &name) {
+  for (const TensorSig &tensor : list)
+    if (tensor.name == name)
+      return &tensor;
+  return nullptr;
+}
+
 /// Each update pairs an output with an input of the same signature, and
 /// the steps never read what the output overwrote (verifyUpdate).
 Status verifyUpdates(const Function &function, const StepOps &stepOps,
                      const std::string &path) {
   for (const auto &[output, input] : function.updates) {
     std::string at = fieldPath(fieldPath(path, "updates"), output);
-    auto named = [](const std::vector<TensorSig> &list,
-                    const std::string &name) -> const TensorSig * {
-      for (const TensorSig &tensor : list)
-        if (tensor.name == name)
-          return &tensor;
-      return nullptr;
-    };
-    const TensorSig *out = named(function.outputs, output);
-    const TensorSig *in = named(function.inputs, input);
+    const TensorSig *out = findIn(function.outputs, output);
+    const TensorSig *in = findIn(function.inputs, input);
     if (!out || !in || !sameSignature(*out, *in))
       return fieldError(at, "expected an output updating an input of its "
                             "dtype and shape, got " +
@@ -1213,12 +1215,10 @@ Status verifyFlatValues(const Function &function, const std::string &path) {
   std::set<std::string> seen;
   for (size_t k = 0; k < function.flatValues.size(); ++k) {
     const std::string &name = function.flatValues[k];
-    const TensorSig *tensor = function.findValue(name);
-    bool inOrOut =
-        tensor && !function.findView(name) &&
-        !std::any_of(function.buffers.begin(), function.buffers.end(),
-                     [&](const Buffer &b) { return b.tensor.name == name; });
-    if (!inOrOut || !seen.insert(name).second || tensor->shape.size() != 1 ||
+    const TensorSig *tensor = findIn(function.inputs, name);
+    if (!tensor)
+      tensor = findIn(function.outputs, name);
+    if (!tensor || !seen.insert(name).second || tensor->shape.size() != 1 ||
         !tensor->shape[0].isStatic() || tensor->shape[0].extent != end)
       return fieldError(indexPath(fieldPath(path, "flat_values"), k),
                         "expected a distinct input or output of shape [" +
@@ -2078,20 +2078,9 @@ Status writeInPlace(const std::vector<ByteSpan> &spans,
 /// into it survives a power cut.
 Status syncParentDirectory(const std::string &path) {
   size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "."
-                    : slash == 0               ? "/"
-                                               : path.substr(0, slash);
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::error("cannot open directory " + dir + ": " +
-                         errnoMessage(errno));
-  int synced = ::fsync(fd);
-  int error = errno;
-  ::close(fd);
-  if (synced != 0)
-    return Status::error("cannot flush directory " + dir + ": " +
-                         errnoMessage(error));
-  return Status::ok();
+  return syncDirectory(slash == std::string::npos ? "."
+                       : slash == 0               ? "/"
+                                                  : path.substr(0, slash));
 }
 
 } // namespace
@@ -2458,6 +2447,20 @@ const std::string *OpSpec::addend() const {
   bool normGrad = kind == "rms_norm_grad" || kind == "layer_norm_grad";
   bool has = (matmul && matmul->addend) || (normGrad && operands.size() == 5);
   return has ? &operands.back() : nullptr;
+}
+
+Status syncDirectory(const std::string &dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open directory " + dir + ": " +
+                         errnoMessage(errno));
+  int synced = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (synced != 0)
+    return Status::error("cannot flush directory " + dir + ": " +
+                         errnoMessage(error));
+  return Status::ok();
 }
 
 } // namespace attnc::pkg

@@ -6,6 +6,8 @@
 
 #include "lib/train/FileSystem.h"
 
+#include "attnc/package/Package.h"
+
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -19,22 +21,6 @@ using namespace attnc::train;
 namespace {
 
 std::string errnoText(int error) { return std::strerror(error); }
-
-/// Flushes a directory's entries, so that a rename or create in it
-/// survives a power cut.
-Status syncDirectory(const std::string &dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::error("cannot open directory " + dir + ": " +
-                         errnoText(errno));
-  int synced = ::fsync(fd);
-  int error = errno;
-  ::close(fd);
-  if (synced != 0)
-    return Status::error("cannot flush directory " + dir + ": " +
-                         errnoText(error));
-  return Status::ok();
-}
 
 /// The directory holding `path` ("." for a bare name).
 std::string parentOf(const std::string &path) {
@@ -68,7 +54,7 @@ Status train::makeDirectories(const std::string &dir) {
                          errnoText(errno));
   if (!isDirectory(dir))
     return Status::error(dir + " exists but is not a directory");
-  return syncDirectory(parent);
+  return pkg::syncDirectory(parent);
 }
 
 bool train::pathExists(const std::string &path) {

@@ -325,19 +325,15 @@ void describeSegments(func::FuncOp program, pkg::Function &fn) {
   auto segments = program->getAttrOfType<ArrayAttr>(attn::kSegmentsAttrName);
   if (!segments)
     return;
-  for (BlockArgument arg : program.getArguments())
-    if (program.getArgAttr(arg.getArgNumber(), attn::kFlatAttrName))
-      fn.flatValues.push_back(program
-                                  .getArgAttrOfType<StringAttr>(
-                                      arg.getArgNumber(), attnrt::kNameAttr)
-                                  .str());
-  for (BlockArgument arg : program.getArguments())
-    if (auto updated = program.getArgAttrOfType<StringAttr>(
-            arg.getArgNumber(), attn::kUpdatesAttrName))
-      fn.updates[program
-                     .getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                   attnrt::kNameAttr)
-                     .str()] = updated.str();
+  for (unsigned i = 0; i < program.getNumArguments(); ++i) {
+    std::string name =
+        program.getArgAttrOfType<StringAttr>(i, attnrt::kNameAttr).str();
+    if (program.getArgAttr(i, attn::kFlatAttrName))
+      fn.flatValues.push_back(name);
+    if (auto updated =
+            program.getArgAttrOfType<StringAttr>(i, attn::kUpdatesAttrName))
+      fn.updates[name] = updated.str();
+  }
   for (auto segment : segments.getAsRange<DictionaryAttr>()) {
     pkg::Segment part{segment.getAs<StringAttr>("name").str(),
                       {},

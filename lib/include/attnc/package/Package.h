@@ -618,6 +618,11 @@ struct ByteSpan {
 Status writeFileAtomically(const std::vector<ByteSpan> &spans,
                            const std::string &path);
 
+/// Flushes the entries of directory `dir`, so that a file created or renamed
+/// into it survives a power cut (writeFileAtomically does, for its
+/// destination's directory).
+Status syncDirectory(const std::string &dir);
+
 /// Decodes and verifies. `origin` (a path or "<memory>") starts every message.
 /// Truncated, corrupted (checksum), foreign (magic) or future-version input
 /// gives an error that says which.
