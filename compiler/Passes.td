@@ -289,7 +289,10 @@ def AttnExpandLinearLoss
     `attn.cross_entropy_grad` of them, `dh += dlogits e_c` in f32 and
     `de_c = dlogits^T h`, the chunks' rows concatenated. Chunks are row
     slices of the table, which program formation makes views, so a
-    function holds one chunk of logits at a time.
+    function holds one chunk of logits at a time. A gradient in the same
+    block as its forward (a training step) reads the forward's chunks
+    instead of computing them again: one GEMM fewer a chunk, for every
+    chunk alive until the gradient.
   }];
   let options = [
     Option<"vocabChunk", "vocab-chunk", "int64_t", /*default=*/"8192",

@@ -21,7 +21,8 @@
 //
 // and its gradient, per chunk,
 //
-//   %logits_c = attn.matmul %h, %e_c {transpose_b}     (recomputed)
+//   %logits_c = attn.matmul %h, %e_c {transpose_b}     (recomputed, unless
+//                                       the forward is in the same function)
 //   %dlogits_c = attn.cross_entropy_grad %logits_c, %labels, %lse, %dlosses
 //                    {vocab_offset = o}
 //   %de_c = attn.matmul %dlogits_c, %h {transpose_a}
@@ -109,6 +110,64 @@ template <typename Op> struct ChunkPattern : OpConversionPattern<Op> {
   int64_t chunkSize;
 };
 
+/// `op`'s gradients, a chunk at a time: each chunk's logits are
+/// `logits[i]` where given (the forward's, in the same function), else
+/// computed again. `lse` is the whole rows' (the forward's combine).
+void expandGradient(ConversionPatternRewriter &rewriter,
+                    attn::LinearCrossEntropyGradOp op, ArrayRef<Chunk> chunks,
+                    ArrayRef<Value> logits, Value lse) {
+  Location loc = op.getLoc();
+  RankedTensorType hType = op.getH().getType();
+  RankedTensorType tableType = op.getTable().getType();
+  // dh sums a product per chunk: in f32, rounded once at the end.
+  auto sumType = RankedTensorType::get(hType.getShape(), rewriter.getF32Type());
+  Value dh;
+  SmallVector<Value> dtable;
+  for (auto [i, chunk] : llvm::enumerate(chunks)) {
+    Value chunkLogitsValue = logits.empty()
+                                 ? chunkLogits(rewriter, loc, op.getH(), chunk)
+                                 : logits[i];
+    Value dlogits = attn::CrossEntropyGradOp::create(
+        rewriter, loc, chunkLogitsValue.getType(), chunkLogitsValue,
+        op.getLabels(), lse, op.getDlosses(), op.getIgnoreIndexAttr(),
+        rewriter.getI64IntegerAttr(chunk.offset), IntegerAttr());
+    // dE_c first: then no buffer dies between the two products (dlogits
+    // and the running dh are both read by the second), and a GPU runs
+    // them side by side (attn-overlap-steps).
+    auto rowsType = RankedTensorType::get({chunk.size, tableType.getDimSize(1)},
+                                          tableType.getElementType());
+    dtable.push_back(product(rewriter, loc, rowsType, dlogits, op.getH(),
+                             Value(), true, false));
+    dh =
+        product(rewriter, loc, sumType, dlogits, chunk.table, dh, false, false);
+  }
+  if (hType.getElementType() != sumType.getElementType())
+    dh = attn::CastOp::create(rewriter, loc, hType, dh, FloatAttr(),
+                              IntegerAttr(), IntegerAttr());
+  rewriter.replaceOp(op, {dh, concatRows(rewriter, loc, dtable)});
+}
+
+/// The gradient ops in `op`'s block of the same h, table and labels that
+/// read its lse: a training step's backward of this loss.
+SmallVector<attn::LinearCrossEntropyGradOp>
+gradientsBeside(attn::LinearCrossEntropyOp op) {
+  SmallVector<attn::LinearCrossEntropyGradOp> gradients;
+  for (Operation *user : op.getLse().getUsers()) {
+    auto grad = dyn_cast<attn::LinearCrossEntropyGradOp>(user);
+    if (grad && grad->getBlock() == op->getBlock() &&
+        grad.getLse() == op.getLse() && grad.getH() == op.getH() &&
+        grad.getTable() == op.getTable() &&
+        grad.getLabels() == op.getLabels() &&
+        grad.getIgnoreIndex() == op.getIgnoreIndex())
+      gradients.push_back(grad);
+  }
+  return gradients;
+}
+
+/// The forward; a gradient in the same function (a training step) reads
+/// its chunks of logits instead of computing them again: one GEMM fewer a
+/// chunk, for all chunks alive until the backward, as the step keeps every
+/// other forward value the backward reads.
 struct ExpandForward : ChunkPattern<attn::LinearCrossEntropyOp> {
   using ChunkPattern::ChunkPattern;
 
@@ -120,12 +179,13 @@ struct ExpandForward : ChunkPattern<attn::LinearCrossEntropyOp> {
     SmallVector<int64_t> partShape = {1};
     llvm::append_range(partShape, rows.getShape());
     auto partType = RankedTensorType::get(partShape, rewriter.getF32Type());
-    SmallVector<Value> lseParts, targets;
-    for (const Chunk &chunk :
-         sliceTable(rewriter, loc, op.getTable(), chunkSize)) {
+    SmallVector<Chunk> chunks =
+        sliceTable(rewriter, loc, op.getTable(), chunkSize);
+    SmallVector<Value> logits, lseParts, targets;
+    for (const Chunk &chunk : chunks) {
+      logits.push_back(chunkLogits(rewriter, loc, op.getH(), chunk));
       auto partial = attn::CrossEntropyPartialOp::create(
-          rewriter, loc, partType, partType,
-          chunkLogits(rewriter, loc, op.getH(), chunk), op.getLabels(),
+          rewriter, loc, partType, partType, logits.back(), op.getLabels(),
           op.getIgnoreIndexAttr(), rewriter.getI64IntegerAttr(chunk.offset),
           IntegerAttr());
       lseParts.push_back(partial.getLse());
@@ -138,46 +198,27 @@ struct ExpandForward : ChunkPattern<attn::LinearCrossEntropyOp> {
         rewriter, loc, rows, rows, parts, targetParts, op.getLabels(),
         op.getIgnoreIndexAttr(), rewriter.getI64IntegerAttr(vocab),
         IntegerAttr());
+    for (attn::LinearCrossEntropyGradOp grad : gradientsBeside(op)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(grad);
+      expandGradient(rewriter, grad, chunks, logits, combine.getLse());
+    }
     rewriter.replaceOp(op, combine.getResults());
     return success();
   }
 };
 
+/// A gradient without its forward beside it (a backward function): the
+/// logits computed again from the saved lse.
 struct ExpandGradient : ChunkPattern<attn::LinearCrossEntropyGradOp> {
   using ChunkPattern::ChunkPattern;
 
   LogicalResult
   matchAndRewrite(attn::LinearCrossEntropyGradOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType hType = op.getH().getType();
-    RankedTensorType tableType = op.getTable().getType();
-    // dh sums a product per chunk: in f32, rounded once at the end.
-    auto sumType =
-        RankedTensorType::get(hType.getShape(), rewriter.getF32Type());
-    Value dh;
-    SmallVector<Value> dtable;
-    for (const Chunk &chunk :
-         sliceTable(rewriter, loc, op.getTable(), chunkSize)) {
-      Value logits = chunkLogits(rewriter, loc, op.getH(), chunk);
-      Value dlogits = attn::CrossEntropyGradOp::create(
-          rewriter, loc, logits.getType(), logits, op.getLabels(), op.getLse(),
-          op.getDlosses(), op.getIgnoreIndexAttr(),
-          rewriter.getI64IntegerAttr(chunk.offset), IntegerAttr());
-      // dE_c first: then no buffer dies between the two products (dlogits
-      // and the running dh are both read by the second), and a GPU runs
-      // them side by side (attn-overlap-steps).
-      auto rowsType = RankedTensorType::get(
-          {chunk.size, tableType.getDimSize(1)}, tableType.getElementType());
-      dtable.push_back(product(rewriter, loc, rowsType, dlogits, op.getH(),
-                               Value(), true, false));
-      dh = product(rewriter, loc, sumType, dlogits, chunk.table, dh, false,
-                   false);
-    }
-    if (hType.getElementType() != sumType.getElementType())
-      dh = attn::CastOp::create(rewriter, loc, hType, dh, FloatAttr(),
-                                IntegerAttr(), IntegerAttr());
-    rewriter.replaceOp(op, {dh, concatRows(rewriter, loc, dtable)});
+    SmallVector<Chunk> chunks =
+        sliceTable(rewriter, op.getLoc(), op.getTable(), chunkSize);
+    expandGradient(rewriter, op, chunks, {}, op.getLse());
     return success();
   }
 };

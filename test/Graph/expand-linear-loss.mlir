@@ -56,3 +56,38 @@ func.func @one_chunk(%h: tensor<?x32xf32>, %e: tensor<8x32xf32>, %y: tensor<?xi3
   %l, %s = attn.linear_cross_entropy %h, %e, %y {ignore_index = 5 : i64} : tensor<?x32xf32>, tensor<8x32xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
   return %l : tensor<?xf32>
 }
+
+// -----
+
+// A training step: the gradient beside its forward reads the forward's
+// logits (two GEMMs a chunk, not three) and the combine's lse.
+// CHECK-LABEL: func.func @step
+// CHECK-SAME:    (%[[H:.*]]: tensor<?x32xbf16>, %[[E:.*]]: tensor<24x32xbf16>, %[[Y:.*]]: tensor<?xi32>, %[[D:.*]]: tensor<?xf32>)
+// CHECK:         %[[L0:.*]] = attn.matmul %[[H]], %{{.*}} {transpose_b} : {{.*}} -> tensor<?x10xbf16>
+// CHECK:         %[[L1:.*]] = attn.matmul %[[H]], %{{.*}} {transpose_b} : {{.*}} -> tensor<?x10xbf16>
+// CHECK:         %[[L2:.*]] = attn.matmul %[[H]], %{{.*}} {transpose_b} : {{.*}} -> tensor<?x4xbf16>
+// CHECK:         %[[LOSSES:.*]], %[[LSE:.*]] = attn.cross_entropy_combine
+// CHECK-NOT:     {transpose_b}
+// CHECK:         attn.cross_entropy_grad %[[L0]], %[[Y]], %[[LSE]], %[[D]] {ignore_index = 5 : i64}
+// CHECK:         attn.cross_entropy_grad %[[L1]], %[[Y]], %[[LSE]], %[[D]] {{.*}} vocab_offset = 10 : i64
+// CHECK:         attn.cross_entropy_grad %[[L2]], %[[Y]], %[[LSE]], %[[D]] {{.*}} vocab_offset = 20 : i64
+// CHECK:         return %[[LOSSES]], %{{.*}}, %{{.*}}
+func.func @step(%h: tensor<?x32xbf16>, %e: tensor<24x32xbf16>, %y: tensor<?xi32>, %d: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x32xbf16>, tensor<24x32xbf16>) {
+  %l, %s = attn.linear_cross_entropy %h, %e, %y {ignore_index = 5 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %dh, %de = attn.linear_cross_entropy_grad %h, %e, %y, %s, %d {ignore_index = 5 : i64} : tensor<?x32xbf16>, tensor<24x32xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xbf16>, tensor<24x32xbf16>
+  return %l, %dh, %de : tensor<?xf32>, tensor<?x32xbf16>, tensor<24x32xbf16>
+}
+
+// -----
+
+// A gradient of other labels than the forward's computes its own logits.
+// CHECK-LABEL: func.func @other_labels
+// CHECK-COUNT-2: {transpose_b}
+// CHECK:         attn.cross_entropy_combine
+// CHECK:         attn.matmul %{{.*}}, %{{.*}} {transpose_b}
+// CHECK:         attn.cross_entropy_grad
+func.func @other_labels(%h: tensor<?x32xbf16>, %e: tensor<16x32xbf16>, %y: tensor<?xi32>, %z: tensor<?xi32>, %d: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x32xbf16>, tensor<16x32xbf16>) {
+  %l, %s = attn.linear_cross_entropy %h, %e, %y {ignore_index = 5 : i64} : tensor<?x32xbf16>, tensor<16x32xbf16>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %dh, %de = attn.linear_cross_entropy_grad %h, %e, %z, %s, %d {ignore_index = 5 : i64} : tensor<?x32xbf16>, tensor<16x32xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xbf16>, tensor<16x32xbf16>
+  return %l, %dh, %de : tensor<?xf32>, tensor<?x32xbf16>, tensor<16x32xbf16>
+}
