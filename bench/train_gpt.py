@@ -7,12 +7,17 @@ runs are compared with, on the same weights and the same batches.
       the names attn-train's --init reads
   train_gpt.py train --init init.safetensors --data tokens.tok --heads 12 \\
       --steps 200 --batch 16 --seq 1024 --lr 6e-4 --warmup 20 \\
-      [--compile] --metrics torch.jsonl
+      [--compile] --metrics torch.jsonl [--profile STEPS]
       trains with torch.optim.AdamW(fused=True) on f32 masters, bf16
       compute (the weights cast to bf16 as the attnc step casts them), the
       windows in file order (attn-train --sequential), build-nanogpt's
       schedule (lib/train/Schedule.cpp) and clip_grad_norm_(1.0); writes a
       JSON line per step like attn-train's --metrics
+  train_gpt.py loss --weights step-40.safetensors --data tokens.tok \\
+      --heads 12 --step 41 --batch 16 --seq 1024
+      loads the model's weights from an attn-train checkpoint (its
+      optimizer moments left aside) and prints the loss of the step's batch
+      (its windows in file order, as attn-train --sequential reads them)
   train_gpt.py compare attnc.jsonl torch.jsonl [--every 10] [--tol 0.02]
       the relative difference of the losses at every logged step
 """
@@ -132,6 +137,23 @@ def build_model(params, heads):
     return loss_fn
 
 
+def batch_loss(a):
+    import torch
+    from safetensors.torch import load_file
+    weights = load_file(a.weights)
+    model = {k: v.cuda() for k, v in weights.items()
+             if not k.startswith(("m_", "v_"))}
+    loss_fn = build_model(model, a.heads)
+    data = batches(tokens(a.data), a.batch, a.seq)
+    for _ in range(a.step):
+        window = next(data)
+    window = torch.from_numpy(window).cuda()
+    with torch.no_grad():
+        loss = loss_fn(model, window[:, :-1], window[:, 1:])
+    print(f"{a.weights}: loss of step {a.step}'s batch {loss.item():.6f} "
+          f"({len(model)} tensors of {len(weights)})")
+
+
 def train(a):
     import torch
     from safetensors.torch import load_file
@@ -148,10 +170,8 @@ def train(a):
          {"params": no_decay, "weight_decay": 0.0}],
         lr=a.lr, betas=(0.9, 0.95), eps=1e-8, fused=True)
     data = batches(tokens(a.data), a.batch, a.seq)
-    out = open(a.metrics, "w")
-    start = time.perf_counter()
-    for step in range(a.steps):
-        t0 = time.perf_counter()
+
+    def train_step(step):
         window = torch.from_numpy(next(data)).cuda()
         ids, labels = window[:, :-1], window[:, 1:]
         lr = lr_at(step, a)
@@ -162,7 +182,13 @@ def train(a):
         norm = torch.nn.utils.clip_grad_norm_(list(masters.values()), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        loss_value, norm_value = loss.item(), norm.item()
+        return lr, loss.item(), norm.item()
+
+    out = open(a.metrics, "w")
+    start = time.perf_counter()
+    for step in range(a.steps):
+        t0 = time.perf_counter()
+        lr, loss_value, norm_value = train_step(step)
         seconds = time.perf_counter() - t0
         tps = a.batch * a.seq / seconds
         mfu = 6 * count * tps / (PEAK_TFLOPS * 1e12)
@@ -175,6 +201,22 @@ def train(a):
                   f"lr {lr:.3g} | grad norm {norm_value:.3g} | "
                   f"{tps:.0f} tok/s | mfu {100 * mfu:.1f}%", flush=True)
     out.close()
+    if a.profile:
+        print_profile(lambda: train_step(a.steps), a.profile)
+
+
+def print_profile(step, steps):
+    """The CUDA kernels of `steps` more steps (at the last learning rate)
+    by total time, for a comparison with attn-run --profile."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    print(f"CUDA kernels of {steps} steps, by total time")
+    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=40,
+                                    max_name_column_width=70))
 
 
 def steady(rows, skip):
@@ -229,6 +271,16 @@ def main():
     p.add_argument("--compile", action="store_true")
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--metrics", required=True)
+    p.add_argument("--profile", type=int, metavar="STEPS", default=0,
+                   help="after the run, print the CUDA kernels of STEPS "
+                   "more steps (torch.profiler)")
+    p = sub.add_parser("loss")
+    p.add_argument("--weights", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--heads", type=int, required=True)
+    p.add_argument("--step", type=int, required=True)
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--seq", type=int, required=True)
     p = sub.add_parser("compare")
     p.add_argument("attnc")
     p.add_argument("torch")
@@ -238,7 +290,8 @@ def main():
     a = parser.parse_args()
     if a.command == "train" and a.min_lr is None:
         a.min_lr = a.lr / 10
-    {"init": init, "train": train, "compare": compare}[a.command](a)
+    {"init": init, "train": train, "loss": batch_loss,
+     "compare": compare}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ cat >"$out/run.sh" <<'SCRIPT'
 # gpt_125m with attn-train against bench/train_gpt.py under torch.compile:
 # the same initial weights (one safetensors file) and batches (windows in
 # file order), B16 x N1024, lr 6e-4 with 20 warmup steps, STEPS steps
-# (default 200). Logs, metrics and loss.png under ${OUT:-./out}.
+# (default 200). Logs, metrics and loss.png under ${OUT:-./out}; with
+# PROFILE=S, torch.compile's kernels of S more steps (torch.profiler).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/.."
@@ -50,7 +51,8 @@ python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
   "${args[@]}" --log-every 20 --metrics attnc.jsonl 2>&1 | tee attnc.log
 python3 "$root/bench/train_gpt.py" train --init init.safetensors \
   --data "$here/data/corpus.tok" --heads 12 "${args[@]}" --log-every 20 \
-  --compile --metrics compile.jsonl 2>&1 | tee compile.log
+  --compile --metrics compile.jsonl --profile "${PROFILE:-0}" 2>&1 |
+  tee compile.log
 python3 "$root/bench/train_gpt.py" compare attnc.jsonl compile.jsonl --every 20
 python3 "$root/bench/plot_loss.py" loss.png attnc.jsonl compile.jsonl \
   --label attnc --label torch.compile
