@@ -250,7 +250,7 @@ private:
   SmallVector<Value> lossAndGradients(Value cotangent);
   Value flatten(ArrayRef<Value> grads);
   SmallVector<Value> update(Value grad, Value lossScale);
-  Value squaredNorm(Value grad, Value inverseScale);
+  Value sumOfSquares(Value grad);
   SmallVector<Value> adamw(Value grad, int64_t begin, int64_t count,
                            double decay, ValueRange scalars);
   void retypeCompute();
@@ -537,10 +537,12 @@ SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
   TrainOptions o = options;
   SmallVector<Value> norm = elementwise(
       b, loc, SmallVector<Type>(5, scalar),
-      {squaredNorm(grad, inverseScale), inverseScale, argument("step")},
+      {sumOfSquares(grad), inverseScale, argument("step")},
       [o](OpBuilder &b, Location loc, ValueRange args) {
         F32 x{b, loc};
-        Value norm = x.sqrt(args[0]);
+        // The norm of the unscaled gradient: its elements are inverseScale
+        // times the flat gradient's.
+        Value norm = x.mul(x.sqrt(args[0]), args[1]);
         double maxNorm = o.maxGradNorm;
         // torch.nn.utils.clip_grad_norm_'s factor.
         Value clip =
@@ -673,31 +675,28 @@ static int64_t sumColumns(int64_t n) {
   return 1;
 }
 
-/// sum over the flat gradient's elements g of (g * inverseScale)^2, in
-/// f32: the squares as rows of many columns, summed over the rows, then
-/// the column sums summed (sums in a fixed order, so the norm is the same
-/// bits on every run).
-Value TrainFunctionsBuilder::squaredNorm(Value grad, Value inverseScale) {
+/// sum over the flat gradient's elements g of g^2, in f32: the gradient as
+/// rows of many columns, the squares summed over the rows as they are read
+/// (never held), then the column sums summed (sums in a fixed order, so the
+/// norm is the same bits on every run).
+Value TrainFunctionsBuilder::sumOfSquares(Value grad) {
   Location loc = forward.getLoc();
   auto f32 = b.getF32Type();
-  Value squares = elementwise(b, loc, flatType(f32), {grad, inverseScale},
-                              [](OpBuilder &b, Location loc, ValueRange args) {
-                                F32 x{b, loc};
-                                Value g = x.mul(args[0], args[1]);
-                                return SmallVector<Value>{x.mul(g, g)};
-                              })[0];
   int64_t columns = sumColumns(total);
-  Value sums = squares;
-  if (columns > 1 && columns < total) {
-    auto rows = RankedTensorType::get({total / columns, columns}, f32);
-    Value matrix = tensor::ExpandShapeOp::create(
-        b, loc, rows, squares, SmallVector<ReassociationIndices>{{0, 1}});
-    sums =
-        attn::SumRowsOp::create(b, loc, RankedTensorType::get({columns}, f32),
-                                matrix, /*block_size=*/IntegerAttr());
-  }
+  if (columns == 1 || columns == total)
+    return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), grad,
+                                   b.getUnitAttr(),
+                                   /*block_size=*/IntegerAttr());
+  auto rows = RankedTensorType::get(
+      {total / columns, columns},
+      cast<RankedTensorType>(grad.getType()).getElementType());
+  Value matrix = tensor::ExpandShapeOp::create(
+      b, loc, rows, grad, SmallVector<ReassociationIndices>{{0, 1}});
+  Value sums =
+      attn::SumRowsOp::create(b, loc, RankedTensorType::get({columns}, f32),
+                              matrix, b.getUnitAttr(), IntegerAttr());
   return attn::SumRowsOp::create(b, loc, RankedTensorType::get({}, f32), sums,
-                                 /*block_size=*/IntegerAttr());
+                                 UnitAttr(), /*block_size=*/IntegerAttr());
 }
 
 /// AdamW (torch.optim.AdamW's update, in f32) on the `count` elements of

@@ -822,16 +822,19 @@ def Attn_SumRowsOp : Attn_Op<"sum_rows", [Pure,
     type. It finishes a weight's gradient from partial sums, and is a
     bias's gradient. A rank-0 result of a rank-1 input is the sum of all
     its elements (a squared gradient norm, from the column sums of each
-    gradient).
+    gradient). With `squares`, each element is squared (in f32) before it
+    is summed: a sum of squares that never holds the squares.
 
     `block_size` pins the columns of a kernel block.
 
     ```mlir
     %dw = attn.sum_rows %partial : tensor<512x2048xf32> -> tensor<2048xbf16>
+    %sq = attn.sum_rows %grad {squares} : tensor<15000x8192xf32> -> tensor<8192xf32>
     ```
   }];
 
-  let arguments = (ins AnyRankedTensor:$in, OptionalAttr<I64Attr>:$block_size);
+  let arguments = (ins AnyRankedTensor:$in, UnitAttr:$squares,
+                       OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$out);
 
   let assemblyFormat = "$in attr-dict `:` type($in) `->` type($out)";

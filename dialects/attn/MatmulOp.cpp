@@ -311,6 +311,7 @@ FailureOr<SmallVector<Value>> MatmulOp::buildVJP(OpBuilder &builder,
   }
   if (Value bias = getBias())
     grads.push_back(SumRowsOp::create(builder, loc, bias.getType(), dout,
+                                      /*squares=*/UnitAttr(),
                                       /*block_size=*/IntegerAttr()));
   if (getAddend())
     grads.push_back(dout);

@@ -274,7 +274,9 @@ StringRef LayerNormGradOp::getDimClassName(int64_t) { return ""; }
 
 bool LayerNormGradOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
-StringRef SumRowsOp::getKernelKind() { return "sum_rows"; }
+StringRef SumRowsOp::getKernelKind() {
+  return getSquares() ? "sum_squares" : "sum_rows";
+}
 
 SmallVector<StringRef> SumRowsOp::getValueRoles() { return {"in", "out"}; }
 
@@ -344,9 +346,11 @@ static FailureOr<SmallVector<Value>> buildNormVJP(Op op, OpBuilder &builder,
                              /*addend=*/Value(), /*block_size=*/IntegerAttr());
   grads[0] = grad.getDx();
   grads[1] = SumRowsOp::create(builder, loc, weight, grad.getDweightPartial(),
+                               /*squares=*/UnitAttr(),
                                /*block_size=*/IntegerAttr());
   if (bias)
     grads[2] = SumRowsOp::create(builder, loc, bias.getType(), dout,
+                                 /*squares=*/UnitAttr(),
                                  /*block_size=*/IntegerAttr());
   return grads;
 }

@@ -879,6 +879,7 @@ constexpr OpKind kOpKinds[] = {
     {"layer_norm", 2, 2, false, SpecKind::Norm, false, 1},
     {"layer_norm_grad", 4, 2, false, SpecKind::None, false, 1},
     {"sum_rows", 1, 1, false, SpecKind::None},
+    {"sum_squares", 1, 1, false, SpecKind::None},
     {"embedding", 2, 1, false, SpecKind::None},
     {"embedding_grad", 2, 1, false, SpecKind::None},
     {"cross_entropy", 2, 2, false, SpecKind::Loss},

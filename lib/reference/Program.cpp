@@ -362,7 +362,7 @@ Status Evaluator::run(const pkg::OpSpec &op) {
                                : "needs 2 operands, 2 results and a loss spec");
     return runLossChunks(op);
   }
-  if (op.kind == "sum_rows") {
+  if (op.kind == "sum_rows" || op.kind == "sum_squares") {
     if (op.operands.size() != 1 || op.results.size() != 1)
       return Status::error("needs 1 operand and 1 result");
     return runSumRows(op);
@@ -963,7 +963,14 @@ Status Evaluator::runSumRows(const pkg::OpSpec &op) {
     return !dims ? dims.status() : in.status();
   int64_t width = total ? 1 : dims->at('D');
   std::vector<double> out(width);
-  sumRows(dims->at('R'), width, (*in)->data(), out.data());
+  if (op.kind == "sum_squares") {
+    std::vector<double> squares(**in);
+    for (double &value : squares)
+      value *= value;
+    sumRows(dims->at('R'), width, squares.data(), out.data());
+  } else {
+    sumRows(dims->at('R'), width, (*in)->data(), out.data());
+  }
   return store(op.results[0], std::move(out));
 }
 

@@ -34,8 +34,7 @@
 // CHECK: %[[DWF:.*]] = tensor.collapse_shape %[[DW]] {{\[}}[0, 1]] : tensor<8x16xbf16> into tensor<128xbf16>
 // CHECK: %[[GRAD:.*]] = tensor.concat dim(0) %[[DWF]], %[[DG]] : (tensor<128xbf16>, tensor<16xbf16>) -> tensor<144xbf16>
 // CHECK: %[[INV:.*]] = attn.elementwise %[[SCALE]] : tensor<f32> -> tensor<f32>
-// CHECK: %[[SQ:.*]] = attn.elementwise %[[GRAD]], %[[INV]] : tensor<144xbf16>, tensor<f32> -> tensor<144xf32>
-// CHECK: %[[SS:.*]] = attn.sum_rows %[[SQ]] : tensor<144xf32> -> tensor<f32>
+// CHECK: %[[SS:.*]] = attn.sum_rows %[[GRAD]] {squares} : tensor<144xbf16> -> tensor<f32>
 // CHECK: %[[S:.*]]:5 = attn.elementwise %[[SS]], %[[INV]], %[[STEP]] : tensor<f32>, tensor<f32>, tensor<f32> -> tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 // CHECK: math.sqrt
 // CHECK: arith.minimumf
@@ -74,7 +73,7 @@
 // CHECK-SAME: %[[SUMS:.*]]: tensor<144xf32> {attn.flat, attn.name = "grad"},
 // CHECK-SAME: {attn.name = "lr"}, %{{.*}} {attn.name = "step"}, %{{.*}} {attn.name = "loss_scale"})
 // CHECK-SAME: -> (tensor<f32> {attn.name = "grad_norm"}, tensor<144xf32> {attn.flat, attn.name = "new_params", attn.updates = "params"},
-// CHECK: attn.elementwise %[[SUMS]], %{{.*}} : tensor<144xf32>, tensor<f32> -> tensor<144xf32>
+// CHECK: attn.sum_rows %[[SUMS]] {squares} : tensor<144xf32> -> tensor<f32>
 // CHECK: tensor.extract_slice %[[SUMS]][0] [128] [1]
 // CHECK: attn.elementwise {{.*}} -> tensor<128xf32>, tensor<128xf32>, tensor<128xf32>
 // CHECK: tensor.extract_slice %[[SUMS]][128] [16] [1]

@@ -232,6 +232,7 @@ private:
   void crossEntropyGradRow(Value row);
   void tokenMean();
   void tokenMeanGrad(Value blockId);
+  Value summand(Value value);
   void sumColumn(Value column);
   void sumColumnsByWarps(Value first);
 
@@ -679,11 +680,18 @@ void RowKernelBlock::sumColumn(Value column) {
   Value in = x.operands[0], out = x.results[0];
   Value total = reduce(
       rowCount(in), f32Const(0),
-      [&](Value row) { return at(in, rowIndex(in, row), column); },
+      [&](Value row) { return summand(at(in, rowIndex(in, row), column)); },
       [&](Value acc, Value v) -> Value {
         return arith::AddFOp::create(b, loc, acc, v);
       });
   store(fromF32(total, out), out, column);
+}
+
+/// What sum_rows adds of an element (in f32): its square with `squares`.
+Value RowKernelBlock::summand(Value value) {
+  if (!cast<attn::SumRowsOp>(op).getSquares())
+    return value;
+  return arith::MulFOp::create(b, loc, value, value);
 }
 
 void RowKernelBlock::emit(Value blockId) {
@@ -748,7 +756,7 @@ void RowKernelBlock::sumColumnsByWarps(Value first) {
         [&] {
           return SmallVector<Value>{
               stridedSum(warp, rows, index(warps), [&](Value row) {
-                return at(in, rowIndex(in, row), column);
+                return summand(at(in, rowIndex(in, row), column));
               })};
         },
         [&] { return SmallVector<Value>{f32Const(0)}; })[0];

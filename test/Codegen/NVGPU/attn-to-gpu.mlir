@@ -524,3 +524,21 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// A sum of squares: each element squared before it is added.
+// CHECK-LABEL: func.func @sum_squares(
+// CHECK:         gpu.launch
+// CHECK:           %[[V:.*]] = memref.load
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f32
+// CHECK:           arith.addf %{{.*}}, %[[SQ]] : f32
+module @attnc_kernels {
+  func.func @sum_squares(%g: memref<512x64xf32, strided<[?, ?], offset: ?>>,
+                         %s: memref<64xf32, strided<[?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %g : memref<512x64xf32, strided<[?, ?], offset: ?>> to tensor<512x64xf32>
+    %1 = attn.sum_rows %0 {squares, block_size = 32 : i64} : tensor<512x64xf32> -> tensor<64xf32>
+    bufferization.materialize_in_destination %1 in writable %s : (tensor<64xf32>, memref<64xf32, strided<[?], offset: ?>>) -> ()
+    return
+  }
+}

@@ -635,14 +635,14 @@ func.func @rms_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %dy: tensor<?x
   return %y, %dx, %dw : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<64xbf16>
 }
 
-// A squared norm: column sums, then the sum of all of them; and a rank-0
+// A squared norm: column sums of squares, then the sum of all of them; and a rank-0
 // input broadcast into an element kernel.
 // CHECK-LABEL: func @squared_norm(
-// CHECK: attn.sum_rows %{{.*}} : tensor<16x64xf32> -> tensor<64xf32>
+// CHECK: attn.sum_rows %{{.*}} {squares} : tensor<16x64xf32> -> tensor<64xf32>
 // CHECK: attn.sum_rows %{{.*}} : tensor<64xf32> -> tensor<f32>
 // CHECK: attn.elementwise %{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf32>
 func.func @squared_norm(%g: tensor<16x64xf32>) -> (tensor<f32>, tensor<16x64xf32>) {
-  %columns = attn.sum_rows %g : tensor<16x64xf32> -> tensor<64xf32>
+  %columns = attn.sum_rows %g {squares} : tensor<16x64xf32> -> tensor<64xf32>
   %total = attn.sum_rows %columns : tensor<64xf32> -> tensor<f32>
   %scaled = attn.elementwise %g, %total : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf32> {
   ^bb0(%a: f32, %t: f32):

@@ -17,6 +17,7 @@
 // RUN: attn-run %t.attnpkg --fn rms_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=NORM
 // RUN: attn-run %t.attnpkg --fn layer_norm_odd_bwd --shape d0_0=13 --check --gradcheck | FileCheck %s --check-prefix=LAYER
 // RUN: attn-run %t.attnpkg --fn total --check | FileCheck %s --check-prefix=OUT
+// RUN: attn-run %t.attnpkg --fn sum_squares --shape d0_0=45 --check | FileCheck %s --check-prefix=SQUARES
 
 // Every remat policy gives the same gradients.
 // RUN: attnc %s --remat=none -o %t.none.attnpkg
@@ -145,4 +146,15 @@ func.func @pre_layer_norm(%x: tensor<?x48xbf16>, %g: tensor<48xbf16>,
 func.func @total(%x: tensor<1000xf32>) -> tensor<f32> {
   %s = attn.sum_rows %x : tensor<1000xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// Sums of squares (a gradient norm's): each element squared as it is read,
+// by columns, then over a vector.
+// SQUARES: columns: rel_err {{.*}} ok
+// SQUARES: all: rel_err {{.*}} ok
+func.func @sum_squares(%x: tensor<?x70xbf16>)
+    -> (tensor<70xf32> {attn.name = "columns"}, tensor<f32> {attn.name = "all"}) {
+  %c = attn.sum_rows %x {squares} : tensor<?x70xbf16> -> tensor<70xf32>
+  %t = attn.sum_rows %c {squares} : tensor<70xf32> -> tensor<f32>
+  return %c, %t : tensor<70xf32>, tensor<f32>
 }

@@ -1293,7 +1293,7 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "\"attention\", \"attention_grad_delta\", \"attention_grad_kv\", "
        "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
        "\"rms_norm\", \"rms_norm_grad\", \"layer_norm\", "
-       "\"layer_norm_grad\", \"sum_rows\", \"embedding\", "
+       "\"layer_norm_grad\", \"sum_rows\", \"sum_squares\", \"embedding\", "
        "\"embedding_grad\", \"cross_entropy\", "
        "\"cross_entropy_grad\", \"cross_entropy_partial\", "
        "\"cross_entropy_combine\", \"token_mean\", \"token_mean_grad\", "

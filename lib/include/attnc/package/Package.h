@@ -345,6 +345,7 @@ struct LossSpec {
 ///   added to dx before the rounding.
 ///   "sum_rows"  [in] -> [out]; no spec. out[d] = sum of in[r..., d] over
 ///       every leading index.
+///   "sum_squares"  [in] -> [out]; no spec. As sum_rows of in[r..., d]^2.
 ///   "embedding"  [table, ids] -> [out]; no spec. out[r, :] = table[ids[r],
 ///       :] for a table [V, D]; a row of NaN for an id outside [0, V).
 ///   "embedding_grad"  [ids, dout] -> [dtable]; no spec. dtable [V, D] =
