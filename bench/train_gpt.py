@@ -132,7 +132,7 @@ def build_model(params, heads):
             x = h + mlp(rms(h, p[f"g2_{l}"]), p, l)
         logits = F.linear(rms(x, p["gf"]), p["wte"])
         return F.cross_entropy(logits.float().view(-1, logits.shape[-1]),
-                               labels.view(-1))
+                               labels.reshape(-1))
 
     return loss_fn
 

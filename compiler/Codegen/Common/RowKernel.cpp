@@ -28,6 +28,8 @@ constexpr int64_t kUnrolledChunks = 16;
 
 /// Table rows of an embedding gradient's item (a warp's on a GPU).
 constexpr int64_t kTableGroup = 32;
+/// Columns a lane adds of a token's row per memory round trip.
+constexpr int64_t kTokenRowColumns = 32;
 
 /// Warps of a GPU block of the kernels that reduce with all their threads.
 int64_t reduceWarps(Operation *op) {
@@ -519,21 +521,42 @@ void RowKernelBlock::embeddingGradGroup(Value group) {
   });
 }
 
-/// dtable[first + local, :] += dout[token, :] when local >= 0.
+/// dtable[first + local, :] += dout[token, :] when local >= 0. A lane's
+/// columns go in passes of up to kTokenRowColumns, all of a pass's loads
+/// before its stores: one memory round trip a pass rather than one a
+/// column, which a frequent token's rows (a warp walking thousands of them
+/// in order) would otherwise wait for.
 void RowKernelBlock::addTokenRow(Value first, Value token, Value local) {
   Value dout = x.operands[1], dtable = x.results[0];
   int64_t width = cast<MemRefType>(dtable.getType()).getDimSize(1);
+  int64_t perLane = llvm::divideCeil(width, lanes());
+  int64_t perPass = std::min(perLane, kTokenRowColumns);
   Value group =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, local, i32(0));
   ifThen(group, [&] {
     Value row =
         add(first, arith::IndexCastOp::create(b, loc, b.getIndexType(), local));
     SmallVector<Value> lead = rowIndex(dout, token);
-    forLaneColumns(width, lane, lanes(), [&](Value d) {
-      Value sum = arith::AddFOp::create(b, loc, load(dtable, {row, d}),
-                                        at(dout, lead, d));
-      store(sum, dtable, {row, d});
-    });
+    loop(index(0), index(llvm::divideCeil(perLane, perPass)), index(1),
+         [&](Value pass) {
+           SmallVector<Value> columns, inside, sums;
+           for (int64_t k = 0; k < perPass; ++k) {
+             Value d = add(lane, mul(add(mul(pass, index(perPass)), index(k)),
+                                     index(lanes())));
+             inside.push_back(arith::CmpIOp::create(
+                 b, loc, arith::CmpIPredicate::ult, d, index(width)));
+             // Past the row, a lane reads its last column and stores nothing.
+             columns.push_back(arith::SelectOp::create(b, loc, inside.back(), d,
+                                                       index(width - 1)));
+             sums.push_back(arith::AddFOp::create(
+                 b, loc, load(dtable, {row, columns.back()}),
+                 at(dout, lead, columns.back())));
+           }
+           for (int64_t k = 0; k < perPass; ++k)
+             ifThen(inside[k], [&] {
+               store(sums[k], dtable, {row, columns[k]});
+             });
+         });
   });
 }
 
