@@ -258,13 +258,15 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     for name in ["d-model", "ffn", "layers", "vocab"]:
         p.add_argument(f"--{name}", type=int, required=True)
+    def model_and_data(p, weights, steps):
+        """The options train and loss share: weights, data, shape."""
+        p.add_argument(weights, required=True)
+        p.add_argument("--data", required=True)
+        for name in ["heads", steps, "batch", "seq"]:
+            p.add_argument(f"--{name}", type=int, required=True)
+
     p = sub.add_parser("train")
-    p.add_argument("--init", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--heads", type=int, required=True)
-    p.add_argument("--steps", type=int, required=True)
-    p.add_argument("--batch", type=int, required=True)
-    p.add_argument("--seq", type=int, required=True)
+    model_and_data(p, "--init", "steps")
     p.add_argument("--lr", type=float, default=6e-4)
     p.add_argument("--min-lr", type=float)
     p.add_argument("--warmup", type=int, default=0)
@@ -275,12 +277,7 @@ def main():
                    help="after the run, print the CUDA kernels of STEPS "
                    "more steps (torch.profiler)")
     p = sub.add_parser("loss")
-    p.add_argument("--weights", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--heads", type=int, required=True)
-    p.add_argument("--step", type=int, required=True)
-    p.add_argument("--batch", type=int, required=True)
-    p.add_argument("--seq", type=int, required=True)
+    model_and_data(p, "--weights", "step")
     p = sub.add_parser("compare")
     p.add_argument("attnc")
     p.add_argument("torch")
