@@ -1133,29 +1133,71 @@ def Attn_EmbeddingOp : Attn_Op<"embedding", [Pure,
   let hasVerifier = 1;
 }
 
+def Attn_TokenOrderOp : Attn_Op<"token_order", [Pure,
+    DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
+  let summary = "token indices sorted by id, for per-id sums";
+  let description = [{
+    Sorts the tokens by id for a table of `V` rows (the result `bounds`
+    `[V + 1]`, static). `order`, of the ids' shape, holds flat token indices:
+    those of id 0 in token order, then those of id 1, and so on, so that the
+    tokens of id `v` are `order[bounds[v]]` to `order[bounds[v + 1] - 1]`
+    (`bounds[0]` is 0). A token whose id is outside `[0, V)` has no place:
+    `order` ends in one -1 for each. Both results are i32 (at most 2^31 - 1
+    tokens). The order is unique, so the result is the same on every run.
+
+    One kernel block does it: the ids counted per id, the counts summed to
+    `bounds`, then each token written to its place in token order. With the
+    order, `attn.embedding_grad` sums each id's rows with the work spread
+    evenly, however frequent an id is.
+
+    ```mlir
+    %order, %bounds = attn.token_order %ids
+        : tensor<?x?xi32> -> tensor<?x?xi32>, tensor<50305xi32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$ids);
+  let results = (outs AnyRankedTensor:$order, AnyRankedTensor:$bounds);
+
+  let assemblyFormat = [{
+    $ids attr-dict `:` type($ids) `->` type($order) `,` type($bounds)
+  }];
+
+  let hasVerifier = 1;
+}
+
 def Attn_EmbeddingGradOp : Attn_Op<"embedding_grad", [Pure,
     DeclareOpInterfaceMethods<Attn_KernelOpInterface>]> {
   let summary = "the gradient of attn.embedding's table";
   let description = [{
-    `dtable[v, :] = sum over r with ids[r] == v of dout[r, :]`, in f32, the
-    rows of each `v` added in the order of `r`, so that the result is the
-    same bits on every run (a scatter with atomics would not be); ids
-    outside `[0, V)` add nothing. A kernel block owns groups of 32 table
-    rows and scans the ids for them; `block_size` pins the groups of a
-    block.
+    `dtable[v, :] = sum over r with ids[r] == v of dout[r, :]`, in f32, with
+    the ids given as `attn.token_order`'s `order` and `bounds`: row `v` adds
+    the dout rows `order[bounds[v]]` to `order[bounds[v + 1] - 1]`, in that
+    order (token order), so that the result is the same bits on every run (a
+    scatter with atomics would not be). Tokens whose ids are outside `[0, V)`
+    add nothing (they are in no id's range).
+
+    A warp sums one slice of 64 columns of one row, with the loads of
+    several tokens in flight, so a frequent id's row is spread over many
+    warps. `block_size` pins the slices of a kernel block.
 
     ```mlir
-    %dtable = attn.embedding_grad %ids, %dx
-        : tensor<?x?xi32>, tensor<?x?x768xbf16> -> tensor<50304x768xf32>
+    %order, %bounds = attn.token_order %ids
+        : tensor<?x?xi32> -> tensor<?x?xi32>, tensor<50305xi32>
+    %dtable = attn.embedding_grad %order, %bounds, %dx
+        : tensor<?x?xi32>, tensor<50305xi32>, tensor<?x?x768xbf16>
+        -> tensor<50304x768xf32>
     ```
   }];
 
-  let arguments = (ins AnyRankedTensor:$ids, AnyRankedTensor:$dout,
+  let arguments = (ins AnyRankedTensor:$order, AnyRankedTensor:$bounds,
+                       AnyRankedTensor:$dout,
                        OptionalAttr<I64Attr>:$block_size);
   let results = (outs AnyRankedTensor:$dtable);
 
   let assemblyFormat = [{
-    $ids `,` $dout attr-dict `:` type($ids) `,` type($dout) `->` type($dtable)
+    $order `,` $bounds `,` $dout attr-dict `:` type($order) `,` type($bounds)
+    `,` type($dout) `->` type($dtable)
   }];
 
   let hasVerifier = 1;

@@ -120,22 +120,54 @@ LogicalResult EmbeddingOp::verify() {
   return verifyBlockSize(*this, getBlockSize());
 }
 
+/// An i32 tensor (`what`) of `shape`.
+static LogicalResult verifyI32(Operation *op, StringRef what, Value value,
+                               ArrayRef<int64_t> shape) {
+  return verifyLossValue(op, what, value, shape, "i32",
+                         [](Type t) { return t.isSignlessInteger(32); });
+}
+
+/// Bounds [V + 1] with V >= 1 static, i32; returns V.
+static FailureOr<int64_t> verifyBounds(Operation *op, Value bounds) {
+  auto type = cast<RankedTensorType>(bounds.getType());
+  if (type.getRank() != 1 || type.isDynamicDim(0) || type.getDimSize(0) < 2)
+    return op->emitOpError()
+           << "expected bounds [V + 1] of a static V >= 1, got " << type;
+  if (failed(verifyI32(op, "bounds", bounds, type.getShape())))
+    return failure();
+  return type.getDimSize(0) - 1;
+}
+
+LogicalResult TokenOrderOp::verify() {
+  ArrayRef<int64_t> ids = getIds().getType().getShape();
+  if (failed(verifyIndices(*this, "ids", getIds(), ids)) ||
+      failed(verifyI32(*this, "order", getOrder(), ids)) ||
+      failed(verifyBounds(*this, getBounds())))
+    return failure();
+  return success();
+}
+
 LogicalResult EmbeddingGradOp::verify() {
   FailureOr<RankedTensorType> table = verifyTable(*this, getDtable().getType());
   if (failed(table))
     return failure();
   if (!table->getElementType().isF32())
     return emitOpError() << "expected an f32 table gradient, got " << *table;
-  ArrayRef<int64_t> ids = getIds().getType().getShape();
-  if (failed(verifyIndices(*this, "ids", getIds(), ids)))
+  ArrayRef<int64_t> tokens = getOrder().getType().getShape();
+  FailureOr<int64_t> classes = verifyBounds(*this, getBounds());
+  if (failed(verifyI32(*this, "order", getOrder(), tokens)) || failed(classes))
     return failure();
+  if (*classes != table->getDimSize(0))
+    return emitOpError() << "expected bounds of " << table->getDimSize(0) + 1
+                         << " elements, one more than the table's rows, got "
+                         << getBounds().getType();
   auto dout = getDout().getType();
   Type element = dout.getElementType();
   if ((!element.isF32() && !element.isF16() && !element.isBF16()) ||
       failed(verifyCompatibleShape(dout.getShape(),
-                                   pickedShape(getIds(), *table))))
+                                   pickedShape(getOrder(), *table))))
     return emitOpError() << "expected dout of shape "
-                         << shapeString(pickedShape(getIds(), *table))
+                         << shapeString(pickedShape(getOrder(), *table))
                          << " with f32, f16 or bf16 elements, got " << dout;
   return verifyBlockSize(*this, getBlockSize());
 }
@@ -312,15 +344,36 @@ StringRef EmbeddingOp::getDimClassName(int64_t) { return ""; }
 
 bool EmbeddingOp::hasKernelConfig() { return getBlockSize().has_value(); }
 
+StringRef TokenOrderOp::getKernelKind() { return "token_order"; }
+
+SmallVector<StringRef> TokenOrderOp::getValueRoles() {
+  return {"ids", "order", "bounds"};
+}
+
+SmallVector<SmallVector<int64_t>> TokenOrderOp::getDimClasses() {
+  SmallVector<int64_t> ids = allDims(getIds());
+  return {ids, ids, {static_cast<int64_t>(ids.size())}};
+}
+
+StringRef TokenOrderOp::getDimClassName(int64_t) { return ""; }
+
+/// One block sorts every token: there is nothing to choose.
+bool TokenOrderOp::hasKernelConfig() { return true; }
+
 StringRef EmbeddingGradOp::getKernelKind() { return "embedding_grad"; }
 
 SmallVector<StringRef> EmbeddingGradOp::getValueRoles() {
-  return {"ids", "dout", "dtable"};
+  return {"order", "bounds", "dout", "dtable"};
 }
 
+/// The order's dims are classes 0..k-1 (the tokens'), the bounds' k, the
+/// table's V and D k + 1 and k + 2.
 SmallVector<SmallVector<int64_t>> EmbeddingGradOp::getDimClasses() {
-  EmbeddingDims dims = embeddingDims(getIds());
-  return {dims.ids, dims.rows, dims.table};
+  SmallVector<int64_t> tokens = allDims(getOrder());
+  int64_t k = static_cast<int64_t>(tokens.size());
+  SmallVector<int64_t> rows = tokens;
+  rows.push_back(k + 2);
+  return {tokens, {k}, rows, {k + 1, k + 2}};
 }
 
 StringRef EmbeddingGradOp::getDimClassName(int64_t) { return ""; }
@@ -452,10 +505,15 @@ EmbeddingOp::buildVJP(OpBuilder &builder, ValueRange resultCotangents) {
     return SmallVector<Value>{Value(), Value()};
   RankedTensorType table = getTable().getType();
   Location loc = getLoc();
+  auto ids = getIds().getType();
+  auto order = TokenOrderOp::create(
+      builder, loc, RankedTensorType::get(ids.getShape(), builder.getI32Type()),
+      RankedTensorType::get({table.getDimSize(0) + 1}, builder.getI32Type()),
+      getIds());
   Value dtable = EmbeddingGradOp::create(
       builder, loc,
-      RankedTensorType::get(table.getShape(), builder.getF32Type()), getIds(),
-      dout, /*block_size=*/IntegerAttr());
+      RankedTensorType::get(table.getShape(), builder.getF32Type()),
+      order.getOrder(), order.getBounds(), dout, /*block_size=*/IntegerAttr());
   if (!table.getElementType().isF32())
     dtable = CastOp::create(builder, loc, table, dtable, /*scale=*/FloatAttr(),
                             /*block_size=*/IntegerAttr(),

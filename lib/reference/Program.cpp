@@ -135,6 +135,8 @@ private:
   Status runNormGrad(const pkg::OpSpec &op);
   Status runSumRows(const pkg::OpSpec &op);
   Status runEmbedding(const pkg::OpSpec &op);
+  Status runTokenOrder(const pkg::OpSpec &op);
+  Status checkBounds(const std::string &name, int64_t rows) const;
   Status runLoss(const pkg::OpSpec &op);
   Status runCrossEntropy(const pkg::OpSpec &op);
   Status runTokenMean(const pkg::OpSpec &op);
@@ -341,9 +343,17 @@ Status Evaluator::run(const pkg::OpSpec &op) {
                            "results");
     return runNormGrad(op);
   }
-  if (op.kind == "embedding" || op.kind == "embedding_grad") {
-    if (op.operands.size() != 2 || op.results.size() != 1)
-      return Status::error("needs 2 operands and 1 result");
+  if (op.kind == "embedding" || op.kind == "embedding_grad" ||
+      op.kind == "token_order") {
+    size_t operands = op.kind == "embedding"     ? 2
+                      : op.kind == "token_order" ? 1
+                                                 : 3;
+    size_t results = op.kind == "token_order" ? 2 : 1;
+    if (op.operands.size() != operands || op.results.size() != results)
+      return Status::error(
+          "needs " + std::to_string(operands) +
+          (operands == 1 ? " operand and " : " operands and ") +
+          std::to_string(results) + (results == 1 ? " result" : " results"));
     return runEmbedding(op);
   }
   if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad" ||
@@ -783,13 +793,16 @@ Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
                                : store(op.results[0], std::move(dx));
 }
 
-/// embedding [table, ids] -> [out] and embedding_grad [ids, dout] ->
-/// [dtable]: a table [V, D], ids of any shape, rows of the ids' shape and D.
+/// embedding [table, ids] -> [out], token_order [ids] -> [order, bounds]
+/// and embedding_grad [order, bounds, dout] -> [dtable]: a table [V, D],
+/// ids and order of any shape [T...], bounds [V + 1], rows [T..., D].
 Status Evaluator::runEmbedding(const pkg::OpSpec &op) {
+  if (op.kind == "token_order")
+    return runTokenOrder(op);
   bool grad = op.kind == "embedding_grad";
-  const std::string &tableName = grad ? op.results[0] : op.operands[0];
   const std::string &idsName = grad ? op.operands[0] : op.operands[1];
-  const std::string &rowsName = grad ? op.operands[1] : op.results[0];
+  const std::string &tableName = grad ? op.results[0] : op.operands[0];
+  const std::string &rowsName = grad ? op.operands[2] : op.results[0];
   if (op.results[0].empty())
     return Status::ok();
   auto table = shapeOf(tableName), ids = shapeOf(idsName),
@@ -803,20 +816,52 @@ Status Evaluator::runEmbedding(const pkg::OpSpec &op) {
                          shapeText(*ids) + ", " + shapeText(*rows) +
                          " do not fit a table [V, D], ids [T...] and rows "
                          "[T..., D]");
-  int64_t tokens = 1;
-  for (int64_t extent : *ids)
-    tokens *= extent;
-  TableShape shape{(*table)[0], (*table)[1], tokens};
+  TableShape shape{(*table)[0], (*table)[1], elementCount(*ids).value_or(0)};
+  if (grad)
+    if (Status s = checkBounds(op.operands[1], shape.rows); !s)
+      return s;
   auto in = operands(op);
   if (!in)
     return in.status();
   std::vector<double> out(grad ? shape.rows * shape.width
                                : shape.tokens * shape.width);
   if (grad)
-    embeddingGrad(shape, (*in)[0], (*in)[1], out.data());
+    embeddingGrad(shape, (*in)[0], (*in)[1], (*in)[2], out.data());
   else
     embedding(shape, (*in)[0], (*in)[1], out.data());
   return store(op.results[0], std::move(out));
+}
+
+/// Bounds `name` of a table of `rows` rows: [rows + 1].
+Status Evaluator::checkBounds(const std::string &name, int64_t rows) const {
+  auto bounds = shapeOf(name);
+  if (!bounds)
+    return bounds.status();
+  if (*bounds != std::vector<int64_t>{rows + 1})
+    return Status::error("bounds " + name + " has shape " + shapeText(*bounds) +
+                         ", not [" + std::to_string(rows + 1) + "]");
+  return Status::ok();
+}
+
+Status Evaluator::runTokenOrder(const pkg::OpSpec &op) {
+  auto ids = shapeOf(op.operands[0]), order = shapeOf(op.results[0]),
+       bounds = shapeOf(op.results[1]);
+  if (!ids || !order || !bounds)
+    return !ids ? ids.status() : !order ? order.status() : bounds.status();
+  if (*order != *ids || bounds->size() != 1 || (*bounds)[0] < 2)
+    return Status::error("shapes " + shapeText(*ids) + ", " +
+                         shapeText(*order) + ", " + shapeText(*bounds) +
+                         " do not fit ids [T...], order [T...] and bounds "
+                         "[V + 1]");
+  TableShape shape{(*bounds)[0] - 1, 0, elementCount(*ids).value_or(0)};
+  auto in = operands(op);
+  if (!in)
+    return in.status();
+  std::vector<double> sorted(shape.tokens), starts(shape.rows + 1);
+  tokenOrder(shape, (*in)[0], sorted.data(), starts.data());
+  if (Status s = store(op.results[0], std::move(sorted)); !s)
+    return s;
+  return store(op.results[1], std::move(starts));
 }
 
 Status Evaluator::runLoss(const pkg::OpSpec &op) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnc::ref {
 
@@ -27,14 +28,40 @@ void embedding(const TableShape &shape, const double *table, const double *ids,
               : std::numeric_limits<double>::quiet_NaN();
 }
 
-void embeddingGrad(const TableShape &shape, const double *ids,
-                   const double *dout, double *dtable) {
-  std::fill(dtable, dtable + shape.rows * shape.width, 0.0);
+void tokenOrder(const TableShape &shape, const double *ids, double *order,
+                double *bounds) {
+  std::vector<int64_t> next(shape.rows + 1, 0);
   for (int64_t t = 0; t < shape.tokens; ++t)
     if (isRow(shape, ids[t]))
+      ++next[static_cast<int64_t>(ids[t]) + 1];
+  for (int64_t v = 0; v < shape.rows; ++v)
+    next[v + 1] += next[v];
+  std::fill(order, order + shape.tokens, -1.0);
+  for (int64_t t = 0; t < shape.tokens; ++t)
+    if (isRow(shape, ids[t]))
+      order[next[static_cast<int64_t>(ids[t])]++] = static_cast<double>(t);
+  // next[v] moved to the end of v's tokens: the start of v + 1's.
+  bounds[0] = 0;
+  for (int64_t v = 0; v < shape.rows; ++v)
+    bounds[v + 1] = static_cast<double>(next[v]);
+}
+
+void embeddingGrad(const TableShape &shape, const double *order,
+                   const double *bounds, const double *dout, double *dtable) {
+  auto clamped = [&](double v) {
+    return static_cast<int64_t>(
+        std::clamp(v, 0.0, static_cast<double>(shape.tokens)));
+  };
+  std::fill(dtable, dtable + shape.rows * shape.width, 0.0);
+  for (int64_t v = 0; v < shape.rows; ++v) {
+    int64_t end = clamped(bounds[v + 1]);
+    for (int64_t p = std::min(clamped(bounds[v]), end); p < end; ++p) {
+      bool inside = order[p] >= 0 && order[p] < shape.tokens;
+      int64_t t = inside ? static_cast<int64_t>(order[p]) : shape.tokens - 1;
       for (int64_t d = 0; d < shape.width; ++d)
-        dtable[static_cast<int64_t>(ids[t]) * shape.width + d] +=
-            dout[t * shape.width + d];
+        dtable[v * shape.width + d] += dout[t * shape.width + d];
+    }
+  }
 }
 
 /// log(sum_v exp(values[v * stride])) over `count` values, the max taken

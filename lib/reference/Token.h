@@ -29,10 +29,19 @@ struct TableShape {
 void embedding(const TableShape &shape, const double *table, const double *ids,
                double *out);
 
-/// dtable [rows, width] = the sum of the dout rows [tokens, width] of each
-/// id; ids outside [0, rows) add nothing.
-void embeddingGrad(const TableShape &shape, const double *ids,
-                   const double *dout, double *dtable);
+/// order [tokens]: the tokens sorted by id, stably, then one -1 for each
+/// token whose id is outside [0, rows); bounds [rows + 1]: the tokens of id
+/// v are order[bounds[v]] to order[bounds[v + 1] - 1].
+void tokenOrder(const TableShape &shape, const double *ids, double *order,
+                double *bounds);
+
+/// dtable [rows, width]: row v the sum of the dout rows [tokens, width] of
+/// order[bounds[v]] to order[bounds[v + 1] - 1] (tokenOrder's), in that
+/// order. As the kernel does, bounds are clamped to [0, tokens] and a place
+/// outside [0, tokens) reads the last token, so nothing is read out of
+/// bounds.
+void embeddingGrad(const TableShape &shape, const double *order,
+                   const double *bounds, const double *dout, double *dtable);
 
 /// Rows of logits over `classes`, with their labels' ignore_index; for a
 /// vocabulary chunk's logits, the chunk's first class.

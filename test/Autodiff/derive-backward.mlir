@@ -271,7 +271,8 @@ func.func @fused_lm_loss(%h: tensor<?x16xbf16>, %e: tensor<40x16xbf16>, %y: tens
 // cast to the table's type; the ids take no gradient.
 // CHECK-LABEL: func.func @embed_bwd
 // CHECK-SAME: (%[[T:[^:]+]]: tensor<40x16xbf16>, %[[I:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<?x16xbf16>, %[[DX:[^:]+]]: tensor<?x16xbf16> {attn.cotangent_of_result = 0 : i64}) -> (tensor<40x16xbf16> {attn.gradient_of_argument = 0 : i64})
-// CHECK: %[[G:.*]] = attn.embedding_grad %[[I]], %[[DX]] : tensor<?xi32>, tensor<?x16xbf16> -> tensor<40x16xf32>
+// CHECK: %[[O:.*]], %[[B:.*]] = attn.token_order %[[I]] : tensor<?xi32> -> tensor<?xi32>, tensor<41xi32>
+// CHECK: %[[G:.*]] = attn.embedding_grad %[[O]], %[[B]], %[[DX]] : tensor<?xi32>, tensor<41xi32>, tensor<?x16xbf16> -> tensor<40x16xf32>
 // CHECK: %[[DT:.*]] = attn.cast %[[G]] : tensor<40x16xf32> to tensor<40x16xbf16>
 // CHECK: return %[[DT]]
 func.func @embed(%t: tensor<40x16xbf16>, %i: tensor<?xi32>) -> tensor<?x16xbf16>

@@ -26,13 +26,17 @@ constexpr int64_t kMeanWarps = 8;
 /// The most chunks per lane a row sum unrolls.
 constexpr int64_t kUnrolledChunks = 16;
 
-/// Table rows of an embedding gradient's item (a warp's on a GPU).
-constexpr int64_t kTableGroup = 32;
-/// Columns a lane adds of a token's row per memory round trip.
-constexpr int64_t kTokenRowColumns = 32;
+/// Columns of a table row that an embedding gradient's item sums (a warp's
+/// on a GPU, 2 a lane).
+constexpr int64_t kGradSliceColumns = 64;
+/// Warps of attn.token_order's one block: its scatter compares each token
+/// with the others of a 1024-token chunk.
+constexpr int64_t kOrderWarps = 32;
 
 /// Warps of a GPU block of the kernels that reduce with all their threads.
 int64_t reduceWarps(Operation *op) {
+  if (isa<attn::TokenOrderOp>(op))
+    return kOrderWarps;
   return isa<attn::SumRowsOp>(op) ? kSumWarps : kMeanWarps;
 }
 
@@ -44,7 +48,14 @@ int64_t blockSizeOf(Operation *op) {
 
 /// Kernels whose block reduces with all its threads (not a warp per row).
 bool reducesByBlock(Operation *op) {
-  return isa<attn::SumRowsOp, attn::TokenMeanOp, attn::TokenMeanGradOp>(op);
+  return isa<attn::SumRowsOp, attn::TokenMeanOp, attn::TokenMeanGradOp,
+             attn::TokenOrderOp>(op);
+}
+
+/// The slices of kGradSliceColumns of an embedding gradient's table row.
+int64_t gradSlices(attn::EmbeddingGradOp op) {
+  return llvm::divideCeil(op.getDtable().getType().getDimSize(1),
+                          kGradSliceColumns);
 }
 
 /// The most shared memory a norm gradient's block gives its warps' partial
@@ -193,9 +204,41 @@ private:
   /// Whether integer `v` is in [lower, upper) (index bounds).
   Value inRange(Value v, Value lower, Value upper);
   void embeddingRow(Value row);
-  void embeddingGradGroup(Value group);
-  void addTokenRow(Value first, Value token, Value local);
-  Value laneAny(Value flag);
+  /// The thread's index in its block and the block's threads (0 and 1 on
+  /// the host).
+  Value threadIndex() { return threadId ? threadId : index(0); }
+  int64_t threads() const { return threadId ? numThreads : 1; }
+  /// body(i) for i < n, strided over the block's threads.
+  template <typename Fn> void forThreads(Value first, Value n, Fn body) {
+    loop(add(first, threadIndex()), n, index(threads()), body);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value toI32Signed(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  }
+  /// init + the sum of addend(i, running sum) over i < n, in i32.
+  template <typename Fn> Value sumI32(Value n, Value init, Fn addend) {
+    auto forOp =
+        scf::ForOp::create(b, loc, index(0), n, index(1), ValueRange{init});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value sum = forOp.getRegionIterArgs()[0];
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::AddIOp::create(
+            b, loc, sum, addend(forOp.getInductionVar(), sum))});
+    return forOp.getResult(0);
+  }
+  void tokenOrder();
+  void countIds();
+  void scanCounts();
+  void scatterTokens();
+  /// How many of the chunk's other tokens have `key`, before and after
+  /// this thread's (from the keys in shared memory).
+  std::pair<Value, Value> sameKeyAround(Value key);
+  void embeddingGradSlice(Value item);
   /// log(sum_d exp(term(d))) over d < width, in every lane: the max
   /// first, so that no exponential overflows.
   template <typename Fn> Value logSumExp(int64_t width, Fn term) {
@@ -473,103 +516,204 @@ void RowKernelBlock::embeddingRow(Value row) {
   });
 }
 
-/// Table rows [first, first + 32) of dtable: zeros, then each token's dout
-/// row added to its id's row, tokens in order. A warp reads 32 ids at a
-/// time, one per lane, and walks them in order only when one of them falls
-/// in its rows (rarely: 32 of V), so the scan over the ids costs a
-/// coalesced load and a vote per 32 tokens rather than a load per token.
-void RowKernelBlock::embeddingGradGroup(Value group) {
-  Value ids = x.operands[0], dtable = x.results[0];
-  auto type = cast<MemRefType>(dtable.getType());
-  Value first = mul(group, index(kTableGroup));
-  Value rows = validRows(kTableGroup, index(type.getDimSize(0)), first);
-  loopTo(rows, [&](Value i) {
-    forLaneColumns(type.getDimSize(1), lane, lanes(), [&](Value d) {
-      store(f32Const(0), dtable, {add(first, i), d});
+/// attn.token_order: bounds[v + 1] counts the tokens of id v, the counts
+/// are summed in place to each id's first place, then each token goes to
+/// its id's next place, which moves that id's bound to its end; places past
+/// the last bound (tokens of no id) get -1.
+void RowKernelBlock::tokenOrder() {
+  Value order = x.results[0], bounds = x.results[1];
+  forThreads(index(0), memref::DimOp::create(b, loc, bounds, 0),
+             [&](Value i) { store(i32(0), bounds, {i}); });
+  barrier();
+  countIds();
+  barrier();
+  scanCounts();
+  barrier();
+  scatterTokens();
+  barrier();
+  Value classes = index(cast<MemRefType>(bounds.getType()).getDimSize(0) - 1);
+  forThreads(toIndex(load(bounds, {classes})), elementCount(order),
+             [&](Value p) { store(i32(-1), order, elementIndex(order, p)); });
+}
+
+/// bounds[id + 1] += 1 for each token with an id in [0, V): integer atomics,
+/// so the counts do not depend on timing.
+void RowKernelBlock::countIds() {
+  Value ids = x.operands[0], bounds = x.results[1];
+  int64_t classes = cast<MemRefType>(bounds.getType()).getDimSize(0) - 1;
+  forThreads(index(0), elementCount(ids), [&](Value t) {
+    Value id = load(ids, elementIndex(ids, t));
+    ifThen(inRange(id, index(0), index(classes)), [&] {
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, i32(1),
+                                  bounds,
+                                  ValueRange{add(toIndex(id), index(1))});
     });
   });
+}
+
+/// bounds[1..V] becomes its exclusive prefix sums (bounds[0] stays 0): each
+/// thread sums a contiguous range, the threads' sums go through shared
+/// memory (as f32 bit patterns), and each thread rewrites its range from
+/// the sum of the ranges before it.
+void RowKernelBlock::scanCounts() {
+  Value bounds = x.results[1];
+  int64_t classes = cast<MemRefType>(bounds.getType()).getDimSize(0) - 1;
+  int64_t range = llvm::divideCeil(classes, threads());
+  Value first = add(index(1), mul(threadIndex(), index(range)));
+  Value end = arith::MaxUIOp::create(
+      b, loc, first,
+      arith::MinUIOp::create(b, loc, add(first, index(range)),
+                             index(classes + 1)));
+  Value base = i32(0);
+  if (threadId) {
+    Value own = sumI32(sub(end, first), i32(0), [&](Value i, Value) {
+      return load(bounds, {add(first, i)});
+    });
+    store(arith::BitcastOp::create(b, loc, f32, own), scratch, {warp, lane});
+    barrier();
+    base = sumI32(threadId, i32(0), [&](Value t, Value) -> Value {
+      Value v =
+          load(scratch, {divUI(t, index(kWarp)),
+                         arith::RemUIOp::create(b, loc, t, index(kWarp))});
+      return arith::BitcastOp::create(b, loc, b.getI32Type(), v);
+    });
+  }
+  // Each place gets the sum before it, then adds its own count.
+  sumI32(sub(end, first), base, [&](Value i, Value before) {
+    Value place = add(first, i);
+    Value count = load(bounds, {place});
+    store(before, bounds, {place});
+    return count;
+  });
+}
+
+/// Tokens in chunks of the block's threads, a thread each: a token's place
+/// is its id's current bound plus the chunk's earlier tokens of its id, and
+/// the chunk's last token of an id moves the bound past the chunk's tokens
+/// of that id.
+void RowKernelBlock::scatterTokens() {
+  Value ids = x.operands[0], order = x.results[0], bounds = x.results[1];
+  int64_t classes = cast<MemRefType>(bounds.getType()).getDimSize(0) - 1;
   Value tokens = elementCount(ids);
-  loop(index(0), tokens, index(lanes()), [&](Value chunk) {
-    // Each lane's token: its table row minus `first` if it is one of the
-    // group's, else -1.
-    Value token = add(chunk, lane);
+  loop(index(0), tokens, index(threads()), [&](Value chunk) {
+    Value token = add(chunk, threadIndex());
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, token, tokens);
-    Value safe = arith::SelectOp::create(b, loc, inside, token, index(0));
-    Value id = load(ids, elementIndex(ids, safe));
-    Value mine = arith::AndIOp::create(b, loc, inside,
-                                       inRange(id, first, add(first, rows)));
-    Value local = arith::SelectOp::create(
-        b, loc, mine,
-        arith::TruncIOp::create(
-            b, loc, b.getI32Type(),
-            arith::IndexCastOp::create(
-                b, loc, b.getI64Type(),
-                sub(arith::IndexCastOp::create(b, loc, b.getIndexType(), id),
-                    first))),
-        i32(-1));
-    if (!threadId)
-      return addTokenRow(first, token, local);
-    ifThen(laneAny(mine), [&] {
-      loopTo(index(kWarp), [&](Value j) {
-        Value theirs = gpu::ShuffleOp::create(b, loc, local, toI32(j),
-                                              i32(kWarp), gpu::ShuffleMode::IDX)
-                           .getShuffleResult();
-        addTokenRow(first, add(chunk, j), theirs);
-      });
-    });
-  });
-}
-
-/// dtable[first + local, :] += dout[token, :] when local >= 0. A lane's
-/// columns go in passes of up to kTokenRowColumns, all of a pass's loads
-/// before its stores: one memory round trip a pass rather than one a
-/// column, which a frequent token's rows (a warp walking thousands of them
-/// in order) would otherwise wait for.
-void RowKernelBlock::addTokenRow(Value first, Value token, Value local) {
-  Value dout = x.operands[1], dtable = x.results[0];
-  int64_t width = cast<MemRefType>(dtable.getType()).getDimSize(1);
-  int64_t perLane = llvm::divideCeil(width, lanes());
-  int64_t perPass = std::min(perLane, kTokenRowColumns);
-  Value group =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, local, i32(0));
-  ifThen(group, [&] {
-    Value row =
-        add(first, arith::IndexCastOp::create(b, loc, b.getIndexType(), local));
-    SmallVector<Value> lead = rowIndex(dout, token);
-    loop(index(0), index(llvm::divideCeil(perLane, perPass)), index(1),
-         [&](Value pass) {
-           SmallVector<Value> columns, inside, sums;
-           for (int64_t k = 0; k < perPass; ++k) {
-             Value d = add(lane, mul(add(mul(pass, index(perPass)), index(k)),
-                                     index(lanes())));
-             inside.push_back(arith::CmpIOp::create(
-                 b, loc, arith::CmpIPredicate::ult, d, index(width)));
-             // Past the row, a lane reads its last column and stores nothing.
-             columns.push_back(arith::SelectOp::create(b, loc, inside.back(), d,
-                                                       index(width - 1)));
-             sums.push_back(arith::AddFOp::create(
-                 b, loc, load(dtable, {row, columns.back()}),
-                 at(dout, lead, columns.back())));
-           }
-           for (int64_t k = 0; k < perPass; ++k)
-             ifThen(inside[k], [&] {
-               store(sums[k], dtable, {row, columns[k]});
+    Value id =
+        load(ids, elementIndex(ids, arith::SelectOp::create(b, loc, inside,
+                                                            token, index(0))));
+    Value valid = arith::AndIOp::create(b, loc, inside,
+                                        inRange(id, index(0), index(classes)));
+    Value key = arith::SelectOp::create(b, loc, valid, toI32Signed(toIndex(id)),
+                                        i32(-1));
+    auto [before, after] = sameKeyAround(key);
+    Value slot =
+        add(arith::SelectOp::create(b, loc, valid, toIndex(key), index(0)),
+            index(1));
+    Value place = arith::AddIOp::create(b, loc, load(bounds, {slot}), before);
+    // Every thread reads its bound before any moves one.
+    barrier();
+    ifThen(valid, [&] {
+      store(toI32Signed(token), order, elementIndex(order, toIndex(place)));
+      ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, after,
+                                   i32(0)),
+             [&] {
+               store(arith::AddIOp::create(b, loc, place, i32(1)), bounds,
+                     {slot});
              });
-         });
+    });
+    barrier();
   });
 }
 
-/// Whether `flag` (i1) holds in any lane of the warp.
-Value RowKernelBlock::laneAny(Value flag) {
-  Value any = arith::ExtUIOp::create(b, loc, b.getI32Type(), flag);
-  for (int64_t offset = kWarp / 2; offset > 0; offset /= 2)
-    any =
-        arith::OrIOp::create(b, loc, any,
-                             gpu::ShuffleOp::create(b, loc, any, offset, kWarp,
-                                                    gpu::ShuffleMode::XOR)
-                                 .getShuffleResult());
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, any, i32(0));
+std::pair<Value, Value> RowKernelBlock::sameKeyAround(Value key) {
+  if (!threadId)
+    return {i32(0), i32(0)};
+  store(arith::BitcastOp::create(b, loc, f32, key), scratch, {warp, lane});
+  barrier();
+  auto count = [&](Value from, Value to) {
+    return sumI32(sub(to, from), i32(0), [&](Value i, Value) -> Value {
+      Value t = add(from, i);
+      Value other = arith::BitcastOp::create(
+          b, loc, b.getI32Type(),
+          load(scratch, {divUI(t, index(kWarp)),
+                         arith::RemUIOp::create(b, loc, t, index(kWarp))}));
+      return arith::ExtUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, other, key));
+    });
+  };
+  Value before = count(index(0), threadId);
+  Value after = count(add(threadId, index(1)), index(numThreads));
+  // The keys are read before the next chunk writes its own.
+  barrier();
+  return {before, after};
+}
+
+/// Slice item % slices of dtable row item / slices: the sum of the dout
+/// rows of the row's tokens, in order. A warp's lanes take 32 of the
+/// tokens' places at a time (one coalesced load), then all their columns'
+/// loads go out before the first add, so a frequent id's thousands of
+/// tokens cost a memory round trip per 32.
+void RowKernelBlock::embeddingGradSlice(Value item) {
+  Value order = x.operands[0], bounds = x.operands[1], dout = x.operands[2],
+        dtable = x.results[0];
+  int64_t width = cast<MemRefType>(dtable.getType()).getDimSize(1);
+  Value slices = index(gradSlices(cast<attn::EmbeddingGradOp>(op)));
+  Value row = divUI(item, slices);
+  Value firstColumn = mul(arith::RemUIOp::create(b, loc, item, slices),
+                          index(kGradSliceColumns));
+  SmallVector<Value> columns, valid;
+  for (int64_t k = 0; k < kGradSliceColumns / lanes(); ++k) {
+    Value d = add(firstColumn, add(lane, index(k * lanes())));
+    valid.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d,
+                                          index(width)));
+    columns.push_back(
+        arith::SelectOp::create(b, loc, valid.back(), d, index(width - 1)));
+  }
+  // Bounds clamped to [0, tokens] and places to a token, as the reference
+  // does, so that bad order or bounds read nothing out of bounds.
+  Value tokens = elementCount(order);
+  Value end = arith::MinUIOp::create(
+      b, loc, toIndex(load(bounds, {add(row, index(1))})), tokens);
+  Value begin =
+      arith::MinUIOp::create(b, loc, toIndex(load(bounds, {row})), end);
+  SmallVector<Value> zeros(columns.size(), f32Const(0));
+  auto forOp = scf::ForOp::create(b, loc, begin, end, index(lanes()), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value chunk = forOp.getInductionVar();
+    Value last = sub(end, index(1));
+    Value mine = arith::MinUIOp::create(b, loc, add(chunk, lane), last);
+    Value token = load(order, elementIndex(order, mine));
+    SmallVector<Value> sums(forOp.getRegionIterArgs());
+    SmallVector<std::pair<Value, SmallVector<Value>>> rows;
+    for (int64_t j = 0; j < lanes(); ++j) {
+      Value theirs = threadId ? gpu::ShuffleOp::create(b, loc, token, j, kWarp,
+                                                       gpu::ShuffleMode::IDX)
+                                    .getShuffleResult()
+                              : token;
+      SmallVector<Value> lead =
+          rowIndex(dout, arith::MinUIOp::create(b, loc, toIndex(theirs),
+                                                sub(tokens, index(1))));
+      SmallVector<Value> values;
+      for (Value d : columns)
+        values.push_back(at(dout, lead, d));
+      rows.push_back({add(chunk, index(j)), values});
+    }
+    for (auto &[place, values] : rows) {
+      Value inRow =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, place, end);
+      for (size_t k = 0; k < sums.size(); ++k)
+        sums[k] = arith::SelectOp::create(
+            b, loc, inRow, arith::AddFOp::create(b, loc, sums[k], values[k]),
+            sums[k]);
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  for (auto [sum, d, inside] : llvm::zip(forOp.getResults(), columns, valid))
+    ifThen(inside, [&] { store(sum, dtable, {row, d}); });
 }
 
 /// lse = m + log(sum exp(x - m)) with m the row's max; loss = lse -
@@ -729,9 +873,10 @@ void RowKernelBlock::emit(Value blockId) {
   if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op))
     return forBlockItems(
         blockId,
-        index(llvm::divideCeil(grad.getDtable().getType().getDimSize(0),
-                               kTableGroup)),
-        [&](Value group) { embeddingGradGroup(group); });
+        index(grad.getDtable().getType().getDimSize(0) * gradSlices(grad)),
+        [&](Value item) { embeddingGradSlice(item); });
+  if (isa<attn::TokenOrderOp>(op))
+    return tokenOrder();
   if (isa<attn::CrossEntropyOp>(op))
     return forBlockItems(blockId, rowCount(x.operands[0]),
                          [&](Value row) { crossEntropyRow(row); });
@@ -836,16 +981,14 @@ Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,
   } else if (isa<attn::CrossEntropyCombineOp>(op)) {
     Value labels = buffers.operands[2];
     count = product(labels, cast<MemRefType>(labels.getType()).getRank());
-  } else if (isa<attn::TokenMeanOp>(op)) {
+  } else if (isa<attn::TokenMeanOp, attn::TokenOrderOp>(op)) {
     return arith::ConstantIndexOp::create(b, loc, 1);
   } else if (isa<attn::EmbeddingOp>(op)) {
     Value ids = buffers.operands[1];
     count = product(ids, cast<MemRefType>(ids.getType()).getRank());
   } else if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op)) {
     count = arith::ConstantIndexOp::create(
-        b, loc,
-        llvm::divideCeil(grad.getDtable().getType().getDimSize(0),
-                         kTableGroup));
+        b, loc, grad.getDtable().getType().getDimSize(0) * gradSlices(grad));
   } else if (isa<attn::TokenMeanGradOp>(op)) {
     count = product(in, rank);
   } else if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {

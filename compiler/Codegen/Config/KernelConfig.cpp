@@ -488,8 +488,9 @@ void configureNorm(Operation *op, const attnc::TargetDescription &target) {
               IntegerAttr::get(IntegerType::get(op->getContext(), 64), block));
 }
 
-/// Rows of an embedding or cross-entropy kernel block, or groups of 32
-/// table rows of an embedding gradient's (on a GPU a warp each, 8 warps),
+/// Rows of an embedding or cross-entropy kernel block, or slices of 64
+/// columns of table rows of an embedding gradient's (on a GPU a warp each,
+/// 8 warps),
 /// or tokens of a token-mean gradient's block (8 warps over 1024 on a GPU;
 /// a thread's chunk on the host).
 void configureTokenOp(Operation *op, const attnc::TargetDescription &target) {

@@ -224,7 +224,8 @@ struct ConvertAttnToHostPass
         RowKernelToHost<attn::TokenMeanOp>,
         RowKernelToHost<attn::TokenMeanGradOp>,
         RowKernelToHost<attn::EmbeddingOp>,
-        RowKernelToHost<attn::EmbeddingGradOp>>(context);
+        RowKernelToHost<attn::EmbeddingGradOp>,
+        RowKernelToHost<attn::TokenOrderOp>>(context);
     patterns.add<GradTilesToHost<attn::AttentionGradKVOp>>(
         context, attnc::emitGradKVBlock);
     patterns.add<GradTilesToHost<attn::AttentionGradQOp>>(

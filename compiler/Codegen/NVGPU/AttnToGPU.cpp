@@ -495,7 +495,8 @@ struct ConvertAttnToGPUPass
         RowKernelToGPU<attn::TokenMeanOp>,
         RowKernelToGPU<attn::TokenMeanGradOp>,
         RowKernelToGPU<attn::EmbeddingOp>,
-        RowKernelToGPU<attn::EmbeddingGradOp>>(&getContext());
+        RowKernelToGPU<attn::EmbeddingGradOp>,
+        RowKernelToGPU<attn::TokenOrderOp>>(&getContext());
     patterns.add<GradTilesToGPU<attn::AttentionGradKVOp>>(
         &getContext(), attnc::emitGradKVBlock, attnc::emitMmaGradKV);
     patterns.add<GradTilesToGPU<attn::AttentionGradQOp>>(

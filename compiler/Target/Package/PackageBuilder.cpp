@@ -313,8 +313,13 @@ void boundIndexInputs(pkg::Function &fn) {
           input.indexBound = *op.loss->vocabSize;
     } else if (op.kind == "embedding") {
       bound(op.operands[1], fn.findValue(op.operands[0]), 0);
-    } else if (op.kind == "embedding_grad") {
-      bound(op.operands[0], fn.findValue(op.results[0]), 0);
+    } else if (op.kind == "token_order") {
+      // bounds [V + 1]
+      const pkg::TensorSig *bounds = fn.findValue(op.results[1]);
+      for (pkg::TensorSig &input : fn.inputs)
+        if (input.name == op.operands[0] && bounds &&
+            bounds->shape.size() == 1 && bounds->shape[0].isStatic())
+          input.indexBound = bounds->shape[0].extent - 1;
     }
   }
 }

@@ -542,3 +542,73 @@ module @attnc_kernels {
     return
   }
 }
+
+// -----
+
+// attn.token_order: one block of 1024 threads. The bounds are zeroed, the
+// ids counted with integer atomics, the counts summed (the threads' range
+// sums through shared memory as f32 bit patterns), then each 1024-token
+// chunk's tokens placed (the chunk's keys in shared memory, between
+// barriers), and the places of no id set to -1.
+// CHECK-LABEL: func.func @token_order(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1:.*]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads({{.*}}) in ({{.*}} = %c1024,
+// CHECK:           memref.store %c0_i32
+// CHECK:           gpu.barrier
+// CHECK:           memref.atomic_rmw addi %c1_i32
+// CHECK:           gpu.barrier
+// CHECK:           arith.bitcast %{{.*}} : i32 to f32
+// CHECK:           gpu.barrier
+// CHECK:           scf.for {{.*}} step %c1024 {
+// CHECK:             arith.bitcast %{{.*}} : i32 to f32
+// CHECK:             gpu.barrier
+// CHECK:             gpu.barrier
+// CHECK:             gpu.barrier
+// CHECK:             gpu.barrier
+// CHECK:           }
+// CHECK:           gpu.barrier
+// CHECK:           memref.store %c-1_i32
+module @attnc_kernels {
+  func.func @token_order(%i: memref<?xi32, strided<[?], offset: ?>>,
+                         %o: memref<?xi32, strided<[?], offset: ?>>,
+                         %b: memref<41xi32, strided<[?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %i : memref<?xi32, strided<[?], offset: ?>> to tensor<?xi32>
+    %1, %2 = attn.token_order %0 : tensor<?xi32> -> tensor<?xi32>, tensor<41xi32>
+    bufferization.materialize_in_destination %1 in writable %o : (tensor<?xi32>, memref<?xi32, strided<[?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %2 in writable %b : (tensor<41xi32>, memref<41xi32, strided<[?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The embedding gradient: a warp per 64-column slice of a row (40 rows of
+// 80 columns: 80 slices, 10 blocks of 8 warps). A lane loads one of 32
+// places, the warp's 32 tokens come by shuffles (clamped to the tokens),
+// every load of the 32 rows goes out before the adds, and a place past the
+// row's end adds nothing.
+// CHECK-LABEL: func.func @embedding_grad(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c10, {{.*}}) threads({{.*}}) in ({{.*}} = %c256,
+// CHECK:           %{{.*}}:2 = scf.for {{.*}} step %c32 iter_args({{.*}}) -> (f32, f32) {
+// CHECK:             %[[PLACE:.*]] = arith.minui
+// CHECK:             %[[TOKENS:.*]] = memref.load %{{.*}}[%[[PLACE]]]
+// CHECK:             gpu.shuffle  idx %[[TOKENS]], %c0_i32, %c32_i32 : i32
+// CHECK:             arith.minui
+// CHECK:             memref.load
+// CHECK:             gpu.shuffle  idx %[[TOKENS]], %c31_i32, %c32_i32 : i32
+// CHECK-NOT:         gpu.shuffle
+// CHECK:             arith.addf
+// CHECK:             arith.select
+// CHECK:             scf.yield
+module @attnc_kernels {
+  func.func @embedding_grad(%o: memref<?xi32, strided<[?], offset: ?>>,
+                            %b: memref<41xi32, strided<[?], offset: ?>>,
+                            %d: memref<?x80xbf16, strided<[?, ?], offset: ?>>,
+                            %t: memref<40x80xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %o : memref<?xi32, strided<[?], offset: ?>> to tensor<?xi32>
+    %1 = bufferization.to_tensor %b : memref<41xi32, strided<[?], offset: ?>> to tensor<41xi32>
+    %2 = bufferization.to_tensor %d : memref<?x80xbf16, strided<[?, ?], offset: ?>> to tensor<?x80xbf16>
+    %3 = attn.embedding_grad %0, %1, %2 {block_size = 8 : i64} : tensor<?xi32>, tensor<41xi32>, tensor<?x80xbf16> -> tensor<40x80xf32>
+    bufferization.materialize_in_destination %3 in writable %t : (tensor<40x80xf32>, memref<40x80xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}

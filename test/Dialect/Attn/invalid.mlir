@@ -2479,17 +2479,73 @@ func.func @embedding_result(%t: tensor<16x8xf32>, %i: tensor<4xi64>) -> tensor<4
 
 // -----
 
-func.func @embedding_grad_table(%i: tensor<4xi32>, %d: tensor<4x8xbf16>) -> tensor<16x8xbf16> {
+func.func @token_order_ids(%i: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @below {{'attn.token_order' op expected ids to have i32 or i64 elements, got 'tensor<4xf32>'}}
+  %o, %b = attn.token_order %i : tensor<4xf32> -> tensor<4xi32>, tensor<17xi32>
+  return %o : tensor<4xi32>
+}
+
+// -----
+
+func.func @token_order_element(%i: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @below {{'attn.token_order' op expected order to have i32 elements, got 'tensor<4xi64>'}}
+  %o, %b = attn.token_order %i : tensor<4xi64> -> tensor<4xi64>, tensor<17xi32>
+  return %o : tensor<4xi64>
+}
+
+// -----
+
+func.func @token_order_shape(%i: tensor<4xi32>) -> tensor<5xi32> {
+  // expected-error @below {{'attn.token_order' op expected order to have shape [4], got 'tensor<5xi32>'}}
+  %o, %b = attn.token_order %i : tensor<4xi32> -> tensor<5xi32>, tensor<17xi32>
+  return %o : tensor<5xi32>
+}
+
+// -----
+
+func.func @token_order_bounds(%i: tensor<4xi32>) -> tensor<?xi32> {
+  // expected-error @below {{'attn.token_order' op expected bounds [V + 1] of a static V >= 1, got 'tensor<?xi32>'}}
+  %o, %b = attn.token_order %i : tensor<4xi32> -> tensor<4xi32>, tensor<?xi32>
+  return %b : tensor<?xi32>
+}
+
+// -----
+
+func.func @token_order_bounds_element(%i: tensor<4xi32>) -> tensor<17xi64> {
+  // expected-error @below {{'attn.token_order' op expected bounds to have i32 elements, got 'tensor<17xi64>'}}
+  %o, %b = attn.token_order %i : tensor<4xi32> -> tensor<4xi32>, tensor<17xi64>
+  return %b : tensor<17xi64>
+}
+
+// -----
+
+func.func @embedding_grad_table(%o: tensor<4xi32>, %b: tensor<17xi32>, %d: tensor<4x8xbf16>) -> tensor<16x8xbf16> {
   // expected-error @below {{'attn.embedding_grad' op expected an f32 table gradient, got 'tensor<16x8xbf16>'}}
-  %t = attn.embedding_grad %i, %d : tensor<4xi32>, tensor<4x8xbf16> -> tensor<16x8xbf16>
+  %t = attn.embedding_grad %o, %b, %d : tensor<4xi32>, tensor<17xi32>, tensor<4x8xbf16> -> tensor<16x8xbf16>
   return %t : tensor<16x8xbf16>
 }
 
 // -----
 
-func.func @embedding_grad_dout(%i: tensor<4xi32>, %d: tensor<5x8xbf16>) -> tensor<16x8xf32> {
+func.func @embedding_grad_order(%o: tensor<4xi64>, %b: tensor<17xi32>, %d: tensor<4x8xbf16>) -> tensor<16x8xf32> {
+  // expected-error @below {{'attn.embedding_grad' op expected order to have i32 elements, got 'tensor<4xi64>'}}
+  %t = attn.embedding_grad %o, %b, %d : tensor<4xi64>, tensor<17xi32>, tensor<4x8xbf16> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @embedding_grad_bounds(%o: tensor<4xi32>, %b: tensor<9xi32>, %d: tensor<4x8xbf16>) -> tensor<16x8xf32> {
+  // expected-error @below {{'attn.embedding_grad' op expected bounds of 17 elements, one more than the table's rows, got 'tensor<9xi32>'}}
+  %t = attn.embedding_grad %o, %b, %d : tensor<4xi32>, tensor<9xi32>, tensor<4x8xbf16> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @embedding_grad_dout(%o: tensor<4xi32>, %b: tensor<17xi32>, %d: tensor<5x8xbf16>) -> tensor<16x8xf32> {
   // expected-error @below {{'attn.embedding_grad' op expected dout of shape [4, 8] with f32, f16 or bf16 elements, got 'tensor<5x8xbf16>'}}
-  %t = attn.embedding_grad %i, %d : tensor<4xi32>, tensor<5x8xbf16> -> tensor<16x8xf32>
+  %t = attn.embedding_grad %o, %b, %d : tensor<4xi32>, tensor<17xi32>, tensor<5x8xbf16> -> tensor<16x8xf32>
   return %t : tensor<16x8xf32>
 }
 

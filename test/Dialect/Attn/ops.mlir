@@ -732,13 +732,16 @@ func.func @layer_norm(%x: tensor<?x?x64xbf16>, %w: tensor<64xbf16>, %b: tensor<6
 // Token embedding and its table's gradient.
 // CHECK-LABEL: func @embedding(
 // CHECK: attn.embedding %{{.*}}, %{{.*}} : tensor<96x64xbf16>, tensor<?x?xi32> -> tensor<?x?x64xbf16>
-// CHECK: attn.embedding_grad %{{.*}}, %{{.*}} : tensor<?x?xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+// CHECK: %[[O:.*]], %[[B:.*]] = attn.token_order %{{.*}} : tensor<?x?xi32> -> tensor<?x?xi32>, tensor<97xi32>
+// CHECK: attn.embedding_grad %[[O]], %[[B]], %{{.*}} : tensor<?x?xi32>, tensor<97xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
 func.func @embedding(%table: tensor<96x64xbf16>, %ids: tensor<?x?xi32>)
     -> (tensor<?x?x64xbf16>, tensor<96x64xf32>) {
   %x = attn.embedding %table, %ids
       : tensor<96x64xbf16>, tensor<?x?xi32> -> tensor<?x?x64xbf16>
-  %dt = attn.embedding_grad %ids, %x
-      : tensor<?x?xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
+  %order, %bounds = attn.token_order %ids
+      : tensor<?x?xi32> -> tensor<?x?xi32>, tensor<97xi32>
+  %dt = attn.embedding_grad %order, %bounds, %x
+      : tensor<?x?xi32>, tensor<97xi32>, tensor<?x?x64xbf16> -> tensor<96x64xf32>
   return %x, %dt : tensor<?x?x64xbf16>, tensor<96x64xf32>
 }
 

@@ -13,6 +13,7 @@
 // RUN: attn-run %t.attnpkg --fn cross_entropy_bwd --shape d0_0=3 --shape d0_1=29 --check --gradcheck | FileCheck %s --check-prefix=GRAD
 // RUN: attn-run %t.attnpkg --fn lm_loss --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=MEAN
 // RUN: attn-run %t.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
+// RUN: attn-run %t.attnpkg --fn embed_bwd --shape d1_0=3 --shape d1_1=700 --check | FileCheck %s --check-prefix=EMBED
 // RUN: attn-run %t.attnpkg --fn tiny_lm --shape d1_0=2 --shape d1_1=45 --check | FileCheck %s --check-prefix=MEAN
 // RUN: attn-run %t.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
 // Every remat policy gives the same gradients.
@@ -59,6 +60,8 @@
 
 // MEAN: mean: rel_err {{.*}} ok
 
+// EMBED: dtable: rel_err {{.*}} ok
+
 // LM: gradcheck: {{.*}} ok
 // LM: dh: rel_err {{.*}} ok
 // LM-NEXT: de: rel_err {{.*}} ok
@@ -91,6 +94,17 @@ func.func @lm_loss(%h: tensor<?x?x32xbf16>, %e: tensor<24x32xbf16>,
   %loss = attn.token_mean %losses, %labels {ignore_index = 5 : i64}
       : tensor<?x?xf32>, tensor<?x?xi32> -> tensor<f32>
   return %loss : tensor<f32>
+}
+
+// An embedding alone, whose table's gradient is attn.token_order and
+// attn.embedding_grad: 3 rows for 2100 tokens (several 1024-token chunks
+// of the order's scatter, ~700 tokens a row, many of a warp's 32-token
+// loads), rows of 80 columns (a second, partial slice of 64).
+func.func @embed(%table: tensor<3x80xf32>, %ids: tensor<?x?xi32>)
+    -> tensor<?x?x80xf32> attributes {attn.backward} {
+  %x = attn.embedding %table, %ids
+      : tensor<3x80xf32>, tensor<?x?xi32> -> tensor<?x?x80xf32>
+  return %x : tensor<?x?x80xf32>
 }
 
 // A tiny language model in f32: embedding, RMSNorm, and the embedding

@@ -3,7 +3,7 @@
 
   safetensors_tool.py write PATH NAME:DTYPE:AxB[:SCALE]...
       tensors filled with SCALE * ((i * 7) % 11 - 5) at flat index i
-      (DTYPE F32 or F16)
+      (DTYPE F32, F16 or I32, whose values are rounded)
   safetensors_tool.py linear-check INPUTS OUTPUTS
       checks OUTPUTS' out [.., 80] = x [.., 48] w[80, 48]^T from INPUTS
   safetensors_tool.py seed-check SEED OUTPUTS ROW...
@@ -18,7 +18,7 @@ import json
 import struct
 import sys
 
-FORMATS = {"F32": "f", "F16": "e"}
+FORMATS = {"F32": "f", "F16": "e", "I32": "i"}
 
 
 def read(path):
@@ -47,6 +47,8 @@ def write(path, specs):
             count *= d
         step = float(scale[0]) if scale else 0.1
         values = [step * ((i * 7) % 11 - 5) for i in range(count)]
+        if dtype == "I32":
+            values = [round(v) for v in values]
         blob = struct.pack(f"<{count}{FORMATS[dtype]}", *values)
         header[name] = {"dtype": dtype, "shape": dims,
                         "data_offsets": [offset, offset + len(blob)]}

@@ -1294,7 +1294,7 @@ TEST(LibPackage, RejectsSemanticErrors) {
        "\"attention_grad_q\", \"cast\", \"elementwise\", \"matmul\", "
        "\"rms_norm\", \"rms_norm_grad\", \"layer_norm\", "
        "\"layer_norm_grad\", \"sum_rows\", \"sum_squares\", \"embedding\", "
-       "\"embedding_grad\", \"cross_entropy\", "
+       "\"token_order\", \"embedding_grad\", \"cross_entropy\", "
        "\"cross_entropy_grad\", \"cross_entropy_partial\", "
        "\"cross_entropy_combine\", \"token_mean\", \"token_mean_grad\", "
        "\"split_heads\" or \"merge_heads\")"},

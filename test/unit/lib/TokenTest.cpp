@@ -32,8 +32,23 @@ TEST(LibToken, EmbeddingPicksAndScattersRows) {
   EXPECT_EQ(std::vector<double>(out.begin(), out.begin() + 6),
             (std::vector<double>{5, 6, 1, 2, 5, 6}));
   EXPECT_TRUE(std::isnan(out[6]) && std::isnan(out[7])) << "id out of range";
-  embeddingGrad(shape, ids.data(), dout.data(), dtable.data());
+  std::vector<double> order(4), bounds(4);
+  tokenOrder(shape, ids.data(), order.data(), bounds.data());
+  EXPECT_EQ(order, (std::vector<double>{1, 0, 2, -1}))
+      << "id 0's token, then id 2's in token order; the bad id's last";
+  EXPECT_EQ(bounds, (std::vector<double>{0, 1, 1, 3}));
+  embeddingGrad(shape, order.data(), bounds.data(), dout.data(), dtable.data());
   EXPECT_EQ(dtable, (std::vector<double>{10, 10, 0, 0, 101, 101}));
+}
+
+TEST(LibToken, EmbeddingGradReadsNothingOutOfBounds) {
+  // Bounds past the tokens and a place of no token: clamped, as the kernel
+  // clamps them.
+  std::vector<double> order = {1, -1}, bounds = {0, 5}, dout = {1, 2, 3, 4},
+                      dtable(2);
+  embeddingGrad({1, 2, 2}, order.data(), bounds.data(), dout.data(),
+                dtable.data());
+  EXPECT_EQ(dtable, (std::vector<double>{6, 8}));
 }
 
 TEST(LibToken, CrossEntropyOfARow) {

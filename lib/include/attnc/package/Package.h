@@ -348,9 +348,13 @@ struct LossSpec {
 ///   "sum_squares"  [in] -> [out]; no spec. As sum_rows of in[r..., d]^2.
 ///   "embedding"  [table, ids] -> [out]; no spec. out[r, :] = table[ids[r],
 ///       :] for a table [V, D]; a row of NaN for an id outside [0, V).
-///   "embedding_grad"  [ids, dout] -> [dtable]; no spec. dtable [V, D] =
-///       the sum of the dout rows of each id, in token order; ids outside
-///       [0, V) add nothing.
+///   "token_order"  [ids] -> [order, bounds]; no spec. order (the ids'
+///       shape) holds the flat token indices sorted by id, stably, then one
+///       -1 per id outside [0, V); bounds [V + 1]: id v's tokens are
+///       order[bounds[v]] to order[bounds[v + 1] - 1]. Both i32.
+///   "embedding_grad"  [order, bounds, dout] -> [dtable]; no spec. dtable
+///       [V, D] row v = the sum of the dout rows of id v's tokens (from
+///       token_order), in token order.
 ///   "cross_entropy"  [logits, labels] -> [losses, lse]; LossSpec. Over
 ///       logits [R, V] and integer labels [R]: lse = log sum_v exp(logits),
 ///       losses = lse - logits[label]; 0 where label is ignoreIndex, NaN
