@@ -235,9 +235,9 @@ private:
   void countIds();
   void scanCounts();
   void scatterTokens();
-  /// How many of the chunk's other tokens have `key`, before and after
-  /// this thread's (from the keys in shared memory).
-  std::pair<Value, Value> sameKeyAround(Value key);
+  /// How many of the chunk's tokens before this thread's have `key` (from
+  /// the keys in shared memory).
+  Value sameKeyBefore(Value key);
   void embeddingGradSlice(Value item);
   /// log(sum_d exp(term(d))) over d < width, in every lane: the max
   /// first, so that no exponential overflows.
@@ -588,9 +588,10 @@ void RowKernelBlock::scanCounts() {
 }
 
 /// Tokens in chunks of the block's threads, a thread each: a token's place
-/// is its id's current bound plus the chunk's earlier tokens of its id, and
-/// the chunk's last token of an id moves the bound past the chunk's tokens
-/// of that id.
+/// is its id's current bound plus the chunk's earlier tokens of its id;
+/// once every thread has read its bound, each token moves its id's bound on
+/// by one (integer atomics: the bound ends past the chunk's tokens of that
+/// id whatever the timing).
 void RowKernelBlock::scatterTokens() {
   Value ids = x.operands[0], order = x.results[0], bounds = x.results[1];
   int64_t classes = cast<MemRefType>(bounds.getType()).getDimSize(0) - 1;
@@ -606,7 +607,7 @@ void RowKernelBlock::scatterTokens() {
                                         inRange(id, index(0), index(classes)));
     Value key = arith::SelectOp::create(b, loc, valid, toI32Signed(toIndex(id)),
                                         i32(-1));
-    auto [before, after] = sameKeyAround(key);
+    Value before = sameKeyBefore(key);
     Value slot =
         add(arith::SelectOp::create(b, loc, valid, toIndex(key), index(0)),
             index(1));
@@ -615,39 +616,30 @@ void RowKernelBlock::scatterTokens() {
     barrier();
     ifThen(valid, [&] {
       store(toI32Signed(token), order, elementIndex(order, toIndex(place)));
-      ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, after,
-                                   i32(0)),
-             [&] {
-               store(arith::AddIOp::create(b, loc, place, i32(1)), bounds,
-                     {slot});
-             });
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, i32(1),
+                                  bounds, ValueRange{slot});
     });
     barrier();
   });
 }
 
-std::pair<Value, Value> RowKernelBlock::sameKeyAround(Value key) {
+Value RowKernelBlock::sameKeyBefore(Value key) {
   if (!threadId)
-    return {i32(0), i32(0)};
+    return i32(0);
   store(arith::BitcastOp::create(b, loc, f32, key), scratch, {warp, lane});
   barrier();
-  auto count = [&](Value from, Value to) {
-    return sumI32(sub(to, from), i32(0), [&](Value i, Value) -> Value {
-      Value t = add(from, i);
-      Value other = arith::BitcastOp::create(
-          b, loc, b.getI32Type(),
-          load(scratch, {divUI(t, index(kWarp)),
-                         arith::RemUIOp::create(b, loc, t, index(kWarp))}));
-      return arith::ExtUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, other, key));
-    });
-  };
-  Value before = count(index(0), threadId);
-  Value after = count(add(threadId, index(1)), index(numThreads));
+  Value before = sumI32(threadId, i32(0), [&](Value t, Value) -> Value {
+    Value other = arith::BitcastOp::create(
+        b, loc, b.getI32Type(),
+        load(scratch, {divUI(t, index(kWarp)),
+                       arith::RemUIOp::create(b, loc, t, index(kWarp))}));
+    return arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, other, key));
+  });
   // The keys are read before the next chunk writes its own.
   barrier();
-  return {before, after};
+  return before;
 }
 
 /// Slice item % slices of dtable row item / slices: the sum of the dout

@@ -549,7 +549,8 @@ module @attnc_kernels {
 // ids counted with integer atomics, the counts summed (the threads' range
 // sums through shared memory as f32 bit patterns), then each 1024-token
 // chunk's tokens placed (the chunk's keys in shared memory, between
-// barriers), and the places of no id set to -1.
+// barriers) and their ids' bounds moved on by atomics once all are read,
+// and the places of no id set to -1.
 // CHECK-LABEL: func.func @token_order(
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1:.*]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads({{.*}}) in ({{.*}} = %c1024,
 // CHECK:           memref.store %c0_i32
@@ -563,6 +564,7 @@ module @attnc_kernels {
 // CHECK:             gpu.barrier
 // CHECK:             gpu.barrier
 // CHECK:             gpu.barrier
+// CHECK:             memref.atomic_rmw addi %c1_i32
 // CHECK:             gpu.barrier
 // CHECK:           }
 // CHECK:           gpu.barrier
