@@ -22,8 +22,11 @@ out="$root/gpu-train"
 rm -rf "$out"
 mkdir -p "$out/packages" "$out/data"
 cp -r "$root/gpu-bundle/bin" "$root/gpu-bundle/lib" "$out/"
+# The LM head's loss over the whole vocabulary at once, as the reference
+# computes it (its logits whole): 1.1 GiB more workspace than chunks of
+# 8192 classes, 30 fewer launches and 5% more tokens/s (H100, one call).
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
-  "$root/examples/gpt_125m.mlir" --target=sm_90a \
+  "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
   -o "$out/packages/gpt_125m.attnpkg"
 python3 "$root/scripts/make-tokens.py" "$root/docs" "$root/README.md" \
   "$root/compiler" "$root/dialects" "$root/lib" "$root/runtime" \
