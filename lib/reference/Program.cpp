@@ -343,18 +343,17 @@ Status Evaluator::run(const pkg::OpSpec &op) {
                            "results");
     return runNormGrad(op);
   }
-  if (op.kind == "embedding" || op.kind == "embedding_grad" ||
-      op.kind == "token_order") {
-    size_t operands = op.kind == "embedding"     ? 2
-                      : op.kind == "token_order" ? 1
-                                                 : 3;
-    size_t results = op.kind == "token_order" ? 2 : 1;
-    if (op.operands.size() != operands || op.results.size() != results)
-      return Status::error(
-          "needs " + std::to_string(operands) +
-          (operands == 1 ? " operand and " : " operands and ") +
-          std::to_string(results) + (results == 1 ? " result" : " results"));
+  if (op.kind == "embedding" || op.kind == "embedding_grad") {
+    size_t operands = op.kind == "embedding" ? 2 : 3;
+    if (op.operands.size() != operands || op.results.size() != 1)
+      return Status::error("needs " + std::to_string(operands) +
+                           " operands and 1 result");
     return runEmbedding(op);
+  }
+  if (op.kind == "token_order") {
+    if (op.operands.size() != 1 || op.results.size() != 2)
+      return Status::error("needs 1 operand and 2 results");
+    return runTokenOrder(op);
   }
   if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad" ||
       op.kind == "token_mean" || op.kind == "token_mean_grad") {
@@ -793,12 +792,10 @@ Status Evaluator::runNormGrad(const pkg::OpSpec &op) {
                                : store(op.results[0], std::move(dx));
 }
 
-/// embedding [table, ids] -> [out], token_order [ids] -> [order, bounds]
-/// and embedding_grad [order, bounds, dout] -> [dtable]: a table [V, D],
-/// ids and order of any shape [T...], bounds [V + 1], rows [T..., D].
+/// embedding [table, ids] -> [out] and embedding_grad [order, bounds,
+/// dout] -> [dtable]: a table [V, D], ids and order of any shape [T...],
+/// bounds [V + 1], rows [T..., D].
 Status Evaluator::runEmbedding(const pkg::OpSpec &op) {
-  if (op.kind == "token_order")
-    return runTokenOrder(op);
   bool grad = op.kind == "embedding_grad";
   const std::string &idsName = grad ? op.operands[0] : op.operands[1];
   const std::string &tableName = grad ? op.results[0] : op.operands[0];
@@ -843,6 +840,8 @@ Status Evaluator::checkBounds(const std::string &name, int64_t rows) const {
   return Status::ok();
 }
 
+/// token_order [ids] -> [order, bounds]: ids and order [T...], bounds
+/// [V + 1].
 Status Evaluator::runTokenOrder(const pkg::OpSpec &op) {
   auto ids = shapeOf(op.operands[0]), order = shapeOf(op.results[0]),
        bounds = shapeOf(op.results[1]);

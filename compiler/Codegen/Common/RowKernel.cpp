@@ -215,8 +215,12 @@ private:
   Value toIndex(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
-  Value toI32Signed(Value v) {
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  /// Thread t's word of the scratch (shared memory, [warps, 32]) as i32.
+  Value threadWord(Value t) {
+    Value word =
+        load(scratch, {divUI(t, index(kWarp)),
+                       arith::RemUIOp::create(b, loc, t, index(kWarp))});
+    return arith::BitcastOp::create(b, loc, b.getI32Type(), word);
   }
   /// init + the sum of addend(i, running sum) over i < n, in i32.
   template <typename Fn> Value sumI32(Value n, Value init, Fn addend) {
@@ -571,12 +575,8 @@ void RowKernelBlock::scanCounts() {
     });
     store(arith::BitcastOp::create(b, loc, f32, own), scratch, {warp, lane});
     barrier();
-    base = sumI32(threadId, i32(0), [&](Value t, Value) -> Value {
-      Value v =
-          load(scratch, {divUI(t, index(kWarp)),
-                         arith::RemUIOp::create(b, loc, t, index(kWarp))});
-      return arith::BitcastOp::create(b, loc, b.getI32Type(), v);
-    });
+    base =
+        sumI32(threadId, i32(0), [&](Value t, Value) { return threadWord(t); });
   }
   // Each place gets the sum before it, then adds its own count.
   sumI32(sub(end, first), base, [&](Value i, Value before) {
@@ -605,8 +605,8 @@ void RowKernelBlock::scatterTokens() {
                                                             token, index(0))));
     Value valid = arith::AndIOp::create(b, loc, inside,
                                         inRange(id, index(0), index(classes)));
-    Value key = arith::SelectOp::create(b, loc, valid, toI32Signed(toIndex(id)),
-                                        i32(-1));
+    Value key =
+        arith::SelectOp::create(b, loc, valid, toI32(toIndex(id)), i32(-1));
     Value before = sameKeyBefore(key);
     Value slot =
         add(arith::SelectOp::create(b, loc, valid, toIndex(key), index(0)),
@@ -615,7 +615,7 @@ void RowKernelBlock::scatterTokens() {
     // Every thread reads its bound before any moves one.
     barrier();
     ifThen(valid, [&] {
-      store(toI32Signed(token), order, elementIndex(order, toIndex(place)));
+      store(toI32(token), order, elementIndex(order, toIndex(place)));
       memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, i32(1),
                                   bounds, ValueRange{slot});
     });
@@ -629,13 +629,10 @@ Value RowKernelBlock::sameKeyBefore(Value key) {
   store(arith::BitcastOp::create(b, loc, f32, key), scratch, {warp, lane});
   barrier();
   Value before = sumI32(threadId, i32(0), [&](Value t, Value) -> Value {
-    Value other = arith::BitcastOp::create(
-        b, loc, b.getI32Type(),
-        load(scratch, {divUI(t, index(kWarp)),
-                       arith::RemUIOp::create(b, loc, t, index(kWarp))}));
     return arith::ExtUIOp::create(
         b, loc, b.getI32Type(),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, other, key));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadWord(t),
+                              key));
   });
   // The keys are read before the next chunk writes its own.
   barrier();

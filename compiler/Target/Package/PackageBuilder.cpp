@@ -285,13 +285,14 @@ void describeGradientMaps(func::FuncOp program, int64_t numInputs,
 /// its logits, and each input an embedding reads as ids the rows of its
 /// table, as index bound, so that tools draw them in range.
 void boundIndexInputs(pkg::Function &fn) {
+  // The extent of dim `dim` of `by`, less `less`.
   auto bound = [&](const std::string &name, const pkg::TensorSig *by,
-                   size_t dim) {
+                   size_t dim, int64_t less = 0) {
     if (!by || by->shape.size() <= dim || !by->shape[dim].isStatic())
       return;
     for (pkg::TensorSig &input : fn.inputs)
       if (input.name == name)
-        input.indexBound = by->shape[dim].extent;
+        input.indexBound = by->shape[dim].extent - less;
   };
   for (const pkg::OpSpec &op : fn.ops) {
     if (op.kind == "cross_entropy") {
@@ -314,12 +315,7 @@ void boundIndexInputs(pkg::Function &fn) {
     } else if (op.kind == "embedding") {
       bound(op.operands[1], fn.findValue(op.operands[0]), 0);
     } else if (op.kind == "token_order") {
-      // bounds [V + 1]
-      const pkg::TensorSig *bounds = fn.findValue(op.results[1]);
-      for (pkg::TensorSig &input : fn.inputs)
-        if (input.name == op.operands[0] && bounds &&
-            bounds->shape.size() == 1 && bounds->shape[0].isStatic())
-          input.indexBound = bounds->shape[0].extent - 1;
+      bound(op.operands[0], fn.findValue(op.results[1]), 0, 1); // [V + 1]
     }
   }
 }
