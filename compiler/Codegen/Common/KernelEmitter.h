@@ -18,7 +18,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include <limits>
 
 namespace attnc {
 
@@ -242,16 +241,6 @@ protected:
     return laneReduce(width, lane, lanes, f32Const(0.0), term,
                       [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
                         return mlir::arith::AddFOp::create(b, loc, acc, v);
-                      });
-  }
-
-  /// The maximum of term(d) over the row's columns, in every lane.
-  template <typename Fn>
-  mlir::Value laneMax(int64_t width, mlir::Value lane, int64_t lanes, Fn term) {
-    return laneReduce(width, lane, lanes,
-                      f32Const(-std::numeric_limits<double>::infinity()), term,
-                      [&](mlir::Value acc, mlir::Value v) -> mlir::Value {
-                        return mlir::arith::MaximumFOp::create(b, loc, acc, v);
                       });
   }
 

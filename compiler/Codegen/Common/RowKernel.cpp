@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace {
@@ -29,6 +31,10 @@ constexpr int64_t kUnrolledChunks = 16;
 /// Columns of a table row that an embedding gradient's item sums (a warp's
 /// on a GPU, 2 a lane).
 constexpr int64_t kGradSliceColumns = 64;
+/// Chunks of a row that a lane of a cross-entropy kernel loads before it
+/// uses the first (16 bytes each): a 100 KB row per warp needs many bytes
+/// in flight to stream at the memory's bandwidth.
+constexpr int64_t kExpSumGroup = 4;
 /// Warps of attn.token_order's one block: its scatter compares each token
 /// with the others of a 1024-token chunk.
 constexpr int64_t kOrderWarps = 32;
@@ -108,9 +114,14 @@ private:
   /// The `chunk` columns of `buffer` from `last`, in f32: a vector in the
   /// vector form, else a scalar.
   Value at(Value buffer, ArrayRef<Value> lead, Value last) {
+    return columnsAt(buffer, lead, last, chunk);
+  }
+  /// The `count` columns of `buffer` from `last`, in f32.
+  Value columnsAt(Value buffer, ArrayRef<Value> lead, Value last,
+                  int64_t count) {
     SmallVector<Value> indices(lead);
     indices.push_back(last);
-    return attnc::loadChunk(b, loc, buffer, indices, chunk);
+    return attnc::loadChunk(b, loc, buffer, indices, count);
   }
   void storeAt(Value v, Value buffer, ArrayRef<Value> lead, Value last) {
     SmallVector<Value> indices(lead);
@@ -154,17 +165,36 @@ private:
   Value chunkColumn(Value k) {
     return mul(add(mul(k, index(lanes())), lane), index(chunk));
   }
-  /// body(d) for the first column d of each of this lane's chunks of a row.
+  /// body(d) for the first column d of each of this lane's chunks of a row,
+  /// then of each of its tail columns (with chunk 1).
   template <typename Fn> void forRowChunks(Fn body) {
-    if (chunk == 1)
-      return forLaneColumns(width(), lane, lanes(), body);
-    loop(index(0), index(width() / (lanes() * chunk)), index(1),
-         [&](Value k) { body(chunkColumn(k)); });
+    foldRow(width(), {}, 1, [&](ValueRange, ArrayRef<Value> columns) {
+      body(columns.front());
+      return SmallVector<Value>();
+    });
+  }
+  using FoldStep = function_ref<SmallVector<Value>(ValueRange state,
+                                                   ArrayRef<Value> columns)>;
+  /// The lane's state from `init` after step(state, columns) over its
+  /// columns of a row of `width`: in the vector form `group` chunks at a
+  /// time (their first columns, a straight line, so that all their loads
+  /// are in flight together), then the columns that whole chunks of every
+  /// lane leave, one at a time with chunk 1; else one column at a time.
+  SmallVector<Value> foldRow(int64_t width, ValueRange init, int64_t group,
+                             FoldStep step);
+  /// step over the lane's columns first, first + lanes, ... below `width`,
+  /// one at a time with chunk 1.
+  SmallVector<Value> foldColumns(Value first, int64_t width, ValueRange init,
+                                 FoldStep step);
+  /// The first column that whole chunks of every lane leave (the row's
+  /// width when they cover it).
+  int64_t tailStart(int64_t width) const {
+    return chunk == 1 ? 0 : width / (lanes() * chunk) * lanes() * chunk;
   }
   /// The sum of term(d) over a row's chunks, in every lane.
   Value rowSum(function_ref<Value(Value)> term);
   /// body() in the vector form where every buffer is dense and aligned and
-  /// the row splits into whole chunks for every lane, else as it is.
+  /// the row into whole chunks, at least one a lane, else as it is.
   template <typename Fn> void inColumnChunks(Fn body);
 
   /// body(item) for items [first, first + perBlock) below `count`: a loop
@@ -243,19 +273,23 @@ private:
   /// the keys in shared memory).
   Value sameKeyBefore(Value key);
   void embeddingGradSlice(Value item);
-  /// log(sum_d exp(term(d))) over d < width, in every lane: the max
-  /// first, so that no exponential overflows.
-  template <typename Fn> Value logSumExp(int64_t width, Fn term) {
-    Value max = laneMax(width, lane, lanes(), term);
-    Value sum = laneSum(width, lane, lanes(), [&](Value d) {
-      return math::ExpOp::create(b, loc,
-                                 arith::SubFOp::create(b, loc, term(d), max));
-    });
-    return arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
-  }
-  /// The logit of class `label` - `offset` of a row of width() classes,
-  /// or 0 when the label is none of them (nothing is read out of the row).
-  template <typename Fn> Value labelLogit(Value label, int64_t offset, Fn at) {
+  /// log(sum_d exp(term(d))) over d < width, in every lane, in one pass:
+  /// each lane keeps the largest term so far and the sum of exp(term -
+  /// it), rescaled when it grows, so that no exponential overflows; the
+  /// lanes' pairs merge by shuffles.
+  Value logSumExp(int64_t width, function_ref<Value(Value)> term);
+  /// The largest of `max` and v's terms (v a scalar or a vector).
+  Value maxWith(Value max, Value v);
+  /// What the exponentials of terms at most `max` subtract: `max`, or 0
+  /// while every term is -inf (exp(-inf - -inf) would make the sum NaN).
+  Value expShift(Value max);
+  /// sum * exp(max - shift): a sum of exp(t - max) as one of exp(t - shift).
+  Value rescaled(Value sum, Value max, Value shift);
+  /// The logit of class `label` - `offset` of the `logits` row at `lead`
+  /// of width() classes, or 0 when the label is none of them (nothing is
+  /// read out of the row).
+  Value labelLogit(Value label, int64_t offset, Value logits,
+                   ArrayRef<Value> lead) {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc,
                                        IntegerAttr::get(label.getType(), v));
@@ -263,8 +297,9 @@ private:
     Value local = arith::SubIOp::create(b, loc, label, constant(offset));
     Value inRow = inRange(local, index(0), index(width()));
     Value safe = arith::SelectOp::create(b, loc, inRow, local, constant(0));
-    Value logit =
-        at(arith::IndexCastOp::create(b, loc, b.getIndexType(), safe));
+    Value logit = columnsAt(
+        logits, lead,
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), safe), 1);
     return arith::SelectOp::create(b, loc, inRow, logit, f32Const(0));
   }
   /// lse - target: 0 for an ignored label, NaN for one outside [0,
@@ -279,6 +314,7 @@ private:
   void crossEntropyPartialRow(Value row);
   void crossEntropyCombineRow(Value row);
   void crossEntropyGradRow(Value row);
+  Value isLabelColumn(Value label, int64_t offset, Value d);
   void tokenMean();
   void tokenMeanGrad(Value blockId);
   Value summand(Value value);
@@ -328,11 +364,116 @@ Value RowKernelBlock::rowSum(function_ref<Value(Value)> term) {
   }
   Value sum =
       vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, columns);
+  if (tailStart(width()) < width())
+    sum = foldColumns(add(lane, index(tailStart(width()))), width(), {sum},
+                      [&](ValueRange state, ArrayRef<Value> d) {
+                        return SmallVector<Value>{addF(state[0], term(d[0]))};
+                      })[0];
   return laneCombine(sum, lanes(), add);
 }
 
+SmallVector<Value> RowKernelBlock::foldColumns(Value first, int64_t width,
+                                               ValueRange init, FoldStep step) {
+  int64_t vectorChunk = chunk;
+  chunk = 1;
+  auto forOp = scf::ForOp::create(
+      b, loc, first, index(width), index(lanes()), init,
+      [&](OpBuilder &nested, Location, Value d, ValueRange state) {
+        inside(nested, [&] { scf::YieldOp::create(b, loc, step(state, {d})); });
+      });
+  chunk = vectorChunk;
+  return SmallVector<Value>(forOp.getResults());
+}
+
+SmallVector<Value> RowKernelBlock::foldRow(int64_t width, ValueRange init,
+                                           int64_t group, FoldStep step) {
+  if (chunk == 1)
+    return foldColumns(lane, width, init, step);
+  int64_t chunks = width / (lanes() * chunk);
+  auto groupColumns = [&](Value firstChunk, int64_t count) {
+    SmallVector<Value> columns;
+    for (int64_t k = 0; k < count; ++k)
+      columns.push_back(chunkColumn(add(firstChunk, index(k))));
+    return columns;
+  };
+  auto forOp = scf::ForOp::create(
+      b, loc, index(0), index(chunks / group * group), index(group), init,
+      [&](OpBuilder &nested, Location, Value k, ValueRange state) {
+        inside(nested, [&] {
+          scf::YieldOp::create(b, loc, step(state, groupColumns(k, group)));
+        });
+      });
+  SmallVector<Value> state(forOp.getResults());
+  if (int64_t rest = chunks % group)
+    state = step(state, groupColumns(index(chunks - rest), rest));
+  if (tailStart(width) == width)
+    return state;
+  return foldColumns(add(lane, index(tailStart(width))), width, state, step);
+}
+
+Value RowKernelBlock::maxWith(Value max, Value v) {
+  if (isa<VectorType>(v.getType()))
+    v = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF, v);
+  return arith::MaximumFOp::create(b, loc, max, v);
+}
+
+Value RowKernelBlock::expShift(Value max) {
+  Value allInfinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                            f32Const(-std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(b, loc, allInfinite, f32Const(0), max);
+}
+
+Value RowKernelBlock::rescaled(Value sum, Value max, Value shift) {
+  return arith::MulFOp::create(
+      b, loc, sum,
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, max, shift)));
+}
+
+Value RowKernelBlock::logSumExp(int64_t width,
+                                function_ref<Value(Value)> term) {
+  SmallVector<Value> init = {f32Const(-std::numeric_limits<double>::infinity()),
+                             f32Const(0)};
+  auto step = [&](ValueRange state, ArrayRef<Value> columns) {
+    SmallVector<Value> values;
+    Value max = state[0];
+    for (Value d : columns) {
+      values.push_back(term(d));
+      max = maxWith(max, values.back());
+    }
+    Value shift = expShift(max);
+    Value sum = rescaled(state[1], state[0], shift);
+    for (Value v : values) {
+      Value exps = math::ExpOp::create(b, loc, subF(v, shift));
+      if (isa<VectorType>(exps.getType()))
+        exps = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                           exps);
+      sum = arith::AddFOp::create(b, loc, sum, exps);
+    }
+    return SmallVector<Value>{max, sum};
+  };
+  SmallVector<Value> lse = foldRow(width, init, kExpSumGroup, step);
+  Value max = lse[0], sum = lse[1];
+  for (int64_t offset = lanes() / 2; offset > 0; offset /= 2) {
+    auto theirs = [&](Value v) -> Value {
+      return gpu::ShuffleOp::create(b, loc, v, offset, lanes(),
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    Value theirMax = theirs(max), theirSum = theirs(sum);
+    Value merged = arith::MaximumFOp::create(b, loc, max, theirMax);
+    Value shift = expShift(merged);
+    sum = arith::AddFOp::create(b, loc, rescaled(sum, max, shift),
+                                rescaled(theirSum, theirMax, shift));
+    max = merged;
+  }
+  return arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+}
+
 template <typename Fn> void RowKernelBlock::inColumnChunks(Fn body) {
-  if (width() % (lanes() * attnc::kElementVectorWidth) != 0)
+  // Whole chunks keep every row at a 16-byte boundary; a lane needs one.
+  if (width() % attnc::kElementVectorWidth != 0 ||
+      width() < lanes() * attnc::kElementVectorWidth)
     return body();
   Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
   for (Value buffer : llvm::concat<Value>(x.operands, x.results))
@@ -718,7 +859,8 @@ void RowKernelBlock::crossEntropyRow(Value row) {
   if (!out)
     return;
   Value label = load(labels, lead);
-  Value loss = labelLoss(label, lse, labelLogit(label, 0, logitAt), width());
+  Value loss =
+      labelLoss(label, lse, labelLogit(label, 0, logits, lead), width());
   storeFromLane0(loss, out, lead, lane, lanes());
 }
 
@@ -738,8 +880,8 @@ void RowKernelBlock::crossEntropyPartialRow(Value row) {
     return;
   int64_t offset =
       cast<attn::CrossEntropyPartialOp>(op).getVocabOffsetAttr().getInt();
-  storeFromLane0(labelLogit(load(labels, lead), offset, logitAt), out, part,
-                 lane, lanes());
+  storeFromLane0(labelLogit(load(labels, lead), offset, logits, lead), out,
+                 part, lane, lanes());
 }
 
 /// A row's loss from its chunks' parts: lse = log sum_p exp(lse_p), loss =
@@ -779,18 +921,42 @@ void RowKernelBlock::crossEntropyGradRow(Value row) {
                                         load(x.operands[3], lead));
   int64_t offset =
       cast<attn::CrossEntropyGradOp>(op).getVocabOffsetAttr().getInt();
-  forLaneColumns(width(), lane, lanes(), [&](Value d) {
-    Value p = math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, at(logits, lead, d), lse));
-    Value hit = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, label,
-        arith::IndexCastOp::create(b, loc, label.getType(),
-                                   add(d, index(offset))));
-    Value onehot =
-        arith::SelectOp::create(b, loc, hit, f32Const(1), f32Const(0));
-    Value g = mulF(arith::SubFOp::create(b, loc, p, onehot), dloss);
-    storeAt(g, dlogits, lead, d);
+  // All of a group's loads go out before its first store.
+  foldRow(width(), {}, kExpSumGroup, [&](ValueRange, ArrayRef<Value> columns) {
+    SmallVector<Value> values;
+    for (Value d : columns)
+      values.push_back(at(logits, lead, d));
+    for (auto [d, v] : llvm::zip(columns, values)) {
+      Value p = math::ExpOp::create(b, loc, subF(v, lse));
+      Value onehot = arith::UIToFPOp::create(b, loc, p.getType(),
+                                             isLabelColumn(label, offset, d));
+      storeAt(mulF(subF(p, onehot), dloss), dlogits, lead, d);
+    }
+    return SmallVector<Value>();
   });
+}
+
+/// Which of the `chunk` columns from `d` (+ the vocabulary offset) are the
+/// label's class: an i1, or a vector of them.
+Value RowKernelBlock::isLabelColumn(Value label, int64_t offset, Value d) {
+  Type type = label.getType();
+  // label - (d + offset) against the chunk's column numbers 0, 1, ...
+  Value relative = arith::SubIOp::create(
+      b, loc, label,
+      arith::IndexCastOp::create(b, loc, type, add(d, index(offset))));
+  if (chunk == 1)
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, relative,
+        arith::ConstantOp::create(b, loc, IntegerAttr::get(type, 0)));
+  auto vectorType = VectorType::get({chunk}, type);
+  SmallVector<Attribute> columns;
+  for (int64_t k = 0; k < chunk; ++k)
+    columns.push_back(IntegerAttr::get(type, k));
+  Value numbers = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vectorType, columns));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      vector::BroadcastOp::create(b, loc, vectorType, relative), numbers);
 }
 
 /// mean = sum of the counted values / their count, in one block.
@@ -866,15 +1032,17 @@ void RowKernelBlock::emit(Value blockId) {
         [&](Value item) { embeddingGradSlice(item); });
   if (isa<attn::TokenOrderOp>(op))
     return tokenOrder();
-  if (isa<attn::CrossEntropyOp>(op))
-    return forBlockItems(blockId, rowCount(x.operands[0]),
-                         [&](Value row) { crossEntropyRow(row); });
-  if (isa<attn::CrossEntropyGradOp>(op))
-    return forBlockItems(blockId, rowCount(x.operands[0]),
-                         [&](Value row) { crossEntropyGradRow(row); });
-  if (isa<attn::CrossEntropyPartialOp>(op))
-    return forBlockItems(blockId, rowCount(x.operands[0]),
-                         [&](Value row) { crossEntropyPartialRow(row); });
+  if (isa<attn::CrossEntropyOp, attn::CrossEntropyGradOp,
+          attn::CrossEntropyPartialOp>(op))
+    return inColumnChunks([&] {
+      forBlockItems(blockId, rowCount(x.operands[0]), [&](Value row) {
+        if (isa<attn::CrossEntropyOp>(op))
+          return crossEntropyRow(row);
+        if (isa<attn::CrossEntropyGradOp>(op))
+          return crossEntropyGradRow(row);
+        crossEntropyPartialRow(row);
+      });
+    });
   if (isa<attn::CrossEntropyCombineOp>(op))
     return forBlockItems(blockId, elementCount(x.operands[2]),
                          [&](Value row) { crossEntropyCombineRow(row); });

@@ -464,6 +464,88 @@ module @attnc_kernels {
 
 // -----
 
+// A cross-entropy chunk's rows of 2632 classes in one pass, in the vector
+// form: each lane keeps its largest logit so far and the sum of exp(logit -
+// it). Of its 10 chunks of 8 columns, a loop loads 4 at a time before it
+// rescales the sum once, then 2 more follow, then a tail of 72 columns
+// (2560 on) one at a time; the lanes' pairs merge by shuffles. A max that
+// is still -inf is subtracted as 0.
+
+// CHECK-LABEL: func.func @cross_entropy_partial(
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           %[[GROUPS:.*]]:2 = scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%[[MAX:.*]] = %{{.*}}, %[[SUM:.*]] = %{{.*}}) -> (f32, f32) {
+// CHECK-COUNT-4:     vector.load {{.*}} vector<8xbf16>
+// CHECK:             %[[NEW:.*]] = arith.maximumf
+// CHECK-NEXT:        %[[EMPTY:.*]] = arith.cmpf oeq, %[[NEW]], %cst
+// CHECK-NEXT:        %[[SHIFT:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[NEW]] : f32
+// CHECK-NEXT:        %[[OLD:.*]] = arith.subf %[[MAX]], %[[SHIFT]] : f32
+// CHECK-NEXT:        %[[SCALE:.*]] = math.exp %[[OLD]] : f32
+// CHECK-NEXT:        arith.mulf %[[SUM]], %[[SCALE]] : f32
+// CHECK-COUNT-4:     math.exp %{{.*}} : vector<8xf32>
+// CHECK:             scf.yield %[[NEW]], %{{.*}} : f32, f32
+// CHECK-COUNT-2:   vector.load {{.*}} vector<8xbf16>
+// CHECK:           %[[TAIL:.*]] = arith.addi %{{.*}}, %c2560 : index
+// CHECK:           %[[LANE:.*]]:2 = scf.for %{{.*}} = %[[TAIL]] to %c2632 step %c32 iter_args(
+// CHECK:             memref.load {{.*}} : memref<?x2632xbf16, strided<[?, 1], offset: ?>>
+// CHECK:           gpu.shuffle  xor %[[LANE]]#0, %c16_i32, %c32_i32 : f32
+// CHECK-NEXT:      gpu.shuffle  xor %[[LANE]]#1, %c16_i32, %c32_i32 : f32
+// CHECK:         } else {
+module @attnc_kernels {
+  func.func @cross_entropy_partial(%x: memref<?x2632xbf16, strided<[?, ?], offset: ?>>,
+                                   %l: memref<?xi32, strided<[?], offset: ?>>,
+                                   %p: memref<1x?xf32, strided<[?, ?], offset: ?>>,
+                                   %t: memref<1x?xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x2632xbf16, strided<[?, ?], offset: ?>> to tensor<?x2632xbf16>
+    %1 = bufferization.to_tensor %l : memref<?xi32, strided<[?], offset: ?>> to tensor<?xi32>
+    %2, %3 = attn.cross_entropy_partial %0, %1 {ignore_index = -100 : i64, vocab_offset = 8 : i64, block_size = 8 : i64} : tensor<?x2632xbf16>, tensor<?xi32> -> tensor<1x?xf32>, tensor<1x?xf32>
+    bufferization.materialize_in_destination %2 in writable %p : (tensor<1x?xf32>, memref<1x?xf32, strided<[?, ?], offset: ?>>) -> ()
+    bufferization.materialize_in_destination %3 in writable %t : (tensor<1x?xf32>, memref<1x?xf32, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The cross-entropy gradient over rows of 1352 classes in the vector form:
+// a lane's 4 chunks are loaded before the first is stored, then its fifth,
+// then the tail of 72 columns (1280 on); the label's column is found by
+// comparing label - column with the chunk's column numbers.
+
+// CHECK-LABEL: func.func @cross_entropy_grad(
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           scf.for
+// CHECK-COUNT-4:     vector.load {{.*}} vector<8xbf16>
+// CHECK-NOT:         vector.store
+// CHECK:             math.exp %{{.*}} : vector<8xf32>
+// CHECK:             %[[REL:.*]] = arith.subi
+// CHECK-NEXT:        %[[RELS:.*]] = vector.broadcast %[[REL]] : i32 to vector<8xi32>
+// CHECK-NEXT:        %[[HIT:.*]] = arith.cmpi eq, %[[RELS]], %cst : vector<8xi32>
+// CHECK-NEXT:        arith.uitofp %[[HIT]] : vector<8xi1> to vector<8xf32>
+// CHECK-COUNT-4:     vector.store {{.*}} vector<8xbf16>
+// CHECK:             vector.load {{.*}} vector<8xbf16>
+// CHECK:             vector.store {{.*}} vector<8xbf16>
+// CHECK:             %[[TAIL:.*]] = arith.addi %{{.*}}, %c1280 : index
+// CHECK-NEXT:        scf.for %{{.*}} = %[[TAIL]] to %c1352 step %c32 {
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c1352 step %c32 {
+module @attnc_kernels {
+  func.func @cross_entropy_grad(%x: memref<?x1352xbf16, strided<[?, ?], offset: ?>>,
+                                %l: memref<?xi32, strided<[?], offset: ?>>,
+                                %s: memref<?xf32, strided<[?], offset: ?>>,
+                                %g: memref<?xf32, strided<[?], offset: ?>>,
+                                %out: memref<?x1352xbf16, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %x : memref<?x1352xbf16, strided<[?, ?], offset: ?>> to tensor<?x1352xbf16>
+    %1 = bufferization.to_tensor %l : memref<?xi32, strided<[?], offset: ?>> to tensor<?xi32>
+    %2 = bufferization.to_tensor %s : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+    %3 = bufferization.to_tensor %g : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+    %4 = attn.cross_entropy_grad %0, %1, %2, %3 {ignore_index = -1 : i64, vocab_offset = 0 : i64, block_size = 8 : i64} : tensor<?x1352xbf16>, tensor<?xi32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x1352xbf16>
+    bufferization.materialize_in_destination %4 in writable %out : (tensor<?x1352xbf16>, memref<?x1352xbf16, strided<[?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // RMSNorm's gradient: a warp per partial row (8 per block), each over rows
 // partial, partial + 16, ... Its partial weight sums accumulate in the
 // warp's row of shared memory ([8, 64] f32, 2 KiB), zeroed first, read and
