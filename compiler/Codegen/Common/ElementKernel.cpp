@@ -106,18 +106,63 @@ void emitCastElement(OpBuilder &b, Location loc, attn::CastOp op, Value in,
   memref::StoreOp::create(b, loc, fromF32(b, loc, value, out), out, indices);
 }
 
+/// `values` (a vector of f32) times the cast's scale, if it has one.
+Value scaled(OpBuilder &b, Location loc, attn::CastOp op, Value values) {
+  std::optional<APFloat> scale = op.getScale();
+  if (!scale)
+    return values;
+  return arith::MulFOp::create(
+      b, loc, values,
+      vector::BroadcastOp::create(
+          b, loc, values.getType(),
+          f32Constant(b, loc, scale->convertToFloat())));
+}
+
 /// The cast of the `width` elements from row-major position `p`.
 void emitCastChunk(OpBuilder &b, Location loc, attn::CastOp op, Value in,
                    Value out, Value p, int64_t width) {
   Value value =
       loadChunk(b, loc, denseView(b, loc, in, DenseLayout::Flat), p, width);
-  if (std::optional<APFloat> scale = op.getScale())
-    value = arith::MulFOp::create(
-        b, loc, value,
-        vector::BroadcastOp::create(
-            b, loc, value.getType(),
-            f32Constant(b, loc, scale->convertToFloat())));
-  storeChunk(b, loc, value, denseView(b, loc, out, DenseLayout::Flat), p);
+  storeChunk(b, loc, scaled(b, loc, op, value),
+             denseView(b, loc, out, DenseLayout::Flat), p);
+}
+
+/// The cast of the kSwizzledChunkColumns elements from row-major position `p`
+/// of rows in `op`'s in_row_swizzle order (RowSwizzle.h): pair i of the
+/// chunk's first 8 columns and the pair 8 columns on share one 16-byte slot,
+/// so 4 slot loads give both chunks of 8 of the output, each one store.
+void emitUnswizzleChunk(OpBuilder &b, Location loc, attn::CastOp op, Value in,
+                        Value out, Value p) {
+  SmallVector<Value> indices = delinearize(b, loc, p, extentsOf(b, loc, out));
+  Value row = indices[indices.size() - 2], column = indices.back();
+  Value inView = denseView(b, loc, in, DenseLayout::Strided);
+  SmallVector<Value> slots;
+  for (int64_t pair = 0; pair < 4; ++pair) {
+    SmallVector<Value> from(indices);
+    from.back() = attnc::swizzledColumn(
+        b, loc, row,
+        arith::AddIOp::create(b, loc, column,
+                              arith::ConstantIndexOp::create(b, loc, 2 * pair)),
+        *op.getInRowSwizzle());
+    slots.push_back(loadChunk(b, loc, inView, from, 4));
+  }
+  // Slots (a0 a1 b0 b1): the pairs a of columns [0, 8), then the pairs b.
+  auto gather = [&](int64_t first) {
+    Value low = vector::ShuffleOp::create(
+        b, loc, slots[0], slots[1],
+        ArrayRef<int64_t>{first, first + 1, 4 + first, 5 + first});
+    Value high = vector::ShuffleOp::create(
+        b, loc, slots[2], slots[3],
+        ArrayRef<int64_t>{first, first + 1, 4 + first, 5 + first});
+    Value eight = vector::ShuffleOp::create(
+        b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    return scaled(b, loc, op, eight);
+  };
+  Value outView = denseView(b, loc, out, DenseLayout::Strided);
+  storeChunk(b, loc, gather(0), outView, indices);
+  indices.back() = arith::AddIOp::create(
+      b, loc, column, arith::ConstantIndexOp::create(b, loc, 8));
+  storeChunk(b, loc, gather(2), outView, indices);
 }
 
 /// Whether `buffer` is a broadcast input of an elementwise kernel over
@@ -397,8 +442,19 @@ attnc::ElementWork attnc::castWork(attn::CastOp op,
   work.element = [op, in, out](OpBuilder &b, Location loc, ValueRange indices) {
     emitCastElement(b, loc, op, in, out, indices);
   };
-  if (op.getInRowSwizzle() || !byteSized(in) || !byteSized(out))
+  if (!byteSized(in) || !byteSized(out))
     return work;
+  if (std::optional<int64_t> swizzle = op.getInRowSwizzle()) {
+    if (*swizzle % attnc::kSwizzledChunkColumns != 0 ||
+        !cast<MemRefType>(in.getType()).getElementType().isF32())
+      return work;
+    work.width = attnc::kSwizzledChunkColumns;
+    work.chunk = [op, in, out](OpBuilder &b, Location loc, Value p) {
+      emitUnswizzleChunk(b, loc, op, in, out, p);
+    };
+    work.vectorBuffers = {in, out};
+    return work;
+  }
   work.width = kElementVectorWidth;
   work.chunk = [op, in, out, width = work.width](OpBuilder &b, Location loc,
                                                  Value p) {

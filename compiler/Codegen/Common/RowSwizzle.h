@@ -27,6 +27,11 @@ namespace attnc {
 mlir::Value swizzledColumn(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value row, mlir::Value column, int64_t width);
 
+/// The columns of 4 slots: 8 consecutive columns' pairs and the pairs 8
+/// columns on, so a reader of 16 columns from a multiple of 16 loads 4
+/// whole slots (16 bytes each).
+constexpr int64_t kSwizzledChunkColumns = 16;
+
 } // namespace attnc
 
 #endif // ATTNC_COMPILER_CODEGEN_COMMON_ROWSWIZZLE_H

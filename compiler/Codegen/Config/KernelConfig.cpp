@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Config/KernelConfig.h"
+#include "compiler/Codegen/Common/RowSwizzle.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 
@@ -453,11 +454,17 @@ void configureCombine(attn::AttentionCombineOp op,
 /// Elements per block of a cast, elementwise or head-layout kernel: host
 /// blocks are chunks of work for one thread; GPU blocks are 256 threads
 /// computing 8 elements each (a 16-byte chunk of 2-byte elements, the
-/// vector width of ElementKernel's chunks).
+/// vector width of ElementKernel's chunks), or, for a cast of swizzled
+/// rows, the kSwizzledChunkColumns of 4 slots each.
 template <typename Op>
 void configureElements(Op op, const attnc::TargetDescription &target) {
-  if (!op.getBlockSize())
-    op.setBlockSize(target.isGpu() ? 2048 : 16384);
+  if (op.getBlockSize())
+    return;
+  int64_t perThread = 8;
+  if (auto castOp = dyn_cast<attn::CastOp>(op.getOperation());
+      castOp && castOp.getInRowSwizzle())
+    perThread = attnc::kSwizzledChunkColumns;
+  op.setBlockSize(target.isGpu() ? 256 * perThread : 16384);
 }
 
 /// A matmul is a cuBLASLt call on the GPU, whose heuristics pick the

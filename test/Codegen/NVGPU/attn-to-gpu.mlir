@@ -176,6 +176,38 @@ module @attnc_kernels {
 
 // -----
 
+// A cast of the dq accumulator's swizzled rows (width 32) in a whole block
+// of aligned buffers: a thread takes 16 columns, 4 loads of a 16-byte slot
+// (a pair of columns and the pair 8 columns on), gathered into the first 8
+// columns and the next 8, one 16-byte store each; other blocks convert
+// element by element.
+
+// CHECK-LABEL: func.func @cast_swizzled(
+// CHECK:         gpu.launch
+// CHECK:           scf.if %{{.*}} {
+// CHECK-COUNT-4:     vector.load {{.*}} : memref<?x4x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, vector<4xf32>
+// CHECK:             %[[A:.*]] = vector.shuffle %[[S0:.*]], %[[S1:.*]] [0, 1, 4, 5]
+// CHECK:             %[[B:.*]] = vector.shuffle %[[S2:.*]], %[[S3:.*]] [0, 1, 4, 5]
+// CHECK:             %[[LOW:.*]] = vector.shuffle %[[A]], %[[B]] [0, 1, 2, 3, 4, 5, 6, 7]
+// CHECK:             %[[LOW16:.*]] = arith.truncf %[[LOW]] : vector<8xf32> to vector<8xbf16>
+// CHECK:             vector.store %[[LOW16]], {{.*}} vector<8xbf16>
+// CHECK:             vector.shuffle %[[S0]], %[[S1]] [2, 3, 6, 7]
+// CHECK:             vector.shuffle %[[S2]], %[[S3]] [2, 3, 6, 7]
+// CHECK:             vector.store {{.*}} vector<8xbf16>
+// CHECK:           } else {
+// CHECK:             memref.load
+module @attnc_kernels {
+  func.func @cast_swizzled(%a: memref<?x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>>,
+                           %out: memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) attributes {attnrt.kernel} {
+    %0 = bufferization.to_tensor %a : memref<?x4x?x64xf32, strided<[?, ?, ?, ?], offset: ?>> to tensor<?x4x?x64xf32>
+    %1 = attn.cast %0 {in_row_swizzle = 32 : i64, block_size = 4096 : i64} : tensor<?x4x?x64xf32> to tensor<?x4x?x64xbf16>
+    bufferization.materialize_in_destination %1 in writable %out : (tensor<?x4x?x64xbf16>, memref<?x4x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>) -> ()
+    return
+  }
+}
+
+// -----
+
 // An elementwise kernel: the cast's grid and threads, the body inlined per
 // element between the widened loads and the rounded store. In a whole
 // block a thread's 4 elements are straight-line code, their loads first so
