@@ -34,7 +34,7 @@ constexpr int64_t kGradSliceColumns = 64;
 /// Chunks of a row that a lane of a cross-entropy kernel loads before it
 /// uses the first (16 bytes each): a 100 KB row per warp needs many bytes
 /// in flight to stream at the memory's bandwidth.
-constexpr int64_t kExpSumGroup = 4;
+constexpr int64_t kChunksInFlight = 4;
 /// Warps of attn.token_order's one block: its scatter compares each token
 /// with the others of a 1024-token chunk.
 constexpr int64_t kOrderWarps = 32;
@@ -452,7 +452,7 @@ Value RowKernelBlock::logSumExp(int64_t width,
     }
     return SmallVector<Value>{max, sum};
   };
-  SmallVector<Value> lse = foldRow(width, init, kExpSumGroup, step);
+  SmallVector<Value> lse = foldRow(width, init, kChunksInFlight, step);
   Value max = lse[0], sum = lse[1];
   for (int64_t offset = lanes() / 2; offset > 0; offset /= 2) {
     auto theirs = [&](Value v) -> Value {
@@ -922,18 +922,19 @@ void RowKernelBlock::crossEntropyGradRow(Value row) {
   int64_t offset =
       cast<attn::CrossEntropyGradOp>(op).getVocabOffsetAttr().getInt();
   // All of a group's loads go out before its first store.
-  foldRow(width(), {}, kExpSumGroup, [&](ValueRange, ArrayRef<Value> columns) {
-    SmallVector<Value> values;
-    for (Value d : columns)
-      values.push_back(at(logits, lead, d));
-    for (auto [d, v] : llvm::zip(columns, values)) {
-      Value p = math::ExpOp::create(b, loc, subF(v, lse));
-      Value onehot = arith::UIToFPOp::create(b, loc, p.getType(),
-                                             isLabelColumn(label, offset, d));
-      storeAt(mulF(subF(p, onehot), dloss), dlogits, lead, d);
-    }
-    return SmallVector<Value>();
-  });
+  foldRow(width(), {}, kChunksInFlight,
+          [&](ValueRange, ArrayRef<Value> columns) {
+            SmallVector<Value> values;
+            for (Value d : columns)
+              values.push_back(at(logits, lead, d));
+            for (auto [d, v] : llvm::zip(columns, values)) {
+              Value p = math::ExpOp::create(b, loc, subF(v, lse));
+              Value onehot = arith::UIToFPOp::create(
+                  b, loc, p.getType(), isLabelColumn(label, offset, d));
+              storeAt(mulF(subF(p, onehot), dloss), dlogits, lead, d);
+            }
+            return SmallVector<Value>();
+          });
 }
 
 /// Which of the `chunk` columns from `d` (+ the vocabulary offset) are the
