@@ -588,10 +588,20 @@ StatusOr<size_t> workspaceOf(const pkg::Function &fn, int64_t batch,
 }
 
 /// What one step reports.
+/// Wall-clock seconds from `start` to now.
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 struct StepReport {
   int64_t step;
   double loss, gradNorm, lr, lossScale, seconds;
   bool skipped;
+  /// The part of `seconds` before the host waits for the step's results:
+  /// its inputs set and its kernels enqueued (a GPU runs them meanwhile),
+  /// so that a host-bound step shows as enqueueSeconds close to seconds.
+  double enqueueSeconds = 0;
 };
 
 class Trainer {
@@ -765,6 +775,7 @@ StatusOr<StepReport> Trainer::runStep(int64_t index) {
           o.microBatches > 1 ? accumulatedStep(in, out) : fusedStep(in, out);
       !s)
     return s;
+  r.enqueueSeconds = secondsSince(start);
   auto values = download(rt, results);
   if (!values)
     return values.status();
@@ -777,9 +788,7 @@ StatusOr<StepReport> Trainer::runStep(int64_t index) {
   r.skipped = !std::isfinite(r.gradNorm);
   scaler.update(!r.skipped);
   state.swapMoments();
-  r.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  r.seconds = secondsSince(start);
   return r;
 }
 
@@ -821,6 +830,8 @@ void Trainer::report(const StepReport &r, double elapsed) {
             << ", \"loss_scale\": " << r.lossScale
             << ", \"skipped\": " << (r.skipped ? "true" : "false")
             << ", \"tokens_per_s\": " << tokensPerSecond << ", \"mfu\": " << mfu
+            << ", \"step_seconds\": " << r.seconds
+            << ", \"enqueue_seconds\": " << r.enqueueSeconds
             << ", \"seconds\": " << elapsed << "}\n";
   bool last = r.step + 1 == o.steps;
   if ((r.step + 1) % o.logEvery && !last && !r.skipped)
@@ -932,9 +943,7 @@ Status Trainer::run() {
     auto r = runStep(i);
     if (!r)
       return r.status().withContext("step " + std::to_string(i + 1));
-    report(*r, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count());
+    report(*r, secondsSince(start));
     if (o.exitAfter == i + 1) {
       metrics.flush();
       std::fflush(stdout);

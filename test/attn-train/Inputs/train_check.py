@@ -4,6 +4,9 @@
       the mean loss of the last 5 applied steps is below the first 5's by
       1.0 or more (natural log units), and no step was skipped unless
       allowed
+  train_check.py timings METRICS TOKENS
+      every step's enqueue_seconds is within [0, step_seconds] and its
+      tokens_per_s is TOKENS / step_seconds
   train_check.py same-losses A B
       the two metrics files hold the same steps with bitwise equal losses
       and gradient norms (9 significant digits round-trip an f32)
@@ -28,6 +31,7 @@
 """
 
 import json
+import math
 import struct
 import sys
 
@@ -58,6 +62,20 @@ def falls(path, allow=""):
     print(f"loss falls from {first:.2f} to {last:.2f} over {len(rows)} steps")
     if last > first - 1.0:
         sys.exit("the loss did not fall by 1.0")
+
+
+def timings(path, tokens):
+    rows = metrics(path)
+    for r in rows:
+        step, enqueue = r["step_seconds"], r["enqueue_seconds"]
+        if not 0 <= enqueue <= step:
+            sys.exit(f"step {r['step']}: enqueue_seconds {enqueue} outside "
+                     f"[0, step_seconds {step}]")
+        if not math.isclose(r["tokens_per_s"], float(tokens) / step,
+                            rel_tol=1e-6):
+            sys.exit(f"step {r['step']}: tokens_per_s {r['tokens_per_s']} "
+                     f"is not {tokens} / {step}")
+    print(f"{len(rows)} steps: enqueue within each step's time")
 
 
 def same_losses(a, b):
@@ -172,6 +190,7 @@ def flat(package, function, checkpoint, path):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"falls": falls, "same-losses": same_losses, "same-tensors": same_tensors,
-     "zero-moments": zero_moments, "scalars": scalars,
+    {"falls": falls, "timings": timings, "same-losses": same_losses,
+     "same-tensors": same_tensors, "zero-moments": zero_moments,
+     "scalars": scalars,
      "close": close, "png": png, "flat": flat}[command](*args)
