@@ -20,6 +20,12 @@ runs are compared with, on the same weights and the same batches.
       (its windows in file order, as attn-train --sequential reads them)
   train_gpt.py compare attnc.jsonl torch.jsonl [--every 10] [--tol 0.02]
       the relative difference of the losses at every logged step
+  train_gpt.py batch --data tokens.tok --batch 16 --seq 1024 [--step 1] \\
+      --out batch.safetensors
+      writes the step's ids and labels (i32 [batch, seq], the windows in
+      file order, as attn-train --sequential reads them) for attn-run
+      --inputs, so that a training step is timed on the run's data; needs
+      neither torch nor numpy
 """
 
 import argparse
@@ -28,8 +34,6 @@ import math
 import struct
 import sys
 import time
-
-import numpy as np
 
 PEAK_TFLOPS = 989.0  # H200 bf16 dense
 
@@ -63,29 +67,73 @@ def init(a):
     print(f"{a.out}: {count} parameters")
 
 
-def tokens(path):
-    """The tokens of a file with docs/runtime.md's 32-byte header."""
+def token_header(path):
+    """(bytes per token, token count) of a file with docs/runtime.md's
+    32-byte header."""
     with open(path, "rb") as f:
         header = f.read(32)
-    magic, version, width, count, vocab, _ = struct.unpack("<8sIIQII", header)
-    if magic != b"ATTNTOK1" or version != 1:
+    if len(header) < 32:
         sys.exit(f"{path}: not an attnc token file")
+    magic, version, width, count, vocab, _ = struct.unpack("<8sIIQII", header)
+    if magic != b"ATTNTOK1" or version != 1 or width not in (2, 4):
+        sys.exit(f"{path}: not an attnc token file")
+    return width, count
+
+
+def tokens(path):
+    """The tokens of a token file, memory-mapped."""
+    import numpy as np
+    width, count = token_header(path)
     dtype = {2: np.uint16, 4: np.uint32}[width]
     return np.memmap(path, dtype=dtype, mode="r", offset=32, shape=(count,))
 
 
+def window_starts(count, batch, seq, step):
+    """The first token of each window of step `step` (from 1): windows of
+    seq + 1 tokens in file order, as attn-train --sequential."""
+    windows = (count - 1) // seq
+    if windows < 1:
+        sys.exit(f"{count} tokens make no window of {seq + 1}")
+    first = (step - 1) * batch
+    return [((first + i) % windows) * seq for i in range(batch)]
+
+
 def batches(data, batch, seq):
-    """Windows of seq + 1 tokens in file order, as attn-train --sequential."""
-    windows = (len(data) - 1) // seq
-    sample = 0
+    """The steps' windows of seq + 1 tokens, [batch, seq + 1] each."""
+    import numpy as np
+    step = 1
     while True:
-        rows = []
-        for _ in range(batch):
-            w = sample % windows
-            rows.append(np.asarray(data[w * seq:w * seq + seq + 1],
-                                   dtype=np.int64))
-            sample += 1
+        rows = [np.asarray(data[w:w + seq + 1], dtype=np.int64)
+                for w in window_starts(len(data), batch, seq, step)]
+        step += 1
         yield np.stack(rows)
+
+
+def write_batch(a):
+    """Step a.step's ids and labels as i32 safetensors, standard library
+    only."""
+    width, count = token_header(a.data)
+    code = {2: "H", 4: "I"}[width]
+    ids, labels = [], []
+    with open(a.data, "rb") as f:
+        for start in window_starts(count, a.batch, a.seq, a.step):
+            f.seek(32 + width * start)
+            window = struct.unpack(f"<{a.seq + 1}{code}",
+                                   f.read(width * (a.seq + 1)))
+            ids += window[:-1]
+            labels += window[1:]
+    size = 4 * len(ids)
+    shape = [a.batch, a.seq]
+    header = json.dumps({
+        "ids": {"dtype": "I32", "shape": shape, "data_offsets": [0, size]},
+        "labels": {"dtype": "I32", "shape": shape,
+                   "data_offsets": [size, 2 * size]}}).encode()
+    header += b" " * (-len(header) % 8)
+    with open(a.out, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        f.write(struct.pack(f"<{len(ids)}i", *ids))
+        f.write(struct.pack(f"<{len(labels)}i", *labels))
+    print(f"{a.out}: step {a.step}'s ids and labels, [{a.batch}, {a.seq}]")
 
 
 def lr_at(step, a):
@@ -278,6 +326,12 @@ def main():
                    "more steps (torch.profiler)")
     p = sub.add_parser("loss")
     model_and_data(p, "--weights", "step")
+    p = sub.add_parser("batch")
+    p.add_argument("--data", required=True)
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--seq", type=int, required=True)
+    p.add_argument("--step", type=int, default=1)
+    p.add_argument("--out", required=True)
     p = sub.add_parser("compare")
     p.add_argument("attnc")
     p.add_argument("torch")
@@ -288,7 +342,7 @@ def main():
     if a.command == "train" and a.min_lr is None:
         a.min_lr = a.lr / 10
     {"init": init, "train": train, "loss": batch_loss,
-     "compare": compare}[a.command](a)
+     "compare": compare, "batch": write_batch}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@
 #                           text (3.9M tokens)
 #   gpu-train/run.sh        trains attnc and torch.compile on the same
 #                           initial weights and batches, then compares
+#   gpu-train/step.sh       times the step on the corpus's first batch,
+#                           against older packages in turns when given
 # Needs the built attnc and gpu-bundle/ (scripts/gpu-integration.sh).
 # Usage: scripts/gpu-train.sh, then on the GPU machine:
 #   OUT=out STEPS=200 bash gpu-train/run.sh
@@ -62,4 +64,37 @@ python3 "$root/bench/plot_loss.py" loss.png attnc.jsonl compile.jsonl \
 rm -f init.safetensors
 SCRIPT
 chmod +x "$out/run.sh"
+cat >"$out/step.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# gpt_125m's step on the corpus's first batch (what attn-train's first step
+# reads): attn-run --bench --profile (the kinds of op per step), and, given
+# OLD.attnpkg arguments (another commit's package of the same model),
+# bench/ab.py of those against the bundle's package in turns. ab.md and
+# profile.txt under ${OUT:-./out}.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/.."
+out="${OUT:-$PWD/out}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib"
+package="$here/packages/gpt_125m.attnpkg"
+batch="$out/batch.safetensors"
+python3 "$root/bench/train_gpt.py" batch --data "$here/data/corpus.tok" \
+  --batch 16 --seq 1024 --out "$batch"
+case="gpt_125m_step --inputs $batch --seed 3"
+if [ $# -gt 0 ]; then
+  packages=()
+  for old in "$@"; do
+    packages+=(--package "$(basename "$old" .attnpkg)=$old")
+  done
+  python3 "$root/bench/ab.py" "${packages[@]}" --package "new=$package" \
+    --case "$case" --rounds 3 --iters 20 --attn-run "$here/bin/attn-run" \
+    --out "$out/ab.md" >/dev/null
+  cat "$out/ab.md"
+fi
+"$here/bin/attn-run" "$package" --fn $case --device cuda:0 --bench \
+  --iters 20 --profile 2>&1 | grep -v "^  step " | tee "$out/profile.txt"
+rm -f "$batch"
+SCRIPT
+chmod +x "$out/step.sh"
 echo "gpu-train: $(du -sh "$out" | cut -f1); run: OUT=out bash gpu-train/run.sh"
