@@ -33,6 +33,16 @@ CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
 python3 "$root/scripts/make-tokens.py" "$root/docs" "$root/README.md" \
   "$root/compiler" "$root/dialects" "$root/lib" "$root/runtime" \
   "$root/tools" "$root/bench" -o "$out/data/corpus.tok"
+cat >"$out/env.sh" <<'SCRIPT'
+# What run.sh and step.sh share (sourced, so $0 is theirs): the bundle's
+# directory, the checkout above it, ${OUT:-./out} and the runtime library.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/.."
+out="${OUT:-$PWD/out}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib"
+SCRIPT
 cat >"$out/run.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # gpt_125m with attn-train against bench/train_gpt.py under torch.compile:
@@ -40,12 +50,7 @@ cat >"$out/run.sh" <<'SCRIPT'
 # file order), B16 x N1024, lr 6e-4 with 20 warmup steps, STEPS steps
 # (default 200). Logs, metrics and loss.png under ${OUT:-./out}; with
 # PROFILE=S, torch.compile's kernels of S more steps (torch.profiler).
-set -uo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$here/.."
-out="${OUT:-$PWD/out}"
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$here/lib"
+. "$(dirname "$0")/env.sh"
 args=(--steps "${STEPS:-200}" --batch 16 --seq 1024 --lr 6e-4 --warmup 20)
 cd "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -71,12 +76,7 @@ cat >"$out/step.sh" <<'SCRIPT'
 # OLD.attnpkg arguments (another commit's package of the same model),
 # bench/ab.py of those against the bundle's package in turns. ab.md and
 # profile.txt under ${OUT:-./out}.
-set -uo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$here/.."
-out="${OUT:-$PWD/out}"
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$here/lib"
+. "$(dirname "$0")/env.sh"
 package="$here/packages/gpt_125m.attnpkg"
 batch="$out/batch.safetensors"
 python3 "$root/bench/train_gpt.py" batch --data "$here/data/corpus.tok" \
