@@ -270,12 +270,29 @@ protected:
   /// combine of every lane's `value`, in every lane, by xor shuffles.
   template <typename Combine>
   mlir::Value laneCombine(mlir::Value value, int64_t lanes, Combine sum) {
-    for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
-      value =
-          sum(value, mlir::gpu::ShuffleOp::create(b, loc, value, offset, lanes,
-                                                  mlir::gpu::ShuffleMode::XOR)
-                         .getShuffleResult());
-    return value;
+    return laneCombineAll(
+        value, lanes, [&](mlir::ValueRange mine, mlir::ValueRange theirs) {
+          return llvm::SmallVector<mlir::Value>{sum(mine[0], theirs[0])};
+        })[0];
+  }
+
+  /// combine(mine, theirs) of every lane's `values` (a state of several
+  /// values, all shuffled before they combine), in every lane, by xor
+  /// shuffles.
+  template <typename Combine>
+  llvm::SmallVector<mlir::Value>
+  laneCombineAll(mlir::ValueRange values, int64_t lanes, Combine combine) {
+    llvm::SmallVector<mlir::Value> state(values);
+    for (int64_t offset = lanes / 2; offset > 0; offset /= 2) {
+      llvm::SmallVector<mlir::Value> theirs;
+      for (mlir::Value v : state)
+        theirs.push_back(
+            mlir::gpu::ShuffleOp::create(b, loc, v, offset, lanes,
+                                         mlir::gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      state = combine(state, theirs);
+    }
+    return state;
   }
 
   /// Stores `v` from lane 0 only, when lanes share it.

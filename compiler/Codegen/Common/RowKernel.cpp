@@ -278,6 +278,9 @@ private:
   /// it), rescaled when it grows, so that no exponential overflows; the
   /// lanes' pairs merge by shuffles.
   Value logSumExp(int64_t width, function_ref<Value(Value)> term);
+  /// `v`'s terms combined by `kind` (v a chunk's vector), or `v` (a
+  /// scalar).
+  Value acrossChunk(vector::CombiningKind kind, Value v);
   /// The largest of `max` and v's terms (v a scalar or a vector).
   Value maxWith(Value max, Value v);
   /// What the exponentials of terms at most `max` subtract: `max`, or 0
@@ -362,8 +365,7 @@ Value RowKernelBlock::rowSum(function_ref<Value(Value)> term) {
         index(chunks), zeroColumns(),
         [&](Value k) { return term(chunkColumn(k)); }, add);
   }
-  Value sum =
-      vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, columns);
+  Value sum = acrossChunk(vector::CombiningKind::ADD, columns);
   if (tailStart(width()) < width())
     sum = foldColumns(add(lane, index(tailStart(width()))), width(), {sum},
                       [&](ValueRange state, ArrayRef<Value> d) {
@@ -411,10 +413,15 @@ SmallVector<Value> RowKernelBlock::foldRow(int64_t width, ValueRange init,
   return foldColumns(add(lane, index(tailStart(width))), width, state, step);
 }
 
+Value RowKernelBlock::acrossChunk(vector::CombiningKind kind, Value v) {
+  if (!isa<VectorType>(v.getType()))
+    return v;
+  return vector::ReductionOp::create(b, loc, kind, v);
+}
+
 Value RowKernelBlock::maxWith(Value max, Value v) {
-  if (isa<VectorType>(v.getType()))
-    v = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF, v);
-  return arith::MaximumFOp::create(b, loc, max, v);
+  return arith::MaximumFOp::create(
+      b, loc, max, acrossChunk(vector::CombiningKind::MAXIMUMF, v));
 }
 
 Value RowKernelBlock::expShift(Value max) {
@@ -445,29 +452,23 @@ Value RowKernelBlock::logSumExp(int64_t width,
     Value sum = rescaled(state[1], state[0], shift);
     for (Value v : values) {
       Value exps = math::ExpOp::create(b, loc, subF(v, shift));
-      if (isa<VectorType>(exps.getType()))
-        exps = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                           exps);
-      sum = arith::AddFOp::create(b, loc, sum, exps);
+      sum = arith::AddFOp::create(
+          b, loc, sum, acrossChunk(vector::CombiningKind::ADD, exps));
     }
     return SmallVector<Value>{max, sum};
   };
-  SmallVector<Value> lse = foldRow(width, init, kChunksInFlight, step);
-  Value max = lse[0], sum = lse[1];
-  for (int64_t offset = lanes() / 2; offset > 0; offset /= 2) {
-    auto theirs = [&](Value v) -> Value {
-      return gpu::ShuffleOp::create(b, loc, v, offset, lanes(),
-                                    gpu::ShuffleMode::XOR)
-          .getShuffleResult();
-    };
-    Value theirMax = theirs(max), theirSum = theirs(sum);
-    Value merged = arith::MaximumFOp::create(b, loc, max, theirMax);
-    Value shift = expShift(merged);
-    sum = arith::AddFOp::create(b, loc, rescaled(sum, max, shift),
-                                rescaled(theirSum, theirMax, shift));
-    max = merged;
-  }
-  return arith::AddFOp::create(b, loc, max, math::LogOp::create(b, loc, sum));
+  SmallVector<Value> lse = laneCombineAll(
+      foldRow(width, init, kChunksInFlight, step), lanes(),
+      [&](ValueRange mine, ValueRange theirs) {
+        Value merged = arith::MaximumFOp::create(b, loc, mine[0], theirs[0]);
+        Value shift = expShift(merged);
+        return SmallVector<Value>{
+            merged,
+            arith::AddFOp::create(b, loc, rescaled(mine[1], mine[0], shift),
+                                  rescaled(theirs[1], theirs[0], shift))};
+      });
+  return arith::AddFOp::create(b, loc, lse[0],
+                               math::LogOp::create(b, loc, lse[1]));
 }
 
 template <typename Fn> void RowKernelBlock::inColumnChunks(Fn body) {

@@ -12,6 +12,7 @@
 
 #include "compiler/Codegen/Config/KernelConfig.h"
 #include "compiler/Codegen/Common/RowSwizzle.h"
+#include "compiler/Codegen/Common/VectorAccess.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 
@@ -460,7 +461,7 @@ template <typename Op>
 void configureElements(Op op, const attnc::TargetDescription &target) {
   if (op.getBlockSize())
     return;
-  int64_t perThread = 8;
+  int64_t perThread = attnc::kElementVectorWidth;
   if (auto castOp = dyn_cast<attn::CastOp>(op.getOperation());
       castOp && castOp.getInRowSwizzle())
     perThread = attnc::kSwizzledChunkColumns;

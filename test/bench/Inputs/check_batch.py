@@ -6,9 +6,13 @@
       the windows attn-train --sequential reads
 """
 
-import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "attn-run", "Inputs"))
+from safetensors_tool import read  # noqa: E402
 
 
 def main(tokens_path, batch_path, b, n, step):
@@ -17,18 +21,13 @@ def main(tokens_path, batch_path, b, n, step):
     _, _, width, count, _, _ = struct.unpack("<8sIIQII", data[:32])
     tokens = struct.unpack(f"<{count}{'H' if width == 2 else 'I'}",
                            data[32:32 + width * count])
-    blob = open(batch_path, "rb").read()
-    (size,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8:8 + size])
-    body = blob[8 + size:]
+    batch = read(batch_path)
 
     def tensor(name):
-        entry = header[name]
-        if entry["dtype"] != "I32" or entry["shape"] != [b, n]:
-            sys.exit(f"{name}: {entry['dtype']} {entry['shape']}, "
-                     f"expected I32 [{b}, {n}]")
-        lo, hi = entry["data_offsets"]
-        return struct.unpack(f"<{b * n}i", body[lo:hi])
+        shape, values = batch[name]
+        if shape != [b, n] or any(not isinstance(v, int) for v in values):
+            sys.exit(f"{name}: {shape}, expected integers [{b}, {n}]")
+        return values
 
     ids, labels = tensor("ids"), tensor("labels")
     windows = (count - 1) // n
