@@ -1146,7 +1146,8 @@ def Attn_TokenOrderOp : Attn_Op<"token_order", [Pure,
     tokens). The order is unique, so the result is the same on every run.
 
     One kernel block does it: the ids counted per id, the counts summed to
-    `bounds`, then each token written to its place in token order. With the
+    `bounds`, then each token written to its place in token order (a chunk
+    of tokens at a time, sorted by id and token in shared memory). With the
     order, `attn.embedding_grad` sums each id's rows with the work spread
     evenly, however frequent an id is.
 
@@ -1177,9 +1178,12 @@ def Attn_EmbeddingGradOp : Attn_Op<"embedding_grad", [Pure,
     scatter with atomics would not be). Tokens whose ids are outside `[0, V)`
     add nothing (they are in no id's range).
 
-    A warp sums one slice of 64 columns of one row, with the loads of
-    several tokens in flight, so a frequent id's row is spread over many
-    warps. `block_size` pins the slices of a kernel block.
+    A warp sums 32 slices of 64 columns one after another, with the loads
+    of several tokens in flight; its slices are far apart (slice `k` of
+    item `i` is slice `i + k * items` of the table), so that a frequent
+    id's row and frequent ids close together are spread over many warps,
+    and the many rows without tokens cost a warp two stores each.
+    `block_size` pins the items of a kernel block.
 
     ```mlir
     %order, %bounds = attn.token_order %ids

@@ -31,12 +31,15 @@ constexpr int64_t kUnrolledChunks = 16;
 /// Columns of a table row that an embedding gradient's item sums (a warp's
 /// on a GPU, 2 a lane).
 constexpr int64_t kGradSliceColumns = 64;
+/// Slices an embedding gradient's warp sums, one a lane's bounds: one load
+/// of the lanes gets them all.
+constexpr int64_t kGradSlicesPerWarp = kWarp;
 /// Chunks of a row that a lane of a cross-entropy kernel loads before it
 /// uses the first (16 bytes each): a 100 KB row per warp needs many bytes
 /// in flight to stream at the memory's bandwidth.
 constexpr int64_t kChunksInFlight = 4;
-/// Warps of attn.token_order's one block: its scatter compares each token
-/// with the others of a 1024-token chunk.
+/// Warps of attn.token_order's one block: its scatter sorts the tokens in
+/// chunks of 1024, a thread each (a power of two, for the bitonic sort).
 constexpr int64_t kOrderWarps = 32;
 
 /// Warps of a GPU block of the kernels that reduce with all their threads.
@@ -62,6 +65,13 @@ bool reducesByBlock(Operation *op) {
 int64_t gradSlices(attn::EmbeddingGradOp op) {
   return llvm::divideCeil(op.getDtable().getType().getDimSize(1),
                           kGradSliceColumns);
+}
+
+/// The items of an embedding gradient, kGradSlicesPerWarp slices each.
+int64_t gradItems(attn::EmbeddingGradOp op) {
+  return llvm::divideCeil(op.getDtable().getType().getDimSize(0) *
+                              gradSlices(op),
+                          kGradSlicesPerWarp);
 }
 
 /// The most shared memory a norm gradient's block gives its warps' partial
@@ -269,10 +279,17 @@ private:
   void countIds();
   void scanCounts();
   void scatterTokens();
-  /// How many of the chunk's tokens before this thread's have `key` (from
-  /// the keys in shared memory).
-  Value sameKeyBefore(Value key);
-  void embeddingGradSlice(Value item);
+  /// Word `half` (0: key, 1: value) of the pair at `place` of a sort.
+  Value pairWord(int64_t half, Value place);
+  void storePair(Value place, Value key, Value value);
+  /// Sorts the block's (key, value) pairs in shared memory, one a thread,
+  /// by key, then value.
+  void sortPairs(Value key, Value value);
+  /// Puts the pairs at places i < partner in the order of stage k.
+  void orderPair(Value i, Value partner, int64_t k);
+  Value firstPlaceOf(Value key);
+  void embeddingGradSlices(Value item);
+  void embeddingGradRow(Value row, Value firstColumn, Value begin, Value end);
   /// log(sum_d exp(term(d))) over d < width, in every lane, in one pass:
   /// each lane keeps the largest term so far and the sum of exp(term -
   /// it), rescaled when it grows, so that no exponential overflows; the
@@ -729,11 +746,13 @@ void RowKernelBlock::scanCounts() {
   });
 }
 
-/// Tokens in chunks of the block's threads, a thread each: a token's place
-/// is its id's current bound plus the chunk's earlier tokens of its id;
-/// once every thread has read its bound, each token moves its id's bound on
-/// by one (integer atomics: the bound ends past the chunk's tokens of that
-/// id whatever the timing).
+/// Tokens in chunks of the block's threads, a thread each. A chunk's (id,
+/// index) pairs are sorted in shared memory, so that a token's rank among
+/// the chunk's tokens of its id is its distance from its id's first pair;
+/// its place is its id's bound plus that rank. Once every thread has read
+/// its bound, the last token of each id moves the bound past the chunk's
+/// tokens of that id: one writer per bound, so the order is the same
+/// whatever the timing.
 void RowKernelBlock::scatterTokens() {
   Value ids = x.operands[0], order = x.results[0], bounds = x.results[1];
   int64_t classes = cast<MemRefType>(bounds.getType()).getDimSize(0) - 1;
@@ -747,53 +766,179 @@ void RowKernelBlock::scatterTokens() {
                                                             token, index(0))));
     Value valid = arith::AndIOp::create(b, loc, inside,
                                         inRange(id, index(0), index(classes)));
-    Value key =
-        arith::SelectOp::create(b, loc, valid, toI32(toIndex(id)), i32(-1));
-    Value before = sameKeyBefore(key);
-    Value slot =
-        add(arith::SelectOp::create(b, loc, valid, toIndex(key), index(0)),
-            index(1));
-    Value place = arith::AddIOp::create(b, loc, load(bounds, {slot}), before);
+    // Tokens of no id sort after every id.
+    Value key = arith::SelectOp::create(b, loc, valid, toI32(toIndex(id)),
+                                        i32(classes));
+    // A host thread's chunk is its one token.
+    Value place = threadIndex(), sortedKey = key, sortedToken = token,
+          rank = index(0), lastOfId = valid;
+    if (threadId) {
+      sortPairs(key, toI32(place));
+      sortedKey = pairWord(0, place);
+      sortedToken = add(chunk, toIndex(pairWord(1, place)));
+      rank = sub(place, firstPlaceOf(sortedKey));
+      Value next = arith::MinUIOp::create(b, loc, add(place, index(1)),
+                                          index(threads() - 1));
+      lastOfId = arith::OrIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, place, next),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                pairWord(0, next), sortedKey));
+    }
+    Value slot = add(
+        toIndex(arith::MinSIOp::create(b, loc, sortedKey, i32(classes - 1))),
+        index(1));
+    Value bound = add(toIndex(load(bounds, {slot})), rank);
     // Every thread reads its bound before any moves one.
     barrier();
-    ifThen(valid, [&] {
-      store(toI32(token), order, elementIndex(order, toIndex(place)));
-      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, i32(1),
-                                  bounds, ValueRange{slot});
-    });
+    ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, sortedKey,
+                                 i32(classes)),
+           [&] {
+             store(toI32(sortedToken), order, elementIndex(order, bound));
+             ifThen(lastOfId, [&] {
+               store(toI32(add(bound, index(1))), bounds, {slot});
+             });
+           });
+    // The pairs are read before the next chunk writes its own.
     barrier();
   });
 }
 
-Value RowKernelBlock::sameKeyBefore(Value key) {
-  if (!threadId)
-    return i32(0);
-  store(arith::BitcastOp::create(b, loc, f32, key), scratch, {warp, lane});
-  barrier();
-  Value before = sumI32(threadId, i32(0), [&](Value t, Value) -> Value {
-    return arith::ExtUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadWord(t),
-                              key));
-  });
-  // The keys are read before the next chunk writes its own.
-  barrier();
-  return before;
+Value RowKernelBlock::pairWord(int64_t half, Value place) {
+  Value row = add(divUI(place, index(kWarp)), index(half * threads() / kWarp));
+  Value word =
+      load(scratch, {row, arith::RemUIOp::create(b, loc, place, index(kWarp))});
+  return arith::BitcastOp::create(b, loc, b.getI32Type(), word);
 }
 
-/// Slice item % slices of dtable row item / slices: the sum of the dout
-/// rows of the row's tokens, in order. A warp's lanes take 32 of the
-/// tokens' places at a time (one coalesced load), then all their columns'
-/// loads go out before the first add, so a frequent id's thousands of
-/// tokens cost a memory round trip per 32.
-void RowKernelBlock::embeddingGradSlice(Value item) {
-  Value order = x.operands[0], bounds = x.operands[1], dout = x.operands[2],
-        dtable = x.results[0];
+void RowKernelBlock::storePair(Value place, Value key, Value value) {
+  Value row = divUI(place, index(kWarp));
+  Value column = arith::RemUIOp::create(b, loc, place, index(kWarp));
+  store(arith::BitcastOp::create(b, loc, f32, key), scratch, {row, column});
+  store(arith::BitcastOp::create(b, loc, f32, value), scratch,
+        {add(row, index(threads() / kWarp)), column});
+}
+
+/// A bitonic sort of the threads' pairs (threads() a power of two): in
+/// stage (k, j), the thread of each pair of places i < i ^ j puts the two
+/// in the order of its run of k (ascending where i & k is 0).
+void RowKernelBlock::sortPairs(Value key, Value value) {
+  Value i = threadIndex();
+  storePair(i, key, value);
+  barrier();
+  for (int64_t k = 2; k <= threads(); k *= 2) {
+    for (int64_t j = k / 2; j >= 1; j /= 2) {
+      Value partner = arith::XOrIOp::create(b, loc, i, index(j));
+      ifThen(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, partner, i),
+          [&] { orderPair(i, partner, k); });
+      barrier();
+    }
+  }
+}
+
+void RowKernelBlock::orderPair(Value i, Value partner, int64_t k) {
+  Value key = pairWord(0, i), value = pairWord(1, i);
+  Value otherKey = pairWord(0, partner), otherValue = pairWord(1, partner);
+  auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  };
+  // Pairs are unique: their values are the threads'.
+  Value greater = arith::OrIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::sgt, key, otherKey),
+      arith::AndIOp::create(b, loc,
+                            cmp(arith::CmpIPredicate::eq, key, otherKey),
+                            cmp(arith::CmpIPredicate::sgt, value, otherValue)));
+  Value ascending = cmp(arith::CmpIPredicate::eq,
+                        arith::AndIOp::create(b, loc, i, index(k)), index(0));
+  Value swap = arith::XOrIOp::create(
+      b, loc, greater,
+      arith::XOrIOp::create(
+          b, loc, ascending,
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult()));
+  ifThen(swap, [&] {
+    storePair(i, otherKey, otherValue);
+    storePair(partner, key, value);
+  });
+}
+
+/// The first place of the sorted pairs whose key is `key`: the count of
+/// keys below it, found by halving.
+Value RowKernelBlock::firstPlaceOf(Value key) {
+  Value first = index(0);
+  for (int64_t step = threads() / 2; step >= 1; step /= 2) {
+    Value below =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                              pairWord(0, add(first, index(step - 1))), key);
+    first =
+        arith::SelectOp::create(b, loc, below, add(first, index(step)), first);
+  }
+  return first;
+}
+
+/// The slices item, item + items, item + 2 * items, ... of the dtable rows
+/// (slice j of row r is r * slices + j): each slice's sum of the dout rows
+/// of its row's tokens, in order. Most rows of a table have no tokens in a
+/// batch, so a warp takes many slices, whose bounds its lanes load
+/// together; the slices it takes are far apart, so that the frequent ids,
+/// often close together (a byte-level corpus uses the first 256), are
+/// spread over many warps.
+void RowKernelBlock::embeddingGradSlices(Value item) {
+  Value bounds = x.operands[1], tokens = elementCount(x.operands[0]);
+  auto grad = cast<attn::EmbeddingGradOp>(op);
+  int64_t rows = grad.getDtable().getType().getDimSize(0),
+          slices = gradSlices(grad), items = gradItems(grad);
+  // Slice k of the warp: its row and first column.
+  auto sliceAt = [&](Value k) -> std::pair<Value, Value> {
+    Value slice = arith::MinUIOp::create(
+        b, loc, add(item, mul(k, index(items))), index(rows * slices - 1));
+    return {divUI(slice, index(slices)),
+            mul(arith::RemUIOp::create(b, loc, slice, index(slices)),
+                index(kGradSliceColumns))};
+  };
+  // Bounds clamped to [0, tokens] and places to a token, as the reference
+  // does, so that bad order or bounds read nothing out of bounds.
+  auto rowBounds = [&](Value row) -> std::pair<Value, Value> {
+    Value end = arith::MinUIOp::create(
+        b, loc, toIndex(load(bounds, {add(row, index(1))})), tokens);
+    return {arith::MinUIOp::create(b, loc, toIndex(load(bounds, {row})), end),
+            end};
+  };
+  // The slices below rows * slices: those k with item + k * items below.
+  Value count = arith::MinUIOp::create(
+      b, loc, index(kGradSlicesPerWarp),
+      arith::CeilDivUIOp::create(b, loc, sub(index(rows * slices), item),
+                                 index(items)));
+  if (!threadId)
+    return loopTo(count, [&](Value k) {
+      auto [row, firstColumn] = sliceAt(k);
+      auto [begin, end] = rowBounds(row);
+      embeddingGradRow(row, firstColumn, begin, end);
+    });
+  // Lane k holds the bounds of slice k's row, handed to the whole warp by
+  // shuffles.
+  auto [ownBegin, ownEnd] = rowBounds(sliceAt(lane).first);
+  auto fromLane = [&](Value v, Value k) {
+    return toIndex(gpu::ShuffleOp::create(b, loc, toI32(v), toI32(k),
+                                          i32(kWarp), gpu::ShuffleMode::IDX)
+                       .getShuffleResult());
+  };
+  loopTo(count, [&](Value k) {
+    auto [row, firstColumn] = sliceAt(k);
+    embeddingGradRow(row, firstColumn, fromLane(ownBegin, k),
+                     fromLane(ownEnd, k));
+  });
+}
+
+/// The slice of dtable row `row` from `firstColumn`: the sum of the dout
+/// rows of the tokens at places [begin, end), in order. A warp's lanes take
+/// 32 of the places at a time (one coalesced load), then all their
+/// columns' loads go out before the first add, so a frequent id's
+/// thousands of tokens cost a memory round trip per 32.
+void RowKernelBlock::embeddingGradRow(Value row, Value firstColumn, Value begin,
+                                      Value end) {
+  Value order = x.operands[0], dout = x.operands[2], dtable = x.results[0];
   int64_t width = cast<MemRefType>(dtable.getType()).getDimSize(1);
-  Value slices = index(gradSlices(cast<attn::EmbeddingGradOp>(op)));
-  Value row = divUI(item, slices);
-  Value firstColumn = mul(arith::RemUIOp::create(b, loc, item, slices),
-                          index(kGradSliceColumns));
   SmallVector<Value> columns, valid;
   for (int64_t k = 0; k < kGradSliceColumns / lanes(); ++k) {
     Value d = add(firstColumn, add(lane, index(k * lanes())));
@@ -802,13 +947,7 @@ void RowKernelBlock::embeddingGradSlice(Value item) {
     columns.push_back(
         arith::SelectOp::create(b, loc, valid.back(), d, index(width - 1)));
   }
-  // Bounds clamped to [0, tokens] and places to a token, as the reference
-  // does, so that bad order or bounds read nothing out of bounds.
   Value tokens = elementCount(order);
-  Value end = arith::MinUIOp::create(
-      b, loc, toIndex(load(bounds, {add(row, index(1))})), tokens);
-  Value begin =
-      arith::MinUIOp::create(b, loc, toIndex(load(bounds, {row})), end);
   SmallVector<Value> zeros(columns.size(), f32Const(0));
   auto forOp = scf::ForOp::create(b, loc, begin, end, index(lanes()), zeros);
   {
@@ -818,16 +957,24 @@ void RowKernelBlock::embeddingGradSlice(Value item) {
     Value last = sub(end, index(1));
     Value mine = arith::MinUIOp::create(b, loc, add(chunk, lane), last);
     Value token = load(order, elementIndex(order, mine));
+    // Each lane splits its own token's index into dout's leading dims (64-bit
+    // divisions, once a lane), and the warp shares them.
+    SmallVector<Value> ownLead =
+        rowIndex(dout, arith::MinUIOp::create(b, loc, toIndex(token),
+                                              sub(tokens, index(1))));
+    SmallVector<Value> shared;
+    if (threadId)
+      for (Value dim : ownLead)
+        shared.push_back(toI32(dim));
     SmallVector<Value> sums(forOp.getRegionIterArgs());
     SmallVector<std::pair<Value, SmallVector<Value>>> rows;
     for (int64_t j = 0; j < lanes(); ++j) {
-      Value theirs = threadId ? gpu::ShuffleOp::create(b, loc, token, j, kWarp,
-                                                       gpu::ShuffleMode::IDX)
-                                    .getShuffleResult()
-                              : token;
-      SmallVector<Value> lead =
-          rowIndex(dout, arith::MinUIOp::create(b, loc, toIndex(theirs),
-                                                sub(tokens, index(1))));
+      SmallVector<Value> lead = ownLead;
+      if (threadId)
+        for (auto [dim, word] : llvm::zip(lead, shared))
+          dim = toIndex(gpu::ShuffleOp::create(b, loc, word, j, kWarp,
+                                               gpu::ShuffleMode::IDX)
+                            .getShuffleResult());
       SmallVector<Value> values;
       for (Value d : columns)
         values.push_back(at(dout, lead, d));
@@ -1028,10 +1175,8 @@ void RowKernelBlock::emit(Value blockId) {
     return forBlockItems(blockId, rowCount(x.results[0]),
                          [&](Value row) { embeddingRow(row); });
   if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op))
-    return forBlockItems(
-        blockId,
-        index(grad.getDtable().getType().getDimSize(0) * gradSlices(grad)),
-        [&](Value item) { embeddingGradSlice(item); });
+    return forBlockItems(blockId, index(gradItems(grad)),
+                         [&](Value item) { embeddingGradSlices(item); });
   if (isa<attn::TokenOrderOp>(op))
     return tokenOrder();
   if (isa<attn::CrossEntropyOp, attn::CrossEntropyGradOp,
@@ -1113,6 +1258,9 @@ int64_t attnc::rowKernelThreads(Operation *op) {
 }
 
 SmallVector<int64_t> attnc::rowKernelScratchShape(Operation *op) {
+  // A token order sorts a pair of words a thread.
+  if (isa<attn::TokenOrderOp>(op))
+    return {2 * kOrderWarps, kWarp};
   if (reducesByBlock(op))
     return {reduceWarps(op), kWarp};
   if (partialSumsShared(op))
@@ -1146,8 +1294,7 @@ Value attnc::rowKernelGrid(OpBuilder &b, Location loc, Operation *op,
     Value ids = buffers.operands[1];
     count = product(ids, cast<MemRefType>(ids.getType()).getRank());
   } else if (auto grad = dyn_cast<attn::EmbeddingGradOp>(op)) {
-    count = arith::ConstantIndexOp::create(
-        b, loc, grad.getDtable().getType().getDimSize(0) * gradSlices(grad));
+    count = arith::ConstantIndexOp::create(b, loc, gradItems(grad));
   } else if (isa<attn::TokenMeanGradOp>(op)) {
     count = product(in, rank);
   } else if (isa<attn::RmsNormGradOp, attn::LayerNormGradOp>(op)) {

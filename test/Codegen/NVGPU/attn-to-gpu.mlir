@@ -662,9 +662,12 @@ module @attnc_kernels {
 // attn.token_order: one block of 1024 threads. The bounds are zeroed, the
 // ids counted with integer atomics, the counts summed (the threads' range
 // sums through shared memory as f32 bit patterns), then each 1024-token
-// chunk's tokens placed (the chunk's keys in shared memory, between
-// barriers) and their ids' bounds moved on by atomics once all are read,
-// and the places of no id set to -1.
+// chunk placed: its (id, index) pairs in shared memory, [64, 32] words,
+// sorted by a bitonic sort (55 stages between barriers, from pairs 1 apart
+// to the last run of 1024, ascending), a token's first place of its id
+// found by halving (the first probe at place 511), then, once every bound
+// is read, its place stored and its id's bound moved on by the id's last
+// token, without atomics; the places of no id are set to -1.
 // CHECK-LABEL: func.func @token_order(
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1:.*]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads({{.*}}) in ({{.*}} = %c1024,
 // CHECK:           memref.store %c0_i32
@@ -674,11 +677,24 @@ module @attnc_kernels {
 // CHECK:           arith.bitcast %{{.*}} : i32 to f32
 // CHECK:           gpu.barrier
 // CHECK:           scf.for {{.*}} step %c1024 {
-// CHECK:             arith.bitcast %{{.*}} : i32 to f32
+// CHECK:             memref.store %{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
+// CHECK:             memref.store %{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:        gpu.barrier
+// CHECK-NEXT:        %[[PARTNER:.*]] = arith.xori %{{.*}}, %c1 : index
+// CHECK-NEXT:        %[[FIRST:.*]] = arith.cmpi ugt, %[[PARTNER]]
+// CHECK-NEXT:        scf.if %[[FIRST]] {
+// CHECK:               arith.cmpi sgt
+// CHECK:               scf.if
 // CHECK:             gpu.barrier
+// CHECK:             arith.xori %{{.*}}, %c512 : index
+// CHECK-NOT:         memref.atomic_rmw
+// CHECK:             memref.load %{{.*}}[%c15, %c31]
+// CHECK-NOT:         memref.atomic_rmw
 // CHECK:             gpu.barrier
-// CHECK:             gpu.barrier
-// CHECK:             memref.atomic_rmw addi %c1_i32
+// CHECK:             scf.if
+// CHECK:               memref.store
+// CHECK:               scf.if
+// CHECK-NOT:         memref.atomic_rmw
 // CHECK:             gpu.barrier
 // CHECK:           }
 // CHECK:           gpu.barrier
@@ -697,33 +713,51 @@ module @attnc_kernels {
 
 // -----
 
-// The embedding gradient: a warp per 64-column slice of a row (40 rows of
-// 80 columns: 80 slices, 10 blocks of 8 warps). A lane loads one of 32
-// places, the warp's 32 tokens come by shuffles (clamped to the tokens),
+// The embedding gradient: a warp sums 32 slices of 64 columns, far apart
+// (40 rows of 80 columns: 80 slices, 3 items, one block of 8 warps; item i
+// takes slices i, i + 3, ...). Lane k loads the bounds of slice k's row
+// (clamped to the last slice), and the slices take them in turn by
+// shuffles. Per slice, a lane loads one of 32 places and splits its token
+// (clamped to the tokens) into the batch and position of dout [?, ?, 80]
+// (the only divisions), the warp's 32 tokens' indices come by shuffles,
 // every load of the 32 rows goes out before the adds, and a place past the
 // row's end adds nothing.
 // CHECK-LABEL: func.func @embedding_grad(
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c10, {{.*}}) threads({{.*}}) in ({{.*}} = %c256,
-// CHECK:           %{{.*}}:2 = scf.for {{.*}} step %c32 iter_args({{.*}}) -> (f32, f32) {
-// CHECK:             %[[PLACE:.*]] = arith.minui
-// CHECK:             %[[TOKENS:.*]] = memref.load %{{.*}}[%[[PLACE]]]
-// CHECK:             gpu.shuffle  idx %[[TOKENS]], %c0_i32, %c32_i32 : i32
-// CHECK:             arith.minui
-// CHECK:             memref.load
-// CHECK:             gpu.shuffle  idx %[[TOKENS]], %c31_i32, %c32_i32 : i32
-// CHECK-NOT:         gpu.shuffle
-// CHECK:             arith.addf
-// CHECK:             arith.select
-// CHECK:             scf.yield
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}}) threads({{.*}}) in ({{.*}} = %c256,
+// CHECK:           arith.muli %{{.*}}, %c3 : index
+// CHECK:           %[[SLICE:.*]] = arith.minui %{{.*}}, %c79 : index
+// CHECK:           %[[OWN:.*]] = arith.divui %[[SLICE]], %c2 : index
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[OWN]], %c1
+// CHECK:           memref.load %{{.*}}[%[[NEXT]]]
+// CHECK:           memref.load %{{.*}}[%[[OWN]]]
+// CHECK:           scf.for %[[K:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:             arith.muli %[[K]], %c3 : index
+// CHECK:             %[[LANE:.*]] = arith.index_castui %[[K]] : index to i32
+// CHECK:             gpu.shuffle  idx %{{.*}}, %[[LANE]], %c32_i32 : i32
+// CHECK:             gpu.shuffle  idx
+// CHECK:             %{{.*}}:2 = scf.for {{.*}} step %c32 iter_args({{.*}}) -> (f32, f32) {
+// CHECK:               memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xi32
+// CHECK:               %[[POSITION:.*]] = arith.remui
+// CHECK:               %[[BATCH:.*]] = arith.divui
+// CHECK:               %[[B:.*]] = arith.index_castui %[[BATCH]] : index to i32
+// CHECK:               %[[N:.*]] = arith.index_castui %[[POSITION]] : index to i32
+// CHECK:               gpu.shuffle  idx %[[B]], %c0_i32, %c32_i32 : i32
+// CHECK:               gpu.shuffle  idx %[[N]], %c0_i32, %c32_i32 : i32
+// CHECK-NOT:           arith.divui
+// CHECK:               gpu.shuffle  idx %[[N]], %c31_i32, %c32_i32 : i32
+// CHECK-NOT:           gpu.shuffle
+// CHECK:               arith.addf
+// CHECK:               arith.select
+// CHECK:               scf.yield
 module @attnc_kernels {
-  func.func @embedding_grad(%o: memref<?xi32, strided<[?], offset: ?>>,
+  func.func @embedding_grad(%o: memref<?x?xi32, strided<[?, ?], offset: ?>>,
                             %b: memref<41xi32, strided<[?], offset: ?>>,
-                            %d: memref<?x80xbf16, strided<[?, ?], offset: ?>>,
+                            %d: memref<?x?x80xbf16, strided<[?, ?, ?], offset: ?>>,
                             %t: memref<40x80xf32, strided<[?, ?], offset: ?>>) attributes {attnrt.kernel} {
-    %0 = bufferization.to_tensor %o : memref<?xi32, strided<[?], offset: ?>> to tensor<?xi32>
+    %0 = bufferization.to_tensor %o : memref<?x?xi32, strided<[?, ?], offset: ?>> to tensor<?x?xi32>
     %1 = bufferization.to_tensor %b : memref<41xi32, strided<[?], offset: ?>> to tensor<41xi32>
-    %2 = bufferization.to_tensor %d : memref<?x80xbf16, strided<[?, ?], offset: ?>> to tensor<?x80xbf16>
-    %3 = attn.embedding_grad %0, %1, %2 {block_size = 8 : i64} : tensor<?xi32>, tensor<41xi32>, tensor<?x80xbf16> -> tensor<40x80xf32>
+    %2 = bufferization.to_tensor %d : memref<?x?x80xbf16, strided<[?, ?, ?], offset: ?>> to tensor<?x?x80xbf16>
+    %3 = attn.embedding_grad %0, %1, %2 {block_size = 8 : i64} : tensor<?x?xi32>, tensor<41xi32>, tensor<?x?x80xbf16> -> tensor<40x80xf32>
     bufferization.materialize_in_destination %3 in writable %t : (tensor<40x80xf32>, memref<40x80xf32, strided<[?, ?], offset: ?>>) -> ()
     return
   }

@@ -14,6 +14,7 @@
 // RUN: attn-run %t.attnpkg --fn lm_loss --shape d0_0=2 --shape d0_1=45 --check | FileCheck %s --check-prefix=MEAN
 // RUN: attn-run %t.attnpkg --fn lm_loss_bwd --shape d0_0=2 --shape d0_1=45 --check --gradcheck | FileCheck %s --check-prefix=LM
 // RUN: attn-run %t.attnpkg --fn embed_bwd --shape d1_0=3 --shape d1_1=700 --check | FileCheck %s --check-prefix=EMBED
+// RUN: attn-run %t.attnpkg --fn token_order --shape ids=3x700 --check --repeat 3 | FileCheck %s --check-prefix=ORDER
 // RUN: attn-run %t.attnpkg --fn tiny_lm --shape d1_0=2 --shape d1_1=45 --check | FileCheck %s --check-prefix=MEAN
 // RUN: attn-run %t.attnpkg --fn tiny_lm_bwd --shape d1_0=2 --shape d1_1=45 --check --gradcheck | FileCheck %s --check-prefix=TINY
 // Every remat policy gives the same gradients.
@@ -61,6 +62,8 @@
 // MEAN: mean: rel_err {{.*}} ok
 
 // EMBED: dtable: rel_err {{.*}} ok
+// ORDER: order: {{.*}} ok
+// ORDER: bounds: {{.*}} ok
 
 // LM: gradcheck: {{.*}} ok
 // LM: dh: rel_err {{.*}} ok
@@ -105,6 +108,16 @@ func.func @embed(%table: tensor<3x80xf32>, %ids: tensor<?x?xi32>)
   %x = attn.embedding %table, %ids
       : tensor<3x80xf32>, tensor<?x?xi32> -> tensor<?x?x80xf32>
   return %x : tensor<?x?x80xf32>
+}
+
+// The token order alone, checked place by place: 2100 tokens of 5 ids
+// (on a GPU, three chunks of the scatter, each a bitonic sort of 1024
+// tokens with hundreds of each id, the last partly past the tokens).
+func.func @token_order(%ids: tensor<?x?xi32>)
+    -> (tensor<?x?xi32>, tensor<6xi32>) {
+  %order, %bounds = attn.token_order %ids
+      : tensor<?x?xi32> -> tensor<?x?xi32>, tensor<6xi32>
+  return %order, %bounds : tensor<?x?xi32>, tensor<6xi32>
 }
 
 // A tiny language model in f32: embedding, RMSNorm, and the embedding
