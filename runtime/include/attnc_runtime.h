@@ -209,6 +209,24 @@ ATTNC_RT_EXPORT attnc_status attnc_runtime_free(const attnc_runtime *runtime,
 ATTNC_RT_EXPORT attnc_status attnc_runtime_copy(const attnc_runtime *runtime,
                                                 void *dst, const void *src,
                                                 size_t bytes, int32_t kind);
+/**
+ * Allocates `bytes` bytes of host memory that attnc_runtime_copy_async
+ * copies to and from without staging (CUDA: page-locked; host: 64-byte
+ * aligned). Zero bytes give NULL.
+ */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_allocate_host(
+    const attnc_runtime *runtime, size_t bytes, void **out);
+/** Frees memory from attnc_runtime_allocate_host; NULL is allowed. */
+ATTNC_RT_EXPORT attnc_status
+attnc_runtime_free_host(const attnc_runtime *runtime, void *data);
+/** Queues attnc_runtime_copy on `stream` (NULL: the legacy default stream;
+ * the host only accepts NULL, and is done on return) after the work queued
+ * there, without waiting for it: the host side, from
+ * attnc_runtime_allocate_host, must stay untouched until an event recorded
+ * after the copy has happened (attnc_event_wait). */
+ATTNC_RT_EXPORT attnc_status attnc_runtime_copy_async(
+    const attnc_runtime *runtime, void *dst, const void *src, size_t bytes,
+    int32_t kind, void *stream);
 /** Sets `bytes` bytes of device memory at `data` to `value`. */
 ATTNC_RT_EXPORT attnc_status attnc_runtime_fill(const attnc_runtime *runtime,
                                                 void *data, uint8_t value,
@@ -228,6 +246,8 @@ ATTNC_RT_EXPORT attnc_status attnc_event_record(const attnc_runtime *runtime,
 ATTNC_RT_EXPORT attnc_status attnc_event_elapsed_ms(const attnc_event *start,
                                                     const attnc_event *end,
                                                     double *out);
+/** Waits until `event` has happened. */
+ATTNC_RT_EXPORT attnc_status attnc_event_wait(const attnc_event *event);
 ATTNC_RT_EXPORT void attnc_event_destroy(attnc_event *event);
 
 #ifdef __cplusplus

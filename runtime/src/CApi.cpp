@@ -483,8 +483,10 @@ attnc_status attnc_runtime_free(const attnc_runtime *runtime, void *data) {
   });
 }
 
-attnc_status attnc_runtime_copy(const attnc_runtime *runtime, void *dst,
-                                const void *src, size_t bytes, int32_t kind) {
+/// The error of function `name` for a null runtime or a `kind` that is no
+/// ATTNC_COPY_*.
+static Status checkCopyCall(const char *name, const attnc_runtime *runtime,
+                            int32_t kind) {
   static_assert(ATTNC_COPY_HOST_TO_DEVICE ==
                         static_cast<int>(CopyKind::HostToDevice) &&
                     ATTNC_COPY_DEVICE_TO_HOST ==
@@ -492,13 +494,53 @@ attnc_status attnc_runtime_copy(const attnc_runtime *runtime, void *dst,
                     ATTNC_COPY_DEVICE_TO_DEVICE ==
                         static_cast<int>(CopyKind::DeviceToDevice),
                 "ATTNC_COPY_* follow CopyKind");
+  if (!runtime)
+    return nullArgument(name, "runtime");
+  if (kind < ATTNC_COPY_HOST_TO_DEVICE || kind > ATTNC_COPY_DEVICE_TO_DEVICE)
+    return Status::error(std::string(name) + ": unknown copy kind " +
+                         std::to_string(kind));
+  return Status::ok();
+}
+
+attnc_status attnc_runtime_copy(const attnc_runtime *runtime, void *dst,
+                                const void *src, size_t bytes, int32_t kind) {
+  return guarded([&] {
+    if (Status s = checkCopyCall("attnc_runtime_copy", runtime, kind); !s)
+      return s;
+    return runtime->runtime.copy(dst, src, bytes, static_cast<CopyKind>(kind));
+  });
+}
+
+attnc_status attnc_runtime_allocate_host(const attnc_runtime *runtime,
+                                         size_t bytes, void **out) {
+  return guarded([&]() -> Status {
+    if (!runtime || !out)
+      return nullArgument("attnc_runtime_allocate_host",
+                          !runtime ? "runtime" : "out");
+    auto data = runtime->runtime.allocateHost(bytes);
+    if (!data)
+      return data.status();
+    *out = *data;
+    return Status::ok();
+  });
+}
+
+attnc_status attnc_runtime_free_host(const attnc_runtime *runtime, void *data) {
   return guarded([&] {
     if (!runtime)
-      return nullArgument("attnc_runtime_copy", "runtime");
-    if (kind < ATTNC_COPY_HOST_TO_DEVICE || kind > ATTNC_COPY_DEVICE_TO_DEVICE)
-      return Status::error("attnc_runtime_copy: unknown copy kind " +
-                           std::to_string(kind));
-    return runtime->runtime.copy(dst, src, bytes, static_cast<CopyKind>(kind));
+      return nullArgument("attnc_runtime_free_host", "runtime");
+    return runtime->runtime.freeHost(data);
+  });
+}
+
+attnc_status attnc_runtime_copy_async(const attnc_runtime *runtime, void *dst,
+                                      const void *src, size_t bytes,
+                                      int32_t kind, void *stream) {
+  return guarded([&] {
+    if (Status s = checkCopyCall("attnc_runtime_copy_async", runtime, kind); !s)
+      return s;
+    return runtime->runtime.copyAsync(dst, src, bytes,
+                                      static_cast<CopyKind>(kind), stream);
   });
 }
 
@@ -545,6 +587,14 @@ attnc_status attnc_event_elapsed_ms(const attnc_event *start,
       return milliseconds.status();
     *out = *milliseconds;
     return Status::ok();
+  });
+}
+
+attnc_status attnc_event_wait(const attnc_event *event) {
+  return guarded([&] {
+    if (!event)
+      return nullArgument("attnc_event_wait", "event");
+    return event->event.wait();
   });
 }
 

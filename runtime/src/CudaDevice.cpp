@@ -312,8 +312,8 @@ public:
   Status freePinned(void *data) const override;
   StatusOr<void *> createStream() const override;
   Status destroyStream(void *stream) const override;
-  Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
-                           void *stream) const override;
+  Status copyAsync(void *dst, const void *src, size_t bytes, CopyKind kind,
+                   void *stream) const override;
   Status fill(void *data, uint8_t value, size_t bytes) const override;
   Status synchronize(void *stream) const override;
   StatusOr<void *> fork(void *stream) const override;
@@ -687,11 +687,23 @@ Status CudaDevice::destroyStream(void *stream) const {
   });
 }
 
-Status CudaDevice::copyToDeviceAsync(void *dst, const void *src, size_t bytes,
-                                     void *stream) const {
+Status CudaDevice::copyAsync(void *dst, const void *src, size_t bytes,
+                             CopyKind kind, void *stream) const {
+  auto queue = static_cast<CUstream>(stream);
   return context_->run([&] {
-    return ATTNC_CUDA_CALL(driver(), cuMemcpyHtoDAsync, devicePointer(dst), src,
-                           bytes, static_cast<CUstream>(stream));
+    switch (kind) {
+    case CopyKind::HostToDevice:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyHtoDAsync, devicePointer(dst),
+                             src, bytes, queue);
+    case CopyKind::DeviceToHost:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyDtoHAsync, dst,
+                             devicePointer(src), bytes, queue);
+    case CopyKind::DeviceToDevice:
+      return ATTNC_CUDA_CALL(driver(), cuMemcpyDtoDAsync, devicePointer(dst),
+                             devicePointer(src), bytes, queue);
+    }
+    return Status::error("unknown copy kind " +
+                         std::to_string(static_cast<int>(kind)));
   });
 }
 

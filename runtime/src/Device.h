@@ -141,19 +141,18 @@ public:
   virtual Status freeWorkspace(void *data, void *stream) const = 0;
   virtual Status copy(void *dst, const void *src, size_t bytes,
                       CopyKind kind) const = 0;
-  /// Host memory that copyToDeviceAsync reads without staging it (CUDA:
-  /// page-locked; host: 64-byte aligned), for loaders that fill it on
-  /// another thread.
+  /// Host memory that copyAsync reads and writes without staging it (CUDA:
+  /// page-locked; host: 64-byte aligned).
   virtual StatusOr<void *> allocatePinned(size_t bytes) const = 0;
   virtual Status freePinned(void *data) const = 0;
   /// A stream of its own, for copies beside the caller's work (host: null).
   virtual StatusOr<void *> createStream() const = 0;
   virtual Status destroyStream(void *stream) const = 0;
-  /// Queues a copy of `bytes` bytes of pinned memory to device memory on
-  /// `stream`; `src` must stay untouched until the copy is done (host: a
-  /// memcpy, done on return).
-  virtual Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
-                                   void *stream) const = 0;
+  /// Queues a copy of `bytes` bytes on `stream`, host memory pinned; the
+  /// host side must stay untouched until the copy is done (host: a memcpy,
+  /// done on return).
+  virtual Status copyAsync(void *dst, const void *src, size_t bytes,
+                           CopyKind kind, void *stream) const = 0;
   virtual Status fill(void *data, uint8_t value, size_t bytes) const = 0;
   virtual Status synchronize(void *stream) const = 0;
   /// A second stream for work that may run beside what is queued on

@@ -332,8 +332,8 @@ public:
     return static_cast<void *>(nullptr);
   }
   Status destroyStream(void *) const override { return Status::ok(); }
-  Status copyToDeviceAsync(void *dst, const void *src, size_t bytes,
-                           void *stream) const override {
+  Status copyAsync(void *dst, const void *src, size_t bytes, CopyKind,
+                   void *stream) const override {
     if (Status s = requireNullStream(stream); !s)
       return s;
     std::memcpy(dst, src, bytes);

@@ -393,6 +393,8 @@ StatusOr<double> Event::millisecondsSince(const Event &start) const {
   return device_->elapsedMilliseconds(*start.event_, *event_);
 }
 
+Status Event::wait() const { return device_->synchronize(*event_); }
+
 //===----------------------------------------------------------------------===//
 // Runtime
 //===----------------------------------------------------------------------===//
@@ -447,14 +449,38 @@ Status Runtime::free(void *data) const {
   return data ? device_->free(data) : Status::ok();
 }
 
-Status Runtime::copy(void *dst, const void *src, size_t bytes,
-                     CopyKind kind) const {
-  if (bytes == 0)
-    return Status::ok();
-  if (!dst || !src)
+/// The error of a copy of `bytes` bytes from or to a null pointer.
+static Status checkCopy(void *dst, const void *src, size_t bytes) {
+  if (bytes && (!dst || !src))
     return Status::error(std::string("copy of ") + std::to_string(bytes) +
                          " bytes " + (dst ? "from" : "to") + " a null pointer");
+  return Status::ok();
+}
+
+Status Runtime::copy(void *dst, const void *src, size_t bytes,
+                     CopyKind kind) const {
+  if (Status s = checkCopy(dst, src, bytes); !s || bytes == 0)
+    return s;
   return device_->copy(dst, src, bytes, kind);
+}
+
+StatusOr<void *> Runtime::allocateHost(size_t bytes) const {
+  if (bytes == 0)
+    return static_cast<void *>(nullptr);
+  return device_->allocatePinned(bytes);
+}
+
+Status Runtime::freeHost(void *data) const {
+  return data ? device_->freePinned(data) : Status::ok();
+}
+
+Status Runtime::copyAsync(void *dst, const void *src, size_t bytes,
+                          CopyKind kind, void *stream) const {
+  if (Status s = checkCopy(dst, src, bytes); !s || bytes == 0)
+    return s;
+  if (Status s = device_->checkStream(stream); !s)
+    return s;
+  return device_->copyAsync(dst, src, bytes, kind, stream);
 }
 
 Status Runtime::fill(void *data, uint8_t value, size_t bytes) const {

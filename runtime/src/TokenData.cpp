@@ -531,8 +531,8 @@ Status LoaderState::issue(int64_t batch, const DeviceEvent &consumed) {
   size_t deviceSlot = static_cast<size_t>(batch) % deviceSlots();
   Status s = device_->wait(consumed, copyStream_);
   if (s)
-    s = device_->copyToDeviceAsync(deviceBuffers_[deviceSlot], host_[hostSlot],
-                                   batchBytes(), copyStream_);
+    s = device_->copyAsync(deviceBuffers_[deviceSlot], host_[hostSlot],
+                           batchBytes(), CopyKind::HostToDevice, copyStream_);
   if (!s)
     return s.withContext("cannot copy a batch to " + device_->name());
   auto copied = device_->record(copyStream_);

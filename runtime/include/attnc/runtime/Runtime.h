@@ -168,6 +168,9 @@ public:
   /// Milliseconds from `start` to this event; waits until this event has
   /// happened. Both must be recorded on the same device.
   StatusOr<double> millisecondsSince(const Event &start) const;
+  /// Blocks the calling thread until this event has happened (a no-op on
+  /// the host, where the work is done when it is queued).
+  Status wait() const;
 
 private:
   friend class Runtime;
@@ -212,6 +215,20 @@ public:
   /// Copies `bytes` bytes from `src` to `dst`; `kind` says which of them is
   /// device memory.
   Status copy(void *dst, const void *src, size_t bytes, CopyKind kind) const;
+  /// `bytes` bytes of host memory that copyAsync can copy to and from
+  /// without staging (CUDA: page-locked; host: 64-byte aligned), valid until
+  /// freeHost or until the last handle using this device is gone. Zero bytes
+  /// give a null pointer.
+  StatusOr<void *> allocateHost(size_t bytes) const;
+  /// Frees memory from allocateHost(); null is allowed.
+  Status freeHost(void *data) const;
+  /// Queues copy() on `stream` (null: the legacy default stream) after the
+  /// work queued there so far, and returns without waiting for it: its host
+  /// side, from allocateHost, must stay untouched until the copy is done,
+  /// which an Event recorded after it tells (Event::wait). On the host,
+  /// which only accepts null, the copy is done when it returns.
+  Status copyAsync(void *dst, const void *src, size_t bytes, CopyKind kind,
+                   void *stream = nullptr) const;
   /// Sets `bytes` bytes of device memory at `data` to `value`.
   Status fill(void *data, uint8_t value, size_t bytes) const;
   /// Waits for the work queued on `stream`; null waits for all work of the

@@ -85,6 +85,40 @@ TEST_P(RuntimeDeviceMemoryTest, HandlesEmptyAndNull) {
             "fill of 4 bytes at a null pointer");
 }
 
+TEST_P(RuntimeDeviceMemoryTest, CopiesAsynchronouslyThroughHostMemory) {
+  const size_t size = 1000;
+  auto host = runtime_->allocateHost(size), back = runtime_->allocateHost(size);
+  auto device = runtime_->allocate(size);
+  ASSERT_TRUE(host) << host.status().message();
+  ASSERT_TRUE(back) << back.status().message();
+  ASSERT_TRUE(device) << device.status().message();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*host) % 64, 0u);
+  auto *in = static_cast<uint8_t *>(*host);
+  std::iota(in, in + size, 0);
+
+  ASSERT_TRUE(
+      runtime_->copyAsync(*device, in, size, rt::CopyKind::HostToDevice));
+  ASSERT_TRUE(
+      runtime_->copyAsync(*back, *device, size, rt::CopyKind::DeviceToHost));
+  auto copied = runtime_->record();
+  ASSERT_TRUE(copied) << copied.status().message();
+  ASSERT_TRUE(copied->wait());
+  EXPECT_TRUE(std::equal(in, in + size, static_cast<uint8_t *>(*back)));
+
+  EXPECT_TRUE(
+      runtime_->copyAsync(nullptr, nullptr, 0, rt::CopyKind::DeviceToHost));
+  EXPECT_EQ(runtime_->copyAsync(*back, nullptr, 4, rt::CopyKind::DeviceToHost)
+                .message(),
+            "copy of 4 bytes from a null pointer");
+  auto empty = runtime_->allocateHost(0);
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(*empty, nullptr);
+  EXPECT_TRUE(runtime_->freeHost(nullptr));
+  EXPECT_TRUE(runtime_->freeHost(*host));
+  EXPECT_TRUE(runtime_->freeHost(*back));
+  EXPECT_TRUE(runtime_->free(*device));
+}
+
 TEST_P(RuntimeDeviceMemoryTest, TimesWithEvents) {
   auto start = runtime_->record();
   ASSERT_TRUE(start) << start.status().message();
@@ -117,6 +151,31 @@ TEST_P(RuntimeDeviceMemoryTest, WorksThroughTheCApi) {
   EXPECT_EQ(back[3], 4u);
   EXPECT_EQ(takeMessage(attnc_runtime_copy(runtime, back, data, 4, 3)),
             "attnc_runtime_copy: unknown copy kind 3");
+
+  // The same round trip queued, through host memory of the runtime's.
+  void *host = nullptr;
+  ASSERT_EQ(takeMessage(attnc_runtime_allocate_host(runtime, 4, &host)), "");
+  *static_cast<uint32_t *>(host) = 7;
+  // Each copy's host side is reused only once an event after it happened.
+  auto queue = [&](void *dst, const void *src, int32_t kind) {
+    attnc_event *copied = nullptr;
+    EXPECT_EQ(takeMessage(attnc_runtime_copy_async(runtime, dst, src, 4, kind,
+                                                   nullptr)),
+              "");
+    ASSERT_EQ(takeMessage(attnc_event_record(runtime, nullptr, &copied)), "");
+    EXPECT_EQ(takeMessage(attnc_event_wait(copied)), "");
+    attnc_event_destroy(copied);
+  };
+  queue(data, host, ATTNC_COPY_HOST_TO_DEVICE);
+  *static_cast<uint32_t *>(host) = 0;
+  queue(host, data, ATTNC_COPY_DEVICE_TO_HOST);
+  EXPECT_EQ(*static_cast<uint32_t *>(host), 7u);
+  EXPECT_EQ(takeMessage(
+                attnc_runtime_copy_async(runtime, host, data, 4, -1, nullptr)),
+            "attnc_runtime_copy_async: unknown copy kind -1");
+  EXPECT_EQ(takeMessage(attnc_event_wait(nullptr)),
+            "attnc_event_wait: event is null");
+  EXPECT_EQ(takeMessage(attnc_runtime_free_host(runtime, host)), "");
   EXPECT_EQ(takeMessage(attnc_runtime_free(runtime, data)), "");
 
   attnc_event *start = nullptr, *end = nullptr;
@@ -153,6 +212,10 @@ TEST(RuntimeHostMemoryTest, HasNoStreams) {
   auto event = runtime->record(&stream);
   ASSERT_FALSE(event);
   EXPECT_EQ(event.status().message(), noStreams);
+  int x = 0, y = 0;
+  EXPECT_EQ(runtime->copyAsync(&x, &y, 4, rt::CopyKind::HostToDevice, &stream)
+                .message(),
+            noStreams);
 }
 
 //===----------------------------------------------------------------------===//
