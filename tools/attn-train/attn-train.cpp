@@ -31,6 +31,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -82,15 +83,20 @@ const char *const kUsage =
                        none on the host)
   --exit-after N       stop at once after step N without a checkpoint, as
                        a kill would (for testing resume)
+  --overlap WHEN       queue each step before the step before it is done,
+                       so that the device does not wait for the host
+                       between steps: auto (default: on a cuda device
+                       without a dynamic loss scale, whose next scale
+                       depends on the step before), on or off
 
-SIGINT or SIGTERM stops the run after the step in flight, with a checkpoint
+SIGINT or SIGTERM stops the run after the steps in flight, with a checkpoint
 when --checkpoint-dir is given; the exit status is then 2.
   --help               print this help
 )";
 
 struct Options {
   std::string package, function, data, device = "host", init, metrics;
-  std::string checkpointDir, lossScale = "none";
+  std::string checkpointDir, lossScale = "none", overlap = "auto";
   int64_t steps = 0, batch = 0, seq = 0, microBatches = 1, warmup = 0;
   int64_t checkpointEvery = 0, keepCheckpoints = 3, logEvery = 10;
   int64_t growthInterval = 2000, exitAfter = -1;
@@ -182,6 +188,7 @@ const std::vector<OptionSpec> &optionSpecs() {
       text("metrics", &Options::metrics),
       real("peak-tflops", &Options::peakTflops),
       integer("exit-after", &Options::exitAfter, 0),
+      text("overlap", &Options::overlap),
   };
   return specs;
 }
@@ -194,6 +201,14 @@ Status checkOptions(Options &o) {
                          o.lossScale + "'");
   if (o.resume && o.checkpointDir.empty())
     return Status::error("--resume needs --checkpoint-dir");
+  if (o.overlap != "auto" && o.overlap != "on" && o.overlap != "off")
+    return Status::error("--overlap must be auto, on or off, got '" +
+                         o.overlap + "'");
+  if (o.overlap == "on" && o.lossScale == "dynamic")
+    return Status::error("--overlap on needs a static loss scale: a dynamic "
+                         "scale for a step depends on the step before");
+  if (o.overlap == "auto")
+    o.overlap = o.device != "host" && o.lossScale != "dynamic" ? "on" : "off";
   if (o.minLr < 0)
     o.minLr = o.lr / 10;
   if (o.peakTflops < 0)
@@ -366,6 +381,16 @@ StatusOr<std::vector<float>> download(const rt::Runtime &rt,
       !s)
     return s;
   return values;
+}
+
+/// `count` floats of host memory that copyAsync reads and writes.
+StatusOr<std::shared_ptr<float>> allocateHostF32(const rt::Runtime &rt,
+                                                 int64_t count) {
+  auto data = rt.allocateHost(static_cast<size_t>(count) * 4);
+  if (!data)
+    return data.status();
+  return std::shared_ptr<float>(static_cast<float *>(*data),
+                                [rt](float *p) { (void)rt.freeHost(p); });
 }
 
 /// splitmix64: the initial weights are the same on every platform.
@@ -604,6 +629,23 @@ struct StepReport {
   double enqueueSeconds = 0;
 };
 
+/// What a step in flight uses: its scalars (lr, step, loss_scale and the
+/// micro-batches' loss scale) and results (each micro-batch's loss, then
+/// the gradient norm) on the device and their host copies, which the
+/// copies at the step's ends read and write.
+struct StepSlot {
+  DeviceTensor scalars, results;
+  std::shared_ptr<float> hostScalars, hostResults;
+};
+
+/// A step queued on the device: its report so far, when its enqueue
+/// began, and the point after the copy of its results to the host.
+struct QueuedStep {
+  StepReport report;
+  std::chrono::steady_clock::time_point start;
+  rt::Event done;
+};
+
 class Trainer {
 public:
   Trainer(const Options &o, rt::Runtime rt, TrainFunctions functions,
@@ -617,11 +659,22 @@ private:
   Status setUp();
   Status resume();
   Status openMetrics();
-  StatusOr<StepReport> runStep(int64_t index);
-  Status fusedStep(NamedRefs &in, NamedRefs &out);
-  Status accumulatedStep(NamedRefs &in, NamedRefs &out);
-  Status setScalars(double lr, int64_t step, double lossScale);
+  /// Queues step `index` (its scalars up, its kernels, its results down).
+  StatusOr<QueuedStep> enqueueStep(int64_t index);
+  /// Waits for a queued step's results; `previousEnd` is when the step
+  /// before it was finished, where its time starts if it was queued before.
+  StatusOr<StepReport>
+  finishStep(QueuedStep &queued,
+             std::chrono::steady_clock::time_point previousEnd);
+  Status fusedStep(const StepSlot &slot, NamedRefs &in, NamedRefs &out);
+  Status accumulatedStep(const StepSlot &slot, NamedRefs &in, NamedRefs &out);
+  /// Whether the run stops to checkpoint or exit once `stepsDone` steps are
+  /// done, which no later step may be queued before.
+  bool settlesAfter(int64_t stepsDone) const;
   Status checkpoint(int64_t stepsDone);
+  /// The end of a run that `signal` stopped after `stepsDone` steps, none
+  /// in flight: a checkpoint where --checkpoint-dir asks for one.
+  Status stop(int signal, int64_t stepsDone);
   void report(const StepReport &r, double elapsed);
   std::map<std::string, std::string> config() const;
 
@@ -632,10 +685,9 @@ private:
   train::LrSchedule schedule;
   train::LossScaler scaler = train::LossScaler::disabled();
   std::unique_ptr<rt::TokenLoader> loader;
-  /// lr, step, loss_scale and the micro-batches' loss scale, uploaded
-  /// together; each micro-batch's loss, then the gradient norm, downloaded
-  /// together: two copies a step.
-  DeviceTensor scalars, results;
+  /// One slot per step in flight (two with --overlap on): two copies a
+  /// step, one at each end.
+  std::vector<StepSlot> slots;
   int64_t firstStep = 0, startPosition = 0;
   /// The workspace of the largest call a step makes.
   size_t workspaceBytes = 0;
@@ -690,12 +742,18 @@ Status Trainer::setUp() {
       return bytes.status();
     workspaceBytes = std::max(workspaceBytes, *bytes);
   }
-  auto allocatedScalars = allocateF32(rt, {4});
-  auto allocatedResults = allocateF32(rt, {o.microBatches + 1});
-  if (!allocatedScalars || !allocatedResults)
-    return (!allocatedScalars ? allocatedScalars : allocatedResults).status();
-  scalars = *allocatedScalars;
-  results = *allocatedResults;
+  slots.resize(o.overlap == "on" ? 2 : 1);
+  for (StepSlot &slot : slots) {
+    auto scalars = allocateF32(rt, {4});
+    auto results = allocateF32(rt, {o.microBatches + 1});
+    auto hostScalars = allocateHostF32(rt, 4);
+    auto hostResults = allocateHostF32(rt, o.microBatches + 1);
+    if (!scalars || !results)
+      return (!scalars ? scalars : results).status();
+    if (!hostScalars || !hostResults)
+      return (!hostScalars ? hostScalars : hostResults).status();
+    slot = {*scalars, *results, *hostScalars, *hostResults};
+  }
   return o.resume ? resume() : state.initialize(o);
 }
 
@@ -723,26 +781,21 @@ Status Trainer::resume() {
   return state.restore(loaded->tensors);
 }
 
-Status Trainer::setScalars(double lr, int64_t step, double lossScale) {
-  std::vector<float> values = {float(lr), float(step), float(lossScale),
-                               float(lossScale / o.microBatches)};
-  return upload(rt, scalars, values);
-}
-
 /// One batch through <f>_step.
-Status Trainer::fusedStep(NamedRefs &in, NamedRefs &out) {
+Status Trainer::fusedStep(const StepSlot &slot, NamedRefs &in, NamedRefs &out) {
   auto batch = loader->next(nullptr);
   if (!batch)
     return batch.status();
   in["ids"] = batch->ids;
   in["labels"] = batch->labels;
   state.bind(in, out, /*moments=*/true, /*sums=*/false);
-  out["loss"] = results.scalar(0);
+  out["loss"] = slot.results.scalar(0);
   return callByName(functions.step, in, out);
 }
 
 /// --micro-batches batches through <f>_accumulate, then <f>_apply.
-Status Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
+Status Trainer::accumulatedStep(const StepSlot &slot, NamedRefs &in,
+                                NamedRefs &out) {
   if (Status s = state.zeroSums(); !s)
     return s;
   for (int64_t m = 0; m < o.microBatches; ++m) {
@@ -751,8 +804,8 @@ Status Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
       return batch.status();
     NamedRefs microIn = {{"ids", batch->ids},
                          {"labels", batch->labels},
-                         {"loss_scale", scalars.scalar(3)}};
-    NamedRefs microOut = {{"loss", results.scalar(m)}};
+                         {"loss_scale", slot.scalars.scalar(3)}};
+    NamedRefs microOut = {{"loss", slot.results.scalar(m)}};
     state.bind(microIn, microOut, /*moments=*/false, /*sums=*/true);
     if (Status s = callByName(*functions.accumulate, microIn, microOut); !s)
       return s.withContext("micro-batch " + std::to_string(m + 1));
@@ -762,34 +815,66 @@ Status Trainer::accumulatedStep(NamedRefs &in, NamedRefs &out) {
   return callByName(*functions.apply, in, out);
 }
 
-StatusOr<StepReport> Trainer::runStep(int64_t index) {
+StatusOr<QueuedStep> Trainer::enqueueStep(int64_t index) {
   auto start = std::chrono::steady_clock::now();
+  const StepSlot &slot = slots[static_cast<size_t>(index) % slots.size()];
   StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
-  if (Status s = setScalars(r.lr, index + 1, r.lossScale); !s)
-    return s;
-  NamedRefs in = {{"lr", scalars.scalar(0)},
-                  {"step", scalars.scalar(1)},
-                  {"loss_scale", scalars.scalar(2)}};
-  NamedRefs out = {{"grad_norm", results.scalar(o.microBatches)}};
-  if (Status s =
-          o.microBatches > 1 ? accumulatedStep(in, out) : fusedStep(in, out);
+  // The slot's host scalars are free: the step that used them last is done.
+  float *scalars = slot.hostScalars.get();
+  scalars[0] = float(r.lr);
+  scalars[1] = float(index + 1);
+  scalars[2] = float(r.lossScale);
+  scalars[3] = float(r.lossScale / o.microBatches);
+  if (Status s = rt.copyAsync(slot.scalars.data.get(), scalars, 16,
+                              rt::CopyKind::HostToDevice);
       !s)
     return s;
+  NamedRefs in = {{"lr", slot.scalars.scalar(0)},
+                  {"step", slot.scalars.scalar(1)},
+                  {"loss_scale", slot.scalars.scalar(2)}};
+  NamedRefs out = {{"grad_norm", slot.results.scalar(o.microBatches)}};
+  Status s = o.microBatches > 1 ? accumulatedStep(slot, in, out)
+                                : fusedStep(slot, in, out);
+  if (s)
+    s = rt.copyAsync(slot.hostResults.get(), slot.results.data.get(),
+                     slot.results.elements * 4, rt::CopyKind::DeviceToHost);
+  auto done = s ? rt.record() : StatusOr<rt::Event>(s);
+  if (!done)
+    return done.status();
+  // The next step reads what this one writes.
+  state.swapMoments();
   r.enqueueSeconds = secondsSince(start);
-  auto values = download(rt, results);
-  if (!values)
-    return values.status();
+  return QueuedStep{r, start, *done};
+}
+
+StatusOr<StepReport>
+Trainer::finishStep(QueuedStep &queued,
+                    std::chrono::steady_clock::time_point previousEnd) {
+  if (Status s = queued.done.wait(); !s)
+    return s;
+  StepReport r = queued.report;
+  const float *values =
+      slots[static_cast<size_t>(r.step) % slots.size()].hostResults.get();
   // The mean of the micro-batches' losses (one for a fused step).
   for (int64_t m = 0; m < o.microBatches; ++m)
-    r.loss += (*values)[m];
+    r.loss += values[m];
   r.loss /= double(o.microBatches);
-  r.gradNorm = (*values)[o.microBatches];
+  r.gradNorm = values[o.microBatches];
   // The step's kernels kept the old state when the norm is not finite.
   r.skipped = !std::isfinite(r.gradNorm);
   scaler.update(!r.skipped);
-  state.swapMoments();
-  r.seconds = secondsSince(start);
+  // A step queued while the one before ran takes the time from that one's
+  // end: the steps' times add up to the run's.
+  r.seconds = secondsSince(std::max(queued.start, previousEnd));
   return r;
+}
+
+bool Trainer::settlesAfter(int64_t stepsDone) const {
+  bool checkpoints =
+      !o.checkpointDir.empty() &&
+      ((o.checkpointEvery && stepsDone % o.checkpointEvery == 0) ||
+       stepsDone == o.steps);
+  return checkpoints || o.exitAfter == stepsDone;
 }
 
 Status Trainer::checkpoint(int64_t stepsDone) {
@@ -879,7 +964,7 @@ Status Trainer::openMetrics() {
 }
 
 /// The signal that asked the run to stop (SIGINT, SIGTERM), 0 while none
-/// has: the step in flight finishes and is checkpointed first.
+/// has: the steps in flight finish and are checkpointed first.
 volatile std::sig_atomic_t gStopSignal = 0;
 
 /// A second signal of the kind kills at once.
@@ -908,6 +993,13 @@ Status checkVocabulary(const rt::TokenFile &file, const pkg::Function &step) {
                            std::to_string(*sig.indexBound) + " (input '" +
                            sig.name + "' of " + step.name + ")");
   return Status::ok();
+}
+
+Status Trainer::stop(int signal, int64_t stepsDone) {
+  if (!o.checkpointDir.empty())
+    if (Status s = checkpoint(stepsDone); !s)
+      return s;
+  return stoppedBy(signal, stepsDone);
 }
 
 Status Trainer::run() {
@@ -939,23 +1031,43 @@ Status Trainer::run() {
       rt.device().c_str());
   std::fflush(stdout);
   auto start = std::chrono::steady_clock::now();
-  for (int64_t i = firstStep; i < o.steps; ++i) {
-    auto r = runStep(i);
+  auto previousEnd = start;
+  std::deque<QueuedStep> queued;
+  int64_t next = firstStep;
+  while (!queued.empty() || next < o.steps) {
+    // With --overlap on the next step is queued before the one in flight
+    // is done, unless the run stops after that one.
+    while (next < o.steps && !gStopSignal && queued.size() < slots.size() &&
+           (queued.empty() || !settlesAfter(next))) {
+      auto step = enqueueStep(next);
+      if (!step)
+        return step.status().withContext("step " + std::to_string(next + 1));
+      queued.push_back(*step);
+      ++next;
+    }
+    // A signal before the next step was queued: nothing is in flight.
+    if (queued.empty())
+      return stop(gStopSignal, next);
+    int64_t number = queued.front().report.step + 1;
+    auto r = finishStep(queued.front(), previousEnd);
+    queued.pop_front();
     if (!r)
-      return r.status().withContext("step " + std::to_string(i + 1));
+      return r.status().withContext("step " + std::to_string(number));
+    previousEnd = std::chrono::steady_clock::now();
     report(*r, secondsSince(start));
-    if (o.exitAfter == i + 1) {
+    if (o.exitAfter == number) {
       metrics.flush();
       std::fflush(stdout);
       std::_Exit(3);
     }
-    int signal = gStopSignal;
-    bool due = o.checkpointEvery && (i + 1) % o.checkpointEvery == 0;
-    if (!o.checkpointDir.empty() && (due || i + 1 == o.steps || signal))
-      if (Status s = checkpoint(i + 1); !s)
+    // A signal stops the run once the steps in flight are done.
+    if (!queued.empty())
+      continue;
+    if (int signal = gStopSignal)
+      return stop(signal, number);
+    if (settlesAfter(number) && !o.checkpointDir.empty())
+      if (Status s = checkpoint(number); !s)
         return s;
-    if (signal)
-      return stoppedBy(signal, i + 1);
   }
   return Status::ok();
 }
