@@ -461,18 +461,27 @@ attnc_status attnc_function_call_dlpack(const attnc_function *function,
 // Device memory, synchronization and timing
 //===----------------------------------------------------------------------===//
 
-attnc_status attnc_runtime_allocate(const attnc_runtime *runtime, size_t bytes,
-                                    void **out) {
+/// The allocation of C API function `name`: `bytes` bytes from
+/// `allocate(runtime, bytes)` into `*out`.
+template <typename Allocate>
+static attnc_status allocateInto(const char *name, const attnc_runtime *runtime,
+                                 size_t bytes, void **out, Allocate allocate) {
   return guarded([&]() -> Status {
     if (!runtime || !out)
-      return nullArgument("attnc_runtime_allocate",
-                          !runtime ? "runtime" : "out");
-    auto data = runtime->runtime.allocate(bytes);
+      return nullArgument(name, !runtime ? "runtime" : "out");
+    StatusOr<void *> data = allocate(runtime->runtime, bytes);
     if (!data)
       return data.status();
     *out = *data;
     return Status::ok();
   });
+}
+
+attnc_status attnc_runtime_allocate(const attnc_runtime *runtime, size_t bytes,
+                                    void **out) {
+  return allocateInto(
+      "attnc_runtime_allocate", runtime, bytes, out,
+      [](const Runtime &rt, size_t n) { return rt.allocate(n); });
 }
 
 attnc_status attnc_runtime_free(const attnc_runtime *runtime, void *data) {
@@ -513,16 +522,9 @@ attnc_status attnc_runtime_copy(const attnc_runtime *runtime, void *dst,
 
 attnc_status attnc_runtime_allocate_host(const attnc_runtime *runtime,
                                          size_t bytes, void **out) {
-  return guarded([&]() -> Status {
-    if (!runtime || !out)
-      return nullArgument("attnc_runtime_allocate_host",
-                          !runtime ? "runtime" : "out");
-    auto data = runtime->runtime.allocateHost(bytes);
-    if (!data)
-      return data.status();
-    *out = *data;
-    return Status::ok();
-  });
+  return allocateInto(
+      "attnc_runtime_allocate_host", runtime, bytes, out,
+      [](const Runtime &rt, size_t n) { return rt.allocateHost(n); });
 }
 
 attnc_status attnc_runtime_free_host(const attnc_runtime *runtime, void *data) {

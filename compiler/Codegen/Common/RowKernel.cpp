@@ -279,7 +279,9 @@ private:
   void countIds();
   void scanCounts();
   void scatterTokens();
-  /// Word `half` (0: key, 1: value) of the pair at `place` of a sort.
+  /// Where word `half` (0: key, 1: value) of the pair at `place` of a sort
+  /// is in the scratch.
+  SmallVector<Value> pairSlot(int64_t half, Value place);
   Value pairWord(int64_t half, Value place);
   void storePair(Value place, Value key, Value value);
   /// Sorts the block's (key, value) pairs in shared memory, one a thread,
@@ -295,6 +297,12 @@ private:
   /// it), rescaled when it grows, so that no exponential overflows; the
   /// lanes' pairs merge by shuffles.
   Value logSumExp(int64_t width, function_ref<Value(Value)> term);
+  /// Lane `from`'s i32 `word` as an index, in every lane.
+  Value fromLane(Value word, Value from) {
+    return toIndex(gpu::ShuffleOp::create(b, loc, word, from, i32(kWarp),
+                                          gpu::ShuffleMode::IDX)
+                       .getShuffleResult());
+  }
   /// `v`'s terms combined by `kind` (v a chunk's vector), or `v` (a
   /// scalar).
   Value acrossChunk(vector::CombiningKind kind, Value v);
@@ -804,19 +812,21 @@ void RowKernelBlock::scatterTokens() {
   });
 }
 
-Value RowKernelBlock::pairWord(int64_t half, Value place) {
+SmallVector<Value> RowKernelBlock::pairSlot(int64_t half, Value place) {
   Value row = add(divUI(place, index(kWarp)), index(half * threads() / kWarp));
-  Value word =
-      load(scratch, {row, arith::RemUIOp::create(b, loc, place, index(kWarp))});
-  return arith::BitcastOp::create(b, loc, b.getI32Type(), word);
+  return {row, arith::RemUIOp::create(b, loc, place, index(kWarp))};
+}
+
+Value RowKernelBlock::pairWord(int64_t half, Value place) {
+  return arith::BitcastOp::create(b, loc, b.getI32Type(),
+                                  load(scratch, pairSlot(half, place)));
 }
 
 void RowKernelBlock::storePair(Value place, Value key, Value value) {
-  Value row = divUI(place, index(kWarp));
-  Value column = arith::RemUIOp::create(b, loc, place, index(kWarp));
-  store(arith::BitcastOp::create(b, loc, f32, key), scratch, {row, column});
-  store(arith::BitcastOp::create(b, loc, f32, value), scratch,
-        {add(row, index(threads() / kWarp)), column});
+  Value words[] = {key, value};
+  for (int64_t half = 0; half < 2; ++half)
+    store(arith::BitcastOp::create(b, loc, f32, words[half]), scratch,
+          pairSlot(half, place));
 }
 
 /// A bitonic sort of the threads' pairs (threads() a power of two): in
@@ -849,14 +859,9 @@ void RowKernelBlock::orderPair(Value i, Value partner, int64_t k) {
       arith::AndIOp::create(b, loc,
                             cmp(arith::CmpIPredicate::eq, key, otherKey),
                             cmp(arith::CmpIPredicate::sgt, value, otherValue)));
-  Value ascending = cmp(arith::CmpIPredicate::eq,
-                        arith::AndIOp::create(b, loc, i, index(k)), index(0));
-  Value swap = arith::XOrIOp::create(
-      b, loc, greater,
-      arith::XOrIOp::create(
-          b, loc, ascending,
-          arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult()));
-  ifThen(swap, [&] {
+  Value descending = cmp(arith::CmpIPredicate::ne,
+                         arith::AndIOp::create(b, loc, i, index(k)), index(0));
+  ifThen(arith::XOrIOp::create(b, loc, greater, descending), [&] {
     storePair(i, otherKey, otherValue);
     storePair(partner, key, value);
   });
@@ -918,15 +923,11 @@ void RowKernelBlock::embeddingGradSlices(Value item) {
   // Lane k holds the bounds of slice k's row, handed to the whole warp by
   // shuffles.
   auto [ownBegin, ownEnd] = rowBounds(sliceAt(lane).first);
-  auto fromLane = [&](Value v, Value k) {
-    return toIndex(gpu::ShuffleOp::create(b, loc, toI32(v), toI32(k),
-                                          i32(kWarp), gpu::ShuffleMode::IDX)
-                       .getShuffleResult());
-  };
   loopTo(count, [&](Value k) {
     auto [row, firstColumn] = sliceAt(k);
-    embeddingGradRow(row, firstColumn, fromLane(ownBegin, k),
-                     fromLane(ownEnd, k));
+    Value end = fromLane(toI32(ownEnd), toI32(k));
+    embeddingGradRow(row, firstColumn, fromLane(toI32(ownBegin), toI32(k)),
+                     end);
   });
 }
 
@@ -972,9 +973,7 @@ void RowKernelBlock::embeddingGradRow(Value row, Value firstColumn, Value begin,
       SmallVector<Value> lead = ownLead;
       if (threadId)
         for (auto [dim, word] : llvm::zip(lead, shared))
-          dim = toIndex(gpu::ShuffleOp::create(b, loc, word, j, kWarp,
-                                               gpu::ShuffleMode::IDX)
-                            .getShuffleResult());
+          dim = fromLane(word, i32(j));
       SmallVector<Value> values;
       for (Value d : columns)
         values.push_back(at(dout, lead, d));
