@@ -242,7 +242,13 @@ private:
   void nameValues();
   std::string freshName(StringRef prefix, int64_t &counter);
   Value createView(Value value, Value storage, int64_t begin);
-  void viewInPlace(Value value, Value source, int64_t begin);
+  void viewInPlace(Value value, Value source, Value view);
+  Value createHeadsView(Value value, Value storage);
+  bool splitInPlace(attn::SplitHeadsOp split);
+  FailureOr<Value> mergeView(OpResult result);
+  void storeIn(Value value, Value storage);
+  Value storageOf(Value value) const;
+  bool isReadAfter(Value value, Operation *op) const;
   LogicalResult collapseIntoConcat(tensor::CollapseShapeOp collapse);
   FailureOr<Value> concatView(OpResult result);
   LogicalResult finishConcat(tensor::ConcatOp concat);
@@ -276,6 +282,11 @@ private:
   /// Inputs of row concatenations that their kernels wrote into the
   /// concatenation's rows.
   llvm::DenseSet<Value> writtenInPlace;
+  /// The value whose buffer holds each value that has none of its own:
+  /// views' sources, and merge_heads' results for the values written
+  /// into them; and the reverse, each value's residents.
+  llvm::DenseMap<Value, Value> storedIn;
+  llvm::DenseMap<Value, SmallVector<Value>> residents;
   int64_t nextKernel = 0, nextTemporary = 0, nextView = 0;
 };
 
@@ -355,11 +366,22 @@ LogicalResult ProgramBuilder::build() {
   b.setInsertionPointToStart(&program.getBody().front());
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      viewInPlace(slice.getResult(), slice.getSource(), *sliceBegin(slice));
+      viewInPlace(
+          slice.getResult(), slice.getSource(),
+          createView(slice.getResult(), slice.getSource(), *sliceBegin(slice)));
       continue;
     }
     if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      viewInPlace(expand.getResult(), expand.getSrc(), 0);
+      viewInPlace(expand.getResult(), expand.getSrc(),
+                  createView(expand.getResult(), expand.getSrc(), 0));
+      continue;
+    }
+    if (auto split = dyn_cast<attn::SplitHeadsOp>(op);
+        split && splitInPlace(split))
+      continue;
+    if (auto merge = dyn_cast<attn::MergeHeadsOp>(op);
+        merge && storedIn.lookup(merge.getY()) == merge.getOut()) {
+      freeAfterLastUse(merge);
       continue;
     }
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
@@ -380,6 +402,8 @@ LogicalResult ProgramBuilder::build() {
       std::optional<unsigned> tied =
           kernelOp.getTiedOperand(result.getResultNumber());
       FailureOr<Value> inPlace = tied ? Value() : concatView(result);
+      if (succeeded(inPlace) && !tied && !*inPlace)
+        inPlace = mergeView(result);
       if (failed(inPlace))
         return failure();
       Value reused = tied || *inPlace ? Value() : reusableBuffer(result);
@@ -489,13 +513,13 @@ Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
   }
   return attnrt::ViewOp::create(b, value.getLoc(), bufferType(value.getType()),
                                 base, begin, freshName("v", nextView),
-                                symbols.shapeOf(value));
+                                symbols.shapeOf(value), IntegerAttr());
 }
 
-/// A row slice, or a rank-1 value expanded, is a view of its source's
-/// buffer from row `begin`; a returned one is copied out of it.
-void ProgramBuilder::viewInPlace(Value value, Value source, int64_t begin) {
-  Value view = createView(value, source, begin);
+/// A row slice, a rank-1 value expanded or heads split is `view`, of its
+/// source's buffer; a returned one is copied out of it.
+void ProgramBuilder::viewInPlace(Value value, Value source, Value view) {
+  storeIn(value, source);
   if (Value output = buffers.lookup(value)) {
     buffers[value] = view;
     copyInto(value, output);
@@ -503,6 +527,64 @@ void ProgramBuilder::viewInPlace(Value value, Value source, int64_t begin) {
   } else {
     buffers[value] = view;
   }
+}
+
+/// `value` lives in `storage`'s buffer.
+void ProgramBuilder::storeIn(Value value, Value storage) {
+  storedIn[value] = storage;
+  residents[storage].push_back(value);
+}
+
+/// The heads view of `storage`'s buffer [B, N, H * D] as `value`
+/// [B, H, N, D].
+Value ProgramBuilder::createHeadsView(Value value, Value storage) {
+  int64_t heads = cast<ShapedType>(value.getType()).getDimSize(1);
+  return attnrt::ViewOp::create(
+      b, value.getLoc(), bufferType(value.getType()), buffers.lookup(storage),
+      /*begin=*/0, freshName("v", nextView), symbols.shapeOf(value),
+      b.getI64IntegerAttr(heads));
+}
+
+/// Whether `from` and `to` are a pure layout change a heads view can be: no
+/// rotary tables, the same element type, `from`'s buffer a whole one.
+static bool movesHeadsOnly(Operation *op, Value merged, Value split) {
+  auto tables = op->getOperands().drop_front();
+  return tables.empty() &&
+         getElementTypeOrSelf(merged) == getElementTypeOrSelf(split);
+}
+
+/// A split_heads without tables of a whole buffer is a heads view of it
+/// (copied into the caller's output when returned); false when it needs
+/// its kernel.
+bool ProgramBuilder::splitInPlace(attn::SplitHeadsOp split) {
+  Value source = buffers.lookup(split.getX());
+  if (!movesHeadsOnly(split, split.getX(), split.getOut()) ||
+      source.getDefiningOp<attnrt::ViewOp>())
+    return false;
+  viewInPlace(split.getOut(), split.getX(),
+              createHeadsView(split.getOut(), split.getX()));
+  return true;
+}
+
+/// When `result` is read by a merge_heads without tables, the heads view
+/// of the merge's buffer it is written into, so that the merge moves
+/// nothing; null otherwise (a returned result, a merge into a view).
+FailureOr<Value> ProgramBuilder::mergeView(OpResult result) {
+  if (buffers.count(result))
+    return Value();
+  for (Operation *user : result.getUsers()) {
+    auto merge = dyn_cast<attn::MergeHeadsOp>(user);
+    if (!merge || !movesHeadsOnly(merge, merge.getOut(), result))
+      continue;
+    FailureOr<Value> merged = bufferFor(merge.getOut());
+    if (failed(merged) || !*merged || merged->getDefiningOp<attnrt::ViewOp>())
+      return failed(merged) ? merged : Value();
+    Value view = createHeadsView(result, merge.getOut());
+    buffers[result] = view;
+    storeIn(result, merge.getOut());
+    return view;
+  }
+  return Value();
 }
 
 /// The first row of the concatenation's input `index` in its result.
@@ -681,25 +763,24 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
   return kernel;
 }
 
-/// Whether `op` is a view of its first operand's buffer: a row slice, or
-/// a rank-1 value expanded.
-static bool isView(Operation *op) {
-  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp>(op);
+/// Whether an op after `op` reads `value`, itself or a value living in its
+/// buffer.
+bool ProgramBuilder::isReadAfter(Value value, Operation *op) const {
+  if (llvm::any_of(value.getUsers(), [&](Operation *user) {
+        return user != op && op->isBeforeInBlock(user);
+      }))
+    return true;
+  auto found = residents.find(value);
+  return found != residents.end() &&
+         llvm::any_of(found->second, [&](Value resident) {
+           return isReadAfter(resident, op);
+         });
 }
 
-/// Whether an op after `op` reads `value`, itself or through a view.
-static bool isReadAfter(Value value, Operation *op) {
-  return llvm::any_of(value.getUsers(), [&](Operation *user) {
-    if (isView(user) && isReadAfter(user->getResult(0), op))
-      return true;
-    return user != op && op->isBeforeInBlock(user);
-  });
-}
-
-/// The value whose buffer `value` lives in: the source of a view.
-static Value storageOf(Value value) {
-  while (value.getDefiningOp() && isView(value.getDefiningOp()))
-    value = value.getDefiningOp()->getOperand(0);
+/// The value whose buffer `value` lives in.
+Value ProgramBuilder::storageOf(Value value) const {
+  while (Value storage = storedIn.lookup(value))
+    value = storage;
   return value;
 }
 

@@ -33,7 +33,7 @@ using namespace mlir;
 namespace {
 
 /// The rows [begin, end) of its storage that a launch argument covers: a
-/// view's rows of its buffer, else all of them.
+/// view's rows of its buffer, else (a heads view too) all of them.
 struct StorageRows {
   Value storage;
   int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
@@ -42,6 +42,8 @@ struct StorageRows {
     auto view = value.getDefiningOp<attnrt::ViewOp>();
     if (!view)
       return {value};
+    if (view.getHeads())
+      return {view.getSource()};
     int64_t begin = static_cast<int64_t>(view.getBegin());
     return {view.getSource(), begin, begin + view.getType().getDimSize(0)};
   }

@@ -158,9 +158,30 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
+/// A heads view's types: all of `source` [B, N, H * D] as [B, H, N, D].
+static bool isHeadsViewOf(MemRefType view, MemRefType source, int64_t heads) {
+  if (source.getRank() != 3 || view.getRank() != 4 || heads < 1 ||
+      view.getElementType() != source.getElementType())
+    return false;
+  int64_t width = source.getDimSize(2);
+  return !ShapedType::isDynamic(width) && width % heads == 0 &&
+         view.getShape() == ArrayRef<int64_t>{source.getDimSize(0), heads,
+                                              source.getDimSize(1),
+                                              width / heads};
+}
+
 LogicalResult ViewOp::verify() {
   auto source = cast<MemRefType>(getSource().getType());
   auto view = cast<MemRefType>(getView().getType());
+  if (!isSymbolicShapeOf(getShape(), view) || getName().empty())
+    return emitOpError() << "expected a name and a shape giving each dim of "
+                         << view << ", got " << getShape();
+  if (std::optional<int64_t> heads = getHeads()) {
+    if (!isHeadsViewOf(view, source, *heads) || getBeginAttr().getInt() != 0)
+      return emitOpError() << "expected all of " << source << " as " << *heads
+                           << " heads [B, H, N, D] from row 0, got " << view;
+    return success();
+  }
   // Of a rank-1 source, elements in any static shape; else rows.
   bool reshaped = source.getRank() == 1;
   bool fits = reshaped ? view.getRank() >= 1 && view.hasStaticShape()
@@ -184,9 +205,6 @@ LogicalResult ViewOp::verify() {
       (!ShapedType::isDynamic(available) && begin + rows > available))
     return emitOpError() << "rows [" << begin << ", " << begin + rows
                          << ") are not rows of " << source;
-  if (!isSymbolicShapeOf(getShape(), view) || getName().empty())
-    return emitOpError() << "expected a name and a shape giving each dim of "
-                         << view << ", got " << getShape();
   return success();
 }
 

@@ -75,13 +75,22 @@ def AttnRT_ViewOp : AttnRT_Op<"view", [Pure]> {
     elements [`begin`, `begin` + its element count) of `source`, row-major
     (a flat parameter buffer seen as each parameter's tensor).
 
+    With `heads` = H the view is all of a rank-3 `source` `[B, N, H * D]`
+    seen as `[B, H, N, D]` (`begin` is 0): element `[b, h, n, d]` is the
+    source's `[b, n, h * D + d]`, so a projection's output is attention's
+    operand, and attention's output the next projection's, without a copy
+    (`attn.split_heads` and `attn.merge_heads` without rotary tables).
+
     ```mlir
     %v0 = attnrt.view %e[8192] {name = "v0", shape = [8192, 768]}
         : memref<50304x768xbf16> to memref<8192x768xbf16, strided<[768, 1], offset: ?>>
+    %v1 = attnrt.view %q[0] {heads = 12 : i64, name = "v1",
+                             shape = ["B", 12, "N", 64]}
+        : memref<?x?x768xbf16> to memref<?x12x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
     ```
   }];
   let arguments = (ins AnyMemRef:$source, I64Attr:$begin, StrAttr:$name,
-                       ArrayAttr:$shape);
+                       ArrayAttr:$shape, OptionalAttr<I64Attr>:$heads);
   let results = (outs AnyMemRef:$view);
   let assemblyFormat = [{
     $source `[` $begin `]` attr-dict `:` type($source) `to` type($view)

@@ -255,6 +255,10 @@ int64_t rowsEnd(const View &view, size_t ofRank) {
   return end;
 }
 
+bool sameDim(const Dim &a, const Dim &b) {
+  return a.extent == b.extent && a.symbol == b.symbol;
+}
+
 /// Whether a view's dtype and dims fit `of`: its dims after the first are
 /// `of`'s, or `of` has rank 1 and every dim of the view is static.
 bool viewFits(const std::vector<Dim> &shape, const TensorSig &of) {
@@ -264,9 +268,32 @@ bool viewFits(const std::vector<Dim> &shape, const TensorSig &of) {
                        [](const Dim &dim) { return dim.isStatic(); });
   return shape.size() == of.shape.size() && !shape.empty() &&
          std::equal(shape.begin() + 1, shape.end(), of.shape.begin() + 1,
-                    [](const Dim &a, const Dim &b) {
-                      return a.extent == b.extent && a.symbol == b.symbol;
-                    });
+                    sameDim);
+}
+
+/// A heads view against `of`: all of a rank-3 value [B, N, H * D] (H * D
+/// static) of the view's dtype as [B, H, N, D], from row 0.
+Status verifyHeadsView(const View &view, const TensorSig &of,
+                       const std::string &path) {
+  const std::vector<Dim> &shape = view.tensor.shape;
+  if (view.heads < 0 || view.begin != 0)
+    return fieldError(fieldPath(path, view.begin ? "begin" : "heads"),
+                      "a heads view takes all of " + inQuotes(view.of) +
+                          " from row 0 as a count of heads >= 1");
+  bool fits = of.shape.size() == 3 && shape.size() == 4 &&
+              view.tensor.dtype == of.dtype && of.shape[2].isStatic() &&
+              of.shape[2].extent % view.heads == 0 &&
+              sameDim(shape[0], of.shape[0]) &&
+              sameDim(shape[1], Dim::fixed(view.heads)) &&
+              sameDim(shape[2], of.shape[1]) &&
+              sameDim(shape[3], Dim::fixed(of.shape[2].extent / view.heads));
+  if (!fits)
+    return fieldError(fieldPath(path, "shape"),
+                      "a heads view of " + inQuotes(view.of) + " [B, N, " +
+                          std::to_string(view.heads) +
+                          " * D] has its dtype and the shape [B, " +
+                          std::to_string(view.heads) + ", N, D]");
+  return Status::ok();
 }
 
 /// A view's signature (defining no symbols), then its rows against `of`:
@@ -283,6 +310,8 @@ Status verifyView(const Function &function, const View &view,
   if (!of || function.findView(view.of))
     return fieldError(fieldPath(path, "of"),
                       "no input, output or buffer named " + inQuotes(view.of));
+  if (view.heads)
+    return verifyHeadsView(view, *of, path);
   const std::vector<Dim> &shape = view.tensor.shape;
   if (view.tensor.dtype != of->dtype || !viewFits(shape, *of))
     return fieldError(fieldPath(path, "shape"),
@@ -1332,6 +1361,8 @@ Json encode(const View &view) {
   Json json = encode(view.tensor);
   json["of"] = view.of;
   json["begin"] = view.begin;
+  if (view.heads)
+    json["heads"] = view.heads;
   return json;
 }
 
@@ -1725,7 +1756,8 @@ Status decode(const Json &json, const std::string &path, View &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return decodeFields(r, out.tensor); },
                [&] { return r.required("of", out.of); },
-               [&] { return r.required("begin", out.begin); });
+               [&] { return r.required("begin", out.begin); },
+               [&] { return r.optional("heads", out.heads); });
   });
 }
 
@@ -2172,6 +2204,8 @@ const TensorSig *Function::findValue(std::string_view name) const {
 }
 
 int64_t View::rowsOf(size_t ofRank) const {
+  if (heads)
+    return std::numeric_limits<int64_t>::max();
   if (ofRank != 1)
     return tensor.shape.empty() ? 0 : tensor.shape[0].extent;
   int64_t count = 1;

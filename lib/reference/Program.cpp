@@ -203,8 +203,40 @@ Evaluator::viewSpan(const pkg::View &view) const {
                         static_cast<size_t>(rows) * row);
 }
 
+/// For each element of a heads view in its [B, H, N, D] order, the place
+/// of that element in its value's [B, N, H * D] (of shape `ofShape`).
+static std::vector<size_t> headsPlaces(const std::vector<int64_t> &ofShape,
+                                       int64_t heads) {
+  int64_t batch = ofShape[0], rows = ofShape[1], width = ofShape[2] / heads;
+  std::vector<size_t> places;
+  places.reserve(static_cast<size_t>(batch * rows * heads * width));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t n = 0; n < rows; ++n)
+        for (int64_t d = 0; d < width; ++d)
+          places.push_back(
+              static_cast<size_t>(((b * rows + n) * heads + h) * width + d));
+  return places;
+}
+
 StatusOr<const std::vector<double> *>
 Evaluator::operand(const std::string &name) const {
+  const pkg::View *heads = function.findView(name);
+  if (heads && heads->heads) {
+    auto of = operand(heads->of);
+    auto shape = shapeOf(heads->of);
+    if (!of || !shape)
+      return of ? shape.status() : of.status();
+    std::vector<size_t> places = headsPlaces(*shape, heads->heads);
+    if ((*of)->size() != places.size())
+      return Status::error("internal error: " + std::to_string((*of)->size()) +
+                           " elements for heads view " + inQuotes(name));
+    std::vector<double> &data = viewData[name];
+    data.clear();
+    for (size_t place : places)
+      data.push_back((**of)[place]);
+    return &data;
+  }
   if (const pkg::View *view = function.findView(name)) {
     auto of = operand(view->of);
     auto span = viewSpan(*view);
@@ -232,8 +264,21 @@ Status Evaluator::store(const std::string &name, std::vector<double> data) {
     return Status::ok();
   }
   // A view's rows go into the value it views, zeros until written.
-  auto span = viewSpan(*view);
   auto shape = shapeOf(view->of);
+  if (view->heads) {
+    if (!shape)
+      return shape.status();
+    std::vector<size_t> places = headsPlaces(*shape, view->heads);
+    if (data.size() != places.size())
+      return Status::error("internal error: " + std::to_string(data.size()) +
+                           " elements for heads view " + inQuotes(name));
+    std::vector<double> &of = values[view->of];
+    of.resize(data.size());
+    for (size_t at = 0; at < places.size(); ++at)
+      of[places[at]] = data[at];
+    return Status::ok();
+  }
+  auto span = viewSpan(*view);
   if (!span || !shape)
     return span ? shape.status() : span.status();
   if (data.size() != span->second)

@@ -125,15 +125,31 @@ StatusOr<pkg::WorkspaceLayout> planWorkspace(const FunctionPlan &plan,
   return pkg::layoutWorkspace(function, bufferBytes, plan.lifetimes);
 }
 
+/// A heads view of `of` [B, N, H * D] (of any strides): [B, H, N, D], whose
+/// head h starts at column h * D.
+KernelArg headsView(const KernelArg &of, int64_t heads) {
+  KernelArg arg = of;
+  int64_t width = of.shape[2] / heads;
+  arg.shape = {of.shape[0], heads, of.shape[1], width};
+  arg.strides = {of.strides[0], width * of.strides[2], of.strides[1],
+                 of.strides[2]};
+  return arg;
+}
+
 /// Each view of the function as its rows of the value it views, which
 /// `values` holds (inputs, outputs, buffers, then the views to fill); a view
-/// of a rank-1 value in its own shape.
+/// of a rank-1 value in its own shape; a heads view of all of it.
 Status resolveViews(const FunctionPlan &plan, std::vector<KernelArg> &values) {
   const pkg::Function &function = *plan.function;
   size_t first = values.size() - function.views.size();
   for (size_t v = 0; v < function.views.size(); ++v) {
     const pkg::View &view = function.views[v];
     const KernelArg &of = values[plan.viewSources[v]];
+    if (view.heads) {
+      // verifyView checked the ranks and that the heads divide of's columns.
+      values[first + v] = headsView(of, view.heads);
+      continue;
+    }
     int64_t rows = view.rowsOf(of.shape.size());
     if (of.shape.empty() || of.shape[0] < view.begin + rows)
       return Status::error("view '" + view.tensor.name + "' takes rows [" +

@@ -427,3 +427,48 @@ func.func @flat(%p: tensor<20xf32>, %b: tensor<8xf32>) -> tensor<20xf32> {
   %c = tensor.concat dim(0) %fa, %b, %sum : (tensor<8xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<20xf32>
   return %c : tensor<20xf32>
 }
+
+// -----
+
+// split_heads and merge_heads without rotary tables move no element: a
+// split is a heads view of the projection's buffer, and attention writes
+// its output straight into a heads view of the merge's buffer, which then
+// lives as long as anything reads the output (here the second cast, after
+// the merged value's last reader).
+// CHECK-LABEL: func.func @heads_in_place(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<?x?x64xbf16, {{.*}}> {attnrt.name = "x", attnrt.shape = ["B", "N", 64]},
+// CHECK:         %[[XH:.*]] = attnrt.view %[[X]][0] {heads = 4 : i64, name = "v0", shape = ["B", 4, "N", 16]} : memref<?x?x64xbf16, {{.*}}> to memref<?x4x?x16xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK:         %[[M:.*]] = attnrt.alloc({{.*}}) {name = "t0", shape = ["B", "N", 64]}
+// CHECK:         %[[O:.*]] = attnrt.view %[[M]][0] {heads = 4 : i64, name = "v1", shape = ["B", 4, "N", 16]}
+// CHECK:         attnrt.launch @attnc_kernels::@heads_in_place_attention0 (%[[XH]], %[[XH]], %[[XH]], %[[O]])
+// CHECK-NOT:     merge_heads
+// CHECK:         attnrt.launch @attnc_kernels::@heads_in_place_cast1 (%[[M]],
+// CHECK-NOT:     attnrt.dealloc %[[M]]
+// CHECK:         attnrt.launch @attnc_kernels::@heads_in_place_cast2 (%[[O]],
+// CHECK-NEXT:    attnrt.dealloc %[[M]]
+func.func @heads_in_place(%x: tensor<?x?x64xbf16>) -> (tensor<?x?x64xf32>, tensor<?x4x?x16xf32>) {
+  %h = attn.split_heads %x : tensor<?x?x64xbf16> -> tensor<?x4x?x16xbf16>
+  %o, %lse = attn.attention %h, %h, %h : tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16> -> tensor<?x4x?x16xbf16>, tensor<?x4x?xf32>
+  %m = attn.merge_heads %o : tensor<?x4x?x16xbf16> -> tensor<?x?x64xbf16>
+  %a = attn.cast %m : tensor<?x?x64xbf16> to tensor<?x?x64xf32>
+  %b = attn.cast %o : tensor<?x4x?x16xbf16> to tensor<?x4x?x16xf32>
+  return %a, %b : tensor<?x?x64xf32>, tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// A split returned as it is is copied out of its heads view; rotary tables
+// and a merge that rounds keep their kernels.
+// CHECK-LABEL: func.func @heads_kernels(
+// CHECK:         %[[XH:.*]] = attnrt.view %{{.*}}[0] {heads = 4 : i64, name = "v0", shape = ["d0_0", 4, "d0_1", 16]}
+// CHECK:         attnrt.launch @attnc_kernels::@heads_kernels_cast0 (%[[XH]], %{{.*}})
+// CHECK:         attnrt.launch @attnc_kernels::@heads_kernels_split_heads1
+// CHECK:         attnrt.launch @attnc_kernels::@heads_kernels_merge_heads2
+// CHECK-NOT:     attnrt.view
+// CHECK:         return
+func.func @heads_kernels(%x: tensor<?x?x64xbf16>, %cos: tensor<?x8xf32>, %sin: tensor<?x8xf32>) -> (tensor<?x4x?x16xbf16>, tensor<?x?x64xf32>) {
+  %h = attn.split_heads %x : tensor<?x?x64xbf16> -> tensor<?x4x?x16xbf16>
+  %r = attn.split_heads %x, %cos, %sin : tensor<?x?x64xbf16>, tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x4x?x16xbf16>
+  %m = attn.merge_heads %r : tensor<?x4x?x16xbf16> -> tensor<?x?x64xf32>
+  return %h, %m : tensor<?x4x?x16xbf16>, tensor<?x?x64xf32>
+}

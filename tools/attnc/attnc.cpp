@@ -425,12 +425,17 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
       printSignature(buffer.tensor);
       llvm::errs() << " slot " << buffer.slot << "\n";
     }
-    for (const pkg::View &view : fn.views)
-      llvm::errs() << fn.name << ": view " << view.tensor.name << " rows ["
-                   << view.begin << ", "
-                   << view.begin +
-                          view.rowsOf(fn.findValue(view.of)->shape.size())
-                   << ") of " << view.of << "\n";
+    for (const pkg::View &view : fn.views) {
+      llvm::errs() << fn.name << ": view " << view.tensor.name;
+      if (view.heads)
+        llvm::errs() << " " << view.heads << " heads";
+      else
+        llvm::errs() << " rows [" << view.begin << ", "
+                     << view.begin +
+                            view.rowsOf(fn.findValue(view.of)->shape.size())
+                     << ")";
+      llvm::errs() << " of " << view.of << "\n";
+    }
     for (const pkg::Segment &segment : fn.segments) {
       llvm::errs() << fn.name << ": segment " << segment.name << " [";
       llvm::interleaveComma(segment.shape, llvm::errs());

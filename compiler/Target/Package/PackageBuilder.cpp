@@ -373,9 +373,9 @@ FailureOr<pkg::Function> describeProgram(func::FuncOp program) {
       }
       fn.buffers.push_back({signature(alloc), *slot});
     } else if (auto view = dyn_cast<attnrt::ViewOp>(op)) {
-      fn.views.push_back({signature(view),
-                          attnrt::nameOf(view.getSource()).str(),
-                          view.getBeginAttr().getInt()});
+      fn.views.push_back(
+          {signature(view), attnrt::nameOf(view.getSource()).str(),
+           view.getBeginAttr().getInt(), view.getHeads().value_or(0)});
     } else if (auto launch = dyn_cast<attnrt::LaunchOp>(op)) {
       if (failed(describeLaunch(launch, fn)))
         return WalkResult::interrupt();

@@ -204,6 +204,24 @@ func.func @view_past_the_rows(%t: memref<6x3xf32>) {
 
 // -----
 
+// A heads view splits the last dim of a rank-3 source into H heads.
+func.func @heads_view_uneven(%t: memref<?x?x96xbf16>) {
+  // expected-error @below {{'attnrt.view' op expected all of 'memref<?x?x96xbf16>' as 5 heads [B, H, N, D] from row 0, got 'memref<?x5x?x19xbf16, strided<[?, ?, ?, ?], offset: ?>>'}}
+  %v = attnrt.view %t[0] {heads = 5 : i64, name = "v0", shape = ["B", 5, "N", 19]} : memref<?x?x96xbf16> to memref<?x5x?x19xbf16, strided<[?, ?, ?, ?], offset: ?>>
+  return
+}
+
+// -----
+
+// ... and takes all of it.
+func.func @heads_view_rows(%t: memref<?x?x96xbf16>) {
+  // expected-error @below {{'attnrt.view' op expected all of 'memref<?x?x96xbf16>' as 2 heads [B, H, N, D] from row 0, got 'memref<?x2x?x48xbf16, strided<[?, ?, ?, ?], offset: ?>>'}}
+  %v = attnrt.view %t[1] {heads = 2 : i64, name = "v0", shape = ["B", 2, "N", 48]} : memref<?x?x96xbf16> to memref<?x2x?x48xbf16, strided<[?, ?, ?, ?], offset: ?>>
+  return
+}
+
+// -----
+
 // ... and start at a row: a negative begin is no row, even of a dynamic dim.
 func.func @view_negative_begin(%t: memref<?x3xf32>) {
   // expected-error @below {{'attnrt.view' op rows [-1, 3) are not rows of 'memref<?x3xf32>'}}

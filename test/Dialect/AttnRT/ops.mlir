@@ -126,6 +126,14 @@ func.func @views(%e: memref<?x?xbf16> {attnrt.name = "e", attnrt.shape = ["V", "
   return
 }
 
+// A heads view: all of a [B, N, H * D] value as [B, H, N, D].
+// CHECK-LABEL: func.func @heads_view(
+func.func @heads_view(%q: memref<?x?x768xbf16> {attnrt.name = "q", attnrt.shape = ["B", "N", 768]}) attributes {attnrt.num_inputs = 1 : i64} {
+  // CHECK: attnrt.view %{{.*}}[0] {heads = 12 : i64, name = "qh", shape = ["B", 12, "N", 64]} : memref<?x?x768xbf16> to memref<?x12x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
+  %qh = attnrt.view %q[0] {heads = 12 : i64, name = "qh", shape = ["B", 12, "N", 64]} : memref<?x?x768xbf16> to memref<?x12x?x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
+  return
+}
+
 // A view of a rank-1 value reshapes elements [begin, begin + count).
 // CHECK-LABEL: func.func @reshaped_view(
 func.func @reshaped_view(%p: memref<20xf32> {attnrt.name = "params", attnrt.shape = [20]}) attributes {attnrt.num_inputs = 1 : i64} {

@@ -58,7 +58,8 @@ static bool operator==(const Buffer &a, const Buffer &b) {
   return a.tensor == b.tensor && a.slot == b.slot;
 }
 static bool operator==(const View &a, const View &b) {
-  return a.tensor == b.tensor && a.of == b.of && a.begin == b.begin;
+  return a.tensor == b.tensor && a.of == b.of && a.begin == b.begin &&
+         a.heads == b.heads;
 }
 static bool operator==(const Step &a, const Step &b) {
   return a.kernel == b.kernel && a.args == b.args &&
@@ -443,6 +444,23 @@ Function flatProgram() {
   return fn;
 }
 
+/// y = x's heads, copied: a heads view of x [B, N, 4 * 8] as [B, 4, N, 8].
+Function headsProgram() {
+  Function fn;
+  fn.name = "heads";
+  Dim b = Dim::named("B"), n = Dim::named("N");
+  fn.inputs = {TensorSig{"x", DType::BF16, {b, n, Dim::fixed(32)}}};
+  fn.outputs = {
+      TensorSig{"y", DType::BF16, {b, Dim::fixed(4), n, Dim::fixed(8)}}};
+  TensorSig heads = fn.outputs[0];
+  heads.name = "xh";
+  fn.views = {View{heads, "x", 0, 4}};
+  fn.steps = {Step{"copy", {"xh", "y"}}};
+  fn.kernels = {kernel("copy", "host", "host", "copy_host")};
+  fn.ops = {OpSpec{"cast", {"xh"}, {"y"}, {}, CastSpec{1}}};
+  return fn;
+}
+
 Package makePackage() {
   Package package;
   package.producer = "attnc 0.1.0 (test)";
@@ -463,7 +481,8 @@ Package makePackage() {
                        lossProgram(),
                        residualProgram(),
                        chunkedProgram(),
-                       flatProgram()};
+                       flatProgram(),
+                       headsProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -924,6 +943,13 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                                   "flat_values and segments come together");
                   return;
                 }
+                // Without its heads, a heads view is rows of another
+                // shape.
+                if (key == "heads") {
+                  EXPECT_CONTAINS(parseError(bytes),
+                                  "a view has the dtype and dims of");
+                  return;
+                }
                 if (key == "activation") {
                   EXPECT_CONTAINS(parseError(bytes),
                                   "config.gelu_tanh: is 1 but the matmul op");
@@ -1038,6 +1064,22 @@ TEST(LibPackage, RejectsSemanticErrors) {
       {"vocabulary size off the combine",
        [](Json &m) { m["functions"][6]["ops"][0]["vocab_size"] = 50; },
        "functions[6].ops[0].vocab_size: only cross_entropy_combine takes one"},
+      {"heads that do not divide the columns",
+       [](Json &m) { m["functions"][10]["views"][0]["heads"] = 5; },
+       "functions[10].views[0].shape: a heads view of \"x\" [B, N, 5 * D] "
+       "has its dtype and the shape [B, 5, N, D]"},
+      {"heads view from a later row",
+       [](Json &m) { m["functions"][10]["views"][0]["begin"] = 1; },
+       "functions[10].views[0].begin: a heads view takes all of \"x\" from "
+       "row 0 as a count of heads >= 1"},
+      {"negative heads",
+       [](Json &m) { m["functions"][10]["views"][0]["heads"] = -4; },
+       "functions[10].views[0].heads: a heads view takes all of \"x\" from "
+       "row 0 as a count of heads >= 1"},
+      {"heads view of other dims",
+       [](Json &m) { m["functions"][10]["views"][0]["shape"][2] = "B"; },
+       "functions[10].views[0].shape: a heads view of \"x\" [B, N, 4 * D] "
+       "has its dtype and the shape [B, 4, N, D]"},
       {"view of no value",
        [](Json &m) { m["functions"][8]["views"][1]["of"] = "x"; },
        "functions[8].views[1].of: no input, output or buffer named \"x\""},

@@ -361,6 +361,45 @@ TEST_F(RuntimeTest, HonorsStrides) {
   test::expectMatchesReference(data);
 }
 
+TEST_F(RuntimeTest, PassesHeadsViews) {
+  // q and out are [B, N, H * D] values of the function, which its step
+  // reads and writes through heads views as [B, H, N, D].
+  const int64_t b = 2, n = 9, m = 5, h = test::kHeadsQ, d = test::kHeadDim;
+  pkg::Function fn = test::attentionFunction("heads", "test_attention");
+  pkg::Dim rows = fn.inputs[0].shape[2], width = pkg::Dim::fixed(h * d);
+  fn.views = {pkg::View{fn.inputs[0], "q_rows", 0, h},
+              pkg::View{fn.outputs[0], "out_rows", 0, h}};
+  fn.inputs[0] = {
+      "q_rows", pkg::DType::F32, {fn.inputs[0].shape[0], rows, width}};
+  fn.outputs[0] = {
+      "out_rows", pkg::DType::F32, {fn.outputs[0].shape[0], rows, width}};
+  package_.functions.push_back(fn);
+  test::AttentionData data(b, n, m, /*seed=*/4);
+  std::vector<float> qRows(data.q.size()), oRows(data.o.size(), NAN);
+  auto rowsAt = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
+    return ((ib * n + in) * h + ih) * d + id;
+  };
+  auto headsAt = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
+    return ((ib * h + ih) * n + in) * d + id;
+  };
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          qRows[rowsAt(ib, ih, in, id)] = data.q[headsAt(ib, ih, in, id)];
+  std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
+  in[0] = {qRows.data(), pkg::DType::F32, {b, n, h * d}, {}};
+  out[0] = {oRows.data(), pkg::DType::F32, {b, n, h * d}, {}};
+  Status status = function(package_, "heads").call(in, out);
+  ASSERT_TRUE(status) << status.message();
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t in = 0; in < n; ++in)
+        for (int64_t id = 0; id < d; ++id)
+          data.o[headsAt(ib, ih, in, id)] = oRows[rowsAt(ib, ih, in, id)];
+  test::expectMatchesReference(data);
+}
+
 TEST_F(RuntimeTest, FunctionKeepsItsCodeAlive) {
   std::optional<rt::Function> fn;
   {

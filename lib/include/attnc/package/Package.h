@@ -444,16 +444,21 @@ struct Buffer {
 /// A view of a rank-1 `of` may have any static shape: it is the elements
 /// [begin, begin + its element count) of `of`, row-major in that shape (a
 /// flat parameter buffer seen as each parameter's tensor).
+/// A view with `heads` H > 0 is all of a rank-3 `of` [B, N, H * D] seen as
+/// [B, H, N, D] (begin 0): its element [b, h, n, d] is of's
+/// [b, n, h * D + d], so attention reads and writes a projection's layout
+/// in place.
 /// JSON: {"name": "v0", "dtype": "bf16", "shape": [8192, 768], "of": "e",
-///        "begin": 8192}.
+///        "begin": 8192}; a heads view adds "heads": 12.
 struct View {
   TensorSig tensor;
   std::string of;
   int64_t begin = 0;
+  int64_t heads = 0;
 
   /// The rows of `of` (of rank `ofRank`) the view takes: its first extent,
   /// or its element count when `of` has rank 1 (INT64_MAX where that
-  /// overflows). Static once verified.
+  /// overflows, and for a heads view: all of them). Static once verified.
   int64_t rowsOf(size_t ofRank) const;
 };
 
