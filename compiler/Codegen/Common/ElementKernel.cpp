@@ -453,6 +453,8 @@ attnc::ElementWork attnc::castWork(attn::CastOp op,
       emitUnswizzleChunk(b, loc, op, in, out, p);
     };
     work.vectorBuffers = {in, out};
+    // dq written into a heads view of the merged gradient's buffer.
+    work.alignedRowsSuffice = true;
     return work;
   }
   work.width = kElementVectorWidth;
@@ -573,7 +575,9 @@ Value attnc::vectorFormApplies(OpBuilder &b, Location loc,
   Value applies = arith::ConstantIntOp::create(b, loc, 1, 1);
   for (Value buffer : work.vectorBuffers)
     applies = arith::AndIOp::create(b, loc, applies,
-                                    isDenseAndAligned(b, loc, buffer));
+                                    work.alignedRowsSuffice
+                                        ? hasAlignedRows(b, loc, buffer)
+                                        : isDenseAndAligned(b, loc, buffer));
   return applies;
 }
 

@@ -47,10 +47,13 @@ struct ElementWork {
   /// of the `width` elements at row-major positions [p, p + width), p a
   /// multiple of `width`, with one vector access per buffer and chunk. It
   /// may run only where each of `vectorBuffers` is dense and starts at a
-  /// 16-byte boundary (vectorFormApplies).
+  /// 16-byte boundary (vectorFormApplies), or, with `alignedRowsSuffice`
+  /// (a chunk that reads and writes through each buffer's own strides),
+  /// where each has rows of unit stride at 16-byte boundaries.
   int64_t width = 1;
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value)> chunk;
   llvm::SmallVector<mlir::Value> vectorBuffers;
+  bool alignedRowsSuffice = false;
 };
 
 /// attn.cast: out = convert(in * scale), per element of in. The product is

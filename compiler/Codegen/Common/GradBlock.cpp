@@ -324,11 +324,12 @@ public:
     if (chunks * kChunk != op.getOut().getType().getDimSize(3) ||
         kWarp % chunks != 0)
       return byLanes();
-    Value dense = arith::AndIOp::create(
-        b, loc, attnc::isDenseAndAligned(b, loc, x.operands[0]),
-        attnc::isDenseAndAligned(b, loc, x.operands[1]));
+    // Through their strides: out and dout may be heads views.
+    Value aligned = arith::AndIOp::create(
+        b, loc, attnc::hasAlignedRows(b, loc, x.operands[0]),
+        attnc::hasAlignedRows(b, loc, x.operands[1]));
     ifThenElse(
-        dense,
+        aligned,
         [&] { emitChunkRows(batch, head, first, rows, lane, warp, chunks); },
         byLanes);
   }
@@ -337,7 +338,7 @@ private:
   static constexpr int64_t kWarp = 32;
   static constexpr int64_t kChunk = attnc::kElementVectorWidth;
 
-  /// Dense, aligned out and dout: a row is `chunks` lanes of one 16-byte
+  /// Aligned rows of out and dout: a row is `chunks` lanes of one 16-byte
   /// load each, so a warp takes 32 / chunks rows at once (2 at D128); with
   /// 2-byte loads a lane issued eight times the instructions for the same
   /// bytes. All lanes of a warp run the same rows loop, so that the

@@ -51,20 +51,57 @@ Value attnc::isDense(OpBuilder &b, Location loc, Value buffer) {
                    memref::ExtractStridedMetadataOp::create(b, loc, buffer));
 }
 
-Value attnc::isDenseAndAligned(OpBuilder &b, Location loc, Value buffer) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+/// Whether `buffer` starts at a 16-byte boundary and each of `strides`
+/// (in elements) is a multiple of 16 bytes.
+static Value isAligned(OpBuilder &b, Location loc, Value buffer,
+                       memref::ExtractStridedMetadataOp metadata,
+                       ValueRange strides) {
   int64_t bytes =
       cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
-      arith::MulIOp::create(b, loc, metadata.getOffset(), index(bytes)));
+  auto multipleOf16 = [&](Value elements) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, elements, index(bytes)),
+            index(16)),
+        index(0));
+  };
   Value aligned = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, address, index(16)), index(0));
-  return arith::AndIOp::create(b, loc, aligned, ::isDense(b, loc, metadata));
+      arith::RemUIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc,
+              memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
+              arith::MulIOp::create(b, loc, metadata.getOffset(),
+                                    index(bytes))),
+          index(16)),
+      index(0));
+  for (Value stride : strides)
+    aligned = arith::AndIOp::create(b, loc, aligned, multipleOf16(stride));
+  return aligned;
+}
+
+Value attnc::isDenseAndAligned(OpBuilder &b, Location loc, Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  return arith::AndIOp::create(b, loc, isAligned(b, loc, buffer, metadata, {}),
+                               ::isDense(b, loc, metadata));
+}
+
+Value attnc::hasAlignedRows(OpBuilder &b, Location loc, Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  ValueRange strides = metadata.getStrides();
+  if (strides.empty())
+    return isAligned(b, loc, buffer, metadata, {});
+  Value unitRows =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, strides.back(),
+                            arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::AndIOp::create(
+      b, loc, unitRows,
+      isAligned(b, loc, buffer, metadata, strides.drop_back()));
 }
 
 Value attnc::denseView(OpBuilder &b, Location loc, Value buffer,

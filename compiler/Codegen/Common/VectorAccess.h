@@ -34,6 +34,13 @@ mlir::Value isDense(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
 mlir::Value isDenseAndAligned(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value buffer);
 
+/// Whether `buffer`'s rows (its last dim) have a unit stride and each
+/// starts at a 16-byte boundary (an i1): what vector accesses through a
+/// DenseLayout::Strided view need, of a dense buffer or a strided one (a
+/// heads view).
+mlir::Value hasAlignedRows(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value buffer);
+
 /// How denseView shapes its view: the buffer's dims with its strides but a
 /// unit last one; [rows, last dim] with the leading dims as rows; or one
 /// dim of all elements in row-major order.

@@ -177,13 +177,20 @@ module @attnc_kernels {
 // -----
 
 // A cast of the dq accumulator's swizzled rows (width 32) in a whole block
-// of aligned buffers: a thread takes 16 columns, 4 loads of a 16-byte slot
-// (a pair of columns and the pair 8 columns on), gathered into the first 8
+// of buffers with aligned rows (dq is written into a heads view of the
+// merged gradient, so its rows suffice, not density): a thread takes 16
+// columns, 4 loads of a 16-byte slot (a pair of columns and the pair 8
+// columns on), gathered into the first 8
 // columns and the next 8, one 16-byte store each; other blocks convert
 // element by element.
 
 // CHECK-LABEL: func.func @cast_swizzled(
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<?x4x?x64xf32, {{.*}}>, %[[OUT:[a-z0-9]+]]: memref<?x4x?x64xbf16
 // CHECK:         gpu.launch
+// CHECK:           %{{.*}}, %{{.*}}, %{{.*}}:4, %[[STRIDES:.*]]:4 = memref.extract_strided_metadata %[[OUT]]
+// CHECK-NEXT:      arith.cmpi eq, %[[STRIDES]]#3, %c1 : index
+// CHECK-NOT:       arith.cmpi eq, %[[STRIDES]]#2
+// CHECK:           arith.muli %[[STRIDES]]#2, %c2 : index
 // CHECK:           scf.if %{{.*}} {
 // CHECK-COUNT-4:     vector.load {{.*}} : memref<?x4x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, vector<4xf32>
 // CHECK:             %[[A:.*]] = vector.shuffle %[[S0:.*]], %[[S1:.*]] [0, 1, 4, 5]
@@ -363,12 +370,13 @@ module @attnc_kernels {
 
 // -----
 
-// With head dim 128 and dense, 16-byte aligned out and dout, a row is 16
-// lanes of one 8-element vector load each, so a warp takes 2 rows at once
-// (rows 2 warp + lane / 16, stepping by 8) and the shuffles stay below 16,
-// within each row's lanes; lane 0 of each row stores delta and its lanes
-// zero the dq accumulator's row (64 wide) in turn. Other buffers take the
-// path above.
+// With head dim 128 and rows of out and dout at 16-byte boundaries with a
+// unit stride (dense, or heads views of [B, N, H * D] values: no density
+// test), a row is 16 lanes of one 8-element vector load each, so a warp
+// takes 2 rows at once (rows 2 warp + lane / 16, stepping by 8) and the
+// shuffles stay below 16, within each row's lanes; lane 0 of each row
+// stores delta and its lanes zero the dq accumulator's row (64 wide) in
+// turn. Other buffers take the path above.
 
 // CHECK-LABEL: func.func @grad_delta_chunks(
 // CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<2x4x?x128xbf16, strided<[?, ?, ?, ?], offset: ?>>,
@@ -378,6 +386,10 @@ module @attnc_kernels {
 // CHECK:         gpu.launch
 // CHECK-DAG:       %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
 // CHECK-DAG:       %[[WARP:.*]] = arith.divui %{{.*}}, %c32 : index
+// CHECK:           %{{.*}}, %{{.*}}, %{{.*}}:4, %[[STRIDES:.*]]:4 = memref.extract_strided_metadata %[[OUT]]
+// CHECK-NEXT:      arith.cmpi eq, %[[STRIDES]]#3, %c1 : index
+// CHECK-NOT:       arith.cmpi eq, %[[STRIDES]]#2
+// CHECK:           arith.muli %[[STRIDES]]#2, %c2 : index
 // CHECK:           scf.if %{{.*}} {
 // CHECK-DAG:         %[[SUB:.*]] = arith.divui %[[LANE]], %c16 : index
 // CHECK-DAG:         %[[PART:.*]] = arith.remui %[[LANE]], %c16 : index
