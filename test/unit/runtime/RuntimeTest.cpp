@@ -333,17 +333,26 @@ TEST_F(RuntimeTest, NoKeysGiveZeroOutputAndInfiniteLse) {
   test::expectMatchesReference(data);
 }
 
+/// `data` [B, X, Y, D] with its dims X and Y swapped: [B, Y, X, D] (a
+/// [B, H, N, D] tensor stored as [B, N, H, D], or the reverse).
+std::vector<float> swapMiddleDims(const std::vector<float> &data, int64_t b,
+                                  int64_t x, int64_t y, int64_t d) {
+  std::vector<float> swapped(data.size());
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ix = 0; ix < x; ++ix)
+      for (int64_t iy = 0; iy < y; ++iy)
+        for (int64_t id = 0; id < d; ++id)
+          swapped[((ib * y + iy) * x + ix) * d + id] =
+              data[((ib * x + ix) * y + iy) * d + id];
+  return swapped;
+}
+
 TEST_F(RuntimeTest, HonorsStrides) {
   // q and o stored as [B, N, H, D], passed as [B, H, N, D] views.
   const int64_t b = 2, n = 9, m = 5, h = test::kHeadsQ, d = test::kHeadDim;
   test::AttentionData data(b, n, m, /*seed=*/4);
-  std::vector<float> qBNHD(data.q.size()), oBNHD(data.o.size(), NAN);
-  for (int64_t ib = 0; ib < b; ++ib)
-    for (int64_t ih = 0; ih < h; ++ih)
-      for (int64_t in = 0; in < n; ++in)
-        for (int64_t id = 0; id < d; ++id)
-          qBNHD[((ib * n + in) * h + ih) * d + id] =
-              data.q[((ib * h + ih) * n + in) * d + id];
+  std::vector<float> qBNHD = swapMiddleDims(data.q, b, h, n, d);
+  std::vector<float> oBNHD(data.o.size(), NAN);
   std::vector<int64_t> stridesBNHD = {n * h * d, d, h * d, 1};
   std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
   in[0].data = qBNHD.data();
@@ -352,12 +361,7 @@ TEST_F(RuntimeTest, HonorsStrides) {
   out[0].strides = stridesBNHD;
   Status status = function(package_, "attention").call(in, out);
   ASSERT_TRUE(status) << status.message();
-  for (int64_t ib = 0; ib < b; ++ib)
-    for (int64_t ih = 0; ih < h; ++ih)
-      for (int64_t in = 0; in < n; ++in)
-        for (int64_t id = 0; id < d; ++id)
-          data.o[((ib * h + ih) * n + in) * d + id] =
-              oBNHD[((ib * n + in) * h + ih) * d + id];
+  data.o = swapMiddleDims(oBNHD, b, n, h, d);
   test::expectMatchesReference(data);
 }
 
@@ -375,28 +379,14 @@ TEST_F(RuntimeTest, PassesHeadsViews) {
       "out_rows", pkg::DType::F32, {fn.outputs[0].shape[0], rows, width}};
   package_.functions.push_back(fn);
   test::AttentionData data(b, n, m, /*seed=*/4);
-  std::vector<float> qRows(data.q.size()), oRows(data.o.size(), NAN);
-  auto rowsAt = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
-    return ((ib * n + in) * h + ih) * d + id;
-  };
-  auto headsAt = [&](int64_t ib, int64_t ih, int64_t in, int64_t id) {
-    return ((ib * h + ih) * n + in) * d + id;
-  };
-  for (int64_t ib = 0; ib < b; ++ib)
-    for (int64_t ih = 0; ih < h; ++ih)
-      for (int64_t in = 0; in < n; ++in)
-        for (int64_t id = 0; id < d; ++id)
-          qRows[rowsAt(ib, ih, in, id)] = data.q[headsAt(ib, ih, in, id)];
+  std::vector<float> qRows = swapMiddleDims(data.q, b, h, n, d);
+  std::vector<float> oRows(data.o.size(), NAN);
   std::vector<rt::TensorRef> in = inputs(data), out = outputs(data);
   in[0] = {qRows.data(), pkg::DType::F32, {b, n, h * d}, {}};
   out[0] = {oRows.data(), pkg::DType::F32, {b, n, h * d}, {}};
   Status status = function(package_, "heads").call(in, out);
   ASSERT_TRUE(status) << status.message();
-  for (int64_t ib = 0; ib < b; ++ib)
-    for (int64_t ih = 0; ih < h; ++ih)
-      for (int64_t in = 0; in < n; ++in)
-        for (int64_t id = 0; id < d; ++id)
-          data.o[headsAt(ib, ih, in, id)] = oRows[rowsAt(ib, ih, in, id)];
+  data.o = swapMiddleDims(oRows, b, n, h, d);
   test::expectMatchesReference(data);
 }
 
