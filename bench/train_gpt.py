@@ -220,7 +220,12 @@ def train(a):
     data = batches(tokens(a.data), a.batch, a.seq)
 
     def train_step(step):
-        window = torch.from_numpy(next(data)).cuda()
+        window = torch.from_numpy(next(data))
+        if a.overlap:
+            # A pageable copy would wait for the steps queued before it.
+            window = window.pin_memory().cuda(non_blocking=True)
+        else:
+            window = window.cuda()
         ids, labels = window[:, :-1], window[:, 1:]
         lr = lr_at(step, a)
         for group in opt.param_groups:
@@ -230,21 +235,32 @@ def train(a):
         norm = torch.nn.utils.clip_grad_norm_(list(masters.values()), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        return lr, loss.item(), norm.item()
+        return lr, loss.detach(), norm.detach()
 
     out = open(a.metrics, "w")
     start = time.perf_counter()
+    since = start
+    pending = []  # steps whose loss and norm are not read yet
     for step in range(a.steps):
-        t0 = time.perf_counter()
-        lr, loss_value, norm_value = train_step(step)
-        seconds = time.perf_counter() - t0
-        tps = a.batch * a.seq / seconds
+        lr, loss, norm = train_step(step)
+        pending.append((step, lr, loss, norm))
+        logged = (step + 1) % a.log_every == 0 or step + 1 == a.steps
+        if a.overlap and not logged:
+            continue
+        # One wait for the pending steps; each is timed as their mean.
+        values = torch.stack([torch.stack([l.float(), n.float()])
+                              for _, _, l, n in pending]).tolist()
+        now = time.perf_counter()
+        tps = a.batch * a.seq * len(pending) / (now - since)
         mfu = 6 * count * tps / (PEAK_TFLOPS * 1e12)
-        out.write(json.dumps({"step": step + 1, "loss": loss_value, "lr": lr,
-                              "grad_norm": norm_value, "tokens_per_s": tps,
-                              "mfu": mfu,
-                              "seconds": time.perf_counter() - start}) + "\n")
-        if (step + 1) % a.log_every == 0 or step + 1 == a.steps:
+        for (done, rate, _, _), (loss_value, norm_value) in zip(pending,
+                                                                values):
+            out.write(json.dumps({"step": done + 1, "loss": loss_value,
+                                  "lr": rate, "grad_norm": norm_value,
+                                  "tokens_per_s": tps, "mfu": mfu,
+                                  "seconds": now - start}) + "\n")
+        pending, since = [], now
+        if logged:
             print(f"step {step + 1}/{a.steps} | loss {loss_value:.4f} | "
                   f"lr {lr:.3g} | grad norm {norm_value:.3g} | "
                   f"{tps:.0f} tok/s | mfu {100 * mfu:.1f}%", flush=True)
@@ -319,6 +335,11 @@ def main():
     p.add_argument("--min-lr", type=float)
     p.add_argument("--warmup", type=int, default=0)
     p.add_argument("--compile", action="store_true")
+    p.add_argument("--overlap", action="store_true",
+                   help="queue each step without waiting for the one "
+                   "before: windows copied from pinned memory, losses and "
+                   "gradient norms read at logged steps only (the tokens/s "
+                   "of a step is its interval's mean)")
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--metrics", required=True)
     p.add_argument("--profile", type=int, metavar="STEPS", default=0,

@@ -48,8 +48,11 @@ cat >"$out/run.sh" <<'SCRIPT'
 # gpt_125m with attn-train against bench/train_gpt.py under torch.compile:
 # the same initial weights (one safetensors file) and batches (windows in
 # file order), B16 x N1024, lr 6e-4 with 20 warmup steps, STEPS steps
-# (default 200). Logs, metrics and loss.png under ${OUT:-./out}; with
-# PROFILE=S, torch.compile's kernels of S more steps (torch.profiler).
+# (default 200). Both queue steps ahead (attn-train's --overlap auto,
+# train_gpt.py --overlap); WAIT=1 also runs the PyTorch loop that waits for
+# each step's loss (compile-wait.jsonl). Logs, metrics and loss.png under
+# ${OUT:-./out}; with PROFILE=S, torch.compile's kernels of S more steps
+# (torch.profiler).
 . "$(dirname "$0")/env.sh"
 args=(--steps "${STEPS:-200}" --batch 16 --seq 1024 --lr 6e-4 --warmup 20)
 cd "$out"
@@ -61,9 +64,16 @@ python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
   "${args[@]}" --log-every 20 --metrics attnc.jsonl 2>&1 | tee attnc.log
 python3 "$root/bench/train_gpt.py" train --init init.safetensors \
   --data "$here/data/corpus.tok" --heads 12 "${args[@]}" --log-every 20 \
-  --compile --metrics compile.jsonl --profile "${PROFILE:-0}" 2>&1 |
-  tee compile.log
+  --compile --overlap --metrics compile.jsonl --profile "${PROFILE:-0}" \
+  2>&1 | tee compile.log
 python3 "$root/bench/train_gpt.py" compare attnc.jsonl compile.jsonl --every 20
+if [ "${WAIT:-0}" = 1 ]; then
+  python3 "$root/bench/train_gpt.py" train --init init.safetensors \
+    --data "$here/data/corpus.tok" --heads 12 "${args[@]}" --log-every 20 \
+    --compile --metrics compile-wait.jsonl 2>&1 | tail -2
+  python3 "$root/bench/train_gpt.py" compare attnc.jsonl compile-wait.jsonl \
+    --every 20 | tail -2
+fi
 python3 "$root/bench/plot_loss.py" loss.png attnc.jsonl compile.jsonl \
   --label attnc --label torch.compile
 rm -f init.safetensors
