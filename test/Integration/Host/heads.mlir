@@ -12,6 +12,8 @@
 // RUN: attnc %s -o %t.views.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=VIEWS-EXPLAIN
 // RUN: attn-run %t.attnpkg --fn heads_views --shape B=2 --shape N=21 --check | FileCheck %s --check-prefix=VIEWS
 // RUN: attn-run %t.attnpkg --fn attention_sublayer_bwd --shape B=2 --shape N=33 --check --gradcheck | FileCheck %s --check-prefix=SUBLAYER
+// RUN: attnc %s --deterministic-grad -o %t.det.attnpkg
+// RUN: attn-run %t.det.attnpkg --fn attention_sublayer_bwd --shape B=2 --shape N=33 --check --gradcheck | FileCheck %s --check-prefix=SUBLAYER
 //
 // RUN: attnc %attnc_src_root/examples/llama_block.mlir -o %t.block.attnpkg --explain 2>&1 | FileCheck %s --check-prefix=BLOCK-EXPLAIN
 // RUN: attn-run %t.block.attnpkg --fn llama_block --shape B=2 --shape N=40 --check | FileCheck %s --check-prefix=OUT
