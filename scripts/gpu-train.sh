@@ -4,8 +4,8 @@
 # that has no toolchain (64 MiB per call: a bundle of its own):
 #   gpu-train/bin, lib      attn-train and libattnrt (from gpu-bundle/)
 #   gpu-train/packages/     gpt_125m for sm_90a
-#   gpu-train/data/         a byte-level token file of this repository's
-#                           text (3.9M tokens)
+#   gpu-train/data/         a byte-level token file of Debian's fortunes
+#                           (2.6M tokens; apt-get install fortunes)
 #   gpu-train/run.sh        trains attnc and torch.compile on the same
 #                           initial weights and batches, then compares
 #   gpu-train/step.sh       times the step on the corpus's first batch,
@@ -30,9 +30,13 @@ cp -r "$root/gpu-bundle/bin" "$root/gpu-bundle/lib" "$out/"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
   "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
   -o "$out/packages/gpt_125m.attnpkg"
-python3 "$root/scripts/make-tokens.py" "$root/docs" "$root/README.md" \
-  "$root/compiler" "$root/dialects" "$root/lib" "$root/runtime" \
-  "$root/tools" "$root/bench" -o "$out/data/corpus.tok"
+# A corpus that does not change with the tree, so that runs of different
+# sessions train on the same tokens: Debian's fortunes (2.6M bytes).
+if [ ! -d /usr/share/games/fortunes ]; then
+  echo "gpu-train: the corpus is Debian's fortunes: apt-get install fortunes" >&2
+  exit 1
+fi
+python3 "$root/scripts/make-tokens.py" -o "$out/data/corpus.tok"
 cat >"$out/env.sh" <<'SCRIPT'
 # What run.sh and step.sh share (sourced, so $0 is theirs): the bundle's
 # directory, the checkout above it, ${OUT:-./out} and the runtime library.
