@@ -332,6 +332,8 @@ LogicalResult BackwardBuilder::finish() {
         saved.push_back(result);
   llvm::for_each(saved, [&](Value clone) { save(clone); });
   eraseDeadClones();
+  for (Operation *op : clonedOps)
+    op->setAttr(attn::kRecomputeAttrName, UnitAttr::get(op->getContext()));
   sinkOps();
   return success();
 }

@@ -62,6 +62,10 @@ struct TrainOptions {
   /// f16 or bf16: the model's other 16-bit float type becomes this one in
   /// the step (mixed precision as an option of the step); null: none.
   Type compute;
+  /// Whether the step recomputes the forward values its backward recomputes
+  /// (those the remat policy does not save) instead of keeping them from
+  /// its forward part: less memory for more work.
+  bool remat = false;
 };
 
 /// Sets the float option `entry` names; an error for an unknown name or a
@@ -82,7 +86,8 @@ LogicalResult parseNumber(func::FuncOp f, NamedAttribute entry,
                          << entry.getName().getValue() << " = "
                          << entry.getValue()
                          << " (expected beta1, beta2, epsilon, weight_decay, "
-                            "max_grad_norm, or compute = f16 or bf16)";
+                            "max_grad_norm, compute = f16 or bf16, or remat "
+                            "= true or false)";
   double v = value.getValueAsDouble();
   bool beta = field->first.starts_with("beta");
   bool inRange =
@@ -107,6 +112,14 @@ FailureOr<TrainOptions> parseTrainOptions(func::FuncOp f) {
                             "dictionary, got "
                          << attr;
   for (NamedAttribute entry : dict) {
+    if (entry.getName() == "remat") {
+      auto remat = dyn_cast<BoolAttr>(entry.getValue());
+      if (!remat)
+        return f.emitError() << "attn.train: remat = " << entry.getValue()
+                             << " is not true or false";
+      options.remat = remat.getValue();
+      continue;
+    }
     if (entry.getName() != "compute") {
       if (failed(parseNumber(f, entry, options)))
         return failure();
@@ -481,6 +494,10 @@ SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
                 : i < numArgs + results.size() ? results[i - numArgs]
                                                : cotangent);
   SmallVector<Value> backwardResults = cloneBody(backward, mapping);
+  // Without remat the backward's recomputed values are the forward part's
+  // own: unmarked, CSE merges them.
+  if (!options.remat)
+    fn.walk([](Operation *op) { op->removeAttr(attn::kRecomputeAttrName); });
   SmallVector<Value> lossAndGrads(params.size() + 1);
   lossAndGrads[0] = results[0];
   for (auto [i, grad] : llvm::enumerate(backwardResults)) {

@@ -245,6 +245,7 @@ private:
   void viewInPlace(Value value, Value source, Value view);
   Value createHeadsView(Value value, Value storage);
   bool splitInPlace(attn::SplitHeadsOp split);
+  bool mergeInPlace(attn::MergeHeadsOp merge);
   FailureOr<Value> mergeView(OpResult result);
   void storeIn(Value value, Value storage);
   Value storageOf(Value value) const;
@@ -380,7 +381,7 @@ LogicalResult ProgramBuilder::build() {
         split && splitInPlace(split))
       continue;
     if (auto merge = dyn_cast<attn::MergeHeadsOp>(op);
-        merge && storedIn.lookup(merge.getY()) == merge.getOut()) {
+        merge && mergeInPlace(merge)) {
       freeAfterLastUse(merge);
       continue;
     }
@@ -587,6 +588,24 @@ FailureOr<Value> ProgramBuilder::mergeView(OpResult result) {
   return Value();
 }
 
+/// Whether `merge` moves nothing: its input was written into a heads view
+/// of its buffer (mergeView), or lives in a heads view of another value's
+/// whole buffer (a merge recomputed for a backward), whose buffer the
+/// merge's result then is.
+bool ProgramBuilder::mergeInPlace(attn::MergeHeadsOp merge) {
+  Value storage = storedIn.lookup(merge.getY());
+  if (storage == merge.getOut())
+    return true;
+  auto view = buffers.lookup(merge.getY()).getDefiningOp<attnrt::ViewOp>();
+  if (!view || !view.getHeads() || buffers.count(merge.getOut()) ||
+      !movesHeadsOnly(merge, merge.getOut(), merge.getY()) ||
+      symbols.shapeOf(merge.getOut()) != symbols.shapeOf(storage))
+    return false;
+  buffers[merge.getOut()] = buffers.lookup(storage);
+  storeIn(merge.getOut(), storage);
+  return true;
+}
+
 /// The first row of the concatenation's input `index` in its result.
 static int64_t rowsBefore(tensor::ConcatOp concat, unsigned index) {
   int64_t rows = 0;
@@ -752,6 +771,8 @@ func::FuncOp ProgramBuilder::outline(Operation *op,
                              k, op->getLoc(), operand.getType(),
                              entry->getArgument(i)));
   Operation *clone = k.clone(*op, mapping);
+  // A recomputation is the same kernel as the forward op it repeats.
+  clone->removeAttr(attn::kRecomputeAttrName);
   unsigned next = op->getNumOperands();
   for (auto [result, buffer] : llvm::zip(clone->getResults(), resultBuffers))
     if (buffer) {
@@ -792,7 +813,7 @@ FailureOr<Value> ProgramBuilder::tiedBuffer(OpResult result,
   Operation *op = result.getOwner();
   Value operand = op->getOperand(operandIndex);
   Value buffer = buffers.lookup(operand);
-  bool readLater = isReadAfter(operand, op);
+  bool readLater = isReadAfter(storageOf(operand), op);
   if (!buffer.getDefiningOp<attnrt::AllocOp>() || readLater ||
       buffers.count(result))
     return op->emitError()
@@ -824,7 +845,7 @@ Value ProgramBuilder::reusableBuffer(OpResult result) {
       return buffers.lookup(other) == buffer;
     });
     if (!buffer.getDefiningOp<attnrt::AllocOp>() || taken ||
-        isReadAfter(operand, op) ||
+        isReadAfter(storageOf(operand), op) ||
         symbols.shapeOf(operand) != symbols.shapeOf(result))
       continue;
     buffers[result] = buffer;

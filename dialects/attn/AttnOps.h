@@ -44,6 +44,11 @@ inline constexpr llvm::StringLiteral kGradientOfArgumentAttrName =
 /// naming the forward function's result it is the cotangent of.
 inline constexpr llvm::StringLiteral kCotangentOfResultAttrName =
     "attn.cotangent_of_result";
+/// The attribute of a forward op that a backward function recomputes (the
+/// clone of a forward op whose results its remat policy does not save). A
+/// training step with `remat` keeps these apart from its forward part's,
+/// which CSE would otherwise merge them with; kernels never see it.
+inline constexpr llvm::StringLiteral kRecomputeAttrName = "attn.recompute";
 /// The result attribute of a forward function's result that autodiff added
 /// for its backward function to read (a saved activation).
 inline constexpr llvm::StringLiteral kSavedAttrName = "attn.saved";

@@ -119,10 +119,10 @@ func.func @mlp(%x: !m, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> !m
 
 // SELECTIVE-LABEL: func.func @two_sublayers_bwd(
 // SELECTIVE-SAME: %[[X:[^:]+]]: tensor<4x8xf32>, %[[W1:[^:]+]]: tensor<8x8xf32>, %[[W2:[^:]+]]: tensor<8x8xf32>, %{{[^:]+}}: tensor<4x8xf32>, %[[A:[^:]+]]: tensor<4x8xf32>, %[[DY:[^:]+]]: tensor<4x8xf32> {attn.cotangent_of_result = 0 : i64})
-// SELECTIVE: %[[H:.*]] = attn.elementwise %[[X]], %[[A]] :
-// SELECTIVE: %[[U:.*]] = attn.elementwise %[[H]] :
+// SELECTIVE: %[[H:.*]] = attn.elementwise %[[X]], %[[A]] {attn.recompute} :
+// SELECTIVE: %[[U:.*]] = attn.elementwise %[[H]] {attn.recompute} :
 // SELECTIVE: attn.matmul %[[U]], %[[DY]] {transpose_a}
-// SELECTIVE: %[[T:.*]] = attn.elementwise %[[X]] :
+// SELECTIVE: %[[T:.*]] = attn.elementwise %[[X]] {attn.recompute} :
 // SELECTIVE: attn.matmul %[[T]], %{{.*}} {transpose_a}
 func.func @two_sublayers(%x: !m, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>)
     -> !m attributes {attn.backward} {

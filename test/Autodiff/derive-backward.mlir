@@ -50,9 +50,9 @@ func.func @f(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x
 // CHECK-LABEL: func.func @mixed_bwd(
 // CHECK-SAME:      %[[Q:[^:]+]]: tensor<2x2x8x16xf32>, %[[K:[^:]+]]: tensor<2x2x8x16xf32>, %[[V:[^:]+]]: tensor<2x2x8x16xf32>,
 // CHECK-SAME:      %[[O:[^:]+]]: tensor<2x2x8x16xbf16>, %[[L:[^:]+]]: tensor<2x2x8xf32>, %[[DO:[^:]+]]: tensor<2x2x8x16xbf16> {attn.cotangent_of_result = 0 : i64})
-// CHECK-DAG:     %[[QB:.+]] = attn.cast %[[Q]] {scale = 2.000000e+00 : f32} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
-// CHECK-DAG:     %[[KB:.+]] = attn.cast %[[K]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
-// CHECK-DAG:     %[[VB:.+]] = attn.cast %[[V]] : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK-DAG:     %[[QB:.+]] = attn.cast %[[Q]] {attn.recompute, scale = 2.000000e+00 : f32} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK-DAG:     %[[KB:.+]] = attn.cast %[[K]] {attn.recompute} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
+// CHECK-DAG:     %[[VB:.+]] = attn.cast %[[V]] {attn.recompute} : tensor<2x2x8x16xf32> to tensor<2x2x8x16xbf16>
 // CHECK:         %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = attn.attention_grad %[[QB]], %[[KB]], %[[VB]], %[[O]], %[[L]], %[[DO]]
 // CHECK-DAG:     %[[GQ:.+]] = attn.cast %[[DQ]] {scale = 2.000000e+00 : f32} : tensor<2x2x8x16xbf16> to tensor<2x2x8x16xf32>
 // CHECK-DAG:     %[[GK:.+]] = attn.cast %[[DK]] : tensor<2x2x8x16xbf16> to tensor<2x2x8x16xf32>
@@ -150,7 +150,7 @@ func.func @linear(%x: tensor<?x16xbf16>, %w: tensor<24x16xbf16>) -> tensor<?x24x
 // get matmuls against its cotangent.
 // CHECK-LABEL: func.func @weight_kn_bwd
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<4x8xf32>, %[[W:[^:]+]]: tensor<8x2xf32>, %[[R:[^:]+]]: tensor<4x3xf32>, %{{[^:]+}}: tensor<2x3xf32>, %[[DC:[^:]+]]: tensor<2x3xf32> {attn.cotangent_of_result = 0 : i64})
-// CHECK: %[[Y:.*]] = attn.matmul %[[X]], %[[W]] : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+// CHECK: %[[Y:.*]] = attn.matmul %[[X]], %[[W]] {attn.recompute} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
 // CHECK: %[[DR:.*]] = attn.matmul %[[Y]], %[[DC]] : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
 // CHECK: %[[DY:.*]] = attn.matmul %[[R]], %[[DC]] {transpose_b} : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
 // CHECK: %[[DX:.*]] = attn.matmul %[[DY]], %[[W]] {transpose_b} : tensor<4x2xf32>, tensor<8x2xf32> -> tensor<4x8xf32>
@@ -224,8 +224,8 @@ func.func @layer_norm(%x: tensor<?x16xbf16>, %w: tensor<16xf32>, %b: tensor<16xf
 // CHECK-LABEL: func.func @lm_loss_bwd
 // CHECK-SAME: (%[[H:[^:]+]]: tensor<?x16xbf16>, %[[E:[^:]+]]: tensor<40x16xbf16>, %[[Y:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<f32>, %[[DL:[^:]+]]: tensor<f32> {attn.cotangent_of_result = 0 : i64})
 // CHECK: %[[DLOSSES:.*]] = attn.token_mean_grad %[[Y]], %[[DL]] {ignore_index = 0 : i64} : tensor<?xi32>, tensor<f32> -> tensor<?xf32>
-// CHECK: %[[LOGITS:.*]] = attn.matmul %[[H]], %[[E]] {transpose_b}
-// CHECK: %{{.*}}, %[[LSE:.*]] = attn.cross_entropy %[[LOGITS]], %[[Y]] {ignore_index = 0 : i64}
+// CHECK: %[[LOGITS:.*]] = attn.matmul %[[H]], %[[E]] {attn.recompute, transpose_b}
+// CHECK: %{{.*}}, %[[LSE:.*]] = attn.cross_entropy %[[LOGITS]], %[[Y]] {attn.recompute, ignore_index = 0 : i64}
 // CHECK: %[[DLOGITS:.*]] = attn.cross_entropy_grad %[[LOGITS]], %[[Y]], %[[LSE]], %[[DLOSSES]] {ignore_index = 0 : i64}
 // CHECK: %[[DH:.*]] = attn.matmul %[[DLOGITS]], %[[E]] :
 // CHECK: %[[DE:.*]] = attn.matmul %[[DLOGITS]], %[[H]] {transpose_a}

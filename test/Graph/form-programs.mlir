@@ -472,3 +472,28 @@ func.func @heads_kernels(%x: tensor<?x?x64xbf16>, %cos: tensor<?x8xf32>, %sin: t
   %m = attn.merge_heads %r : tensor<?x4x?x16xbf16> -> tensor<?x?x64xf32>
   return %h, %m : tensor<?x4x?x16xbf16>, tensor<?x?x64xf32>
 }
+
+// -----
+
+// A merge without tables of a value that lives in a heads view of a whole
+// buffer (attention's output, written into its first merge's buffer, and
+// merged again where a backward recomputes the merge) is that buffer: no
+// kernel, and the buffer lives while either merged value is read.
+// CHECK-LABEL: func.func @merge_again(
+// CHECK:         %[[M:.*]] = attnrt.alloc({{.*}}) {name = "t0", shape = ["B", "N", 64]}
+// CHECK:         %[[O:.*]] = attnrt.view %[[M]][0] {heads = 4 : i64
+// CHECK:         attnrt.launch @attnc_kernels::@merge_again_attention0 ({{.*}}, %[[O]])
+// CHECK:         attnrt.launch @attnc_kernels::@merge_again_cast1 (%[[M]],
+// CHECK-NOT:     attnrt.dealloc %[[M]]
+// CHECK-NOT:     merge_heads
+// CHECK:         attnrt.launch @attnc_kernels::@merge_again_cast2 (%[[M]],
+// CHECK-NEXT:    attnrt.dealloc %[[M]]
+func.func @merge_again(%x: tensor<?x?x64xbf16>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
+  %h = attn.split_heads %x : tensor<?x?x64xbf16> -> tensor<?x4x?x16xbf16>
+  %o, %lse = attn.attention %h, %h, %h : tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16>, tensor<?x4x?x16xbf16> -> tensor<?x4x?x16xbf16>, tensor<?x4x?xf32>
+  %m = attn.merge_heads %o : tensor<?x4x?x16xbf16> -> tensor<?x?x64xbf16>
+  %a = attn.cast %m : tensor<?x?x64xbf16> to tensor<?x?x64xf32>
+  %again = attn.merge_heads %o {attn.recompute} : tensor<?x4x?x16xbf16> -> tensor<?x?x64xbf16>
+  %b = attn.cast %again {scale = 2.0 : f32} : tensor<?x?x64xbf16> to tensor<?x?x64xf32>
+  return %a, %b : tensor<?x?x64xf32>, tensor<?x?x64xf32>
+}
