@@ -113,9 +113,13 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     clip_grad_norm_'s meanings, and `compute = f16` (or `bf16`): the step
     and accumulate functions compute in that type where the model has the
     other 16-bit float type (values, tensors, constants, roundings in
-    element bodies), so one model trains in bf16 or f16. Errors, located at the function: an
+    element bodies), so one model trains in bf16 or f16; `remat = true`:
+    the step recomputes the forward values `@f_bwd` recomputes (its ops
+    marked `attn.recompute`, what the backward's remat policy does not
+    save) instead of keeping the forward part's, which CSE would merge
+    them into. Errors, located at the function: an
     unknown or out-of-range entry, a compute type other than f16 or bf16,
-    no backward function, a loss that is
+    a remat that is not true or false, no backward function, a loss that is
     not the one differentiable `tensor<f32>` result, no parameter, one of
     the three functions already defined.
   }];
