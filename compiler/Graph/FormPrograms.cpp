@@ -517,8 +517,9 @@ Value ProgramBuilder::createView(Value value, Value storage, int64_t begin) {
                                 symbols.shapeOf(value), IntegerAttr());
 }
 
-/// A row slice, a rank-1 value expanded or heads split is `view`, of its
-/// source's buffer; a returned one is copied out of it.
+/// A row slice, a rank-1 value expanded, or heads split off a whole
+/// buffer, is `view` of its source's buffer; a returned one is copied out
+/// of it.
 void ProgramBuilder::viewInPlace(Value value, Value source, Value view) {
   storeIn(value, source);
   if (Value output = buffers.lookup(value)) {
@@ -546,8 +547,8 @@ Value ProgramBuilder::createHeadsView(Value value, Value storage) {
       b.getI64IntegerAttr(heads));
 }
 
-/// Whether `from` and `to` are a pure layout change a heads view can be: no
-/// rotary tables, the same element type, `from`'s buffer a whole one.
+/// Whether `op`, a split or merge between `merged` and `split`, only moves
+/// elements, as a heads view can: no rotary tables, one element type.
 static bool movesHeadsOnly(Operation *op, Value merged, Value split) {
   auto tables = op->getOperands().drop_front();
   return tables.empty() &&
