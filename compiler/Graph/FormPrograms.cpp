@@ -555,13 +555,23 @@ static bool movesHeadsOnly(Operation *op, Value merged, Value split) {
          getElementTypeOrSelf(merged) == getElementTypeOrSelf(split);
 }
 
+/// Whether `op` may read or write a value through a heads view: kernels
+/// take any strides, and a returned value is copied; but a library GEMM
+/// (attn.matmul on a GPU) needs leading dims that collapse into rows, and
+/// a row slice of a heads view is no view the package has.
+static bool takesHeadsView(Operation *op) {
+  return isa<func::ReturnOp>(op) ||
+         (isa<attn::KernelOpInterface>(op) && !isa<attn::MatmulOp>(op));
+}
+
 /// A split_heads without tables of a whole buffer is a heads view of it
 /// (copied into the caller's output when returned); false when it needs
 /// its kernel.
 bool ProgramBuilder::splitInPlace(attn::SplitHeadsOp split) {
   Value source = buffers.lookup(split.getX());
   if (!movesHeadsOnly(split, split.getX(), split.getOut()) ||
-      source.getDefiningOp<attnrt::ViewOp>())
+      source.getDefiningOp<attnrt::ViewOp>() ||
+      !llvm::all_of(split.getOut().getUsers(), takesHeadsView))
     return false;
   viewInPlace(split.getOut(), split.getX(),
               createHeadsView(split.getOut(), split.getX()));
@@ -572,7 +582,8 @@ bool ProgramBuilder::splitInPlace(attn::SplitHeadsOp split) {
 /// of the merge's buffer it is written into, so that the merge moves
 /// nothing; null otherwise (a returned result, a merge into a view).
 FailureOr<Value> ProgramBuilder::mergeView(OpResult result) {
-  if (buffers.count(result))
+  if (buffers.count(result) || !takesHeadsView(result.getOwner()) ||
+      !llvm::all_of(result.getUsers(), takesHeadsView))
     return Value();
   for (Operation *user : result.getUsers()) {
     auto merge = dyn_cast<attn::MergeHeadsOp>(user);

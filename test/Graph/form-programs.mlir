@@ -497,3 +497,22 @@ func.func @merge_again(%x: tensor<?x?x64xbf16>) -> (tensor<?x?x64xf32>, tensor<?
   %b = attn.cast %again {scale = 2.0 : f32} : tensor<?x?x64xbf16> to tensor<?x?x64xf32>
   return %a, %b : tensor<?x?x64xf32>, tensor<?x?x64xf32>
 }
+
+// -----
+
+// A matmul reads and writes rows that must collapse (a library GEMM on a
+// GPU), which a heads view's leading dims do not: a split a matmul reads,
+// and a matmul's result merged, keep their kernels.
+// CHECK-LABEL: func.func @heads_matmul(
+// CHECK-NOT:     heads =
+// CHECK:         attnrt.launch @attnc_kernels::@heads_matmul_split_heads0
+// CHECK:         attnrt.launch @attnc_kernels::@heads_matmul_matmul1
+// CHECK:         attnrt.launch @attnc_kernels::@heads_matmul_merge_heads2
+// CHECK-NEXT:    attnrt.dealloc
+// CHECK-NEXT:    return
+func.func @heads_matmul(%x: tensor<?x?x64xbf16>, %w: tensor<16x16xbf16>) -> tensor<?x?x64xbf16> {
+  %h = attn.split_heads %x : tensor<?x?x64xbf16> -> tensor<?x4x?x16xbf16>
+  %p = attn.matmul %h, %w : tensor<?x4x?x16xbf16>, tensor<16x16xbf16> -> tensor<?x4x?x16xbf16>
+  %m = attn.merge_heads %p : tensor<?x4x?x16xbf16> -> tensor<?x?x64xbf16>
+  return %m : tensor<?x?x64xbf16>
+}
