@@ -477,6 +477,18 @@ static attnc_status allocateInto(const char *name, const attnc_runtime *runtime,
   });
 }
 
+/// The release of C API function `name`: `data` by `release(runtime,
+/// data)`.
+template <typename Release>
+static attnc_status releaseWith(const char *name, const attnc_runtime *runtime,
+                                void *data, Release release) {
+  return guarded([&] {
+    if (!runtime)
+      return nullArgument(name, "runtime");
+    return release(runtime->runtime, data);
+  });
+}
+
 attnc_status attnc_runtime_allocate(const attnc_runtime *runtime, size_t bytes,
                                     void **out) {
   return allocateInto(
@@ -485,11 +497,8 @@ attnc_status attnc_runtime_allocate(const attnc_runtime *runtime, size_t bytes,
 }
 
 attnc_status attnc_runtime_free(const attnc_runtime *runtime, void *data) {
-  return guarded([&] {
-    if (!runtime)
-      return nullArgument("attnc_runtime_free", "runtime");
-    return runtime->runtime.free(data);
-  });
+  return releaseWith("attnc_runtime_free", runtime, data,
+                     [](const Runtime &rt, void *p) { return rt.free(p); });
 }
 
 /// The error of function `name` for a null runtime or a `kind` that is no
@@ -528,11 +537,8 @@ attnc_status attnc_runtime_allocate_host(const attnc_runtime *runtime,
 }
 
 attnc_status attnc_runtime_free_host(const attnc_runtime *runtime, void *data) {
-  return guarded([&] {
-    if (!runtime)
-      return nullArgument("attnc_runtime_free_host", "runtime");
-    return runtime->runtime.freeHost(data);
-  });
+  return releaseWith("attnc_runtime_free_host", runtime, data,
+                     [](const Runtime &rt, void *p) { return rt.freeHost(p); });
 }
 
 attnc_status attnc_runtime_copy_async(const attnc_runtime *runtime, void *dst,
