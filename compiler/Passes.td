@@ -83,29 +83,38 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     parameters are the arguments of static shape that `@f_bwd` returns
     gradients of (an argument of dynamic shape is data, like a batch).
 
-    `@f_step` takes `@f`'s arguments with every parameter as its f32
-    master weights, then the first moments `m_<p>` and the second moments
-    `v_<p>` (f32, in parameter order), then three `tensor<f32>` scalars:
-    `lr`, `step` (the step's number t from 1, for AdamW's bias
-    corrections 1 - beta^t) and `loss_scale`. It returns `loss`, `grad_norm` and the updated
-    `new_<p>`, `new_m_<p>`, `new_v_<p>`. Its body casts each master to the
-    parameter's type, runs `@f`'s and `@f_bwd`'s bodies with `loss_scale`
-    as the loss's cotangent, computes the global norm of the gradients
-    divided by the loss scale (each gradient squared and summed with
-    `attn.sum_rows`, sums in a fixed order), and updates every parameter
-    with torch.optim.AdamW's rule on the unscaled, clipped gradient; weight
-    decay applies to parameters of rank 2 or more. A norm that is not
-    finite (an overflow under fp16 loss scaling) leaves every parameter
-    and moment as it was, and the caller sees it in `grad_norm`.
+    The training state is flat: `params` (the f32 master weights), `m`
+    and `v` (AdamW's moments) and `grad` (gradient sums) are rank-1 f32
+    tensors (marked `attn.flat`) holding every parameter's elements in
+    turn, matrices first, as the function's `attn.segments` says (each
+    parameter's name, shape and offset). A state of more than
+    `max-flat-elements` elements is split into chunks, each parameter
+    whole in one: chunk 0 keeps the plain names, chunk c > 0 is `params_c`,
+    `m_c`, ..., and each segment names its `chunk`.
+
+    `@f_step` takes `@f`'s data arguments, the flat `params`, `m` and `v`,
+    then three `tensor<f32>` scalars: `lr`, `step` (the step's number t
+    from 1, for AdamW's bias corrections 1 - beta^t) and `loss_scale`. It
+    returns `loss`, `grad_norm` and the updated `new_params`, `new_m`,
+    `new_v` (each marked `attn.updates` with the input it may overwrite).
+    Its body casts the masters to the parameters' type and views each
+    parameter in them, runs `@f`'s and `@f_bwd`'s bodies with `loss_scale`
+    as the loss's cotangent, writes the gradients into one flat gradient,
+    computes its global norm divided by the loss scale (squares summed
+    with `attn.sum_rows`, sums in a fixed order), and updates every
+    parameter with torch.optim.AdamW's rule on the unscaled, clipped
+    gradient in one element kernel for the matrices (weight decay) and one
+    for the rest. A norm that is not finite (an overflow under fp16 loss
+    scaling) leaves every parameter and moment as it was, and the caller
+    sees it in `grad_norm`.
 
     It also emits the step in two parts, for gradient accumulation over
-    micro-batches: `@f_accumulate` takes `@f`'s arguments (masters for
-    parameters), f32 gradient sums `grad_<p>` and `loss_scale` (the
-    micro-batch loss's cotangent) and returns `loss` and the sums with
-    this micro-batch's gradients added, `new_grad_<p>`; `@f_apply` takes
-    the masters, moments, sums, `lr`, `step` and `loss_scale` and returns
-    `grad_norm` and the updated masters and moments, as `@f_step` would
-    from those gradients.
+    micro-batches: `@f_accumulate` takes `@f`'s data arguments, `params`,
+    the f32 gradient sums `grad` and `loss_scale` (the micro-batch loss's
+    cotangent) and returns `loss` and the sums with this micro-batch's
+    gradients added, `new_grad`; `@f_apply` takes `params`, `m`, `v`,
+    `grad`, `lr`, `step` and `loss_scale` and returns `grad_norm` and the
+    updated state, as `@f_step` would from those gradients.
 
     `attn.train` is a unit attribute or a dictionary of floats: `beta1`
     (0.9), `beta2` (0.999), `epsilon` (1e-8), `weight_decay` (0.01),
@@ -120,9 +129,16 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     them into. Errors, located at the function: an
     unknown or out-of-range entry, a compute type other than f16 or bf16,
     a remat that is not true or false, no backward function, a loss that is
-    not the one differentiable `tensor<f32>` result, no parameter, one of
-    the three functions already defined.
+    not the one differentiable `tensor<f32>` result, no parameter, a
+    parameter larger than a chunk, a data argument named as a state input,
+    one of the three functions already defined.
   }];
+  let options = [
+    Option<"maxFlatElements", "max-flat-elements", "int64_t",
+           /*default=*/"2147483647",
+           "The most elements of one flat state tensor (at most 2^31 - 1, "
+           "the largest extent); a larger state is split into chunks">,
+  ];
   let dependentDialects = ["::mlir::attn::AttnDialect",
                            "::mlir::math::MathDialect"];
 }

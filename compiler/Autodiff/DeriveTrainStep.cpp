@@ -21,7 +21,9 @@
 //
 // The training state is flat: params (the f32 masters), m, v and grad are
 // each one rank-1 f32 tensor holding every parameter in turn (matrices,
-// which take weight decay, first), as the functions' `attn.segments` say.
+// which take weight decay, first), as the functions' `attn.segments` say;
+// a state larger than one tensor may be (2^31 - 1 elements, the largest
+// extent) is split into chunks of whole parameters, each its own tensors.
 // The forward reads each parameter as a view of params (cast once to the
 // model's type), the backward writes each gradient into its place in one
 // flat gradient, and the norm and AdamW are a few kernels over all
@@ -36,6 +38,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 #include <limits>
@@ -233,9 +237,9 @@ struct Signature {
 class TrainFunctionsBuilder {
 public:
   TrainFunctionsBuilder(func::FuncOp forward, func::FuncOp backward,
-                        TrainOptions options)
+                        TrainOptions options, int64_t maxFlatElements)
       : forward(forward), backward(backward), options(options),
-        b(forward->getContext()) {}
+        maxFlatElements(maxFlatElements), b(forward->getContext()) {}
 
   /// The three functions, in that order.
   FailureOr<SmallVector<func::FuncOp>> build();
@@ -244,28 +248,38 @@ private:
   /// Where a parameter's elements lie in the flat state.
   struct Segment {
     unsigned param;
+    unsigned chunk;
     int64_t offset, count;
+  };
+  /// One tensor of each kind of state: `decayed` elements of matrices, then
+  /// the others', `total` in all.
+  struct Chunk {
+    int64_t decayed = 0, total = 0;
   };
 
   LogicalResult findParameters();
   LogicalResult checkNames();
   LogicalResult layOut();
-  RankedTensorType flatType(Type element);
+  RankedTensorType flatType(unsigned chunk, Type element);
+  std::string stateName(StringRef kind, unsigned chunk) const;
   std::string paramName(unsigned param);
   void addDataInputs(Signature &inputs);
   void addState(Signature &signature, StringRef prefix,
                 ArrayRef<StringRef> kinds);
+  SmallVector<Value> stateArguments(StringRef kind);
   func::FuncOp createFunction(StringRef suffix, const Signature &inputs,
                               const Signature &outputs);
   Value argument(StringRef name);
   SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
-  Value parameter(unsigned param, llvm::DenseMap<Type, Value> &casts);
+  Value parameter(unsigned param,
+                  llvm::DenseMap<std::pair<unsigned, Type>, Value> &casts);
   SmallVector<Value> lossAndGradients(Value cotangent);
-  Value flatten(ArrayRef<Value> grads);
-  SmallVector<Value> update(Value grad, Value lossScale);
-  Value sumOfSquares(Value grad);
-  SmallVector<Value> adamw(Value grad, int64_t begin, int64_t count,
-                           double decay, ValueRange scalars);
+  SmallVector<Value> flatten(ArrayRef<Value> grads);
+  SmallVector<Value> update(ArrayRef<Value> grads, Value lossScale);
+  Value sumOfSquares(ArrayRef<Value> grads);
+  Value sumOfSquares(Value grad, int64_t total);
+  SmallVector<Value> adamw(unsigned chunk, Value grad, int64_t begin,
+                           int64_t count, double decay, ValueRange scalars);
   void retypeCompute();
   func::FuncOp buildStep();
   func::FuncOp buildAccumulate();
@@ -273,15 +287,18 @@ private:
 
   func::FuncOp forward, backward, fn;
   TrainOptions options;
+  int64_t maxFlatElements;
   OpBuilder b;
   /// The forward arguments that take gradients, in order.
   SmallVector<unsigned> params;
   /// The parameters in the flat state's order: those of rank >= 2 (weight
-  /// decay applies) first, then the others; `decayed` elements of the first.
+  /// decay applies) first, then the others, filling the chunks in turn.
   SmallVector<Segment> segments;
-  int64_t decayed = 0, total = 0;
-  /// The names of the arguments of the function being built.
+  SmallVector<Chunk> chunks;
+  /// The names of the arguments of the function being built, and the chunk
+  /// of each of its flat state's.
   SmallVector<std::string> argNames;
+  llvm::StringMap<unsigned> flatChunks;
 };
 
 /// The source name of forward argument `i` ("arg<i>" without one).
@@ -329,40 +346,59 @@ constexpr StringLiteral kStateNames[] = {"params", "m",    "v",         "grad",
 
 /// A data input named as a state input would make two inputs of one name.
 LogicalResult TrainFunctionsBuilder::checkNames() {
+  llvm::StringSet<> stateNames;
+  for (StringRef kind : kStateNames)
+    for (unsigned chunk = 0; chunk < chunks.size(); ++chunk)
+      stateNames.insert(stateName(kind, chunk));
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     if (!llvm::is_contained(params, i) &&
-        llvm::is_contained(kStateNames, argumentName(forward, i)))
+        stateNames.contains(argumentName(forward, i)))
       return forward.emitError()
              << "attn.train: input '" << argumentName(forward, i)
              << "' has the name of an input of the training step (params, "
-                "m, v, grad, lr, step, loss_scale); rename it";
+                "m, v, grad, lr, step, loss_scale, or a chunk's params_<c>, "
+                "...); rename it";
   return success();
 }
 
-/// Orders the parameters in the flat state: matrices (decayed) first; an
-/// error when they do not fit one dim.
+/// Orders the parameters in the flat state, matrices (decayed) first,
+/// starting a chunk where the next parameter would make one larger than
+/// maxFlatElements; an error for a parameter larger than that.
 LogicalResult TrainFunctionsBuilder::layOut() {
+  chunks.emplace_back();
   for (bool matrices : {true, false})
     for (unsigned i : params) {
       auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
       if ((type.getRank() >= 2) != matrices)
         continue;
-      segments.push_back({i, total, type.getNumElements()});
-      total += type.getNumElements();
+      int64_t count = type.getNumElements();
+      if (count > maxFlatElements)
+        return forward.emitError()
+               << "attn.train: parameter '" << paramName(i) << "' has " << count
+               << " elements, more than a flat state tensor holds ("
+               << maxFlatElements << ")";
+      if (chunks.back().total + count > maxFlatElements)
+        chunks.emplace_back();
+      Chunk &chunk = chunks.back();
+      segments.push_back({i, unsigned(chunks.size() - 1), chunk.total, count});
+      chunk.total += count;
       if (matrices)
-        decayed = total;
+        chunk.decayed = chunk.total;
     }
-  // The state is one rank-1 tensor, so its extent is one dim's.
-  if (total > attn::kMaxExtent)
-    return forward.emitError()
-           << "attn.train: the parameters have " << total
-           << " elements, more than a flat state of one dim holds ("
-           << attn::kMaxExtent << ")";
   return success();
 }
 
-RankedTensorType TrainFunctionsBuilder::flatType(Type element) {
-  return RankedTensorType::get({total}, element);
+RankedTensorType TrainFunctionsBuilder::flatType(unsigned chunk, Type element) {
+  return RankedTensorType::get({chunks[chunk].total}, element);
+}
+
+/// State `kind` of chunk `chunk`: `kind` itself for chunk 0, so that a
+/// state of one chunk has the plain names, else `<kind>_<chunk>`.
+std::string TrainFunctionsBuilder::stateName(StringRef kind,
+                                             unsigned chunk) const {
+  if (chunk == 0)
+    return kind.str();
+  return (kind + "_" + Twine(chunk)).str();
 }
 
 std::string TrainFunctionsBuilder::paramName(unsigned param) {
@@ -376,11 +412,24 @@ void TrainFunctionsBuilder::addDataInputs(Signature &inputs) {
       inputs.add(argumentName(forward, i), forward.getArgumentTypes()[i]);
 }
 
-/// A flat f32 tensor per kind, "<prefix><kind>".
+/// A flat f32 tensor per kind and chunk, "<prefix><kind>" of chunk 0, then
+/// "<prefix><kind>_1" and so on.
 void TrainFunctionsBuilder::addState(Signature &signature, StringRef prefix,
                                      ArrayRef<StringRef> kinds) {
   for (StringRef kind : kinds)
-    signature.add((prefix + kind).str(), flatType(b.getF32Type()));
+    for (unsigned chunk = 0; chunk < chunks.size(); ++chunk) {
+      std::string name = prefix.str() + stateName(kind, chunk);
+      flatChunks[name] = chunk;
+      signature.add(name, flatType(chunk, b.getF32Type()));
+    }
+}
+
+/// The function's arguments of state `kind`, a chunk each.
+SmallVector<Value> TrainFunctionsBuilder::stateArguments(StringRef kind) {
+  SmallVector<Value> values;
+  for (unsigned chunk = 0; chunk < chunks.size(); ++chunk)
+    values.push_back(argument(stateName(kind, chunk)));
+  return values;
 }
 
 func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
@@ -391,20 +440,26 @@ func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
   fn = func::FuncOp::create(
       b, forward.getLoc(), (forward.getName() + suffix).str(),
       FunctionType::get(context, inputs.types, outputs.types));
-  auto isFlat = [](StringRef name) {
-    name.consume_front("new_");
-    return llvm::is_contained(ArrayRef(kStateNames).take_front(4), name);
+  // attn.flat: the chunk where there are several.
+  auto flatMark = [&](StringRef name) -> Attribute {
+    auto chunk = flatChunks.find(name);
+    if (chunk == flatChunks.end())
+      return {};
+    if (chunks.size() == 1)
+      return b.getUnitAttr();
+    return b.getI64IntegerAttr(chunk->second);
   };
   for (auto [i, name] : llvm::enumerate(inputs.names)) {
     fn.setArgAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-    if (isFlat(name))
-      fn.setArgAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+    if (Attribute mark = flatMark(name))
+      fn.setArgAttr(i, attn::kFlatAttrName, mark);
   }
   for (auto [i, name] : llvm::enumerate(outputs.names)) {
     fn.setResultAttr(i, attn::kArgumentNameAttrName, b.getStringAttr(name));
-    if (!isFlat(name))
+    Attribute mark = flatMark(name);
+    if (!mark)
       continue;
-    fn.setResultAttr(i, attn::kFlatAttrName, b.getUnitAttr());
+    fn.setResultAttr(i, attn::kFlatAttrName, mark);
     // The new state may overwrite the state it is computed from: the update
     // kernels read each element before writing it, after every other read.
     StringRef updated = StringRef(name).drop_front(strlen("new_"));
@@ -412,15 +467,20 @@ func::FuncOp TrainFunctionsBuilder::createFunction(StringRef suffix,
       fn.setResultAttr(i, attn::kUpdatesAttrName, b.getStringAttr(updated));
   }
   SmallVector<Attribute> parts;
-  for (const Segment &segment : segments)
-    parts.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("name", b.getStringAttr(paramName(segment.param))),
-         b.getNamedAttr("shape",
-                        b.getDenseI64ArrayAttr(
-                            cast<RankedTensorType>(
-                                forward.getArgumentTypes()[segment.param])
-                                .getShape())),
-         b.getNamedAttr("offset", b.getI64IntegerAttr(segment.offset))}));
+  for (const Segment &segment : segments) {
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("name", b.getStringAttr(paramName(segment.param))),
+        b.getNamedAttr("shape",
+                       b.getDenseI64ArrayAttr(
+                           cast<RankedTensorType>(
+                               forward.getArgumentTypes()[segment.param])
+                               .getShape())),
+        b.getNamedAttr("offset", b.getI64IntegerAttr(segment.offset))};
+    if (chunks.size() > 1)
+      fields.push_back(
+          b.getNamedAttr("chunk", b.getI64IntegerAttr(segment.chunk)));
+    parts.push_back(b.getDictionaryAttr(fields));
+  }
   fn->setAttr(attn::kSegmentsAttrName, b.getArrayAttr(parts));
   argNames = inputs.names;
   b.setInsertionPointToStart(fn.addEntryBlock());
@@ -450,19 +510,23 @@ static SmallVector<ReassociationIndices> allDims(int64_t rank) {
   return all;
 }
 
-/// Parameter `param` as the forward reads it: its elements of params, cast
-/// to its type (one cast of all of params per type, kept in `casts`).
-Value TrainFunctionsBuilder::parameter(unsigned param,
-                                       llvm::DenseMap<Type, Value> &casts) {
+/// Parameter `param` as the forward reads it: its elements of its chunk of
+/// params, cast to its type (one cast of the chunk per type, kept in
+/// `casts`; f32 parameters are views of params itself).
+Value TrainFunctionsBuilder::parameter(
+    unsigned param, llvm::DenseMap<std::pair<unsigned, Type>, Value> &casts) {
   Location loc = forward.getLoc();
   auto type = cast<RankedTensorType>(forward.getArgumentTypes()[param]);
-  Value &flat = casts[type.getElementType()];
-  if (!flat)
-    flat = attn::CastOp::create(b, loc, flatType(type.getElementType()),
-                                argument("params"), FloatAttr(), IntegerAttr(),
-                                IntegerAttr());
   const Segment &segment = *llvm::find_if(
       segments, [&](const Segment &s) { return s.param == param; });
+  Value masters = argument(stateName("params", segment.chunk));
+  Value &flat = casts[{segment.chunk, type.getElementType()}];
+  if (!flat)
+    flat = type.getElementType().isF32()
+               ? masters
+               : attn::CastOp::create(
+                     b, loc, flatType(segment.chunk, type.getElementType()),
+                     masters, FloatAttr(), IntegerAttr(), IntegerAttr());
   Value elements = tensor::ExtractSliceOp::create(
       b, loc, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(segment.offset)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(segment.count)},
@@ -478,9 +542,7 @@ Value TrainFunctionsBuilder::parameter(unsigned param,
 /// parameter's gradient.
 SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
   IRMapping mapping;
-  llvm::DenseMap<Type, Value> casts;
-  // f32 parameters are views of params itself.
-  casts[b.getF32Type()] = argument("params");
+  llvm::DenseMap<std::pair<unsigned, Type>, Value> casts;
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     mapping.map(forward.getArgument(i),
                 llvm::is_contained(params, i)
@@ -510,10 +572,10 @@ SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
   return lossAndGrads;
 }
 
-/// The gradients (in the order of `params`) as one flat tensor in the
-/// state's order, each written in its place: of their element type, or f32
-/// where they differ.
-Value TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
+/// The gradients (in the order of `params`) as one flat tensor a chunk in
+/// the state's order, each written in its place: of their element type, or
+/// f32 where they differ.
+SmallVector<Value> TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
   Location loc = forward.getLoc();
   Type element = cast<RankedTensorType>(grads[0].getType()).getElementType();
   if (llvm::any_of(grads, [&](Value grad) {
@@ -521,7 +583,7 @@ Value TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
                element;
       }))
     element = b.getF32Type();
-  SmallVector<Value> parts;
+  SmallVector<SmallVector<Value>> parts(chunks.size());
   for (const Segment &segment : segments) {
     Value grad = grads[llvm::find(params, segment.param) - params.begin()];
     auto type = cast<RankedTensorType>(grad.getType());
@@ -532,17 +594,20 @@ Value TrainFunctionsBuilder::flatten(ArrayRef<Value> grads) {
       grad = tensor::CollapseShapeOp::create(b, loc, grad,
                                              allDims(type.getRank()));
     }
-    parts.push_back(grad);
+    parts[segment.chunk].push_back(grad);
   }
-  if (parts.size() == 1)
-    return parts[0];
-  return tensor::ConcatOp::create(b, loc, 0, parts);
+  return llvm::map_to_vector(parts, [&](ArrayRef<Value> chunk) -> Value {
+    if (chunk.size() == 1)
+      return chunk[0];
+    return tensor::ConcatOp::create(b, loc, 0, chunk);
+  });
 }
 
 /// The gradient norm and AdamW's update of every parameter from the flat
-/// gradient `grad` (scaled by `lossScale`): the norm, then the new masters,
-/// first moments and second moments.
-SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
+/// gradient's chunks `grads` (scaled by `lossScale`): the norm, then the new
+/// masters, first moments and second moments, a chunk each.
+SmallVector<Value> TrainFunctionsBuilder::update(ArrayRef<Value> grads,
+                                                 Value lossScale) {
   Location loc = forward.getLoc();
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   Value inverseScale =
@@ -554,7 +619,7 @@ SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
   TrainOptions o = options;
   SmallVector<Value> norm = elementwise(
       b, loc, SmallVector<Type>(5, scalar),
-      {sumOfSquares(grad), inverseScale, argument("step")},
+      {sumOfSquares(grads), inverseScale, argument("step")},
       [o](OpBuilder &b, Location loc, ValueRange args) {
         F32 x{b, loc};
         // The norm of the unscaled gradient: its elements are inverseScale
@@ -580,21 +645,31 @@ SmallVector<Value> TrainFunctionsBuilder::update(Value grad, Value lossScale) {
       });
   SmallVector<Value> scalars = {argument("lr"), norm[1], norm[2], norm[3],
                                 norm[4]};
-  // Decay on the matrices' elements, none on the rest: one kernel each.
-  SmallVector<SmallVector<Value>> updates;
-  if (decayed > 0)
-    updates.push_back(adamw(grad, 0, decayed, options.weightDecay, scalars));
-  if (decayed < total)
-    updates.push_back(adamw(grad, decayed, total - decayed, 0, scalars));
-  SmallVector<Value> outputs = {norm[0]};
-  for (unsigned k = 0; k < 3; ++k) {
-    SmallVector<Value> parts = llvm::map_to_vector(
-        updates, [&](ArrayRef<Value> update) { return update[k]; });
-    outputs.push_back(parts.size() == 1 ? parts[0]
-                                        : tensor::ConcatOp::create(
-                                              b, forward.getLoc(), 0, parts)
-                                              .getResult());
+  // Per chunk, decay on the matrices' elements, none on the rest: one
+  // kernel each.
+  SmallVector<SmallVector<Value>> newState(3);
+  for (auto [chunk, grad] : llvm::enumerate(grads)) {
+    auto [decayed, total] = chunks[chunk];
+    SmallVector<SmallVector<Value>> updates;
+    if (decayed > 0)
+      updates.push_back(
+          adamw(chunk, grad, 0, decayed, options.weightDecay, scalars));
+    if (decayed < total)
+      updates.push_back(
+          adamw(chunk, grad, decayed, total - decayed, 0, scalars));
+    for (unsigned k = 0; k < 3; ++k) {
+      SmallVector<Value> parts = llvm::map_to_vector(
+          updates, [&](ArrayRef<Value> update) { return update[k]; });
+      newState[k].push_back(
+          parts.size() == 1
+              ? parts[0]
+              : tensor::ConcatOp::create(b, forward.getLoc(), 0, parts)
+                    .getResult());
+    }
   }
+  SmallVector<Value> outputs = {norm[0]};
+  for (ArrayRef<Value> kind : newState)
+    llvm::append_range(outputs, kind);
   return outputs;
 }
 
@@ -635,15 +710,15 @@ func::FuncOp TrainFunctionsBuilder::buildAccumulate() {
   addState(outputs, "new_", {"grad"});
   createFunction("_accumulate", inputs, outputs);
   SmallVector<Value> lossAndGrads = lossAndGradients(argument("loss_scale"));
-  Value sum = argument("grad");
-  Value added = elementwise(
-      b, forward.getLoc(), sum.getType(),
-      {sum, flatten(ArrayRef(lossAndGrads).drop_front())},
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
-      })[0];
-  func::ReturnOp::create(b, forward.getLoc(),
-                         ValueRange{lossAndGrads[0], added});
+  SmallVector<Value> results = {lossAndGrads[0]};
+  SmallVector<Value> grads = flatten(ArrayRef(lossAndGrads).drop_front());
+  for (auto [sum, grad] : llvm::zip_equal(stateArguments("grad"), grads))
+    results.push_back(elementwise(
+        b, forward.getLoc(), sum.getType(), {sum, grad},
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
+        })[0]);
+  func::ReturnOp::create(b, forward.getLoc(), results);
   retypeCompute();
   return fn;
 }
@@ -660,8 +735,9 @@ func::FuncOp TrainFunctionsBuilder::buildApply() {
   outputs.add("grad_norm", scalar);
   addState(outputs, "new_", {"params", "m", "v"});
   createFunction("_apply", inputs, outputs);
-  func::ReturnOp::create(b, forward.getLoc(),
-                         update(argument("grad"), argument("loss_scale")));
+  func::ReturnOp::create(
+      b, forward.getLoc(),
+      update(stateArguments("grad"), argument("loss_scale")));
   return fn;
 }
 
@@ -676,7 +752,7 @@ void TrainFunctionsBuilder::retypeCompute() {
 }
 
 FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
-  if (failed(findParameters()) || failed(checkNames()) || failed(layOut()))
+  if (failed(findParameters()) || failed(layOut()) || failed(checkNames()))
     return failure();
   return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(),
                                    buildApply()};
@@ -692,11 +768,25 @@ static int64_t sumColumns(int64_t n) {
   return 1;
 }
 
-/// sum over the flat gradient's elements g of g^2, in f32: the gradient as
-/// rows of many columns, the squares summed over the rows as they are read
-/// (never held), then the column sums summed (sums in a fixed order, so the
-/// norm is the same bits on every run).
-Value TrainFunctionsBuilder::sumOfSquares(Value grad) {
+/// sum over the flat gradient's elements g of g^2, in f32: each chunk's,
+/// then their sum in chunk order.
+Value TrainFunctionsBuilder::sumOfSquares(ArrayRef<Value> grads) {
+  Value sum = sumOfSquares(grads[0], chunks[0].total);
+  for (unsigned chunk = 1; chunk < grads.size(); ++chunk)
+    sum = elementwise(
+        b, forward.getLoc(), sum.getType(),
+        {sum, sumOfSquares(grads[chunk], chunks[chunk].total)},
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return SmallVector<Value>{F32{b, loc}.add(args[0], args[1])};
+        })[0];
+  return sum;
+}
+
+/// sum over the `total` elements g of one flat gradient of g^2, in f32: the
+/// gradient as rows of many columns, the squares summed over the rows as
+/// they are read (never held), then the column sums summed (sums in a
+/// fixed order, so the norm is the same bits on every run).
+Value TrainFunctionsBuilder::sumOfSquares(Value grad, int64_t total) {
   Location loc = forward.getLoc();
   auto f32 = b.getF32Type();
   int64_t columns = sumColumns(total);
@@ -717,24 +807,28 @@ Value TrainFunctionsBuilder::sumOfSquares(Value grad) {
 }
 
 /// AdamW (torch.optim.AdamW's update, in f32) on the `count` elements of
-/// the flat state from `begin`, with weight decay `decay`: scalars are lr,
+/// chunk `chunk` of the flat state from `begin` (`grad` is that chunk's
+/// gradient), with weight decay `decay`: scalars are lr,
 /// the gradient's factor (the inverse loss scale times the clipping
 /// factor), whether to apply the step (1) or keep everything (0, a
 /// gradient that is not finite) and the two bias corrections.
-SmallVector<Value> TrainFunctionsBuilder::adamw(Value grad, int64_t begin,
-                                                int64_t count, double decay,
+SmallVector<Value> TrainFunctionsBuilder::adamw(unsigned chunk, Value grad,
+                                                int64_t begin, int64_t count,
+                                                double decay,
                                                 ValueRange scalars) {
   Location loc = forward.getLoc();
   auto part = [&](Value flat) -> Value {
-    if (count == total)
+    if (count == chunks[chunk].total)
       return flat;
     return tensor::ExtractSliceOp::create(
         b, loc, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(begin)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
   };
-  SmallVector<Value> inputs = {part(grad), part(argument("params")),
-                               part(argument("m")), part(argument("v"))};
+  SmallVector<Value> inputs = {part(grad),
+                               part(argument(stateName("params", chunk))),
+                               part(argument(stateName("m", chunk))),
+                               part(argument(stateName("v", chunk)))};
   llvm::append_range(inputs, scalars);
   TrainOptions o = options;
   Type type = inputs[1].getType();
@@ -769,7 +863,16 @@ func::FuncOp backwardOf(ModuleOp module, func::FuncOp forward) {
 
 struct AttnDeriveTrainStepPass
     : attnc::impl::AttnDeriveTrainStepBase<AttnDeriveTrainStepPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    int64_t maxFlat = maxFlatElements;
+    if (maxFlat < 1 || maxFlat > attn::kMaxExtent) {
+      getOperation().emitError()
+          << "attn-derive-train-step: max-flat-elements = " << maxFlat
+          << " is outside [1, " << attn::kMaxExtent << "]";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> marked;
     for (auto func : module.getOps<func::FuncOp>())
@@ -797,7 +900,7 @@ struct AttnDeriveTrainStepPass
         }
       }
       FailureOr<SmallVector<func::FuncOp>> functions =
-          TrainFunctionsBuilder(forward, backward, *options).build();
+          TrainFunctionsBuilder(forward, backward, *options, maxFlat).build();
       if (failed(functions))
         return signalPassFailure();
       for (func::FuncOp function : *functions)

@@ -97,7 +97,7 @@ void attnc::buildFrontendPipeline(OpPassManager &pm,
                                    {}};
   derive.symbols.assign(options.symbols.begin(), options.symbols.end());
   pm.addPass(createAttnDeriveBackward(derive));
-  pm.addPass(createAttnDeriveTrainStep());
+  pm.addPass(createAttnDeriveTrainStep({options.maxFlatElements}));
   pm.addPass(createAttnDifferentiateScore());
   pm.addNestedPass<func::FuncOp>(createAttnNarrowRegionIndices());
   pm.addNestedPass<func::FuncOp>(createAttnContractScoreRegions());

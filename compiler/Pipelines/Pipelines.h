@@ -41,13 +41,16 @@ void registerAttncDialects(mlir::DialectRegistry &registry);
 /// every public function (not only those marked `attn.backward`), whether
 /// their gradients must be bitwise reproducible, and which forward values
 /// they read saved rather than recomputed (attn-derive-backward's `remat`,
-/// `remat-budget` and the symbol extents it is counted at).
+/// `remat-budget` and the symbol extents it is counted at), and the largest
+/// tensor of a training step's flat state (attn-derive-train-step's
+/// `max-flat-elements`).
 struct FrontendOptions {
   bool backwardAll = false;
   bool deterministic = false;
   std::string remat = "attention";
   int64_t rematBudget = 0;
   std::vector<std::string> symbols;
+  int64_t maxFlatElements = 2147483647;
 };
 
 void buildFrontendPipeline(mlir::OpPassManager &pm,

@@ -59,7 +59,9 @@ inline constexpr llvm::StringLiteral kArgumentNameAttrName = "attn.name";
 /// A training step's arguments and results marked `attn.flat` hold every
 /// parameter in turn (a rank-1 tensor); its function attribute
 /// `attn.segments` says where: an array of {name, shape, offset}
-/// dictionaries in order, as the package's pkg::Segment.
+/// dictionaries in order, as the package's pkg::Segment. A state split into
+/// chunks marks each tensor with its chunk's index (an integer, not a unit
+/// attribute), and each segment names its `chunk`.
 inline constexpr llvm::StringLiteral kFlatAttrName = "attn.flat";
 inline constexpr llvm::StringLiteral kSegmentsAttrName = "attn.segments";
 /// The result attribute naming the argument a result may overwrite in place

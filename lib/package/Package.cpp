@@ -1219,15 +1219,22 @@ Status verifySavedOutputs(const Function &function, const std::string &path) {
   return Status::ok();
 }
 
-/// Flat values name distinct rank-1 inputs and outputs of one static
-/// extent, which the segments fill in order.
+/// Flat values name distinct rank-1 inputs and outputs, each of its chunk's
+/// static extent, which that chunk's segments fill in order.
 Status verifyFlatValues(const Function &function, const std::string &path) {
   if (function.flatValues.empty() != function.segments.empty())
     return fieldError(fieldPath(path, function.flatValues.empty()
                                           ? "flat_values"
                                           : "segments"),
                       "flat_values and segments come together");
-  int64_t end = 0;
+  if (!function.flatChunks.empty() &&
+      function.flatChunks.size() != function.flatValues.size())
+    return fieldError(fieldPath(path, "flat_chunks"),
+                      "expected one chunk per flat value (" +
+                          std::to_string(function.flatValues.size()) +
+                          "), got " +
+                          std::to_string(function.flatChunks.size()));
+  std::vector<int64_t> ends; // per chunk, where its last segment ends
   std::set<std::string> names;
   for (size_t k = 0; k < function.segments.size(); ++k) {
     const Segment &segment = function.segments[k];
@@ -1236,6 +1243,17 @@ Status verifyFlatValues(const Function &function, const std::string &path) {
     if (segment.name.empty() || !names.insert(segment.name).second)
       return fieldError(fieldPath(at, "name"),
                         "expected a distinct, non-empty name");
+    int64_t chunks = static_cast<int64_t>(ends.size());
+    if (segment.chunk != chunks && segment.chunk != chunks - 1)
+      return fieldError(fieldPath(at, "chunk"),
+                        "expected the chunk of the segment before or the "
+                        "next one (" +
+                            std::to_string(std::max<int64_t>(chunks - 1, 0)) +
+                            " or " + std::to_string(chunks) + "), got " +
+                            std::to_string(segment.chunk));
+    if (segment.chunk == chunks)
+      ends.push_back(0);
+    int64_t &end = ends[segment.chunk];
     if (!count || *count < 1 || segment.offset != end ||
         __builtin_add_overflow(end, *count, &end))
       return fieldError(at, "expected a shape of positive extents starting "
@@ -1246,9 +1264,16 @@ Status verifyFlatValues(const Function &function, const std::string &path) {
   std::set<std::string> seen;
   for (size_t k = 0; k < function.flatValues.size(); ++k) {
     const std::string &name = function.flatValues[k];
+    int64_t chunk = function.flatChunks.empty() ? 0 : function.flatChunks[k];
+    if (chunk < 0 || chunk >= static_cast<int64_t>(ends.size()))
+      return fieldError(indexPath(fieldPath(path, "flat_chunks"), k),
+                        "expected a chunk below " +
+                            std::to_string(ends.size()) + ", got " +
+                            std::to_string(chunk));
     const TensorSig *tensor = findIn(function.inputs, name);
     if (!tensor)
       tensor = findIn(function.outputs, name);
+    int64_t end = ends[chunk];
     if (!tensor || !seen.insert(name).second || tensor->shape.size() != 1 ||
         !tensor->shape[0].isStatic() || tensor->shape[0].extent != end)
       return fieldError(indexPath(fieldPath(path, "flat_values"), k),
@@ -1367,9 +1392,12 @@ Json encode(const View &view) {
 }
 
 Json encode(const Segment &segment) {
-  return {{"name", segment.name},
-          {"shape", segment.shape},
-          {"offset", segment.offset}};
+  Json json = {{"name", segment.name},
+               {"shape", segment.shape},
+               {"offset", segment.offset}};
+  if (segment.chunk)
+    json["chunk"] = segment.chunk;
+  return json;
 }
 
 Json encode(const Step &step) {
@@ -1503,6 +1531,8 @@ Json encode(const Function &function) {
     json["saved_outputs"] = function.savedOutputs;
   if (!function.flatValues.empty())
     json["flat_values"] = function.flatValues;
+  if (!function.flatChunks.empty())
+    json["flat_chunks"] = function.flatChunks;
   if (!function.segments.empty())
     json["segments"] = encodeAll(function.segments);
   if (!function.updates.empty())
@@ -1765,7 +1795,8 @@ Status decode(const Json &json, const std::string &path, Segment &out) {
   return decodeObject(json, path, [&](ObjectReader &r) {
     return all([&] { return r.required("name", out.name); },
                [&] { return r.required("shape", out.shape); },
-               [&] { return r.required("offset", out.offset); });
+               [&] { return r.required("offset", out.offset); },
+               [&] { return r.optional("chunk", out.chunk); });
   });
 }
 
@@ -1926,6 +1957,7 @@ Status decode(const Json &json, const std::string &path, Function &out) {
         [&] { return r.optional("gradient_of_inputs", out.gradientOfInputs); },
         [&] { return r.optional("saved_outputs", out.savedOutputs); },
         [&] { return r.optional("flat_values", out.flatValues); },
+        [&] { return r.optional("flat_chunks", out.flatChunks); },
         [&] { return r.optional("segments", out.segments); },
         [&] { return r.optional("updates", out.updates); },
         [&] { return r.required("inputs", out.inputs); },

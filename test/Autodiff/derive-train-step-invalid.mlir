@@ -124,7 +124,7 @@ func.func @taken_step() {
 // -----
 
 // The step's own inputs are params, m, v, grad, lr, step and loss_scale.
-// expected-error @below {{attn.train: input 'm' has the name of an input of the training step (params, m, v, grad, lr, step, loss_scale); rename it}}
+// expected-error @below {{attn.train: input 'm' has the name of an input of the training step (params, m, v, grad, lr, step, loss_scale, or a chunk's params_<c>, ...); rename it}}
 func.func @data_named_like_state(%x: tensor<?x8xf32> {attn.name = "m"}, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>
     attributes {attn.backward, attn.train} {
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
@@ -138,8 +138,9 @@ func.func @data_named_like_state(%x: tensor<?x8xf32> {attn.name = "m"}, %labels:
 
 // -----
 
-// The flat state is one dim: at most 2^31 - 1 elements.
-// expected-error @below {{attn.train: the parameters have 2415919104 elements, more than a flat state of one dim holds (2147483647)}}
+// A parameter lies whole in one tensor of the flat state: at most 2^31 - 1
+// elements (a larger state is split into chunks of whole parameters).
+// expected-error @below {{attn.train: parameter 'arg2' has 2415919104 elements, more than a flat state tensor holds (2147483647)}}
 func.func @too_many_parameters(%x: tensor<?x49152xf32>, %labels: tensor<?xi32>, %w: tensor<49152x49152xf32>) -> tensor<f32>
     attributes {attn.backward, attn.train} {
   %y = attn.matmul %x, %w : tensor<?x49152xf32>, tensor<49152x49152xf32> -> tensor<?x49152xf32>

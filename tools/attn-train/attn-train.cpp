@@ -367,20 +367,16 @@ StatusOr<DeviceTensor> allocateF32(const rt::Runtime &rt,
   return t;
 }
 
-Status upload(const rt::Runtime &rt, DeviceTensor &t,
-              const std::vector<float> &values) {
-  return rt.copy(t.data.get(), values.data(), values.size() * 4,
+/// Copies `t`'s elements from `values` (host memory) to the device.
+Status upload(const rt::Runtime &rt, DeviceTensor &t, const float *values) {
+  return rt.copy(t.data.get(), values, t.elements * 4,
                  rt::CopyKind::HostToDevice);
 }
 
-StatusOr<std::vector<float>> download(const rt::Runtime &rt,
-                                      const DeviceTensor &t) {
-  std::vector<float> values(t.elements);
-  if (Status s = rt.copy(values.data(), t.data.get(), values.size() * 4,
-                         rt::CopyKind::DeviceToHost);
-      !s)
-    return s;
-  return values;
+/// Copies `t`'s elements to `values` (host memory).
+Status download(const rt::Runtime &rt, const DeviceTensor &t, float *values) {
+  return rt.copy(values, t.data.get(), t.elements * 4,
+                 rt::CopyKind::DeviceToHost);
 }
 
 /// `count` floats of host memory that copyAsync reads and writes.
@@ -421,31 +417,34 @@ std::vector<float> initialValues(const std::vector<int64_t> &shape,
   return values;
 }
 
-/// Copies parameter `segment`'s weights from `file` (tensor `name`, f32 of
-/// its shape) into `flat`.
+/// Copies a parameter's weights from `file` (tensor `name`, f32 of
+/// `shape`) to `to`.
 Status copyFromFile(const safetensors::File &file, const std::string &name,
-                    const pkg::Segment &segment, std::vector<float> &flat) {
+                    const std::vector<int64_t> &shape, float *to) {
   const safetensors::Tensor *given = file.find(name);
   if (!given)
     return Status::error("no tensor '" + name + "'");
-  if (given->shape != segment.shape || given->dtype != pkg::DType::F32)
+  if (given->shape != shape || given->dtype != pkg::DType::F32)
     return Status::error("tensor '" + name +
                          "' must be f32 of the parameter's shape");
-  std::memcpy(flat.data() + segment.offset, given->data.data(),
-              given->data.size());
+  std::memcpy(to, given->data.data(), given->data.size());
   return Status::ok();
 }
 
 /// The training state on the device, flat (each parameter's elements at
-/// its segment): masters and moments in two sets, read from one and
-/// written to the other, which then swap; and, with micro-batches, two f32
-/// gradient sums. Checkpoints hold a tensor per parameter and kind.
+/// its segment of its chunk): masters and moments in two sets, read from
+/// one and written to the other, which then swap; and, with micro-batches,
+/// two f32 gradient sums. On the host the chunks lie one after another.
+/// Checkpoints hold a tensor per parameter and kind.
 class DeviceState {
 public:
   DeviceState(rt::Runtime rt, std::vector<pkg::Segment> params)
       : rt(std::move(rt)), params(std::move(params)) {
-    const pkg::Segment &last = this->params.back();
-    total = last.offset + elementsOf(last);
+    for (const pkg::Segment &segment : this->params) {
+      if (segment.chunk == static_cast<int64_t>(chunkBegin.size()))
+        chunkBegin.push_back(total);
+      total = chunkBegin[segment.chunk] + segment.offset + elementsOf(segment);
+    }
   }
 
   /// The masters and moments in two sets, or one where the functions
@@ -458,12 +457,21 @@ public:
   Status zeroSums();
   /// Adds the state a function reads to `in` and what it writes to `out`:
   /// the masters (params), the moments (m, v, new_*) and the gradient sums
-  /// (grad, new_grad).
+  /// (grad, new_grad), each chunk's by its name.
   void bind(NamedRefs &in, NamedRefs &out, bool moments, bool sums) const;
   void swapMoments() { current ^= 1; }
   void swapSums() { currentSums ^= 1; }
   int64_t parameters() const { return total; }
   int64_t bytes() const;
+  /// The names of `kinds`' chunks.
+  std::vector<std::string>
+  names(std::initializer_list<const char *> kinds) const {
+    std::vector<std::string> all;
+    for (const char *kind : kinds)
+      for (size_t c = 0; c < chunks(); ++c)
+        all.push_back(stateName(kind, c));
+    return all;
+  }
 
 private:
   /// Checkpoint names: masters "X", moments "m_X" and "v_X".
@@ -474,12 +482,27 @@ private:
       count *= extent;
     return count;
   }
+  size_t chunks() const { return chunkBegin.size(); }
+  int64_t chunkElements(size_t chunk) const {
+    return (chunk + 1 < chunks() ? chunkBegin[chunk + 1] : total) -
+           chunkBegin[chunk];
+  }
+  /// Where `segment` starts in the host's copy of a kind of state.
+  int64_t hostOffset(const pkg::Segment &segment) const {
+    return chunkBegin[segment.chunk] + segment.offset;
+  }
+  /// attn-derive-train-step's name of `kind`'s chunk `chunk`.
+  static std::string stateName(const std::string &kind, size_t chunk) {
+    return chunk == 0 ? kind : kind + "_" + std::to_string(chunk);
+  }
   Status uploadSet(const std::vector<float> (&values)[3]);
 
   rt::Runtime rt;
   std::vector<pkg::Segment> params;
+  /// Where each chunk starts in the host's copy, and the elements in all.
+  std::vector<int64_t> chunkBegin;
   int64_t total = 0;
-  /// sets[s][k]: k = masters, m, v.
+  /// sets[s][k * chunks() + c]: k = masters, m, v; sums[s][c].
   std::vector<DeviceTensor> sets[2], sums[2];
   int current = 0, currentSums = 0;
 };
@@ -487,25 +510,29 @@ private:
 Status DeviceState::allocate(bool gradientSums, bool inPlace,
                              bool sumsInPlace) {
   for (int s = 0; s < 2; ++s)
-    for (int k = 0; k < (gradientSums ? 4 : 3); ++k) {
-      std::vector<DeviceTensor> &set = k < 3 ? sets[s] : sums[s];
-      // Updated in place, the second set is the first.
-      if (s == 1 && (k < 3 ? inPlace : sumsInPlace)) {
-        set.push_back(k < 3 ? sets[0][k] : sums[0][0]);
-        continue;
+    for (int k = 0; k < (gradientSums ? 4 : 3); ++k)
+      for (size_t c = 0; c < chunks(); ++c) {
+        std::vector<DeviceTensor> &set = k < 3 ? sets[s] : sums[s];
+        // Updated in place, the second set is the first.
+        if (s == 1 && (k < 3 ? inPlace : sumsInPlace)) {
+          set.push_back(k < 3 ? sets[0][k * chunks() + c] : sums[0][c]);
+          continue;
+        }
+        auto t = allocateF32(rt, {chunkElements(c)});
+        if (!t)
+          return t.status();
+        set.push_back(*t);
       }
-      auto t = allocateF32(rt, {total});
-      if (!t)
-        return t.status();
-      set.push_back(*t);
-    }
   return Status::ok();
 }
 
 Status DeviceState::uploadSet(const std::vector<float> (&values)[3]) {
   for (int k = 0; k < 3; ++k)
-    if (Status s = upload(rt, sets[current][k], values[k]); !s)
-      return s;
+    for (size_t c = 0; c < chunks(); ++c)
+      if (Status s = upload(rt, sets[current][k * chunks() + c],
+                            values[k].data() + chunkBegin[c]);
+          !s)
+        return s;
   return Status::ok();
 }
 
@@ -522,14 +549,15 @@ Status DeviceState::initialize(const Options &o) {
                                   std::vector<float>(total, 0.0f)};
   for (size_t p = 0; p < params.size(); ++p) {
     const pkg::Segment &segment = params[p];
+    float *at = values[0].data() + hostOffset(segment);
     if (file) {
-      if (Status s = copyFromFile(*file, segment.name, segment, values[0]); !s)
+      if (Status s = copyFromFile(*file, segment.name, segment.shape, at); !s)
         return s.withContext("--init " + o.init);
       continue;
     }
     std::vector<float> init =
         initialValues(segment.shape, elementsOf(segment), o.seed, p, o.initStd);
-    std::copy(init.begin(), init.end(), values[0].begin() + segment.offset);
+    std::copy(init.begin(), init.end(), at);
   }
   return uploadSet(values);
 }
@@ -541,8 +569,9 @@ Status DeviceState::restore(const std::vector<safetensors::Tensor> &tensors) {
   for (int k = 0; k < 3; ++k) {
     values[k].resize(total);
     for (const pkg::Segment &segment : params)
-      if (Status s = copyFromFile(file, kPrefixes[k] + segment.name, segment,
-                                  values[k]);
+      if (Status s =
+              copyFromFile(file, kPrefixes[k] + segment.name, segment.shape,
+                           values[k].data() + hostOffset(segment));
           !s)
         return s.withContext("checkpoint");
   }
@@ -551,15 +580,18 @@ Status DeviceState::restore(const std::vector<safetensors::Tensor> &tensors) {
 
 StatusOr<std::vector<safetensors::Tensor>> DeviceState::snapshot() const {
   std::vector<safetensors::Tensor> tensors;
+  std::vector<float> values(total);
   for (int k = 0; k < 3; ++k) {
-    auto values = download(rt, sets[current][k]);
-    if (!values)
-      return values.status();
+    for (size_t c = 0; c < chunks(); ++c)
+      if (Status s = download(rt, sets[current][k * chunks() + c],
+                              values.data() + chunkBegin[c]);
+          !s)
+        return s;
     for (const pkg::Segment &segment : params) {
       safetensors::Tensor out{
           kPrefixes[k] + segment.name, pkg::DType::F32, segment.shape, {}};
       out.data.resize(elementsOf(segment) * 4);
-      std::memcpy(out.data.data(), values->data() + segment.offset,
+      std::memcpy(out.data.data(), values.data() + hostOffset(segment),
                   out.data.size());
       tensors.push_back(std::move(out));
     }
@@ -568,21 +600,26 @@ StatusOr<std::vector<safetensors::Tensor>> DeviceState::snapshot() const {
 }
 
 Status DeviceState::zeroSums() {
-  const DeviceTensor &t = sums[currentSums][0];
-  return rt.fill(t.data.get(), 0, t.elements * 4);
+  for (const DeviceTensor &t : sums[currentSums])
+    if (Status s = rt.fill(t.data.get(), 0, t.elements * 4); !s)
+      return s;
+  return Status::ok();
 }
 
 void DeviceState::bind(NamedRefs &in, NamedRefs &out, bool moments,
                        bool sums) const {
-  in["params"] = sets[current][0].ref();
-  for (int k = 0; moments && k < 3; ++k) {
-    const char *name = k == 0 ? "params" : k == 1 ? "m" : "v";
-    in[name] = sets[current][k].ref();
-    out[std::string("new_") + name] = sets[current ^ 1][k].ref();
-  }
-  if (sums) {
-    in["grad"] = this->sums[currentSums][0].ref();
-    out["new_grad"] = this->sums[currentSums ^ 1][0].ref();
+  const char *kinds[3] = {"params", "m", "v"};
+  for (int k = 0; k < (moments ? 3 : 1); ++k)
+    for (size_t c = 0; c < chunks(); ++c) {
+      std::string name = stateName(kinds[k], c);
+      in[name] = sets[current][k * chunks() + c].ref();
+      if (moments)
+        out["new_" + name] = sets[current ^ 1][k * chunks() + c].ref();
+    }
+  for (size_t c = 0; sums && c < chunks(); ++c) {
+    std::string name = stateName("grad", c);
+    in[name] = this->sums[currentSums][c].ref();
+    out["new_" + name] = this->sums[currentSums ^ 1][c].ref();
   }
 }
 
@@ -719,13 +756,15 @@ Status Trainer::setUp() {
     scaler = *created;
   }
   // Each function's new state may be its state (in place).
-  auto updates = [](const rt::Function &fn,
-                    std::initializer_list<const char *> names) {
+  auto updates = [&](const rt::Function &fn,
+                     std::initializer_list<const char *> kinds) {
     const std::map<std::string, std::string> &pairs = fn.signature().updates;
-    return std::all_of(names.begin(), names.end(), [&](const char *name) {
-      auto found = pairs.find(std::string("new_") + name);
-      return found != pairs.end() && found->second == name;
-    });
+    std::vector<std::string> names = state.names(kinds);
+    return std::all_of(names.begin(), names.end(),
+                       [&](const std::string &name) {
+                         auto found = pairs.find("new_" + name);
+                         return found != pairs.end() && found->second == name;
+                       });
   };
   bool accumulating = o.microBatches > 1;
   bool inPlace = accumulating ? updates(*functions.apply, {"params", "m", "v"})

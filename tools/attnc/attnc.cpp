@@ -151,6 +151,14 @@ llvm::cl::opt<std::string> rematBudget(
                    "per byte are saved first"),
     llvm::cl::value_desc("size"), llvm::cl::cat(attncCategory));
 
+llvm::cl::opt<int64_t> maxFlatElements(
+    "max-flat-elements",
+    llvm::cl::desc("The most elements of one tensor of a training step's flat "
+                   "state (masters, moments, gradient sums); a larger state "
+                   "is split into chunks of whole parameters (default and "
+                   "largest: 2^31 - 1)"),
+    llvm::cl::init(2147483647), llvm::cl::cat(attncCategory));
+
 llvm::cl::list<std::string> symbolExtents(
     "symbol",
     llvm::cl::desc("NAME=EXTENT: an extent of a symbolic dim (B=4), at which "
@@ -440,8 +448,9 @@ void explainPrograms(const std::vector<pkg::Function> &functions) {
       llvm::errs() << fn.name << ": segment " << segment.name << " [";
       llvm::interleaveComma(segment.shape, llvm::errs());
       llvm::errs() << "] at " << segment.offset << " of";
-      for (const std::string &flat : fn.flatValues)
-        llvm::errs() << " " << flat;
+      for (auto [k, flat] : llvm::enumerate(fn.flatValues))
+        if (fn.flatChunks.empty() || fn.flatChunks[k] == segment.chunk)
+          llvm::errs() << " " << flat;
       llvm::errs() << "\n";
     }
     for (const pkg::Kernel &kernel : fn.kernels) {
@@ -837,8 +846,8 @@ int main(int argc, char **argv) {
     return reportIoError("--remat-budget: '" + rematBudget +
                          "' is no size (bytes, or a number with B, KiB, MiB, "
                          "GiB, KB, MB or GB)");
-  attnc::FrontendOptions frontend{backward, deterministicGrad, remat, *budget,
-                                  symbolExtents};
+  attnc::FrontendOptions frontend{backward, deterministicGrad, remat,
+                                  *budget,  symbolExtents,     maxFlatElements};
   if (!module || failed(runPipeline(*module, [&](OpPassManager &pm) {
         attnc::buildFrontendPipeline(pm, frontend);
       })))

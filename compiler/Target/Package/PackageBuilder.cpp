@@ -329,8 +329,11 @@ void describeSegments(func::FuncOp program, pkg::Function &fn) {
   for (unsigned i = 0; i < program.getNumArguments(); ++i) {
     std::string name =
         program.getArgAttrOfType<StringAttr>(i, attnrt::kNameAttr).str();
-    if (program.getArgAttr(i, attn::kFlatAttrName))
+    if (Attribute flat = program.getArgAttr(i, attn::kFlatAttrName)) {
       fn.flatValues.push_back(name);
+      if (auto chunk = dyn_cast<IntegerAttr>(flat))
+        fn.flatChunks.push_back(chunk.getInt());
+    }
     if (auto updated =
             program.getArgAttrOfType<StringAttr>(i, attn::kUpdatesAttrName))
       fn.updates[name] = updated.str();
@@ -339,6 +342,8 @@ void describeSegments(func::FuncOp program, pkg::Function &fn) {
     pkg::Segment part{segment.getAs<StringAttr>("name").str(),
                       {},
                       segment.getAs<IntegerAttr>("offset").getInt()};
+    if (auto chunk = segment.getAs<IntegerAttr>("chunk"))
+      part.chunk = chunk.getInt();
     for (int64_t extent :
          segment.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
       part.shape.push_back(extent);

@@ -110,15 +110,16 @@ static bool operator==(const OpSpec &a, const OpSpec &b) {
          a.loss == b.loss;
 }
 static bool operator==(const Segment &a, const Segment &b) {
-  return a.name == b.name && a.shape == b.shape && a.offset == b.offset;
+  return a.name == b.name && a.shape == b.shape && a.offset == b.offset &&
+         a.chunk == b.chunk;
 }
 static bool operator==(const Function &a, const Function &b) {
   return a.name == b.name && a.gradientOf == b.gradientOf &&
-         a.flatValues == b.flatValues && a.segments == b.segments &&
-         a.updates == b.updates && a.inputs == b.inputs &&
-         a.outputs == b.outputs && a.buffers == b.buffers &&
-         a.views == b.views && a.steps == b.steps && a.kernels == b.kernels &&
-         a.ops == b.ops;
+         a.flatValues == b.flatValues && a.flatChunks == b.flatChunks &&
+         a.segments == b.segments && a.updates == b.updates &&
+         a.inputs == b.inputs && a.outputs == b.outputs &&
+         a.buffers == b.buffers && a.views == b.views && a.steps == b.steps &&
+         a.kernels == b.kernels && a.ops == b.ops;
 }
 static bool operator==(const Blob &a, const Blob &b) {
   return a.name == b.name && a.kind == b.kind && a.data == b.data;
@@ -415,6 +416,14 @@ Function chunkedProgram() {
   return fn;
 }
 
+/// An f32 tensor of static `shape`.
+TensorSig f32Sig(std::string name, std::vector<int64_t> shape) {
+  TensorSig tensor{std::move(name), DType::F32, {}};
+  for (int64_t extent : shape)
+    tensor.shape.push_back(Dim::fixed(extent));
+  return tensor;
+}
+
 /// new_params = params * 2 on a flat parameter buffer of a vector and a
 /// matrix: views of rank-1 values in each parameter's shape; new_params
 /// may update params in place (each step reads and writes its rows
@@ -422,24 +431,38 @@ Function chunkedProgram() {
 Function flatProgram() {
   Function fn;
   fn.name = "flat";
-  auto sig = [](std::string name, std::vector<int64_t> shape) {
-    TensorSig tensor{std::move(name), DType::F32, {}};
-    for (int64_t extent : shape)
-      tensor.shape.push_back(Dim::fixed(extent));
-    return tensor;
-  };
-  fn.inputs = {sig("params", {20})};
-  fn.outputs = {sig("new_params", {20})};
-  fn.views = {View{sig("b", {8}), "params", 0},
-              View{sig("w", {3, 4}), "params", 8},
-              View{sig("new_b", {8}), "new_params", 0},
-              View{sig("new_w", {3, 4}), "new_params", 8}};
+  fn.inputs = {f32Sig("params", {20})};
+  fn.outputs = {f32Sig("new_params", {20})};
+  fn.views = {View{f32Sig("b", {8}), "params", 0},
+              View{f32Sig("w", {3, 4}), "params", 8},
+              View{f32Sig("new_b", {8}), "new_params", 0},
+              View{f32Sig("new_w", {3, 4}), "new_params", 8}};
   fn.flatValues = {"params", "new_params"};
   fn.segments = {Segment{"b", {8}, 0}, Segment{"w", {3, 4}, 8}};
   fn.updates = {{"new_params", "params"}};
   fn.steps = {Step{"scale", {"b", "new_b"}}, Step{"scale", {"w", "new_w"}}};
   fn.kernels = {kernel("scale", "host", "host", "scale_host")};
   fn.ops = {OpSpec{"cast", {"b"}, {"new_b"}, {}, CastSpec{2}},
+            OpSpec{"cast", {"w"}, {"new_w"}, {}, CastSpec{2}}};
+  return fn;
+}
+
+/// flatProgram's state in two chunks, the vector in params and the matrix
+/// in params_1, each updated in place.
+Function flatChunksProgram() {
+  Function fn = flatProgram();
+  fn.name = "flat_chunks";
+  fn.inputs = {f32Sig("params", {8}), f32Sig("params_1", {12})};
+  fn.outputs = {f32Sig("new_params", {8}), f32Sig("new_params_1", {12})};
+  fn.views = {View{f32Sig("w", {3, 4}), "params_1", 0},
+              View{f32Sig("new_w", {3, 4}), "new_params_1", 0}};
+  fn.flatValues = {"params", "params_1", "new_params", "new_params_1"};
+  fn.flatChunks = {0, 1, 0, 1};
+  fn.segments = {Segment{"b", {8}, 0}, Segment{"w", {3, 4}, 0, 1}};
+  fn.updates = {{"new_params", "params"}, {"new_params_1", "params_1"}};
+  fn.steps = {Step{"scale", {"params", "new_params"}},
+              Step{"scale", {"w", "new_w"}}};
+  fn.ops = {OpSpec{"cast", {"params"}, {"new_params"}, {}, CastSpec{2}},
             OpSpec{"cast", {"w"}, {"new_w"}, {}, CastSpec{2}}};
   return fn;
 }
@@ -482,7 +505,8 @@ Package makePackage() {
                        residualProgram(),
                        chunkedProgram(),
                        flatProgram(),
-                       headsProgram()};
+                       headsProgram(),
+                       flatChunksProgram()};
   std::vector<uint8_t> code(300), cubin(100);
   for (size_t i = 0; i < code.size(); ++i)
     code[i] = static_cast<uint8_t>(i * 7);
@@ -943,6 +967,18 @@ TEST(LibPackage, EveryRequiredFieldIsChecked) {
                                   "flat_values and segments come together");
                   return;
                 }
+                // Without their chunks, flat values and segments are all
+                // chunk 0's.
+                if (key == "flat_chunks") {
+                  EXPECT_CONTAINS(parseError(bytes), "got \"params_1\"");
+                  return;
+                }
+                if (key == "chunk") {
+                  EXPECT_CONTAINS(parseError(bytes),
+                                  "starting at element 8, where the segment "
+                                  "before ends");
+                  return;
+                }
                 // Without its heads, a heads view is rows of another
                 // shape.
                 if (key == "heads") {
@@ -1137,6 +1173,25 @@ TEST(LibPackage, RejectsSemanticErrors) {
        [](Json &m) { m["functions"][9]["flat_values"][1] = "w"; },
        "functions[9].flat_values[1]: expected a distinct input or output of "
        "shape [20], got \"w\""},
+      {"flat chunks not one per flat value",
+       [](Json &m) { m["functions"][11]["flat_chunks"] = {0, 1}; },
+       "functions[11].flat_chunks: expected one chunk per flat value (4), "
+       "got 2"},
+      {"flat value of no chunk",
+       [](Json &m) { m["functions"][11]["flat_chunks"][3] = 2; },
+       "functions[11].flat_chunks[3]: expected a chunk below 2, got 2"},
+      {"segment skipping a chunk",
+       [](Json &m) { m["functions"][11]["segments"][1]["chunk"] = 2; },
+       "functions[11].segments[1].chunk: expected the chunk of the segment "
+       "before or the next one (0 or 1), got 2"},
+      {"chunk not starting at 0",
+       [](Json &m) { m["functions"][11]["segments"][1]["offset"] = 8; },
+       "functions[11].segments[1]: expected a shape of positive extents "
+       "starting at element 0, where the segment before ends"},
+      {"flat value of another chunk's extent",
+       [](Json &m) { m["functions"][11]["flat_chunks"][1] = 0; },
+       "functions[11].flat_values[1]: expected a distinct input or output of "
+       "shape [8], got \"params_1\""},
       {"update of no input",
        [](Json &m) { m["functions"][9]["updates"]["new_params"] = "x"; },
        "functions[9].updates.new_params: expected an output updating an "

@@ -464,12 +464,16 @@ struct View {
 
 /// One parameter of the flat values of a function (a training step's
 /// masters, moments and gradients, each every parameter's elements one
-/// after another): its name, its shape, and the element where it starts.
-/// JSON: {"name": "wte", "shape": [50304, 768], "offset": 0}.
+/// after another): its name, its shape, the element where it starts, and
+/// the chunk of flat values holding it (a state larger than one tensor's
+/// extent is split into chunks of whole parameters).
+/// JSON: {"name": "wte", "shape": [50304, 768], "offset": 0}, and
+/// "chunk": 1 (optional, 0 when absent).
 struct Segment {
   std::string name;
   std::vector<int64_t> shape;
   int64_t offset = 0;
+  int64_t chunk = 0;
 };
 
 /// One step of a program: launch kernel `kernel` (by name, for the device's
@@ -514,11 +518,15 @@ struct Function {
   /// results ignores them (JSON: "saved_outputs": [1, 2]; optional).
   std::vector<int64_t> savedOutputs;
   /// The inputs and outputs that hold parameters flat (rank 1, static),
-  /// and the parameters they hold: `segments` in order, each starting
-  /// where the one before ends, the last ending at the values' extent
-  /// (JSON: "flat_values": ["params", "new_params"], "segments": [...];
-  /// both optional, neither without the other).
+  /// and the parameters they hold: `segments` in order, chunk by chunk,
+  /// each starting where the one before in its chunk ends (the first at
+  /// 0), the last of a chunk ending at the extent of that chunk's values.
+  /// `flatChunks` gives each flat value's chunk, or is empty where there is
+  /// one (JSON: "flat_values": ["params", "new_params"], "segments": [...];
+  /// both optional, neither without the other; "flat_chunks": [0, 1, ...],
+  /// optional).
   std::vector<std::string> flatValues;
+  std::vector<int64_t> flatChunks;
   std::vector<Segment> segments;
   /// Outputs that may share memory with an input they update (a training
   /// step's new state with its state), by output name: a caller may pass
