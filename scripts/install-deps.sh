@@ -8,6 +8,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libdlpack-dev libgtest-dev
   clang-14 libclang-rt-14-dev
+  fortunes
 )
 
 missing=()
