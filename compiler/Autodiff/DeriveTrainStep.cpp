@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/package/Package.h"
 #include "compiler/Passes.h"
 #include "dialects/attn/AttnOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -261,7 +262,6 @@ private:
   LogicalResult checkNames();
   LogicalResult layOut();
   RankedTensorType flatType(unsigned chunk, Type element);
-  std::string stateName(StringRef kind, unsigned chunk) const;
   std::string paramName(unsigned param);
   void addDataInputs(Signature &inputs);
   void addState(Signature &signature, StringRef prefix,
@@ -340,16 +340,24 @@ LogicalResult TrainFunctionsBuilder::findParameters() {
   return success();
 }
 
-/// The names the training functions give their own inputs.
-constexpr StringLiteral kStateNames[] = {"params", "m",    "v",         "grad",
-                                         "lr",     "step", "loss_scale"};
+/// State `kind` of chunk `chunk`, as the package names it.
+std::string stateName(StringRef kind, unsigned chunk) {
+  return attnc::pkg::flatStateName(kind.str(), chunk);
+}
+
+/// The names the training functions give their own inputs: the flat
+/// state's kinds (a name per chunk each), then the scalars.
+constexpr StringLiteral kFlatKinds[] = {"params", "m", "v", "grad"};
+constexpr StringLiteral kScalarNames[] = {"lr", "step", "loss_scale"};
 
 /// A data input named as a state input would make two inputs of one name.
 LogicalResult TrainFunctionsBuilder::checkNames() {
   llvm::StringSet<> stateNames;
-  for (StringRef kind : kStateNames)
+  for (StringRef kind : kFlatKinds)
     for (unsigned chunk = 0; chunk < chunks.size(); ++chunk)
       stateNames.insert(stateName(kind, chunk));
+  for (StringRef name : kScalarNames)
+    stateNames.insert(name);
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     if (!llvm::is_contained(params, i) &&
         stateNames.contains(argumentName(forward, i)))
@@ -390,15 +398,6 @@ LogicalResult TrainFunctionsBuilder::layOut() {
 
 RankedTensorType TrainFunctionsBuilder::flatType(unsigned chunk, Type element) {
   return RankedTensorType::get({chunks[chunk].total}, element);
-}
-
-/// State `kind` of chunk `chunk`: `kind` itself for chunk 0, so that a
-/// state of one chunk has the plain names, else `<kind>_<chunk>`.
-std::string TrainFunctionsBuilder::stateName(StringRef kind,
-                                             unsigned chunk) const {
-  if (chunk == 0)
-    return kind.str();
-  return (kind + "_" + Twine(chunk)).str();
 }
 
 std::string TrainFunctionsBuilder::paramName(unsigned param) {

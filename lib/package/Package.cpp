@@ -2235,6 +2235,10 @@ const TensorSig *Function::findValue(std::string_view name) const {
   return view ? &view->tensor : nullptr;
 }
 
+std::string flatStateName(const std::string &kind, int64_t chunk) {
+  return chunk == 0 ? kind : kind + "_" + std::to_string(chunk);
+}
+
 int64_t View::rowsOf(size_t ofRank) const {
   if (heads)
     return std::numeric_limits<int64_t>::max();

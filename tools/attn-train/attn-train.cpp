@@ -469,7 +469,7 @@ public:
     std::vector<std::string> all;
     for (const char *kind : kinds)
       for (size_t c = 0; c < chunks(); ++c)
-        all.push_back(stateName(kind, c));
+        all.push_back(pkg::flatStateName(kind, c));
     return all;
   }
 
@@ -490,10 +490,6 @@ private:
   /// Where `segment` starts in the host's copy of a kind of state.
   int64_t hostOffset(const pkg::Segment &segment) const {
     return chunkBegin[segment.chunk] + segment.offset;
-  }
-  /// attn-derive-train-step's name of `kind`'s chunk `chunk`.
-  static std::string stateName(const std::string &kind, size_t chunk) {
-    return chunk == 0 ? kind : kind + "_" + std::to_string(chunk);
   }
   Status uploadSet(const std::vector<float> (&values)[3]);
 
@@ -611,13 +607,13 @@ void DeviceState::bind(NamedRefs &in, NamedRefs &out, bool moments,
   const char *kinds[3] = {"params", "m", "v"};
   for (int k = 0; k < (moments ? 3 : 1); ++k)
     for (size_t c = 0; c < chunks(); ++c) {
-      std::string name = stateName(kinds[k], c);
+      std::string name = pkg::flatStateName(kinds[k], c);
       in[name] = sets[current][k * chunks() + c].ref();
       if (moments)
         out["new_" + name] = sets[current ^ 1][k * chunks() + c].ref();
     }
   for (size_t c = 0; sums && c < chunks(); ++c) {
-    std::string name = stateName("grad", c);
+    std::string name = pkg::flatStateName("grad", c);
     in[name] = this->sums[currentSums][c].ref();
     out["new_" + name] = this->sums[currentSums ^ 1][c].ref();
   }

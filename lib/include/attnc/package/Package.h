@@ -476,6 +476,13 @@ struct Segment {
   int64_t chunk = 0;
 };
 
+/// The name of chunk `chunk` of a training step's flat state `kind`
+/// ("params", "m", "v", "grad"; "new_params" and so on for the updated
+/// state): `kind` itself for chunk 0, so that a state of one chunk has the
+/// plain names, else "<kind>_<chunk>". attn-derive-train-step names the
+/// step's inputs and outputs so, and attn-train binds them by it.
+std::string flatStateName(const std::string &kind, int64_t chunk);
+
 /// One step of a program: launch kernel `kernel` (by name, for the device's
 /// target) on the values `args` (inputs, outputs, buffers, views). Steps run in
 /// order on the caller's stream; each starts after the previous one ends,
