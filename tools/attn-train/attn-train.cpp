@@ -26,6 +26,7 @@
 #include <getopt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -40,6 +41,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace attnc;
@@ -397,24 +399,42 @@ uint64_t splitmix(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
-/// N(0, std^2) by Box-Muller for a weight of rank >= 2, ones otherwise; the
-/// stream of parameter `index` depends only on the seed and the index.
-std::vector<float> initialValues(const std::vector<int64_t> &shape,
-                                 int64_t elements, uint64_t seed,
-                                 uint64_t index, double std) {
-  std::vector<float> values(elements, 1.0f);
-  if (shape.size() < 2)
-    return values;
+/// Writes a parameter's initial weights to `to`: N(0, std^2) by Box-Muller
+/// for a weight of rank >= 2, ones otherwise; the stream of parameter
+/// `index` depends only on the seed and the index.
+void fillInitialValues(const std::vector<int64_t> &shape, int64_t elements,
+                       uint64_t seed, uint64_t index, double std, float *to) {
+  if (shape.size() < 2) {
+    std::fill(to, to + elements, 1.0f);
+    return;
+  }
   uint64_t state = seed ^ (0x5851f42d4c957f2dULL * (index + 1));
   for (int64_t i = 0; i < elements; i += 2) {
     double u1 = (double(splitmix(state) >> 11) + 1) * 0x1.0p-53;
     double u2 = double(splitmix(state) >> 11) * 0x1.0p-53;
     double r = std::sqrt(-2 * std::log(u1)) * std;
-    values[i] = float(r * std::cos(2 * M_PI * u2));
+    to[i] = float(r * std::cos(2 * M_PI * u2));
     if (i + 1 < elements)
-      values[i + 1] = float(r * std::sin(2 * M_PI * u2));
+      to[i + 1] = float(r * std::sin(2 * M_PI * u2));
   }
-  return values;
+}
+
+/// Runs `work(p)` for p in [0, count) on the host's cores, any p on any
+/// thread (each p's work must be its own).
+void forEachInParallel(size_t count, const std::function<void(size_t)> &work) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t p; (p = next++) < count;)
+      work(p);
+  };
+  size_t threads = std::min<size_t>(
+      std::max(1u, std::thread::hardware_concurrency()), count);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t)
+    helpers.emplace_back(worker);
+  worker();
+  for (std::thread &helper : helpers)
+    helper.join();
 }
 
 /// Copies a parameter's weights from `file` (tensor `name`, f32 of
@@ -543,18 +563,21 @@ Status DeviceState::initialize(const Options &o) {
   std::vector<float> values[3] = {std::vector<float>(total),
                                   std::vector<float>(total, 0.0f),
                                   std::vector<float>(total, 0.0f)};
-  for (size_t p = 0; p < params.size(); ++p) {
-    const pkg::Segment &segment = params[p];
-    float *at = values[0].data() + hostOffset(segment);
-    if (file) {
-      if (Status s = copyFromFile(*file, segment.name, segment.shape, at); !s)
+  if (file) {
+    for (const pkg::Segment &segment : params)
+      if (Status s = copyFromFile(*file, segment.name, segment.shape,
+                                  values[0].data() + hostOffset(segment));
+          !s)
         return s.withContext("--init " + o.init);
-      continue;
-    }
-    std::vector<float> init =
-        initialValues(segment.shape, elementsOf(segment), o.seed, p, o.initStd);
-    std::copy(init.begin(), init.end(), at);
+    return uploadSet(values);
   }
+  // A parameter a thread: Box-Muller on one core makes ~57M values a
+  // second, 46 s for a 2.6B-parameter model.
+  forEachInParallel(params.size(), [&](size_t p) {
+    const pkg::Segment &segment = params[p];
+    fillInitialValues(segment.shape, elementsOf(segment), o.seed, p, o.initStd,
+                      values[0].data() + hostOffset(segment));
+  });
   return uploadSet(values);
 }
 
