@@ -41,6 +41,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -430,8 +431,13 @@ void forEachInParallel(size_t count, const std::function<void(size_t)> &work) {
   size_t threads = std::min<size_t>(
       std::max(1u, std::thread::hardware_concurrency()), count);
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t)
-    helpers.emplace_back(worker);
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(worker);
+    } catch (const std::system_error &) {
+      break; // no more threads: the ones started share the work
+    }
+  }
   worker();
   for (std::thread &helper : helpers)
     helper.join();
