@@ -10,6 +10,8 @@
 #                           initial weights and batches, then compares
 #   gpu-train/step.sh       times the step on the corpus's first batch,
 #                           against older packages in turns when given
+#   gpu-train/chunks.sh     gpt_125m with its state in 4 chunks against 1
+#   gpu-train/large.sh      trains a 2.62B-parameter model (2 chunks)
 # Needs the built attnc and gpu-bundle/ (scripts/gpu-integration.sh).
 # Usage: scripts/gpu-train.sh, then on the GPU machine:
 #   OUT=out STEPS=200 bash gpu-train/run.sh
@@ -30,6 +32,17 @@ cp -r "$root/gpu-bundle/bin" "$root/gpu-bundle/lib" "$out/"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
   "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
   -o "$out/packages/gpt_125m.attnpkg"
+# The same model with its training state in 4 chunks (chunks.sh), and a
+# 2.62B-parameter one whose state is 2 chunks (large.sh): 47.4 GiB at B2 x
+# N2048 by attnc --explain, within an H100.
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
+  "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
+  --max-flat-elements=40000000 -o "$out/packages/gpt_125m_chunks.attnpkg"
+python3 "$root/scripts/make-gpt.py" gpt_2b --d-model 2560 --heads 20 \
+  --ffn 6912 --layers 32 --vocab 32000 --dtype bf16 >"$out/gpt_2b.mlir"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
+  "$out/gpt_2b.mlir" --target=sm_90a -o "$out/packages/gpt_2b.attnpkg"
+rm "$out/gpt_2b.mlir"
 # A corpus that does not change with the tree, so that runs of different
 # sessions train on the same tokens: Debian's fortunes (2.6M bytes).
 if [ ! -d /usr/share/games/fortunes ]; then
@@ -107,8 +120,41 @@ if [ $# -gt 0 ]; then
   cat "$out/ab.md"
 fi
 "$here/bin/attn-run" "$package" --fn $case --device cuda:0 --bench \
-  --iters 20 --profile 2>&1 | grep -v "^  step " | tee "$out/profile.txt"
+  --iters 20 --profile >"$out/profile.txt" 2>&1
+grep -v "^  step " "$out/profile.txt"
 rm -f "$batch"
 SCRIPT
 chmod +x "$out/step.sh"
+cat >"$out/chunks.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# gpt_125m with its training state in 4 chunks against one chunk: 40 steps
+# each from the same initial weights and batches (B16 x N1024), their losses
+# compared (they differ by f32 rounding and the atomic dq sums' order).
+# Metrics under ${OUT:-./out}.
+. "$(dirname "$0")/env.sh"
+cd "$out"
+python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
+  --ffn 2048 --layers 12 --vocab 50304
+for name in gpt_125m gpt_125m_chunks; do
+  "$here/bin/attn-train" "$here/packages/$name.attnpkg" --device cuda:0 \
+    --init init.safetensors --data "$here/data/corpus.tok" --sequential \
+    --steps 40 --batch 16 --seq 1024 --lr 6e-4 --warmup 20 --log-every 10 \
+    --metrics "$name.jsonl" 2>&1 | tail -2
+done
+python3 "$root/bench/train_gpt.py" compare gpt_125m_chunks.jsonl \
+  gpt_125m.jsonl --every 5
+rm -f init.safetensors
+SCRIPT
+chmod +x "$out/chunks.sh"
+cat >"$out/large.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# The 2.62B-parameter model (2 chunks of training state): STEPS steps
+# (default 20) at B2 x N2048 from attn-train's own initial weights.
+# Metrics under ${OUT:-./out}.
+. "$(dirname "$0")/env.sh"
+time "$here/bin/attn-train" "$here/packages/gpt_2b.attnpkg" --device cuda:0 \
+  --data "$here/data/corpus.tok" --steps "${STEPS:-20}" --batch 2 --seq 2048 \
+  --lr 3e-4 --warmup 5 --log-every 2 --metrics "$out/large.jsonl"
+SCRIPT
+chmod +x "$out/large.sh"
 echo "gpu-train: $(du -sh "$out" | cut -f1); run: OUT=out bash gpu-train/run.sh"
