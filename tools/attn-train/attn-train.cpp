@@ -22,11 +22,11 @@
 #include "attnc/train/LossScaler.h"
 #include "attnc/train/Schedule.h"
 #include "attnc_runtime.h"
+#include "lib/reference/Progress.h"
 
 #include <getopt.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -41,8 +41,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 using namespace attnc;
@@ -420,29 +418,6 @@ void fillInitialValues(const std::vector<int64_t> &shape, int64_t elements,
   }
 }
 
-/// Runs `work(p)` for p in [0, count) on the host's cores, any p on any
-/// thread (each p's work must be its own).
-void forEachInParallel(size_t count, const std::function<void(size_t)> &work) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t p; (p = next++) < count;)
-      work(p);
-  };
-  size_t threads = std::min<size_t>(
-      std::max(1u, std::thread::hardware_concurrency()), count);
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(worker);
-    } catch (const std::system_error &) {
-      break; // no more threads: the ones started share the work
-    }
-  }
-  worker();
-  for (std::thread &helper : helpers)
-    helper.join();
-}
-
 /// Copies a parameter's weights from `file` (tensor `name`, f32 of
 /// `shape`) to `to`.
 Status copyFromFile(const safetensors::File &file, const std::string &name,
@@ -579,11 +554,15 @@ Status DeviceState::initialize(const Options &o) {
   }
   // A parameter a thread: Box-Muller on one core makes ~57M values a
   // second, 46 s for a 2.6B-parameter model.
-  forEachInParallel(params.size(), [&](size_t p) {
-    const pkg::Segment &segment = params[p];
-    fillInitialValues(segment.shape, elementsOf(segment), o.seed, p, o.initStd,
-                      values[0].data() + hostOffset(segment));
-  });
+  Status filled =
+      ref::parallelFor(static_cast<int64_t>(params.size()), [&](int64_t p) {
+        const pkg::Segment &segment = params[p];
+        fillInitialValues(segment.shape, elementsOf(segment), o.seed, p,
+                          o.initStd, values[0].data() + hostOffset(segment));
+        return Status::ok();
+      });
+  if (!filled)
+    return filled;
   return uploadSet(values);
 }
 
