@@ -126,9 +126,13 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     the step recomputes the forward values `@f_bwd` recomputes (its ops
     marked `attn.recompute`, what the backward's remat policy does not
     save) instead of keeping the forward part's, which CSE would merge
-    them into. Errors, located at the function: an
+    them into; `deterministic` (true): the step and accumulate functions'
+    attention gradients sum dq in a fixed order, so that runs and resumed
+    runs give the same bits on a GPU too (false keeps `@f_bwd`'s choice).
+    Errors, located at the function: an
     unknown or out-of-range entry, a compute type other than f16 or bf16,
-    a remat that is not true or false, no backward function, a loss that is
+    a remat or deterministic that is not true or false, no backward
+    function, a loss that is
     not the one differentiable `tensor<f32>` result, no parameter, a
     parameter larger than a chunk, a data argument named as a state input,
     one of the three functions already defined.

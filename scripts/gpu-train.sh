@@ -12,6 +12,9 @@
 #                           against older packages in turns when given
 #   gpu-train/chunks.sh     gpt_125m with its state in 4 chunks against 1
 #   gpu-train/large.sh      trains a 2.62B-parameter model (2 chunks)
+#   gpu-train/determinism.sh  runs gpt_125m twice and resumed, compared
+#                           bitwise, and times the step against its atomic
+#                           dq sums
 # Needs the built attnc and gpu-bundle/ (scripts/gpu-integration.sh).
 # Usage: scripts/gpu-train.sh, then on the GPU machine:
 #   OUT=out STEPS=200 bash gpu-train/run.sh
@@ -38,6 +41,14 @@ CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
   "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
   --max-flat-elements=40000000 -o "$out/packages/gpt_125m_chunks.attnpkg"
+# The step with atomic dq sums (attn.train's deterministic = false), for
+# determinism.sh's timing.
+sed 's/attn.train = {/attn.train = {deterministic = false, /' \
+  "$root/examples/gpt_125m.mlir" >"$out/gpt_125m_atomic.mlir"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
+  "$out/gpt_125m_atomic.mlir" --target=sm_90a --vocab-chunk=50304 \
+  -o "$out/packages/gpt_125m_atomic.attnpkg"
+rm "$out/gpt_125m_atomic.mlir"
 python3 "$root/scripts/make-gpt.py" gpt_2b --d-model 2560 --heads 20 \
   --ffn 6912 --layers 32 --vocab 32000 --dtype bf16 >"$out/gpt_2b.mlir"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
@@ -129,7 +140,7 @@ cat >"$out/chunks.sh" <<'SCRIPT'
 #!/usr/bin/env bash
 # gpt_125m with its training state in 4 chunks against one chunk: 40 steps
 # each from the same initial weights and batches (B16 x N1024), their losses
-# compared (they differ by f32 rounding and the atomic dq sums' order).
+# compared (they differ by the order of the gradient norm's f32 sums).
 # Metrics under ${OUT:-./out}.
 . "$(dirname "$0")/env.sh"
 cd "$out"
@@ -157,4 +168,38 @@ time "$here/bin/attn-train" "$here/packages/gpt_2b.attnpkg" --device cuda:0 \
   --lr 3e-4 --warmup 5 --log-every 2 --metrics "$out/large.jsonl"
 SCRIPT
 chmod +x "$out/large.sh"
+cat >"$out/determinism.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+# gpt_125m's step is the same bits on every run: two 12-step runs from the
+# same weights and batches, and one killed after step 7 and resumed from
+# its step-6 checkpoint, give the same losses and step-12 checkpoints
+# (test/attn-train/Inputs/train_check.py); then the step against the same
+# model's with atomic dq sums, in turns (step.sh). Under ${OUT:-./out}.
+. "$(dirname "$0")/env.sh"
+check=(python3 "$root/test/attn-train/Inputs/train_check.py")
+cd "$out"
+python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
+  --ffn 2048 --layers 12 --vocab 50304
+args=(--device cuda:0 --init init.safetensors --data "$here/data/corpus.tok"
+  --sequential --steps 12 --batch 16 --seq 1024 --lr 6e-4 --warmup 4
+  --log-every 6 --checkpoint-every 6)
+train() { "$here/bin/attn-train" "$here/packages/gpt_125m.attnpkg" "${args[@]}" "$@"; }
+rm -rf run-a run-b run-resumed
+train --metrics a.jsonl --checkpoint-dir run-a | tail -1
+train --metrics b.jsonl --checkpoint-dir run-b | tail -1
+train --metrics resumed.jsonl --checkpoint-dir run-resumed --exit-after 7 | tail -1
+train --metrics resumed.jsonl --checkpoint-dir run-resumed --resume | grep -E "resumed|step 12"
+status=0
+for other in b resumed; do
+  echo "run a against $other:"
+  "${check[@]}" same-losses a.jsonl "$other.jsonl" || status=1
+  "${check[@]}" same-tensors run-a/step-00000012.safetensors \
+    "run-$other/step-00000012.safetensors" || status=1
+done
+rm -rf run-a run-b run-resumed init.safetensors
+cd - >/dev/null
+bash "$here/step.sh" "$here/packages/gpt_125m_atomic.attnpkg"
+exit $status
+SCRIPT
+chmod +x "$out/determinism.sh"
 echo "gpu-train: $(du -sh "$out" | cut -f1); run: OUT=out bash gpu-train/run.sh"

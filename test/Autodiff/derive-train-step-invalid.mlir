@@ -14,7 +14,7 @@ func.func @not_a_dictionary(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: ten
 
 // -----
 
-// expected-error @below {{attn.train: unknown entry or not a float: momentum = 9.000000e-01 : f64 (expected beta1, beta2, epsilon, weight_decay, max_grad_norm, compute = f16 or bf16, or remat = true or false)}}
+// expected-error @below {{attn.train: unknown entry or not a float: momentum = 9.000000e-01 : f64 (expected beta1, beta2, epsilon, weight_decay, max_grad_norm, compute = f16 or bf16, remat or deterministic = true or false)}}
 func.func @unknown_entry(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>
     attributes {attn.backward, attn.train = {momentum = 0.9}} {
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
@@ -59,6 +59,20 @@ func.func @compute_f32(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: tensor<8
 // expected-error @below {{attn.train: remat = 1 : i64 is not true or false}}
 func.func @remat_number(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>
     attributes {attn.backward, attn.train = {remat = 1}} {
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
+      : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>, tensor<?xf32>
+  %l, %lse = attn.cross_entropy %y, %labels {ignore_index = -100 : i64}
+      : tensor<?x8xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %t = attn.token_mean %l, %labels {ignore_index = -100 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %t : tensor<f32>
+}
+
+// -----
+
+// expected-error @below {{attn.train: deterministic = "yes" is not true or false}}
+func.func @deterministic_string(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>
+    attributes {attn.backward, attn.train = {deterministic = "yes"}} {
   %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
       : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>, tensor<?xf32>
   %l, %lse = attn.cross_entropy %y, %labels {ignore_index = -100 : i64}
