@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes gpu-changed/ from gpu-bundle (and gpu-bundle-2): the packages whose
 # checksum differs from the one an earlier bundle's packages.sha256
-# records (or that it lacks), their cases, the flex cache where the
-# contents of its files changed, and the bundles' bin, lib, python and run-integration.sh.
+# records (or that it lacks), their cases and training runs (with the
+# token file they read), the flex cache where the contents of its files
+# changed, and the bundles' bin, lib, python and run-integration.sh.
 # After a change that touches few kernels, run the earlier bundle on the
 # GPU, keep its checksums, rebuild with scripts/gpu-integration.sh, then
 #   bash scripts/gpu-changed.sh EARLIER/packages.sha256
@@ -20,6 +21,7 @@ rm -rf "$changed"
 mkdir -p "$changed/packages"
 cp -r "$bundle/bin" "$bundle/lib" "$bundle/python" "$bundle/run-integration.sh" "$changed/"
 : >"$changed/cases.txt"
+: >"$changed/train-cases.txt"
 kept=0 total=0
 # The current checksums name packages/NAME wherever the split put NAME.
 while read -r sum path; do
@@ -33,9 +35,13 @@ while read -r sum path; do
   for from in "$bundle" "$second"; do
     [ -f "$from/$path" ] || continue
     cp "$from/$path" "$changed/packages/"
-    awk -v p="${path#packages/}" '$1 == p' "$from/cases.txt" >>"$changed/cases.txt"
+    for cases in cases.txt train-cases.txt; do
+      [ -f "$from/$cases" ] || continue
+      awk -v p="${path#packages/}" '$1 == p' "$from/$cases" >>"$changed/$cases"
+    done
   done
 done <"$bundle/packages.sha256"
+[ -s "$changed/train-cases.txt" ] && cp -r "$bundle/data" "$changed/"
 # A flex package's name carries the compiler's hash, so its contents decide.
 flex_sums() { grep ' flex-cache/' "$1" | cut -d' ' -f1 | sort; }
 if [ "$(flex_sums "$bundle/packages.sha256")" != "$(flex_sums "$earlier")" ]; then
@@ -48,5 +54,6 @@ if [ "$size" -gt $((60 * 1024)) ]; then
   exit 1
 fi
 echo "gpu-changed: $kept of $total packages changed, $(wc -l <"$changed/cases.txt") cases," \
+  "$(wc -l <"$changed/train-cases.txt") training runs," \
   "$([ -d "$changed/flex-cache" ] && echo "the flex cache," || echo "no flex cache,")" \
   "$(du -sh "$changed" | cut -f1)"
