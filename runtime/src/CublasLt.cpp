@@ -9,13 +9,14 @@
 // runs as out^T = B^T A^T, with b as cuBLASLt's first operand and a as its
 // second; a transpose of attnc's operand is a transpose of cuBLASLt's.
 //
-// A kernel chooses an algorithm once per shape (cuBLASLt's heuristic) and
-// keeps it with the matrix layouts; each launch takes its scratch memory
-// from the device's stream-ordered workspaces.
+// A kernel chooses an algorithm once per shape (of cuBLASLt's heuristic's
+// candidates, GemmChoice.h) and keeps it with the matrix layouts; each launch
+// takes its scratch memory from the device's stream-ordered workspaces.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CublasLt.h"
+#include "GemmChoice.h"
 
 #include <cublasLt.h>
 #include <dlfcn.h>
@@ -130,6 +131,9 @@ namespace {
 /// kernels need it): what it recommends on Hopper.
 constexpr uint64_t kMaxScratchBytes = 32ull << 20;
 
+/// How many of the heuristic's algorithms a shape's choice reads.
+constexpr int kCandidates = 8;
+
 /// A tensor as a row-major matrix: its leading dims are the rows, `ld`
 /// elements apart.
 struct MatrixView {
@@ -226,6 +230,8 @@ private:
   }
   StatusOr<const ShapePlan *> plan(const ShapeKey &key, cudaDataType_t in,
                                    cudaDataType_t out) const;
+  Status chooseAlgorithm(ShapePlan &plan, int64_t m, int64_t n,
+                         int64_t k) const;
   Status run(const KernelArg &a, const KernelArg &b, const KernelArg *bias,
              const KernelArg *addend, const KernelArg &out, void *stream) const;
   Status setBias(const KernelArg &bias, int64_t columns,
@@ -250,6 +256,49 @@ CublasLtMatmul::~CublasLtMatmul() {
   api().cublasLtMatmulDescDestroy(desc_);
 }
 
+/// `plan`'s algorithm: of the heuristic's first kCandidates for its
+/// layouts, the one chooseGemmCandidate picks.
+Status CublasLtMatmul::chooseAlgorithm(ShapePlan &plan, int64_t m, int64_t n,
+                                       int64_t k) const {
+  cublasLtMatmulPreference_t preference = nullptr;
+  Status s =
+      ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulPreferenceCreate, &preference);
+  uint64_t maxScratch = kMaxScratchBytes;
+  if (s)
+    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulPreferenceSetAttribute,
+                            preference,
+                            CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                            &maxScratch, sizeof(maxScratch));
+  cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
+  int found = 0;
+  if (s)
+    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulAlgoGetHeuristic,
+                            static_cast<cublasLtHandle_t>(handle_->get()),
+                            desc_, plan.layouts[0], plan.layouts[1],
+                            plan.layouts[2], plan.layouts[3], preference,
+                            kCandidates, results, &found);
+  if (preference)
+    api().cublasLtMatmulPreferenceDestroy(preference);
+  if (s && found == 0)
+    s = Status::error("cuBLASLt has no algorithm for this matmul");
+  std::vector<GemmCandidate> candidates(s ? found : 0);
+  for (int i = 0; s && i < found; ++i) {
+    candidates[i].waves = results[i].wavesCount;
+    size_t written = 0;
+    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulAlgoConfigGetAttribute,
+                            &results[i].algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+                            &candidates[i].splitK, sizeof(candidates[i].splitK),
+                            &written);
+  }
+  if (!s)
+    return s;
+  const cublasLtMatmulHeuristicResult_t &chosen =
+      results[chooseGemmCandidate(candidates, m, n, k)];
+  plan.algo = chosen.algo;
+  plan.scratchBytes = chosen.workspaceSize;
+  return Status::ok();
+}
+
 StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
                                                  cudaDataType_t in,
                                                  cudaDataType_t out) const {
@@ -271,27 +320,8 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
   for (int i = 0; i < 4 && s; ++i)
     s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatrixLayoutCreate, &plan.layouts[i],
                             types[i], rows[i], cols[i], lds[i]);
-  cublasLtMatmulPreference_t preference = nullptr;
   if (s)
-    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulPreferenceCreate, &preference);
-  uint64_t maxScratch = kMaxScratchBytes;
-  if (s)
-    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulPreferenceSetAttribute,
-                            preference,
-                            CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                            &maxScratch, sizeof(maxScratch));
-  cublasLtMatmulHeuristicResult_t result{};
-  int found = 0;
-  if (s)
-    s = ATTNC_CUBLASLT_CALL(api(), cublasLtMatmulAlgoGetHeuristic,
-                            static_cast<cublasLtHandle_t>(handle_->get()),
-                            desc_, plan.layouts[0], plan.layouts[1],
-                            plan.layouts[2], plan.layouts[3], preference, 1,
-                            &result, &found);
-  if (preference)
-    api().cublasLtMatmulPreferenceDestroy(preference);
-  if (s && found == 0)
-    s = Status::error("cuBLASLt has no algorithm for this matmul");
+    s = chooseAlgorithm(plan, m, n, k);
   if (!s) {
     for (cublasLtMatrixLayout_t layout : plan.layouts)
       if (layout)
@@ -299,8 +329,6 @@ StatusOr<const ShapePlan *> CublasLtMatmul::plan(const ShapeKey &key,
     return s.withContext("m " + std::to_string(m) + ", n " + std::to_string(n) +
                          ", k " + std::to_string(k));
   }
-  plan.algo = result.algo;
-  plan.scratchBytes = result.workspaceSize;
   return &plans_.emplace(key, plan).first->second;
 }
 
