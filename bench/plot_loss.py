@@ -5,9 +5,10 @@ library only (the GPU machines and CI need no matplotlib).
 
 Each RUN is a metrics file of attn-train --metrics or bench/train_gpt.py
 (one JSON object per line with "step" and "loss"); skipped steps (a loss
-of null) are left out. The plot has the steps on x, the loss on y, five
-labelled ticks on each axis and a legend of the runs' labels (default:
-their file names).
+of null) are left out; a run's validation losses ("val_loss", attn-train
+--val-data) are a curve of their own, labelled "<label> val". The plot
+has the steps on x, the loss on y, five labelled ticks on each axis and a
+legend of the curves' labels (default: the files' names).
 """
 
 import argparse
@@ -134,9 +135,9 @@ def plot(runs, labels, width, height):
     return canvas.png()
 
 
-def read_run(path):
+def read_run(path, key="loss"):
     rows = [json.loads(line) for line in open(path) if line.strip()]
-    return [(r["step"], r["loss"]) for r in rows if r.get("loss") is not None]
+    return [(r["step"], r[key]) for r in rows if r.get(key) is not None]
 
 
 def main():
@@ -148,11 +149,19 @@ def main():
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=480)
     a = parser.parse_args()
-    runs = [read_run(path) for path in a.runs]
-    if not all(runs):
-        parser.error("a run has no loss to plot")
-    labels = a.label + [os.path.splitext(os.path.basename(p))[0]
-                        for p in a.runs[len(a.label):]]
+    names = a.label + [os.path.splitext(os.path.basename(p))[0]
+                       for p in a.runs[len(a.label):]]
+    runs, labels = [], []
+    for path, name in zip(a.runs, names):
+        losses = read_run(path)
+        if not losses:
+            parser.error(f"{path} has no loss to plot")
+        runs.append(losses)
+        labels.append(name)
+        validation = read_run(path, "val_loss")
+        if validation:
+            runs.append(validation)
+            labels.append(name + " val")
     with open(a.out, "wb") as f:
         f.write(plot(runs, labels, a.width, a.height))
     print(f"{a.out}: {len(runs)} runs, {sum(map(len, runs))} points")

@@ -114,7 +114,9 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     cotangent) and returns `loss` and the sums with this micro-batch's
     gradients added, `new_grad`; `@f_apply` takes `params`, `m`, `v`,
     `grad`, `lr`, `step` and `loss_scale` and returns `grad_norm` and the
-    updated state, as `@f_step` would from those gradients.
+    updated state, as `@f_step` would from those gradients. `@f_eval`
+    takes `@f`'s data arguments and `params` and returns `loss`: the step's
+    forward part alone (a validation batch's loss at the current weights).
 
     `attn.train` is a unit attribute or a dictionary of floats: `beta1`
     (0.9), `beta2` (0.999), `epsilon` (1e-8), `weight_decay` (0.01),
@@ -135,7 +137,7 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     function, a loss that is
     not the one differentiable `tensor<f32>` result, no parameter, a
     parameter larger than a chunk, a data argument named as a state input,
-    one of the three functions already defined.
+    one of the four functions already defined.
   }];
   let options = [
     Option<"maxFlatElements", "max-flat-elements", "int64_t",

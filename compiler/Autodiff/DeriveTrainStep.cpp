@@ -19,6 +19,11 @@
 //   func.func @f_apply(%params, %m, %v, %grad, %lr, %step, %loss_scale)
 //       -> (grad_norm, new_params, new_m, new_v)
 //
+// and the forward part alone, the loss at the current weights (of a
+// validation batch):
+//
+//   func.func @f_eval(<f's data arguments>, %params) -> loss
+//
 // The training state is flat: params (the f32 masters), m, v and grad are
 // each one rank-1 f32 tensor holding every parameter in turn (matrices,
 // which take weight decay, first), as the functions' `attn.segments` say;
@@ -248,7 +253,7 @@ public:
       : forward(forward), backward(backward), options(options),
         maxFlatElements(maxFlatElements), b(forward->getContext()) {}
 
-  /// The three functions, in that order.
+  /// The four functions, in that order.
   FailureOr<SmallVector<func::FuncOp>> build();
 
 private:
@@ -279,6 +284,7 @@ private:
   SmallVector<Value> cloneBody(func::FuncOp from, IRMapping &mapping);
   Value parameter(unsigned param,
                   llvm::DenseMap<std::pair<unsigned, Type>, Value> &casts);
+  SmallVector<Value> forwardBody(IRMapping &mapping);
   SmallVector<Value> lossAndGradients(Value cotangent);
   SmallVector<Value> flatten(ArrayRef<Value> grads);
   SmallVector<Value> update(ArrayRef<Value> grads, Value lossScale);
@@ -290,6 +296,7 @@ private:
   func::FuncOp buildStep();
   func::FuncOp buildAccumulate();
   func::FuncOp buildApply();
+  func::FuncOp buildEval();
 
   func::FuncOp forward, backward, fn;
   TrainOptions options;
@@ -542,18 +549,25 @@ Value TrainFunctionsBuilder::parameter(
                                        allDims(type.getRank()));
 }
 
-/// The forward's and backward's bodies on the function's data arguments and
-/// the parameters, with `cotangent` as the loss's: the loss, then each
-/// parameter's gradient.
-SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
-  IRMapping mapping;
+/// The forward's body on the function's data arguments and the parameters
+/// (`mapping` maps the forward's values to the clones); returns its
+/// results.
+SmallVector<Value> TrainFunctionsBuilder::forwardBody(IRMapping &mapping) {
   llvm::DenseMap<std::pair<unsigned, Type>, Value> casts;
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     mapping.map(forward.getArgument(i),
                 llvm::is_contained(params, i)
                     ? parameter(i, casts)
                     : argument(argumentName(forward, i)));
-  SmallVector<Value> results = cloneBody(forward, mapping);
+  return cloneBody(forward, mapping);
+}
+
+/// The forward's and backward's bodies on the function's data arguments and
+/// the parameters, with `cotangent` as the loss's: the loss, then each
+/// parameter's gradient.
+SmallVector<Value> TrainFunctionsBuilder::lossAndGradients(Value cotangent) {
+  IRMapping mapping;
+  SmallVector<Value> results = forwardBody(mapping);
   unsigned numArgs = forward.getNumArguments();
   for (unsigned i = 0; i < backward.getNumArguments(); ++i)
     mapping.map(backward.getArgument(i),
@@ -746,6 +760,22 @@ func::FuncOp TrainFunctionsBuilder::buildApply() {
   return fn;
 }
 
+/// @f_eval(f's data inputs, params) -> loss: the forward part of the step
+/// alone, the loss of a batch at the current weights (a validation batch)
+/// without the backward's work.
+func::FuncOp TrainFunctionsBuilder::buildEval() {
+  Signature inputs, outputs;
+  addDataInputs(inputs);
+  addState(inputs, "", {"params"});
+  outputs.add("loss", RankedTensorType::get({}, b.getF32Type()));
+  createFunction("_eval", inputs, outputs);
+  IRMapping mapping;
+  Value loss = forwardBody(mapping)[0];
+  func::ReturnOp::create(b, forward.getLoc(), loss);
+  applyOptions();
+  return fn;
+}
+
 /// The step's options that apply to the whole function: its attention
 /// gradients made deterministic, and with a compute type, its other 16-bit
 /// floats become it.
@@ -763,8 +793,8 @@ void TrainFunctionsBuilder::applyOptions() {
 FailureOr<SmallVector<func::FuncOp>> TrainFunctionsBuilder::build() {
   if (failed(findParameters()) || failed(layOut()) || failed(checkNames()))
     return failure();
-  return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(),
-                                   buildApply()};
+  return SmallVector<func::FuncOp>{buildStep(), buildAccumulate(), buildApply(),
+                                   buildEval()};
 }
 
 /// The largest divisor of `n` up to 8192: the columns of a flat value's
@@ -899,7 +929,7 @@ struct AttnDeriveTrainStepPass
                                "mark the function attn.backward too";
         return signalPassFailure();
       }
-      for (StringRef suffix : {"_step", "_accumulate", "_apply"}) {
+      for (StringRef suffix : {"_step", "_accumulate", "_apply", "_eval"}) {
         std::string name = (forward.getName() + suffix).str();
         if (symbols.lookup(name)) {
           forward.emitError() << "cannot derive '" << name

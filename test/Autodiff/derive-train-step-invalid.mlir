@@ -137,6 +137,23 @@ func.func @taken_step() {
 
 // -----
 
+// expected-error @below {{cannot derive 'taken_eval_eval': the module already has a symbol of that name}}
+func.func @taken_eval(%x: tensor<?x8xf32>, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>
+    attributes {attn.backward, attn.train} {
+  %y, %r = attn.rms_norm %x, %w {epsilon = 1.0e-05 : f32}
+      : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>, tensor<?xf32>
+  %l, %lse = attn.cross_entropy %y, %labels {ignore_index = -100 : i64}
+      : tensor<?x8xf32>, tensor<?xi32> -> tensor<?xf32>, tensor<?xf32>
+  %t = attn.token_mean %l, %labels {ignore_index = -100 : i64}
+      : tensor<?xf32>, tensor<?xi32> -> tensor<f32>
+  return %t : tensor<f32>
+}
+func.func @taken_eval_eval() {
+  return
+}
+
+// -----
+
 // The step's own inputs are params, m, v, grad, lr, step and loss_scale.
 // expected-error @below {{attn.train: input 'm' has the name of an input of the training step (params, m, v, grad, lr, step, loss_scale, or a chunk's params_<c>, ...); rename it}}
 func.func @data_named_like_state(%x: tensor<?x8xf32> {attn.name = "m"}, %labels: tensor<?xi32>, %w: tensor<8xf32>) -> tensor<f32>

@@ -79,6 +79,19 @@
 // CHECK: tensor.extract_slice %[[SUMS]][128] [16] [1]
 // CHECK: attn.elementwise {{.*}} -> tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 
+// The forward part alone: a (validation) batch's loss at the weights in
+// params, with no backward and no update.
+// CHECK-LABEL: func.func @classify_eval(
+// CHECK-SAME: %[[EX:.*]]: tensor<?x16xbf16> {attn.name = "x"}, %[[ELABELS:.*]]: tensor<?xi32> {attn.name = "labels"},
+// CHECK-SAME: %[[EP:.*]]: tensor<144xf32> {attn.flat, attn.name = "params"})
+// CHECK-SAME: -> (tensor<f32> {attn.name = "loss"})
+// CHECK-SAME: attributes {attn.segments = [{name = "w", offset = 0 : i64, shape = array<i64: 8, 16>}, {name = "g", offset = 128 : i64, shape = array<i64: 16>}]}
+// CHECK: %[[EPB:.*]] = attn.cast %[[EP]] : tensor<144xf32> to tensor<144xbf16>
+// CHECK: attn.rms_norm %[[EX]]
+// CHECK: %[[ELOSS:.*]] = attn.token_mean %{{.*}}, %[[ELABELS]]
+// CHECK-NOT: _grad
+// CHECK: return %[[ELOSS]] : tensor<f32>
+
 func.func @classify(%x: tensor<?x16xbf16> {attn.name = "x"},
                     %labels: tensor<?xi32> {attn.name = "labels"},
                     %w: tensor<8x16xbf16> {attn.name = "w"},

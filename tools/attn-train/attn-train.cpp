@@ -79,6 +79,13 @@ const char *const kUsage =
   --keep-checkpoints N newest checkpoints kept (default 3; 0: all)
   --resume             continue from D's latest checkpoint
   --log-every N        steps between progress lines (default 10)
+  --val-data FILE      a validation token file: every --eval-every steps
+                       the mean loss of its first --eval-batches batches
+                       at the current weights (<f>_eval), printed and in
+                       the metrics as val_loss
+  --eval-every N       steps between validations (default: --log-every)
+  --eval-batches K     batches of --batch x --seq tokens a validation
+                       reads from the start of the file (default 8)
   --metrics FILE       one JSON line per step (step, loss, lr, ...)
   --peak-tflops X      the device's peak, for MFU (default: 989 on cuda,
                        none on the host)
@@ -96,11 +103,11 @@ when --checkpoint-dir is given; the exit status is then 2.
 )";
 
 struct Options {
-  std::string package, function, data, device = "host", init, metrics;
+  std::string package, function, data, valData, device = "host", init, metrics;
   std::string checkpointDir, lossScale = "none", overlap = "auto";
   int64_t steps = 0, batch = 0, seq = 0, microBatches = 1, warmup = 0;
   int64_t checkpointEvery = 0, keepCheckpoints = 3, logEvery = 10;
-  int64_t growthInterval = 2000, exitAfter = -1;
+  int64_t growthInterval = 2000, exitAfter = -1, evalEvery = 0, evalBatches = 8;
   uint64_t seed = 1;
   double lr = 3e-4, minLr = -1, initStd = 0.02, lossScaleInit = 65536;
   double peakTflops = -1;
@@ -187,6 +194,9 @@ const std::vector<OptionSpec> &optionSpecs() {
       flag("resume", &Options::resume),
       integer("log-every", &Options::logEvery, 1),
       text("metrics", &Options::metrics),
+      text("val-data", &Options::valData),
+      integer("eval-every", &Options::evalEvery, 1),
+      integer("eval-batches", &Options::evalBatches, 1),
       real("peak-tflops", &Options::peakTflops),
       integer("exit-after", &Options::exitAfter, 0),
       text("overlap", &Options::overlap),
@@ -202,6 +212,10 @@ Status checkOptions(Options &o) {
                          o.lossScale + "'");
   if (o.resume && o.checkpointDir.empty())
     return Status::error("--resume needs --checkpoint-dir");
+  if (o.valData.empty() && o.evalEvery)
+    return Status::error("--eval-every needs --val-data");
+  if (!o.evalEvery)
+    o.evalEvery = o.logEvery;
   if (o.overlap != "auto" && o.overlap != "on" && o.overlap != "off")
     return Status::error("--overlap must be auto, on or off, got '" +
                          o.overlap + "'");
@@ -287,15 +301,16 @@ Status callByName(const rt::Function &fn, const NamedRefs &in,
   return fn.call(*inputs, *outputs);
 }
 
-/// The functions attn-derive-train-step emits for one model: <f>_step, and
-/// <f>_accumulate and <f>_apply for micro-batches.
+/// The functions attn-derive-train-step emits for one model: <f>_step,
+/// <f>_accumulate and <f>_apply for micro-batches, <f>_eval for validation.
 struct TrainFunctions {
   rt::Function step;
-  std::optional<rt::Function> accumulate, apply;
+  std::optional<rt::Function> accumulate, apply, eval;
 };
 
 StatusOr<TrainFunctions> findFunctions(const rt::Package &package,
-                                       std::string name, bool microBatches) {
+                                       std::string name, bool microBatches,
+                                       bool evaluates) {
   if (name.empty()) {
     std::vector<std::string> steps;
     for (const std::string &fn : package.functionNames())
@@ -309,10 +324,18 @@ StatusOr<TrainFunctions> findFunctions(const rt::Package &package,
   auto step = package.function(name);
   if (!step)
     return step.status();
-  TrainFunctions functions{*step, {}, {}};
+  TrainFunctions functions{*step, {}, {}, {}};
+  std::string base = name.substr(0, name.size() - 5);
+  if (evaluates) {
+    auto eval = package.function(base + "_eval");
+    if (!eval)
+      return eval.status().withContext(
+          "--val-data (a package from an attnc before " + base +
+          "_eval: compile it again)");
+    functions.eval = *eval;
+  }
   if (!microBatches)
     return functions;
-  std::string base = name.substr(0, name.size() - 5);
   auto accumulate = package.function(base + "_accumulate");
   auto apply = package.function(base + "_apply");
   if (!accumulate || !apply)
@@ -668,6 +691,8 @@ struct StepReport {
   /// its inputs set and its kernels enqueued (a GPU runs them meanwhile),
   /// so that a host-bound step shows as enqueueSeconds close to seconds.
   double enqueueSeconds = 0;
+  /// The validation loss after the step, where one was computed.
+  std::optional<double> valLoss;
 };
 
 /// What a step in flight uses: its scalars (lr, step, loss_scale and the
@@ -700,6 +725,7 @@ private:
   Status setUp();
   Status resume();
   Status openMetrics();
+  Status openValidation();
   /// Queues step `index` (its scalars up, its kernels, its results down).
   StatusOr<QueuedStep> enqueueStep(int64_t index);
   /// Waits for a queued step's results; `previousEnd` is when the step
@@ -709,9 +735,19 @@ private:
              std::chrono::steady_clock::time_point previousEnd);
   Status fusedStep(const StepSlot &slot, NamedRefs &in, NamedRefs &out);
   Status accumulatedStep(const StepSlot &slot, NamedRefs &in, NamedRefs &out);
-  /// Whether the run stops to checkpoint or exit once `stepsDone` steps are
-  /// done, which no later step may be queued before.
+  /// Whether the run stops to checkpoint, validate or exit once
+  /// `stepsDone` steps are done, which no later step may be queued before.
   bool settlesAfter(int64_t stepsDone) const;
+  bool validatesAfter(int64_t stepsDone) const;
+  /// The mean loss of --eval-batches validation batches at the masters.
+  StatusOr<double> validate();
+  /// Validation reads the file's first batches, in order.
+  rt::LoaderOptions validationLoading() const {
+    rt::LoaderOptions loading;
+    loading.batch = o.batch;
+    loading.sequence = o.seq;
+    return loading;
+  }
   Status checkpoint(int64_t stepsDone);
   /// The end of a run that `signal` stopped after `stepsDone` steps, none
   /// in flight: a checkpoint where --checkpoint-dir asks for one.
@@ -726,6 +762,10 @@ private:
   train::LrSchedule schedule;
   train::LossScaler scaler = train::LossScaler::disabled();
   std::unique_ptr<rt::TokenLoader> loader;
+  /// The validation file, and its batches' losses on the device and host.
+  std::optional<rt::TokenFile> valFile;
+  DeviceTensor valLosses;
+  std::shared_ptr<float> hostValLosses;
   /// One slot per step in flight (two with --overlap on): two copies a
   /// step, one at each end.
   std::vector<StepSlot> slots;
@@ -779,6 +819,8 @@ Status Trainer::setUp() {
   std::vector<const rt::Function *> called = {&functions.step};
   if (accumulating)
     called = {&*functions.accumulate, &*functions.apply};
+  if (functions.eval)
+    called.push_back(&*functions.eval);
   for (const rt::Function *fn : called) {
     auto bytes = workspaceOf(fn->signature(), o.batch, o.seq);
     if (!bytes)
@@ -796,6 +838,14 @@ Status Trainer::setUp() {
     if (!hostScalars || !hostResults)
       return (!hostScalars ? hostScalars : hostResults).status();
     slot = {*scalars, *results, *hostScalars, *hostResults};
+  }
+  if (functions.eval) {
+    auto losses = allocateF32(rt, {o.evalBatches});
+    auto hostLosses = allocateHostF32(rt, o.evalBatches);
+    if (!losses || !hostLosses)
+      return !losses ? losses.status() : hostLosses.status();
+    valLosses = *losses;
+    hostValLosses = *hostLosses;
   }
   return o.resume ? resume() : state.initialize(o);
 }
@@ -861,7 +911,8 @@ Status Trainer::accumulatedStep(const StepSlot &slot, NamedRefs &in,
 StatusOr<QueuedStep> Trainer::enqueueStep(int64_t index) {
   auto start = std::chrono::steady_clock::now();
   const StepSlot &slot = slots[static_cast<size_t>(index) % slots.size()];
-  StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
+  StepReport r{index, 0,     0, schedule.at(index), scaler.scale(),
+               0,     false, 0, std::nullopt};
   // The slot's host scalars are free: the step that used them last is done.
   float *scalars = slot.hostScalars.get();
   scalars[0] = float(r.lr);
@@ -917,7 +968,43 @@ bool Trainer::settlesAfter(int64_t stepsDone) const {
       !o.checkpointDir.empty() &&
       ((o.checkpointEvery && stepsDone % o.checkpointEvery == 0) ||
        stepsDone == o.steps);
-  return checkpoints || o.exitAfter == stepsDone;
+  return checkpoints || validatesAfter(stepsDone) || o.exitAfter == stepsDone;
+}
+
+bool Trainer::validatesAfter(int64_t stepsDone) const {
+  return valFile && (stepsDone % o.evalEvery == 0 || stepsDone == o.steps);
+}
+
+/// The same batches every time (the file's first, in order), so that the
+/// losses of a run compare.
+StatusOr<double> Trainer::validate() {
+  auto batches = rt::TokenLoader::create(rt, *valFile, validationLoading());
+  if (!batches)
+    return batches.status();
+  for (int64_t k = 0; k < o.evalBatches; ++k) {
+    auto batch = (*batches)->next(nullptr);
+    if (!batch)
+      return batch.status();
+    NamedRefs in = {{"ids", batch->ids}, {"labels", batch->labels}};
+    NamedRefs out = {{"loss", valLosses.scalar(k)}};
+    state.bind(in, out, /*moments=*/false, /*sums=*/false);
+    if (Status s = callByName(*functions.eval, in, out); !s)
+      return s.withContext("validation batch " + std::to_string(k + 1));
+  }
+  if (Status s =
+          rt.copyAsync(hostValLosses.get(), valLosses.data.get(),
+                       valLosses.elements * 4, rt::CopyKind::DeviceToHost);
+      !s)
+    return s;
+  auto done = rt.record();
+  if (!done)
+    return done.status();
+  if (Status s = done->wait(); !s)
+    return s;
+  double sum = 0;
+  for (int64_t k = 0; k < o.evalBatches; ++k)
+    sum += hostValLosses.get()[k];
+  return sum / double(o.evalBatches);
 }
 
 Status Trainer::checkpoint(int64_t stepsDone) {
@@ -951,7 +1038,7 @@ void Trainer::report(const StepReport &r, double elapsed) {
                                       (o.peakTflops * 1e12)
                                 : 0;
   // 9 significant digits: an f32 reads back as the same number.
-  if (metrics.is_open())
+  if (metrics.is_open()) {
     metrics << std::setprecision(9) << "{\"step\": " << r.step + 1
             << ", \"loss\": " << jsonNumber(r.loss) << ", \"lr\": " << r.lr
             << ", \"grad_norm\": " << jsonNumber(r.gradNorm)
@@ -960,9 +1047,13 @@ void Trainer::report(const StepReport &r, double elapsed) {
             << ", \"tokens_per_s\": " << tokensPerSecond << ", \"mfu\": " << mfu
             << ", \"step_seconds\": " << r.seconds
             << ", \"enqueue_seconds\": " << r.enqueueSeconds
-            << ", \"seconds\": " << elapsed << "}\n";
+            << ", \"seconds\": " << elapsed;
+    if (r.valLoss)
+      metrics << ", \"val_loss\": " << jsonNumber(*r.valLoss);
+    metrics << "}\n";
+  }
   bool last = r.step + 1 == o.steps;
-  if ((r.step + 1) % o.logEvery && !last && !r.skipped)
+  if ((r.step + 1) % o.logEvery && !last && !r.skipped && !r.valLoss)
     return;
   double done = double(r.step + 1 - firstStep);
   double eta = elapsed / done * double(o.steps - r.step - 1);
@@ -975,6 +1066,8 @@ void Trainer::report(const StepReport &r, double elapsed) {
     std::printf(" | mfu %.1f%%", 100 * mfu);
   if (scaler.enabled())
     std::printf(" | scale %g", double(scaler.scale()));
+  if (r.valLoss)
+    std::printf(" | val loss %.4f", *r.valLoss);
   std::printf(" | state %.1f MiB | workspace %.1f MiB | eta %.0f s\n",
               state.bytes() / 1048576.0, workspaceBytes / 1048576.0, eta);
   std::fflush(stdout);
@@ -1045,6 +1138,23 @@ Status Trainer::stop(int signal, int64_t stepsDone) {
   return stoppedBy(signal, stepsDone);
 }
 
+/// --val-data's file, whose tokens the model must have rows for.
+Status Trainer::openValidation() {
+  if (o.valData.empty())
+    return Status::ok();
+  auto opened = rt::TokenFile::open(o.valData);
+  if (!opened)
+    return opened.status();
+  if (Status s = checkVocabulary(*opened, functions.step.signature()); !s)
+    return s;
+  // A file too short for a batch fails now, not after the first steps.
+  if (auto probe = rt::TokenLoader::create(rt, *opened, validationLoading());
+      !probe)
+    return probe.status();
+  valFile = *opened;
+  return Status::ok();
+}
+
 Status Trainer::run() {
   if (Status s = setUp(); !s)
     return s;
@@ -1053,6 +1163,8 @@ Status Trainer::run() {
     return file.status();
   if (Status s = checkVocabulary(*file, functions.step.signature()); !s)
     return s;
+  if (Status s = openValidation(); !s)
+    return s.withContext("--val-data");
   rt::LoaderOptions loading;
   loading.batch = o.batch;
   loading.sequence = o.seq;
@@ -1097,6 +1209,14 @@ Status Trainer::run() {
     if (!r)
       return r.status().withContext("step " + std::to_string(number));
     previousEnd = std::chrono::steady_clock::now();
+    // Nothing is in flight after a step the run validates after.
+    if (queued.empty() && validatesAfter(number)) {
+      auto loss = validate();
+      if (!loss)
+        return loss.status().withContext("validation after step " +
+                                         std::to_string(number));
+      r->valLoss = *loss;
+    }
     report(*r, secondsSince(start));
     if (o.exitAfter == number) {
       metrics.flush();
@@ -1122,7 +1242,8 @@ Status trainModel(const Options &o) {
   auto package = rt->load(o.package);
   if (!package)
     return package.status();
-  auto functions = findFunctions(*package, o.function, o.microBatches > 1);
+  auto functions = findFunctions(*package, o.function, o.microBatches > 1,
+                                 !o.valData.empty());
   if (!functions)
     return functions.status();
   auto params = parametersOf(functions->step.signature());

@@ -9,7 +9,15 @@
       tokens_per_s is TOKENS / step_seconds
   train_check.py same-losses A B
       the two metrics files hold the same steps with bitwise equal losses
-      and gradient norms (9 significant digits round-trip an f32)
+      and gradient norms, and validation losses where both validated (9
+      significant digits round-trip an f32)
+  train_check.py validated METRICS EVERY
+      validation losses at exactly the steps that are multiples of EVERY
+      and the last, the last below the first
+  train_check.py validation-is-next-loss METRICS
+      each validation loss (after step n, on a file of one batch that is
+      also the training data) is step n + 1's training loss, up to a
+      relative 1e-5 (the same forward in two functions)
   train_check.py same-tensors A B [--masters]
       the two safetensors files hold the same tensors (with --masters only
       the weights, not the moments m_* and v_*) with the same bytes
@@ -81,10 +89,44 @@ def timings(path, tokens):
 
 def same_losses(a, b):
     ra, rb = metrics(a), metrics(b)
-    key = [(r["step"], r["loss"], r["grad_norm"]) for r in ra]
-    if key != [(r["step"], r["loss"], r["grad_norm"]) for r in rb]:
+    # Validation losses count where both runs validated.
+    both = all(any("val_loss" in r for r in rows) for rows in (ra, rb))
+
+    def key(rows):
+        return [(r["step"], r["loss"], r["grad_norm"],
+                 r.get("val_loss") if both else None) for r in rows]
+    if key(ra) != key(rb):
         sys.exit(f"{a} and {b} differ")
     print(f"{len(ra)} steps with the same losses")
+
+
+def validated(path, every):
+    rows = metrics(path)
+    every, last = int(every), rows[-1]["step"]
+    steps = [r["step"] for r in rows if "val_loss" in r]
+    expected = [r["step"] for r in rows
+                if r["step"] % every == 0 or r["step"] == last]
+    if steps != expected:
+        sys.exit(f"validated after steps {steps}, expected {expected}")
+    losses = [r["val_loss"] for r in rows if "val_loss" in r]
+    if not losses[-1] < losses[0]:
+        sys.exit(f"validation loss did not fall: {losses}")
+    print(f"{len(losses)} validations, {losses[0]:.4f} -> {losses[-1]:.4f}")
+
+
+def validation_is_next_loss(path):
+    rows = {r["step"]: r for r in metrics(path)}
+    checked = 0
+    for step, r in rows.items():
+        if "val_loss" in r and step + 1 in rows:
+            val, loss = r["val_loss"], rows[step + 1]["loss"]
+            if abs(val - loss) > 1e-5 * abs(loss):
+                sys.exit(f"after step {step}: validation {val}, "
+                         f"step {step + 1}'s loss {loss}")
+            checked += 1
+    if not checked:
+        sys.exit("no validation loss to check")
+    print(f"{checked} validation losses equal the next step's loss")
 
 
 def same_tensors(a, b, which=""):
@@ -193,6 +235,7 @@ def flat(package, function, checkpoint, path):
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"falls": falls, "timings": timings, "same-losses": same_losses,
+     "validated": validated, "validation-is-next-loss": validation_is_next_loss,
      "same-tensors": same_tensors, "zero-moments": zero_moments,
      "scalars": scalars,
      "close": close, "png": png, "flat": flat}[command](*args)
