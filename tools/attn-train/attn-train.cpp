@@ -692,7 +692,7 @@ struct StepReport {
   /// so that a host-bound step shows as enqueueSeconds close to seconds.
   double enqueueSeconds = 0;
   /// The validation loss after the step, where one was computed.
-  std::optional<double> valLoss;
+  std::optional<double> valLoss = std::nullopt;
 };
 
 /// What a step in flight uses: its scalars (lr, step, loss_scale and the
@@ -911,8 +911,7 @@ Status Trainer::accumulatedStep(const StepSlot &slot, NamedRefs &in,
 StatusOr<QueuedStep> Trainer::enqueueStep(int64_t index) {
   auto start = std::chrono::steady_clock::now();
   const StepSlot &slot = slots[static_cast<size_t>(index) % slots.size()];
-  StepReport r{index, 0,     0, schedule.at(index), scaler.scale(),
-               0,     false, 0, std::nullopt};
+  StepReport r{index, 0, 0, schedule.at(index), scaler.scale(), 0, false};
   // The slot's host scalars are free: the step that used them last is done.
   float *scalars = slot.hostScalars.get();
   scalars[0] = float(r.lr);
