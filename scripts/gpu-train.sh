@@ -62,14 +62,20 @@ if [ ! -d /usr/share/games/fortunes ]; then
 fi
 python3 "$root/scripts/make-tokens.py" -o "$out/data/corpus.tok"
 cat >"$out/env.sh" <<'SCRIPT'
-# What run.sh and step.sh share (sourced, so $0 is theirs): the bundle's
-# directory, the checkout above it, ${OUT:-./out} and the runtime library.
+# What the scripts share (sourced, so $0 is theirs): the bundle's
+# directory, the checkout above it, ${OUT:-./out}, the runtime library,
+# and gpt_125m's initial weights as one safetensors file in the current
+# directory (init_weights), which attnc and PyTorch both start from.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/.."
 out="${OUT:-$PWD/out}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here/lib"
+init_weights() {
+  python3 "$root/bench/train_gpt.py" init --out init.safetensors \
+    --d-model 768 --ffn 2048 --layers 12 --vocab 50304
+}
 SCRIPT
 cat >"$out/run.sh" <<'SCRIPT'
 #!/usr/bin/env bash
@@ -85,8 +91,7 @@ cat >"$out/run.sh" <<'SCRIPT'
 args=(--steps "${STEPS:-200}" --batch 16 --seq 1024 --lr 6e-4 --warmup 20)
 cd "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
-  --ffn 2048 --layers 12 --vocab 50304
+init_weights
 "$here/bin/attn-train" "$here/packages/gpt_125m.attnpkg" --device cuda:0 \
   --init init.safetensors --data "$here/data/corpus.tok" --sequential \
   "${args[@]}" --log-every 20 --metrics attnc.jsonl 2>&1 | tee attnc.log
@@ -144,8 +149,7 @@ cat >"$out/chunks.sh" <<'SCRIPT'
 # Metrics under ${OUT:-./out}.
 . "$(dirname "$0")/env.sh"
 cd "$out"
-python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
-  --ffn 2048 --layers 12 --vocab 50304
+init_weights
 for name in gpt_125m gpt_125m_chunks; do
   "$here/bin/attn-train" "$here/packages/$name.attnpkg" --device cuda:0 \
     --init init.safetensors --data "$here/data/corpus.tok" --sequential \
@@ -178,8 +182,7 @@ cat >"$out/determinism.sh" <<'SCRIPT'
 . "$(dirname "$0")/env.sh"
 check=(python3 "$root/test/attn-train/Inputs/train_check.py")
 cd "$out"
-python3 "$root/bench/train_gpt.py" init --out init.safetensors --d-model 768 \
-  --ffn 2048 --layers 12 --vocab 50304
+init_weights
 args=(--device cuda:0 --init init.safetensors --data "$here/data/corpus.tok"
   --sequential --steps 12 --batch 16 --seq 1024 --lr 6e-4 --warmup 4
   --log-every 6 --checkpoint-every 6)
