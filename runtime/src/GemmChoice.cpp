@@ -8,8 +8,6 @@
 
 #include <algorithm>
 
-using namespace attnc::rt::detail;
-
 size_t attnc::rt::detail::chooseGemmCandidate(
     const std::vector<GemmCandidate> &candidates, int64_t m, int64_t n,
     int64_t k) {
