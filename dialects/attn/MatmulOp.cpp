@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/attn/AttnOps.h"
+#include "lib/semantics/Activations.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -179,9 +180,13 @@ Value mlir::attn::buildMatmulActivation(OpBuilder &b, Location loc,
   Value cube =
       arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
   Value inner = arith::AddFOp::create(
-      b, loc, x, arith::MulFOp::create(b, loc, constant(0.044715), cube));
+      b, loc, x,
+      arith::MulFOp::create(b, loc, constant(attnc::sem::kGeluTanhCubic),
+                            cube));
   Value tanh = math::TanhOp::create(
-      b, loc, arith::MulFOp::create(b, loc, constant(0.7978845608), inner));
+      b, loc,
+      arith::MulFOp::create(b, loc, constant(attnc::sem::kGeluTanhScale),
+                            inner));
   Value onePlus = arith::AddFOp::create(b, loc, constant(1.0), tanh);
   return arith::MulFOp::create(
       b, loc, arith::MulFOp::create(b, loc, constant(0.5), x), onePlus);

@@ -19,6 +19,7 @@
 #include "lib/reference/Norm.h"
 #include "lib/reference/Region.h"
 #include "lib/reference/Token.h"
+#include "lib/semantics/Activations.h"
 #include "lib/support/Extents.h"
 #include "lib/support/Text.h"
 
@@ -707,7 +708,9 @@ Status Evaluator::runMatmul(const pkg::OpSpec &op) {
       return s;
   if (op.matmul->activation == "gelu_tanh")
     for (double &x : result)
-      x = 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+      x = 0.5 * x *
+          (1 + std::tanh(sem::kGeluTanhScale *
+                         (x + sem::kGeluTanhCubic * x * x * x)));
   return store(to, std::move(result));
 }
 

@@ -277,7 +277,8 @@ struct ElementwiseSpec {
 /// by element before the rounding. With an activation (a linear layer
 /// without an addend), each element of the sum, bias included, goes
 /// through it before the rounding: "gelu_tanh" is 0.5 x (1 + tanh(
-/// 0.7978845608 (x + 0.044715 x^3))).
+/// 0.7978845608 (x + 0.044715 x^3))), its constants rounded to f32 as the
+/// kernels hold them (lib/semantics/Activations.h).
 /// JSON (inside an OpSpec): "transpose_a": false, "transpose_b": true,
 /// "addend": true (optional, false when absent), "activation": "gelu_tanh"
 /// (optional, none when absent).
