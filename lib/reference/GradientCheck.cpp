@@ -28,6 +28,15 @@ double dot(const std::vector<double> &a, const std::vector<double> &b) {
   return sum;
 }
 
+/// sum_e (a_e b_e)^2: the squares of the terms dot(a, b) adds up.
+double squaredTerms(const std::vector<double> &a,
+                    const std::vector<double> &b) {
+  double sum = 0;
+  for (size_t e = 0; e < a.size() && e < b.size(); ++e)
+    sum += (a[e] * b[e]) * (a[e] * b[e]);
+  return sum;
+}
+
 StatusOr<const std::vector<double> *> find(const ValueData &values,
                                            const std::string &name) {
   auto it = values.find(name);
@@ -96,6 +105,7 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
   // input's magnitude.
   PortableNormal normal(seed);
   DirectionalDerivatives result;
+  double squares = 0;
   ValueData direction;
   for (size_t o = 0; o < backward.outputs.size(); ++o) {
     const std::string &input =
@@ -107,7 +117,9 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
     std::vector<double> u(x.size());
     for (double &e : u)
       e = normal.next() * (scale > 0 ? scale : 1.0);
-    result.gradients += dot(gradients->at(backward.outputs[o].name), u);
+    const std::vector<double> &g = gradients->at(backward.outputs[o].name);
+    result.gradients += dot(g, u);
+    squares += squaredTerms(g, u);
     direction[input] = std::move(u);
   }
   // The five-point stencil, (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h: its
@@ -126,8 +138,12 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
     weighted += weight * *value;
   }
   result.differences = weighted / (12 * step);
+  // Relative to the size a sum of such terms has along a random direction
+  // (their root sum of squares) where the sum is smaller: along a direction
+  // where the terms cancel, it keeps fewer correct digits than they have.
   double magnitude =
-      std::max(std::fabs(result.differences), std::fabs(result.gradients));
+      std::max({std::fabs(result.differences), std::fabs(result.gradients),
+                std::sqrt(squares)});
   result.relativeError =
       magnitude > 0
           ? std::fabs(result.differences - result.gradients) / magnitude

@@ -26,11 +26,13 @@
 namespace attnc::ref {
 
 struct DirectionalDerivatives {
-  /// The central difference of L along u, and sum_i <g_i, u_i>.
+  /// The five-point difference of L along u, and sum_i <g_i, u_i>.
   double differences = 0;
   double gradients = 0;
-  /// |differences - gradients| / max(|differences|, |gradients|), 0 when
-  /// both are 0.
+  /// |differences - gradients| / max(|differences|, |gradients|, r), r the
+  /// root sum of squares of the terms `gradients` adds up (the size of
+  /// their sum along a random direction): a direction along which they
+  /// cancel keeps fewer correct digits. 0 when all are 0.
   double relativeError = 0;
 };
 

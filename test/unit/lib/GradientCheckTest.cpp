@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace attnc;
 using namespace attnc::ref;
 
@@ -121,6 +123,26 @@ TEST(LibGradientCheck, WrongGradientsDoNot) {
                                            {{"N", 50}}, randomInputs(50), 1);
   ASSERT_TRUE(result) << result.status().message();
   EXPECT_GT(result->relativeError, 0.05);
+}
+
+// Along a direction where the terms of sum_i <g_i, u_i> nearly cancel, a
+// gradient off by 1e-8 of itself differs from the differences by far more
+// than 1e-8 of their sum; the error is relative to the terms' size (their
+// root sum of squares).
+TEST(LibGradientCheck, ErrorIsRelativeToTheTermsNotTheirSum) {
+  pkg::Function slightlyOff = backward(2.0 * (1 + 1e-8));
+  for (uint64_t seed = 1; seed <= 5000; ++seed) {
+    auto result = checkDirectionalDerivative(forward(), slightlyOff, {{"N", 1}},
+                                             randomInputs(1), seed);
+    ASSERT_TRUE(result) << result.status().message();
+    double ofTheSum = std::fabs(result->differences - result->gradients) /
+                      std::fabs(result->gradients);
+    if (ofTheSum <= 1e-6)
+      continue;
+    EXPECT_LT(result->relativeError, 1e-7) << "seed " << seed;
+    return;
+  }
+  FAIL() << "no direction of 5000 made the terms cancel";
 }
 
 TEST(LibGradientCheck, CotangentMapPicksTheOutput) {
