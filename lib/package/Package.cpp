@@ -65,9 +65,9 @@ std::string indexPath(const std::string &base, size_t index) {
   return base + "[" + std::to_string(index) + "]";
 }
 
-/// An error about the field at `path`.
+/// An error about the field at `path` (none: the message alone).
 Status fieldError(const std::string &path, const std::string &message) {
-  return Status::error(path + ": " + message);
+  return Status::error(path.empty() ? message : path + ": " + message);
 }
 
 std::string hex64(uint64_t value) {
@@ -941,9 +941,9 @@ std::string unknownOpKind(const std::string &kind) {
 }
 
 /// Checks that an op of `kind` has `expected` operands or results (`names`,
-/// at `path`), or one more with `orOneMore`, each naming a value (or ""
-/// where `allowEmpty`).
-Status verifyOpValues(const Function &function,
+/// at `path`), or one more with `orOneMore`, each naming a value of
+/// `function` when given (or "" where `allowEmpty`).
+Status verifyOpValues(const Function *function,
                       const std::vector<std::string> &names, size_t expected,
                       bool orOneMore, bool orMore, const std::string &kind,
                       const std::string &path, bool allowEmpty) {
@@ -958,15 +958,16 @@ Status verifyOpValues(const Function &function,
                                      : "") +
                           " for an op of kind " + inQuotes(kind) + ", got " +
                           std::to_string(names.size()));
-  for (size_t i = 0; i < names.size(); ++i)
+  for (size_t i = 0; function && i < names.size(); ++i)
     if (!(allowEmpty && names[i].empty()))
-      if (Status s = checkValue(function, names[i], indexPath(path, i)); !s)
+      if (Status s = checkValue(*function, names[i], indexPath(path, i)); !s)
         return s;
   return Status::ok();
 }
 
-/// Checks the counts of an op's operands and results, and their names.
-Status verifyOpArity(const Function &function, const OpSpec &op,
+/// Checks the counts of an op's operands and results, and their names when
+/// `function` is given.
+Status verifyOpArity(const Function *function, const OpSpec &op,
                      const OpKind &kind, const std::string &path) {
   // An attention's captures follow its other operands (a negative count is
   // reported by verifyAttention), as a matmul's addend does.
@@ -1053,7 +1054,9 @@ Status verifyLoss(const LossSpec &loss, const std::string &kind,
   return Status::ok();
 }
 
-Status verifyOp(const Function &function, const OpSpec &op,
+/// verifyOpForm, and that the op's operands and results name values of
+/// `function` when given.
+Status verifyOp(const Function *function, const OpSpec &op,
                 const std::string &path) {
   const OpKind *kind = findOpKind(op.kind);
   if (!kind)
@@ -1327,7 +1330,7 @@ Status verifyFunction(const Function &function, const std::string &path,
       [&] {
         return verifyEach(function.ops, path, "ops",
                           [&](const OpSpec &op, const std::string &at) {
-                            return verifyOp(function, op, at);
+                            return verifyOp(&function, op, at);
                           });
       },
       [&] { return verifyLibrarySteps(function, stepOps, path); },
@@ -2285,6 +2288,8 @@ uint64_t fnv1a64(const uint8_t *data, size_t size, uint64_t seed) {
   }
   return hash;
 }
+
+Status verifyOpForm(const OpSpec &op) { return verifyOp(nullptr, op, ""); }
 
 /// Checks that every operand names an argument or an earlier op and that
 /// `yield` names a value.

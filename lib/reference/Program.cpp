@@ -330,115 +330,44 @@ size_t numCaptures(const pkg::OpSpec &op) {
                       : 0;
 }
 
-/// Whether `op` has `numOperands` operands besides its captures and
-/// `numResults` results.
-bool hasArity(const pkg::OpSpec &op, size_t numOperands, size_t numResults) {
-  return op.operands.size() == numOperands + numCaptures(op) &&
-         op.results.size() == numResults;
-}
-
+/// Evaluates `op` by its kind, once the package's table of op kinds has
+/// checked its counts and spec (pkg::verifyOpForm).
 Status Evaluator::run(const pkg::OpSpec &op) {
-  const bool attention = op.attention.has_value();
-  if (op.kind == "attention") {
-    if (!attention || !hasArity(op, 3, 2))
-      return Status::error("needs an attention spec, 3 operands and 2 results");
+  if (Status s = pkg::verifyOpForm(op); !s)
+    return s;
+  const std::string &kind = op.kind;
+  if (kind == "attention")
     return runAttention(op);
-  }
-  if (op.kind == "attention_grad_delta") {
-    if (!hasArity(op, 2, 2))
-      return Status::error("needs 2 operands and 2 results");
+  if (kind == "attention_grad_delta")
     return runGradDelta(op);
-  }
-  if (op.kind == "attention_grad_kv") {
-    if (!attention || !(hasArity(op, 6, 2) || hasArity(op, 7, 3)))
-      return Status::error("needs an attention spec, and 6 operands and 2 "
-                           "results, or 7 and 3 with a dq accumulator");
+  if (kind == "attention_grad_kv")
     return runGradKV(op);
-  }
-  if (op.kind == "attention_grad_q") {
-    if (!attention || !hasArity(op, 6, 1))
-      return Status::error("needs an attention spec, 6 operands and 1 result");
+  if (kind == "attention_grad_q")
     return runGradQ(op);
-  }
-  if (op.kind == "cast") {
-    if (!op.cast || op.operands.size() != 1 || op.results.size() != 1)
-      return Status::error("needs a cast spec, 1 operand and 1 result");
+  if (kind == "cast")
     return runCast(op);
-  }
-  if (op.kind == "elementwise") {
-    if (!op.elementwise || op.operands.empty() || op.results.empty() ||
-        op.elementwise->bodies.size() != op.results.size())
-      return Status::error("needs an elementwise spec, 1 or more operands "
-                           "and a body per result");
+  if (kind == "elementwise")
     return runElementwise(op);
-  }
-  if (op.kind == "rms_norm" || op.kind == "layer_norm") {
-    size_t operands = op.kind == "layer_norm" ? op.operands.size() : 2;
-    if (!op.norm || (operands != 2 && operands != 3) ||
-        op.operands.size() != operands || op.results.size() != 2)
-      return Status::error(
-          "needs a norm spec, " +
-          std::string(op.kind == "layer_norm" ? "2 or 3" : "2") +
-          " operands and 2 results");
+  if (kind == "rms_norm" || kind == "layer_norm")
     return runNorm(op);
-  }
-  if (op.kind == "rms_norm_grad" || op.kind == "layer_norm_grad") {
-    if ((op.operands.size() != 4 && op.operands.size() != 5) ||
-        op.results.size() != 2)
-      return Status::error("needs 4 operands (then its addend) and 2 "
-                           "results");
+  if (kind == "rms_norm_grad" || kind == "layer_norm_grad")
     return runNormGrad(op);
-  }
-  if (op.kind == "embedding" || op.kind == "embedding_grad") {
-    size_t operands = op.kind == "embedding" ? 2 : 3;
-    if (op.operands.size() != operands || op.results.size() != 1)
-      return Status::error("needs " + std::to_string(operands) +
-                           " operands and 1 result");
+  if (kind == "embedding" || kind == "embedding_grad")
     return runEmbedding(op);
-  }
-  if (op.kind == "token_order") {
-    if (op.operands.size() != 1 || op.results.size() != 2)
-      return Status::error("needs 1 operand and 2 results");
+  if (kind == "token_order")
     return runTokenOrder(op);
-  }
-  if (op.kind == "cross_entropy" || op.kind == "cross_entropy_grad" ||
-      op.kind == "token_mean" || op.kind == "token_mean_grad") {
-    if (!op.loss)
-      return Status::error("needs a loss spec");
-    return runLoss(op);
-  }
-  if (op.kind == "cross_entropy_partial" ||
-      op.kind == "cross_entropy_combine") {
-    bool combine = op.kind == "cross_entropy_combine";
-    if (!op.loss || op.operands.size() != (combine ? 3u : 2u) ||
-        op.results.size() != 2)
-      return Status::error(combine
-                               ? "needs 3 operands, 2 results and a loss spec"
-                               : "needs 2 operands, 2 results and a loss spec");
+  if (kind == "cross_entropy_partial" || kind == "cross_entropy_combine")
     return runLossChunks(op);
-  }
-  if (op.kind == "sum_rows" || op.kind == "sum_squares") {
-    if (op.operands.size() != 1 || op.results.size() != 1)
-      return Status::error("needs 1 operand and 1 result");
+  if (kind == "sum_rows" || kind == "sum_squares")
     return runSumRows(op);
-  }
-  if (op.kind == "split_heads" || op.kind == "merge_heads") {
-    if ((op.operands.size() != 1 && op.operands.size() != 3) ||
-        op.results.size() != 1)
-      return Status::error("needs 1 or 3 operands and 1 result");
-    return runHeads(op, op.kind == "split_heads");
-  }
-  if (op.kind == "matmul") {
-    size_t addends = op.matmul && op.matmul->addend ? 1 : 0;
-    if (!op.matmul ||
-        (op.operands.size() != 2 + addends &&
-         op.operands.size() != 3 + addends) ||
-        op.results.size() != 1)
-      return Status::error("needs a matmul spec, 2 or 3 operands (then its "
-                           "addend) and 1 result");
+  if (kind == "split_heads" || kind == "merge_heads")
+    return runHeads(op, kind == "split_heads");
+  if (kind == "matmul")
     return runMatmul(op);
-  }
-  return Status::error("unknown kind " + inQuotes(op.kind));
+  if (kind == "cross_entropy" || kind == "cross_entropy_grad" ||
+      kind == "token_mean" || kind == "token_mean_grad")
+    return runLoss(op);
+  return Status::error("no reference for kind " + inQuotes(kind));
 }
 
 /// Fails with "shapes q [2, 4, 5, 8], ... -> o [...], _ do not fit
@@ -913,12 +842,6 @@ Status Evaluator::runTokenOrder(const pkg::OpSpec &op) {
 
 Status Evaluator::runLoss(const pkg::OpSpec &op) {
   bool cross = op.kind == "cross_entropy" || op.kind == "cross_entropy_grad";
-  size_t operands = op.kind == "cross_entropy_grad" ? 4 : 2;
-  size_t results = op.kind == "cross_entropy" ? 2 : 1;
-  if (op.operands.size() != operands || op.results.size() != results)
-    return Status::error("needs " + std::to_string(operands) +
-                         " operands and " + std::to_string(results) +
-                         (results == 1 ? " result" : " results"));
   return cross ? runCrossEntropy(op) : runTokenMean(op);
 }
 

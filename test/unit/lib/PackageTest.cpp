@@ -1697,6 +1697,23 @@ TEST(LibPackage, AcceptsUnkeptResult) {
   EXPECT_EQ(package->functions[0].ops[0].results[1], "");
 }
 
+// An op on its own: its kind's counts and spec, not the values it names
+// (no function says which exist).
+TEST(LibPackage, VerifyOpFormChecksTheKindsTable) {
+  EXPECT_TRUE(
+      verifyOpForm(OpSpec{"cast", {"x"}, {"y"}, {}, CastSpec{2}}).isOk());
+  Status counts =
+      verifyOpForm(OpSpec{"cast", {"x", "z"}, {"y"}, {}, CastSpec{2}});
+  EXPECT_EQ(counts.message(),
+            "operands: expected 1 for an op of kind \"cast\", got 2");
+  Status spec = verifyOpForm(OpSpec{"cast", {"x"}, {"y"}, {}, {}});
+  EXPECT_EQ(spec.message(),
+            "an op of kind \"cast\" needs the spec of its kind and no other");
+  Status scale =
+      verifyOpForm(OpSpec{"cast", {"x"}, {"y"}, {}, CastSpec{std::nan("")}});
+  EXPECT_EQ(scale.message().rfind("scale: ", 0), 0u) << scale.message();
+}
+
 /// Invariants that only a package built in C++ can break: the JSON form has
 /// no way to say these.
 TEST(LibPackage, VerifyChecksWhatJsonCannotSay) {

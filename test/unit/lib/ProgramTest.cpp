@@ -273,17 +273,19 @@ TEST(LibProgram, RejectsGradientOpsThatDoNotFit) {
             "[B, Hkv, Nk, D], [B, Hkv, Nk, Dv], [B, Hq, Nq], [B, Hq, Nq], "
             "[B, Hq, Nq, Dv] -> [B, Hkv, Nk, D], [B, Hkv, Nk, Dv]");
   p.function.ops = {p.op("attention_grad_kv", kGradOperands, {"dk", "dv", ""})};
-  EXPECT_EQ(p.error(), "op 0 (attention_grad_kv): needs an attention spec, "
-                       "and 6 operands and 2 results, or 7 and 3 with a dq "
-                       "accumulator");
+  EXPECT_EQ(p.error(), "op 0 (attention_grad_kv): an op of kind "
+                       "\"attention_grad_kv\" takes an accumulator as operand "
+                       "and result together, got 6 operands and 3 results");
   p.function.ops = {
       pkg::OpSpec{"attention_grad_q", kGradOperands, {"dq"}, {}, {}}};
-  EXPECT_EQ(p.error(), "op 0 (attention_grad_q): needs an attention spec, 6 "
-                       "operands and 1 result");
+  EXPECT_EQ(p.error(), "op 0 (attention_grad_q): an op of kind "
+                       "\"attention_grad_q\" needs the spec of its kind and "
+                       "no other");
   p.function.ops = {
       pkg::OpSpec{"attention_grad_delta", {"o"}, {"delta", ""}, {}, {}}};
   EXPECT_EQ(p.error(),
-            "op 0 (attention_grad_delta): needs 2 operands and 2 results");
+            "op 0 (attention_grad_delta): operands: expected 2 for an op of "
+            "kind \"attention_grad_delta\", got 1");
   // The reference's own errors come through, located.
   p.spec.score =
       pkg::Region{5, {pkg::RegionOp{"math.floor", {0}, "f32", "", 0, 0}}, 5};
@@ -431,14 +433,17 @@ TEST(LibProgram, RejectsMalformedPrograms) {
   p.addBuffer("t0", pkg::DType::F32, {kB, kHq, kN, kD});
 
   p.function.ops = {pkg::OpSpec{"relu", {"q"}, {"o"}, {}, {}}};
-  EXPECT_EQ(p.error(), "op 0 (relu): unknown kind \"relu\"");
+  EXPECT_EQ(p.error().rfind("op 0 (relu): kind: unknown op kind \"relu\" "
+                            "(expected \"attention\", ",
+                            0),
+            0u)
+      << p.error();
   p.function.ops = {pkg::OpSpec{"cast", {"q"}, {"o"}, {}, {}}};
-  EXPECT_EQ(p.error(),
-            "op 0 (cast): needs a cast spec, 1 operand and 1 result");
+  EXPECT_EQ(p.error(), "op 0 (cast): an op of kind \"cast\" needs the spec "
+                       "of its kind and no other");
   p.function.ops = {attention({"q", "k"}, {"o", ""})};
-  EXPECT_EQ(p.error(),
-            "op 0 (attention): needs an attention spec, 3 operands and 2 "
-            "results");
+  EXPECT_EQ(p.error(), "op 0 (attention): operands: expected 3 for an op of "
+                       "kind \"attention\", got 2");
   p.function.ops = {cast("t0", "o", 1)};
   EXPECT_EQ(p.error(), "op 0 (cast): operand \"t0\" is neither an input nor "
                        "computed by an earlier op");

@@ -606,6 +606,13 @@ uint64_t fnv1a64(const uint8_t *data, size_t size,
 Status verifyRegion(const Region &region);
 Status verifyElementwiseBody(const Region &region);
 
+/// Checks an op on its own: its kind is one of the table of op kinds
+/// `verify` reads, with that kind's operand and result counts and its spec
+/// (and no other), the spec well formed; not which values the op names.
+/// What the fp64 reference relies on before it evaluates an op. Messages
+/// name the field ("operands: expected 3 for an op of kind ...").
+Status verifyOpForm(const OpSpec &op);
+
 /// Checks every invariant a reader relies on: names unique and non-empty
 /// (values of a function share one namespace), blobs referenced exist,
 /// shapes valid, every buffer symbol defined by an input or output, steps
