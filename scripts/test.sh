@@ -20,17 +20,19 @@ for tool in attnc attn-opt attn-run; do
   [ -x "$build/bin/$tool" ] || { echo "ninja's default target did not build $tool"; exit 1; }
 done
 
-status=0
+# The suites that failed, and their failing tests, are listed again at the
+# end: a CI log shortened in the middle still says what failed.
+failed=()
 echo "== lit (check-attnc)"
-ninja -C "$build" check-attnc || status=1
+ninja -C "$build" check-attnc 2>&1 | tee "$build/check-attnc.log" || failed+=(lit)
 echo "== ctest"
-ctest --test-dir "$build" --output-on-failure -j2 || status=1
+ctest --test-dir "$build" --output-on-failure -j2 || failed+=(ctest)
 echo "== install: cmake --install; find_package, pkg-config and pip consumers"
-bash "$root/scripts/test-install.sh" "$build" || status=1
+bash "$root/scripts/test-install.sh" "$build" || failed+=(install)
 
 if [ "${ATTNC_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzz: the package reader and the front end, ${ATTNC_FUZZ_SECONDS:-60}s each"
-  BUILD_DIR="$build" bash "$root/scripts/fuzz.sh" || status=1
+  BUILD_DIR="$build" bash "$root/scripts/fuzz.sh" || failed+=(fuzz)
 fi
 
 if [ "${ATTNC_SKIP_SANITIZERS:-0}" != 1 ]; then
@@ -43,7 +45,17 @@ if [ "${ATTNC_SKIP_SANITIZERS:-0}" != 1 ]; then
       -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
       -DCMAKE_SHARED_LINKER_FLAGS="$flags"
   fi
-  ninja -C "$san" || status=1
-  ctest --test-dir "$san" --output-on-failure -j2 || status=1
+  ninja -C "$san" || failed+=(sanitizer-build)
+  ctest --test-dir "$san" --output-on-failure -j2 || failed+=(sanitizer-ctest)
 fi
-exit $status
+
+[ ${#failed[@]} -eq 0 ] && exit 0
+echo "== failed: ${failed[*]}"
+for suite in "${failed[@]}"; do
+  case "$suite" in
+  lit) grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$build/check-attnc.log" || true ;;
+  ctest) sed 's/^/ctest: /' "$build/Testing/Temporary/LastTestsFailed.log" || true ;;
+  sanitizer-ctest) sed 's/^/sanitizer ctest: /' "$san/Testing/Temporary/LastTestsFailed.log" || true ;;
+  esac
+done
+exit 1
