@@ -21,20 +21,23 @@ size_t mapped(const std::vector<int64_t> &map, size_t k) {
   return map.empty() ? k : static_cast<size_t>(map[k]);
 }
 
-double dot(const std::vector<double> &a, const std::vector<double> &b) {
-  double sum = 0;
-  for (size_t e = 0; e < a.size() && e < b.size(); ++e)
-    sum += a[e] * b[e];
-  return sum;
+/// sum_e a_e b_e, and the sum of its terms' squares.
+struct Dot {
+  double sum = 0, squares = 0;
+};
+
+Dot dotWithSquares(const std::vector<double> &a, const std::vector<double> &b) {
+  Dot dot;
+  for (size_t e = 0; e < a.size() && e < b.size(); ++e) {
+    double term = a[e] * b[e];
+    dot.sum += term;
+    dot.squares += term * term;
+  }
+  return dot;
 }
 
-/// sum_e (a_e b_e)^2: the squares of the terms dot(a, b) adds up.
-double squaredTerms(const std::vector<double> &a,
-                    const std::vector<double> &b) {
-  double sum = 0;
-  for (size_t e = 0; e < a.size() && e < b.size(); ++e)
-    sum += (a[e] * b[e]) * (a[e] * b[e]);
-  return sum;
+double dot(const std::vector<double> &a, const std::vector<double> &b) {
+  return dotWithSquares(a, b).sum;
 }
 
 StatusOr<const std::vector<double> *> find(const ValueData &values,
@@ -117,9 +120,9 @@ StatusOr<DirectionalDerivatives> checkDirectionalDerivative(
     std::vector<double> u(x.size());
     for (double &e : u)
       e = normal.next() * (scale > 0 ? scale : 1.0);
-    const std::vector<double> &g = gradients->at(backward.outputs[o].name);
-    result.gradients += dot(g, u);
-    squares += squaredTerms(g, u);
+    Dot along = dotWithSquares(gradients->at(backward.outputs[o].name), u);
+    result.gradients += along.sum;
+    squares += along.squares;
     direction[input] = std::move(u);
   }
   // The five-point stencil, (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h: its
