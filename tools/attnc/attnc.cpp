@@ -703,9 +703,37 @@ FailureOr<Output> compileTargets(ModuleOp module,
   return std::move(*merged);
 }
 
+/// Reports an --emit that the --target list cannot give; 0 when it can.
+int checkEmitFitsTargets(const std::vector<std::string> &names) {
+  if (names.size() > 1 && emit != Emit::Package && emit != Emit::Mlir)
+    return reportIoError("several targets make a package; give one --target "
+                         "for --emit=tiled, llvm, ptx or cubin");
+  bool host = names.front() == "host";
+  if (host && (emit == Emit::Ptx || emit == Emit::Cubin))
+    return reportIoError("--emit=ptx and --emit=cubin need a GPU target "
+                         "(--target=sm_90a)");
+  if (!host && emit == Emit::Llvm)
+    return reportIoError("--emit=llvm shows host kernels; use --emit=ptx for "
+                         "--target=" +
+                         names.front());
+  return 0;
+}
+
 /// Writes `output` to -o, only now that everything succeeded, and
-/// atomically: a kill leaves the previous file or the new one.
-int writeOutput(const Output &output) {
+/// atomically: a kill leaves the previous file or the new one. A package
+/// goes to a file through the package writer, to stdout serialized.
+int writeOutput(Output &output) {
+  if (output.package && outputPath != "-") {
+    attnc::Status written = pkg::writeFile(*output.package, outputPath);
+    return written ? 0 : reportIoError(written.message());
+  }
+  if (output.package) {
+    attnc::StatusOr<std::vector<uint8_t>> encoded =
+        pkg::serialize(*output.package);
+    if (!encoded)
+      return reportIoError(encoded.status().message());
+    output.bytes = std::move(*encoded);
+  }
   if (!output.bytes.empty() && outputPath == "-" &&
       llvm::sys::Process::StandardOutIsDisplayed())
     return reportIoError("refusing to write binary output to the terminal; "
@@ -817,19 +845,8 @@ int main(int argc, char **argv) {
     return 1;
 
   FailureOr<std::vector<std::string>> names = targetNames();
-  if (failed(names))
+  if (failed(names) || checkEmitFitsTargets(*names) != 0)
     return 1;
-  if (names->size() > 1 && emit != Emit::Package && emit != Emit::Mlir)
-    return reportIoError("several targets make a package; give one --target "
-                         "for --emit=tiled, llvm, ptx or cubin");
-  bool host = names->front() == "host";
-  if (host && (emit == Emit::Ptx || emit == Emit::Cubin))
-    return reportIoError("--emit=ptx and --emit=cubin need a GPU target "
-                         "(--target=sm_90a)");
-  if (!host && emit == Emit::Llvm)
-    return reportIoError("--emit=llvm shows host kernels; use --emit=ptx for "
-                         "--target=" +
-                         names->front());
 
   DialectRegistry registry;
   attnc::registerAttncDialects(registry);
@@ -863,18 +880,6 @@ int main(int argc, char **argv) {
     if (failed(compiled))
       return 1;
     output = std::move(*compiled);
-  }
-  if (output.package && outputPath != "-") {
-    // The package writer replaces the destination atomically.
-    attnc::Status written = pkg::writeFile(*output.package, outputPath);
-    return written ? 0 : reportIoError(written.message());
-  }
-  if (output.package) {
-    attnc::StatusOr<std::vector<uint8_t>> encoded =
-        pkg::serialize(*output.package);
-    if (!encoded)
-      return reportIoError(encoded.status().message());
-    output.bytes = std::move(*encoded);
   }
   return writeOutput(output);
 }
