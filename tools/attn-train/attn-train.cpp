@@ -741,8 +741,9 @@ private:
   bool validatesAfter(int64_t stepsDone) const;
   /// The mean loss of --eval-batches validation batches at the masters.
   StatusOr<double> validate();
-  /// Validation reads the file's first batches, in order.
-  rt::LoaderOptions validationLoading() const {
+  /// Batches of --batch x --seq tokens, the file's first in order (what
+  /// validation reads; training then sets its order and position).
+  rt::LoaderOptions firstBatches() const {
     rt::LoaderOptions loading;
     loading.batch = o.batch;
     loading.sequence = o.seq;
@@ -977,7 +978,7 @@ bool Trainer::validatesAfter(int64_t stepsDone) const {
 /// The same batches every time (the file's first, in order), so that the
 /// losses of a run compare.
 StatusOr<double> Trainer::validate() {
-  auto batches = rt::TokenLoader::create(rt, *valFile, validationLoading());
+  auto batches = rt::TokenLoader::create(rt, *valFile, firstBatches());
   if (!batches)
     return batches.status();
   for (int64_t k = 0; k < o.evalBatches; ++k) {
@@ -1118,16 +1119,22 @@ Status stoppedBy(int signal, int64_t steps) {
 
 /// The file's tokens must be ids the model has rows for: a token past the
 /// embedding table would be read out of its bounds.
-Status checkVocabulary(const rt::TokenFile &file, const pkg::Function &step) {
+/// The token file at `path`, whose tokens the model (`step`'s ids and
+/// labels) must have rows for.
+StatusOr<rt::TokenFile> openTokens(const std::string &path,
+                                   const pkg::Function &step) {
+  auto file = rt::TokenFile::open(path);
+  if (!file)
+    return file.status();
   for (const pkg::TensorSig &sig : step.inputs)
     if ((sig.name == "ids" || sig.name == "labels") && sig.indexBound &&
-        file.vocabSize() > *sig.indexBound)
-      return Status::error(file.path() + ": its vocabulary of " +
-                           std::to_string(file.vocabSize()) +
+        file->vocabSize() > *sig.indexBound)
+      return Status::error(file->path() + ": its vocabulary of " +
+                           std::to_string(file->vocabSize()) +
                            " tokens is larger than the model's " +
                            std::to_string(*sig.indexBound) + " (input '" +
                            sig.name + "' of " + step.name + ")");
-  return Status::ok();
+  return file;
 }
 
 Status Trainer::stop(int signal, int64_t stepsDone) {
@@ -1137,18 +1144,15 @@ Status Trainer::stop(int signal, int64_t stepsDone) {
   return stoppedBy(signal, stepsDone);
 }
 
-/// --val-data's file, whose tokens the model must have rows for.
+/// --val-data's file.
 Status Trainer::openValidation() {
   if (o.valData.empty())
     return Status::ok();
-  auto opened = rt::TokenFile::open(o.valData);
+  auto opened = openTokens(o.valData, functions.step.signature());
   if (!opened)
     return opened.status();
-  if (Status s = checkVocabulary(*opened, functions.step.signature()); !s)
-    return s;
   // A file too short for a batch fails now, not after the first steps.
-  if (auto probe = rt::TokenLoader::create(rt, *opened, validationLoading());
-      !probe)
+  if (auto probe = rt::TokenLoader::create(rt, *opened, firstBatches()); !probe)
     return probe.status();
   valFile = *opened;
   return Status::ok();
@@ -1157,16 +1161,12 @@ Status Trainer::openValidation() {
 Status Trainer::run() {
   if (Status s = setUp(); !s)
     return s;
-  auto file = rt::TokenFile::open(o.data);
+  auto file = openTokens(o.data, functions.step.signature());
   if (!file)
     return file.status();
-  if (Status s = checkVocabulary(*file, functions.step.signature()); !s)
-    return s;
   if (Status s = openValidation(); !s)
     return s.withContext("--val-data");
-  rt::LoaderOptions loading;
-  loading.batch = o.batch;
-  loading.sequence = o.seq;
+  rt::LoaderOptions loading = firstBatches();
   loading.shuffle = !o.sequential;
   loading.seed = o.seed;
   loading.position = startPosition;
