@@ -131,11 +131,10 @@ def AttnDeriveTrainStep : Pass<"attn-derive-train-step", "::mlir::ModuleOp"> {
     them into; `deterministic` (true): the step and accumulate functions'
     attention gradients sum dq in a fixed order, so that runs and resumed
     runs give the same bits on a GPU too (false keeps `@f_bwd`'s choice).
-    Errors, located at the function: an
-    unknown or out-of-range entry, a compute type other than f16 or bf16,
-    a remat or deterministic that is not true or false, no backward
-    function, a loss that is
-    not the one differentiable `tensor<f32>` result, no parameter, a
+    Errors, located at the function: an unknown or out-of-range entry, a
+    compute type other than f16 or bf16, a remat or deterministic that is
+    not true or false, no backward function, a loss that is not the one
+    differentiable `tensor<f32>` result, no parameter, a
     parameter larger than a chunk, a data argument named as a state input,
     one of the four functions already defined.
   }];

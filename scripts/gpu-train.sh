@@ -29,30 +29,29 @@ out="$root/gpu-train"
 rm -rf "$out"
 mkdir -p "$out/packages" "$out/data"
 cp -r "$root/gpu-bundle/bin" "$root/gpu-bundle/lib" "$out/"
+compile_sm90a() {
+  CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" "$@" --target=sm_90a
+}
 # The LM head's loss over the whole vocabulary at once, as the reference
 # computes it (its logits whole): 1.1 GiB more workspace than chunks of
 # 8192 classes, 30 fewer launches and 5% more tokens/s (H100, one call).
-CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
-  "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
+compile_sm90a "$root/examples/gpt_125m.mlir" --vocab-chunk=50304 \
   -o "$out/packages/gpt_125m.attnpkg"
 # The same model with its training state in 4 chunks (chunks.sh), and a
 # 2.62B-parameter one whose state is 2 chunks (large.sh): 47.4 GiB at B2 x
 # N2048 by attnc --explain, within an H100.
-CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
-  "$root/examples/gpt_125m.mlir" --target=sm_90a --vocab-chunk=50304 \
+compile_sm90a "$root/examples/gpt_125m.mlir" --vocab-chunk=50304 \
   --max-flat-elements=40000000 -o "$out/packages/gpt_125m_chunks.attnpkg"
 # The step with atomic dq sums (attn.train's deterministic = false), for
 # determinism.sh's timing.
 sed 's/attn.train = {/attn.train = {deterministic = false, /' \
   "$root/examples/gpt_125m.mlir" >"$out/gpt_125m_atomic.mlir"
-CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
-  "$out/gpt_125m_atomic.mlir" --target=sm_90a --vocab-chunk=50304 \
+compile_sm90a "$out/gpt_125m_atomic.mlir" --vocab-chunk=50304 \
   -o "$out/packages/gpt_125m_atomic.attnpkg"
 rm "$out/gpt_125m_atomic.mlir"
 python3 "$root/scripts/make-gpt.py" gpt_2b --d-model 2560 --heads 20 \
   --ffn 6912 --layers 32 --vocab 32000 --dtype bf16 >"$out/gpt_2b.mlir"
-CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/attnc" \
-  "$out/gpt_2b.mlir" --target=sm_90a -o "$out/packages/gpt_2b.attnpkg"
+compile_sm90a "$out/gpt_2b.mlir" -o "$out/packages/gpt_2b.attnpkg"
 rm "$out/gpt_2b.mlir"
 # A corpus that does not change with the tree, so that runs of different
 # sessions train on the same tokens: Debian's fortunes (2.6M bytes).

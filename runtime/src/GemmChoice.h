@@ -1,5 +1,4 @@
-//===- GemmChoice.h - Which of cuBLASLt's candidates a GEMM runs -*- C++
-//-*-===//
+//===- GemmChoice.h - Which cuBLASLt candidate a GEMM runs ------*- C++ -*-===//
 //
 // Part of attnc. SPDX-License-Identifier: Apache-2.0
 //
